@@ -1,0 +1,90 @@
+/**
+ * The session log's vocabulary. Each line of a session file is `{type, seq, time, data}`; the
+ * first line is the versioned header. Plugins add event types by augmenting `SessionEventMap`
+ * (`declare module 'loom/core/session-events'`), never by editing this file. Everything a model
+ * saw must be rebuildable from these events.
+ */
+import type {
+  FinishReason,
+  ModelErrorInfo,
+  ModelToolCall,
+  ModelToolSpec,
+  Usage,
+} from '../llm/contract.js';
+
+export const SESSION_FORMAT_VERSION = 1;
+
+export interface SessionHeader {
+  version: number;
+  sessionId: string;
+  /** ISO 8601. */
+  created: string;
+  parentSession: string | null;
+  /** How many events at the start were copied from the parent (a fork's seed). */
+  seedLength: number;
+  delegationDepth: number;
+  cwd?: string;
+}
+
+/** How a user message joins the agent: its own turn, the running turn, or the next turn. */
+export type Delivery = 'followup' | 'steer' | 'inject';
+
+export type TurnEndReason = 'completed' | 'aborted' | 'error' | 'max-tokens' | 'interrupted';
+
+export interface TurnError {
+  message: string;
+  code?: string;
+}
+
+export interface SessionEventMap {
+  'turn/start': { turnId: string };
+  'user/message': { text: string; delivery: Delivery; turnId: string };
+  'step/start': { turnId: string; step: number };
+  'request/header': { turnId: string; step: number; model: string; system: string; tools: ModelToolSpec[] };
+  'model/retry': { turnId: string; step: number; attempt: number; error: ModelErrorInfo; delayMs: number };
+  'assistant/chunk': { turnId: string; step: number; kind: 'text' | 'reasoning'; text: string };
+  'assistant/message': {
+    turnId: string;
+    step: number;
+    text: string;
+    reasoning?: string;
+    toolCalls: ModelToolCall[];
+    finishReason: FinishReason;
+    usage: Usage;
+    model: string;
+    /** Attempts the request took (1 without retries). */
+    attempts: number;
+  };
+  'tool/call': { turnId: string; step: number; callId: string; name: string; arguments: unknown };
+  'tool/result': {
+    turnId: string;
+    step: number;
+    callId: string;
+    name: string;
+    content: string;
+    isError: boolean;
+    errorCode?: string;
+  };
+  'step/end': { turnId: string; step: number; finishReason: FinishReason; usage: Usage };
+  'turn/end': { turnId: string; reason: TurnEndReason; error?: TurnError; usage: Usage; steps: number };
+}
+
+export type SessionEventType = keyof SessionEventMap & string;
+
+export interface SessionEvent<Type extends SessionEventType = SessionEventType> {
+  type: Type;
+  seq: number;
+  /** Milliseconds since the epoch. */
+  time: number;
+  data: SessionEventMap[Type];
+}
+
+/** Any event of the map, discriminated by `type`. */
+export type AnySessionEvent = { [Type in SessionEventType]: SessionEvent<Type> }[SessionEventType];
+
+export function isEvent<Type extends SessionEventType>(
+  event: SessionEvent,
+  type: Type,
+): event is SessionEvent<Type> {
+  return event.type === type;
+}

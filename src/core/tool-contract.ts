@@ -1,0 +1,51 @@
+/**
+ * What a tool is and what the pipeline hands it. A tool is data plus one `execute` function;
+ * its `parameters` JSON Schema is both what the model sees and what arguments are validated
+ * against. A tool must honour `signal` (the pipeline owns cancellation) and may throw: a throw
+ * becomes an error result the model sees, never a crash.
+ */
+import type { JsonSchema } from '../llm/contract.js';
+import type { Context } from './context.js';
+
+export type ToolOutput =
+  | string
+  | { content: string; isError?: boolean; metadata?: Record<string, unknown> };
+
+export interface ToolExecution {
+  callId: string;
+  name: string;
+  /** Arguments after validation. */
+  arguments: unknown;
+  /** Aborted when the turn is cancelled or the tool times out. */
+  signal: AbortSignal;
+  /** The calling agent's scope. */
+  context: Context;
+  agentId: string;
+  turnId: string;
+  /** Ends the turn after the current step; the model is not asked again. */
+  concludeTurn(): void;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: each tool narrows its own validated arguments.
+export interface ToolDefinition<Arguments = any> {
+  name: string;
+  /** What the model reads to decide when and how to call it. */
+  description: string;
+  /** JSON Schema of the arguments object; validated before `execute`. */
+  parameters: JsonSchema;
+  /** Safe to run in parallel with other concurrency-safe calls of the same step. Default false. */
+  concurrencySafe?: boolean;
+  /** Per-call time limit; default from the pipeline's config. */
+  timeoutMs?: number;
+  execute(args: Arguments, execution: ToolExecution): ToolOutput | Promise<ToolOutput>;
+}
+
+export interface ToolResult {
+  callId: string;
+  name: string;
+  content: string;
+  isError: boolean;
+  /** Set on errors the pipeline produced: `UNKNOWN_TOOL`, `TOOL_ARGUMENTS`, `TOOL_DENIED`, … */
+  errorCode?: string;
+  metadata?: Record<string, unknown>;
+}

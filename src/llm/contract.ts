@@ -1,0 +1,91 @@
+/**
+ * The model seam: a request in, an async stream of parts out, usage at the end. Adapters (AI SDK
+ * providers, the scripted model) sit behind `ModelClient`. One `stream()` call is one attempt;
+ * retrying is a policy around it (`retry.ts`). Failures arrive as data (an `error` part), never
+ * as a throw that crosses the agent loop. Nothing here may hold or print a credential's value.
+ */
+
+/** A JSON Schema object as sent on the wire. */
+export type JsonSchema = { [key: string]: unknown };
+
+export interface ModelToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  parameters: JsonSchema;
+}
+
+export interface ModelToolCall {
+  id: string;
+  name: string;
+  /** The parsed arguments; the raw text when the provider sent text that is not JSON. */
+  arguments: unknown;
+}
+
+export type ModelMessage =
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; text: string; reasoning?: string; toolCalls: ModelToolCall[] }
+  | { role: 'tool'; callId: string; toolName: string; content: string; isError: boolean };
+
+export type ToolChoice = 'auto' | 'none' | 'required' | { tool: string };
+
+export interface ModelRequest {
+  system: string;
+  messages: ModelMessage[];
+  tools: ModelToolSpec[];
+  toolChoice?: ToolChoice;
+  maxOutputTokens?: number;
+  temperature?: number;
+  /** Aborting ends the stream promptly; the owner of the request owns the signal. */
+  signal: AbortSignal;
+}
+
+export interface Usage {
+  input: number;
+  output: number;
+  reasoning?: number;
+  cachedInput?: number;
+}
+
+export type FinishReason = 'stop' | 'tool-calls' | 'length' | 'content-filter' | 'error' | 'other';
+
+export interface ModelErrorInfo {
+  message: string;
+  /** HTTP status when the provider answered with one. */
+  status?: number;
+  /** 429, 5xx and network failures are retryable; 4xx and malformed responses are not. */
+  retryable: boolean;
+  /** The provider's requested wait (Retry-After), when it gave one. */
+  retryAfterMs?: number;
+  aborted?: boolean;
+}
+
+export type ModelStreamPart =
+  | { type: 'text'; text: string }
+  | { type: 'reasoning'; text: string }
+  | { type: 'tool-call'; call: ModelToolCall }
+  /** Emitted by the retry policy: an attempt failed and another follows after `delayMs`. */
+  | { type: 'attempt-failed'; attempt: number; error: ModelErrorInfo; delayMs: number }
+  /** Always last on success. */
+  | { type: 'finish'; reason: FinishReason; usage: Usage }
+  /** Always last on failure (including abort); nothing follows it. */
+  | { type: 'error'; error: ModelErrorInfo; usage?: Usage };
+
+export interface ModelClient {
+  /** The spec it was made from, as `provider:model`; safe to log. */
+  readonly id: string;
+  /** Must not throw; every failure is an `error` part. */
+  stream(request: ModelRequest): AsyncIterable<ModelStreamPart>;
+}
+
+export const emptyUsage = (): Usage => ({ input: 0, output: 0 });
+
+export function addUsage(total: Usage, more: Usage | undefined): Usage {
+  if (!more) return total;
+  const sum: Usage = { input: total.input + more.input, output: total.output + more.output };
+  const reasoning = (total.reasoning ?? 0) + (more.reasoning ?? 0);
+  const cachedInput = (total.cachedInput ?? 0) + (more.cachedInput ?? 0);
+  if (reasoning > 0) sum.reasoning = reasoning;
+  if (cachedInput > 0) sum.cachedInput = cachedInput;
+  return sum;
+}
