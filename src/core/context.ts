@@ -5,7 +5,7 @@
  * breaks the emitter), `waterfall` wraps (middleware may short-circuit), `serial` folds a value
  * through handlers awaited in order. The context must never know any capability's types.
  */
-import { LoomError, errorMessage } from './errors.js';
+import { errorMessage, LoomError } from './errors.js';
 
 export type Disposer = () => void;
 
@@ -67,6 +67,15 @@ export interface ContextOptions {
 
 type AnyFunction = (...parameters: never[]) => unknown;
 
+/** Promises from another realm (a vm context, a worker's bridge) are not `instanceof Promise`. */
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}
+
 function defaultReporter({ hook, error }: { hook: string; error: unknown }): void {
   process.stderr.write(`loom: a listener of ${hook} failed: ${errorMessage(error)}\n`);
 }
@@ -75,7 +84,8 @@ export class Context {
   readonly name: string;
   readonly parent: Context | undefined;
   private readonly services = new Map<string, unknown>();
-  private readonly listeners = new Map<string, AnyFunction[]>();
+  /** Entries, not bare functions: one function registered twice has two independent disposers. */
+  private readonly listeners = new Map<string, { listener: AnyFunction }[]>();
   private readonly reporter: ListenerErrorReporter;
 
   constructor(options: ContextOptions = {}, parent?: Context) {
@@ -92,10 +102,16 @@ export class Context {
   /** Claims `key` in this scope; a second claim in the same scope is an error. */
   provide<T>(key: ServiceKey<T>, service: T): Disposer {
     if (this.services.has(key.name)) {
-      throw new LoomError('SERVICE_TAKEN', `service ${key.name} is already provided in ${this.name}`);
+      throw new LoomError(
+        'SERVICE_TAKEN',
+        `service ${key.name} is already provided in ${this.name}`,
+      );
     }
     this.services.set(key.name, service);
+    let disposed = false;
     return () => {
+      if (disposed) return;
+      disposed = true;
       if (this.services.get(key.name) === service) this.services.delete(key.name);
     };
   }
@@ -125,7 +141,10 @@ export class Context {
     return this.register(hook.name, middleware);
   }
 
-  handle<Input, Value>(hook: SerialHook<Input, Value>, handler: SerialHandler<Input, Value>): Disposer {
+  handle<Input, Value>(
+    hook: SerialHook<Input, Value>,
+    handler: SerialHandler<Input, Value>,
+  ): Disposer {
     return this.register(hook.name, handler);
   }
 
@@ -133,9 +152,9 @@ export class Context {
   emit<Payload>(hook: EmitHook<Payload>, payload: Payload): void {
     for (const listener of this.chain(hook.name) as EmitListener<Payload>[]) {
       try {
-        const returned = listener(payload);
-        if (returned instanceof Promise) {
-          returned.catch((error: unknown) => this.report(hook.name, error));
+        const returned: unknown = listener(payload);
+        if (isThenable(returned)) {
+          returned.then(undefined, (error: unknown) => this.report(hook.name, error));
         }
       } catch (error) {
         this.report(hook.name, error);
@@ -159,7 +178,11 @@ export class Context {
   }
 
   /** Folds `initial` through each handler in order, awaiting each. */
-  async serial<Input, Value>(hook: SerialHook<Input, Value>, input: Input, initial: Value): Promise<Value> {
+  async serial<Input, Value>(
+    hook: SerialHook<Input, Value>,
+    input: Input,
+    initial: Value,
+  ): Promise<Value> {
     let value = initial;
     for (const handler of this.chain(hook.name) as SerialHandler<Input, Value>[]) {
       value = await handler(input, value);
@@ -168,24 +191,22 @@ export class Context {
   }
 
   private register(name: string, listener: AnyFunction): Disposer {
+    const entry = { listener };
     const list = this.listeners.get(name) ?? [];
-    list.push(listener);
+    list.push(entry);
     this.listeners.set(name, list);
-    let disposed = false;
     return () => {
-      if (disposed) return;
-      disposed = true;
       const current = this.listeners.get(name);
-      const index = current?.indexOf(listener) ?? -1;
+      const index = current?.indexOf(entry) ?? -1;
       if (current && index >= 0) current.splice(index, 1);
     };
   }
 
   /** Ancestors' listeners first, then this scope's, each in registration order; a snapshot. */
   private chain(name: string): AnyFunction[] {
-    const own = this.listeners.get(name) ?? [];
+    const own = (this.listeners.get(name) ?? []).map((entry) => entry.listener);
     const inherited = this.parent ? this.parent.chain(name) : [];
-    return inherited.length === 0 ? [...own] : [...inherited, ...own];
+    return inherited.length === 0 ? own : [...inherited, ...own];
   }
 
   private report(hook: string, error: unknown): void {

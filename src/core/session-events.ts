@@ -40,8 +40,20 @@ export interface SessionEventMap {
   'turn/start': { turnId: string };
   'user/message': { text: string; delivery: Delivery; turnId: string };
   'step/start': { turnId: string; step: number };
-  'request/header': { turnId: string; step: number; model: string; system: string; tools: ModelToolSpec[] };
-  'model/retry': { turnId: string; step: number; attempt: number; error: ModelErrorInfo; delayMs: number };
+  'request/header': {
+    turnId: string;
+    step: number;
+    model: string;
+    system: string;
+    tools: ModelToolSpec[];
+  };
+  'model/retry': {
+    turnId: string;
+    step: number;
+    attempt: number;
+    error: ModelErrorInfo;
+    delayMs: number;
+  };
   'assistant/chunk': { turnId: string; step: number; kind: 'text' | 'reasoning'; text: string };
   'assistant/message': {
     turnId: string;
@@ -66,7 +78,13 @@ export interface SessionEventMap {
     errorCode?: string;
   };
   'step/end': { turnId: string; step: number; finishReason: FinishReason; usage: Usage };
-  'turn/end': { turnId: string; reason: TurnEndReason; error?: TurnError; usage: Usage; steps: number };
+  'turn/end': {
+    turnId: string;
+    reason: TurnEndReason;
+    error?: TurnError;
+    usage: Usage;
+    steps: number;
+  };
 }
 
 export type SessionEventType = keyof SessionEventMap & string;

@@ -1,0 +1,71 @@
+/**
+ * The shape of config.yaml, as a strict zod schema: unknown keys are errors, never ignored.
+ * Every field documents its default; values are only validated here, applied elsewhere.
+ */
+import { z } from 'zod';
+
+const providerNames = ['deepseek', 'openai', 'anthropic', 'openai-compatible'] as const;
+
+export const modelRouteSchema = z.strictObject({
+  /** Which adapter serves the route. */
+  provider: z.enum(providerNames),
+  /** The API's base URL; default: the provider's public endpoint. */
+  baseURL: z.url().optional(),
+  /** The NAME of the environment variable holding the key (never the key itself). */
+  apiKeyEnv: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name, not a key')
+    .optional(),
+  /** The model used when the spec names the route alone. */
+  model: z.string().min(1).optional(),
+});
+
+export const permissionRuleSchema = z.strictObject({
+  /** The tool the rule applies to, or `*` for every tool. */
+  tool: z.string().min(1),
+  /** Argument name to pattern (`*` matches any run of characters); all must match. */
+  match: z.record(z.string(), z.string()).optional(),
+  action: z.enum(['allow', 'deny', 'ask']),
+  /** Shown to the model when the rule denies. */
+  reason: z.string().optional(),
+});
+
+export const configSchema = z.strictObject({
+  /** The default model spec; default: deepseek:deepseek-chat when DEEPSEEK_API_KEY is set. */
+  model: z.string().min(1).optional(),
+  /** Named model routes, usable as `NAME:MODEL` or `NAME`. */
+  models: z
+    .record(
+      z.string().regex(/^[a-z][a-z0-9-]*$/, 'route names are lower-case words'),
+      modelRouteSchema,
+    )
+    .optional(),
+  tools: z
+    .strictObject({
+      /** Default bash timeout; default 120000 ms. */
+      bashTimeoutMs: z.number().int().min(1000).max(600000).optional(),
+      /** Folders outside the workspace that file tools may use; default none. */
+      extraRoots: z.array(z.string().min(1)).optional(),
+    })
+    .optional(),
+  agent: z
+    .strictObject({
+      /** Model requests a turn may take; default 50. */
+      maxSteps: z.number().int().min(1).max(10000).optional(),
+    })
+    .optional(),
+  retry: z
+    .strictObject({
+      /** Attempts per model request, retries included; default 4. */
+      maxAttempts: z.number().int().min(1).max(20).optional(),
+      /** First backoff; doubles each retry; default 500 ms. */
+      baseDelayMs: z.number().int().min(0).max(600000).optional(),
+    })
+    .optional(),
+  /** First matching rule wins; no match allows. Enforced before every tool call. */
+  permissions: z.array(permissionRuleSchema).optional(),
+});
+
+export type LoomConfig = z.infer<typeof configSchema>;
+export type ModelRouteConfig = z.infer<typeof modelRouteSchema>;
+export type PermissionRule = z.infer<typeof permissionRuleSchema>;

@@ -1,0 +1,35 @@
+/**
+ * The hooks an agent dispatches on its context scope. `agent/status` and `agent/turn-end` are
+ * observe-only; `agent/turn-stopping` is serial and runs before `turn/end` is logged, so a
+ * capability (structured output, goals) may change how the turn ends. Handlers own no
+ * cancellation: the turn's signal is already settled when they run.
+ */
+import type { Usage } from '../llm/contract.js';
+import { defineEmit, defineSerial } from './context.js';
+import type { TurnEndReason, TurnError } from './session-events.js';
+
+export type AgentStatus = 'idle' | 'running';
+
+export interface TurnOutcome {
+  turnId: string;
+  reason: TurnEndReason;
+  /** The last assistant text of the turn. */
+  text: string;
+  error?: TurnError;
+  usage: Usage;
+  steps: number;
+}
+
+export interface TurnStoppingInput {
+  agentId: string;
+  turnId: string;
+  /** Whether a tool called `concludeTurn()` during the turn. */
+  concluded: boolean;
+}
+
+export const agentStatus = defineEmit<{ agentId: string; status: AgentStatus }>('agent/status');
+export const agentTurnStopping = defineSerial<
+  TurnStoppingInput,
+  { reason: TurnEndReason; error?: TurnError }
+>('agent/turn-stopping');
+export const agentTurnEnd = defineEmit<{ agentId: string; outcome: TurnOutcome }>('agent/turn-end');

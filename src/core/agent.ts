@@ -1,0 +1,182 @@
+/**
+ * The agent handle: one session, one inbox, at most one running turn. `followup` queues a
+ * message that gets its own turn (and wakes an idle agent), `steer` joins the running turn at its
+ * next step, `inject` waits for the next turn without waking anyone. The agent owns its turn's
+ * cancellation; `cancel` never throws and never loses a logged event.
+ */
+import type { ModelClient } from '../llm/contract.js';
+import { type AgentStatus, agentStatus, agentTurnEnd, type TurnOutcome } from './agent-hooks.js';
+import type { Context } from './context.js';
+import { MessageProjection } from './messages.js';
+import type { SessionLog } from './session-log.js';
+import type { SystemPrompt } from './system-prompt.js';
+import type { ToolPipeline } from './tool-pipeline.js';
+import { type IncomingMessage, runTurn, type TurnLimits } from './turn.js';
+
+export interface AgentOptions {
+  /** The agent's own scope; its id labels the agent's registrations. */
+  context: Context;
+  log: SessionLog;
+  model: ModelClient;
+  tools: ToolPipeline;
+  prompt: SystemPrompt;
+  /** Default: 50 steps a turn. */
+  limits?: Partial<TurnLimits>;
+}
+
+export const DEFAULT_MAX_STEPS = 50;
+
+interface QueuedFollowup {
+  text: string;
+  settle?: (outcome: TurnOutcome) => void;
+}
+
+export class Agent {
+  readonly id: string;
+  readonly context: Context;
+  readonly log: SessionLog;
+  private readonly options: AgentOptions;
+  private readonly projection = new MessageProjection();
+  private readonly limits: TurnLimits;
+  private followups: QueuedFollowup[] = [];
+  private steering: string[] = [];
+  private injected: string[] = [];
+  private currentStatus: AgentStatus = 'idle';
+  private turnController: AbortController | undefined;
+  private idleWaiters: Array<() => void> = [];
+
+  constructor(options: AgentOptions) {
+    this.options = options;
+    this.context = options.context;
+    this.log = options.log;
+    this.id = options.log.header.sessionId;
+    this.limits = { maxSteps: DEFAULT_MAX_STEPS, ...options.limits };
+  }
+
+  get status(): AgentStatus {
+    return this.currentStatus;
+  }
+
+  get model(): ModelClient {
+    return this.options.model;
+  }
+
+  /** Messages waiting for a turn, by delivery. */
+  get inbox(): { followup: number; steer: number; inject: number } {
+    return {
+      followup: this.followups.length,
+      steer: this.steering.length,
+      inject: this.injected.length,
+    };
+  }
+
+  followup(text: string): void {
+    this.followups.push({ text });
+    this.wake();
+  }
+
+  /** Joins the running turn at its next step; an idle agent takes it as a follow-up. */
+  steer(text: string): void {
+    if (this.currentStatus === 'idle') {
+      this.followup(text);
+      return;
+    }
+    this.steering.push(text);
+  }
+
+  inject(text: string): void {
+    this.injected.push(text);
+  }
+
+  /** Queues `text` as a follow-up and resolves with that turn's outcome; never rejects. */
+  prompt(text: string): Promise<TurnOutcome> {
+    return new Promise((resolve) => {
+      this.followups.push({ text, settle: resolve });
+      this.wake();
+    });
+  }
+
+  /**
+   * Aborts the running turn, which ends as `aborted`. Queued messages are dropped unless
+   * `keepInbox`; a dropped `prompt()` still resolves, as an aborted outcome with no steps.
+   */
+  cancel(cause = 'cancelled', options: { keepInbox?: boolean } = {}): void {
+    if (!options.keepInbox) {
+      const dropped = this.followups;
+      this.followups = [];
+      this.steering = [];
+      this.injected = [];
+      for (const followup of dropped) {
+        followup.settle?.({
+          turnId: '',
+          reason: 'aborted',
+          text: '',
+          usage: { input: 0, output: 0 },
+          steps: 0,
+          error: { code: 'ABORTED', message: cause },
+        });
+      }
+    }
+    this.turnController?.abort(new Error(cause));
+  }
+
+  /** Resolves once no turn runs and no follow-up waits. */
+  whenIdle(): Promise<void> {
+    if (this.currentStatus === 'idle' && this.followups.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private wake(): void {
+    if (this.currentStatus === 'running') return;
+    this.setStatus('running');
+    queueMicrotask(() => void this.drain());
+  }
+
+  private async drain(): Promise<void> {
+    while (this.followups.length > 0) {
+      const next = this.followups.shift() as QueuedFollowup;
+      const incoming: IncomingMessage[] = [
+        ...this.injected.map((text) => ({ text, delivery: 'inject' as const })),
+        { text: next.text, delivery: 'followup' },
+      ];
+      this.injected = [];
+      const controller = new AbortController();
+      this.turnController = controller;
+      const outcome = await runTurn(
+        {
+          agentId: this.id,
+          context: this.context,
+          log: this.log,
+          model: this.options.model,
+          tools: this.options.tools,
+          prompt: this.options.prompt,
+          projection: this.projection,
+          limits: this.limits,
+          takeSteering: () => this.takeSteering(),
+        },
+        incoming,
+        controller.signal,
+      );
+      this.turnController = undefined;
+      this.context.emit(agentTurnEnd, { agentId: this.id, outcome });
+      next.settle?.(outcome);
+      for (const leftover of this.takeSteering()) this.followups.push({ text: leftover });
+    }
+    this.setStatus('idle');
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  private takeSteering(): string[] {
+    const taken = this.steering;
+    this.steering = [];
+    return taken;
+  }
+
+  private setStatus(status: AgentStatus): void {
+    if (this.currentStatus === status) return;
+    this.currentStatus = status;
+    this.context.emit(agentStatus, { agentId: this.id, status });
+  }
+}

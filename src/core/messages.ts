@@ -1,0 +1,94 @@
+/**
+ * Derives the model's conversation from the session log alone, incrementally. A tool call
+ * whose result was never logged (a crash or an abort between call and result) gets a synthetic
+ * error result, so the rebuilt history is always one a provider accepts. Must never read
+ * anything but logged events.
+ */
+import type { ModelMessage, ModelToolCall } from '../llm/contract.js';
+import type { SessionEvent } from './session-events.js';
+
+export const MISSING_RESULT_TEXT =
+  'No result was recorded for this call: the turn was interrupted.';
+
+export class MessageProjection {
+  private readonly messages: ModelMessage[] = [];
+  private pending: ModelToolCall[] = [];
+  private consumed = 0;
+
+  /** Folds events appended since the last call; `events` must be the same growing list. */
+  update(events: readonly SessionEvent[]): ModelMessage[] {
+    for (; this.consumed < events.length; this.consumed++) {
+      const event = events[this.consumed];
+      if (event) this.fold(event);
+    }
+    return this.snapshot();
+  }
+
+  private snapshot(): ModelMessage[] {
+    if (this.pending.length === 0) return [...this.messages];
+    return [...this.messages, ...this.pending.map(missingResult)];
+  }
+
+  private fold(event: SessionEvent): void {
+    switch (event.type) {
+      case 'user/message': {
+        this.closePending();
+        const data = event.data as SessionEvent<'user/message'>['data'];
+        this.messages.push({ role: 'user', content: data.text });
+        return;
+      }
+      case 'assistant/message': {
+        this.closePending();
+        const data = event.data as SessionEvent<'assistant/message'>['data'];
+        const message: ModelMessage = {
+          role: 'assistant',
+          text: data.text,
+          toolCalls: data.toolCalls,
+        };
+        if (data.reasoning) message.reasoning = data.reasoning;
+        this.messages.push(message);
+        this.pending = [...data.toolCalls];
+        return;
+      }
+      case 'tool/result': {
+        const data = event.data as SessionEvent<'tool/result'>['data'];
+        const index = this.pending.findIndex((call) => call.id === data.callId);
+        if (index < 0) return;
+        this.pending.splice(index, 1);
+        this.messages.push({
+          role: 'tool',
+          callId: data.callId,
+          toolName: data.name,
+          content: data.content,
+          isError: data.isError,
+        });
+        return;
+      }
+      case 'turn/end':
+        this.closePending();
+        return;
+      default:
+        return;
+    }
+  }
+
+  private closePending(): void {
+    for (const call of this.pending) this.messages.push(missingResult(call));
+    this.pending = [];
+  }
+}
+
+function missingResult(call: ModelToolCall): ModelMessage {
+  return {
+    role: 'tool',
+    callId: call.id,
+    toolName: call.name,
+    content: MISSING_RESULT_TEXT,
+    isError: true,
+  };
+}
+
+/** The whole conversation a model would see for these events. */
+export function deriveMessages(events: readonly SessionEvent[]): ModelMessage[] {
+  return new MessageProjection().update(events);
+}

@@ -1,0 +1,204 @@
+/**
+ * Reads a session file back into events and works out what a crash left open. A torn last line
+ * (no newline, cut by a crash) is tolerated and reported; any other damage is SESSION_CORRUPT
+ * naming the file and line. Loading must never modify the file, and repair only ever proposes
+ * events to append: history is never rewritten.
+ */
+import { readFileSync } from 'node:fs';
+import { addUsage, emptyUsage, type Usage } from '../llm/contract.js';
+import { UserError } from './errors.js';
+import {
+  isEvent,
+  SESSION_FORMAT_VERSION,
+  type SessionEvent,
+  type SessionEventMap,
+  type SessionHeader,
+} from './session-events.js';
+
+export interface LoadedSession {
+  header: SessionHeader;
+  /** Every whole event after the header, in file order. */
+  events: SessionEvent[];
+  /** The last line was cut by a crash (no newline, not JSON); it is not among `events`. */
+  tornTail: boolean;
+  /** Bytes at the start of the file that hold whole lines; a torn tail begins here. */
+  intactBytes: number;
+  /** False when the last whole line lacks its newline, so the next append must add one. */
+  endsWithNewline: boolean;
+}
+
+/** An event that repair proposes to append. */
+export type RepairEvent =
+  | { type: 'step/end'; data: SessionEventMap['step/end'] }
+  | { type: 'turn/end'; data: SessionEventMap['turn/end'] };
+
+const NEWLINE = 0x0a;
+
+export function loadSessionFile(path: string): LoadedSession {
+  const bytes = readSession(path);
+  const text = bytes.toString('utf8');
+  const lines = text.split('\n');
+  const endsWithNewline = text.endsWith('\n');
+  if (endsWithNewline) lines.pop();
+  const corrupt = (line: number, reason: string) =>
+    new UserError('SESSION_CORRUPT', `session file ${path} is corrupt at line ${line}: ${reason}`);
+
+  const header = parseHeader(lines[0] ?? '', corrupt);
+  const events: SessionEvent[] = [];
+  let tornTail = false;
+  let previousSeq = 0;
+  for (let index = 1; index < lines.length; index++) {
+    const lineNumber = index + 1;
+    const isUnterminatedTail = index === lines.length - 1 && !endsWithNewline;
+    let value: unknown;
+    try {
+      value = JSON.parse(lines[index] as string);
+    } catch {
+      if (isUnterminatedTail) {
+        tornTail = true;
+        break;
+      }
+      throw corrupt(lineNumber, 'not valid JSON');
+    }
+    const problem = eventShapeProblem(value);
+    if (problem) throw corrupt(lineNumber, problem);
+    const event = value as SessionEvent;
+    if (event.seq <= previousSeq) {
+      throw corrupt(lineNumber, `seq ${event.seq} does not increase (previous ${previousSeq})`);
+    }
+    previousSeq = event.seq;
+    events.push(event);
+  }
+  const intactBytes = tornTail ? bytes.lastIndexOf(NEWLINE) + 1 : bytes.length;
+  return { header, events, tornTail, intactBytes, endsWithNewline: endsWithNewline || tornTail };
+}
+
+function readSession(path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new UserError('SESSION_NOT_FOUND', `session file ${path} does not exist`);
+    }
+    throw error;
+  }
+}
+
+function parseHeader(
+  line: string,
+  corrupt: (line: number, reason: string) => Error,
+): SessionHeader {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    throw corrupt(
+      1,
+      line === '' ? 'the header line is missing' : 'the header line is not valid JSON',
+    );
+  }
+  const record = asRecord(value);
+  if (record?.type !== 'session/header' || record.seq !== 0) {
+    throw corrupt(1, 'the first line is not a session/header event with seq 0');
+  }
+  const data = asRecord(record.data);
+  if (!data) throw corrupt(1, 'the header has no data object');
+  const version = data.version;
+  if (
+    !Number.isInteger(version) ||
+    (version as number) < 1 ||
+    (version as number) > SESSION_FORMAT_VERSION
+  ) {
+    throw corrupt(
+      1,
+      `unsupported format version ${JSON.stringify(version)} (supported: 1 to ${SESSION_FORMAT_VERSION})`,
+    );
+  }
+  const fieldProblems: Array<[string, boolean]> = [
+    ['sessionId', typeof data.sessionId === 'string' && data.sessionId !== ''],
+    ['created', typeof data.created === 'string'],
+    ['parentSession', data.parentSession === null || typeof data.parentSession === 'string'],
+    ['seedLength', isCount(data.seedLength)],
+    ['delegationDepth', isCount(data.delegationDepth)],
+    ['cwd', data.cwd === undefined || typeof data.cwd === 'string'],
+  ];
+  const invalid = fieldProblems.find(([, valid]) => !valid);
+  if (invalid) throw corrupt(1, `the header field ${invalid[0]} is invalid`);
+  return data as unknown as SessionHeader;
+}
+
+function eventShapeProblem(value: unknown): string | undefined {
+  const record = asRecord(value);
+  if (!record) return 'not a JSON object';
+  if (typeof record.type !== 'string' || record.type === '') return 'the field type is missing';
+  if (!Number.isInteger(record.seq)) return 'the field seq is not an integer';
+  if (typeof record.time !== 'number') return 'the field time is not a number';
+  if (!('data' in record)) return 'the field data is missing';
+  return undefined;
+}
+
+function asRecord(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
+function isCount(value: unknown): boolean {
+  return Number.isInteger(value) && (value as number) >= 0;
+}
+
+interface OpenTurn {
+  usage: Usage;
+  steps: number;
+}
+
+/**
+ * The events that close what a crash left open, in the order to append them: each open
+ * `step/start` gets a `step/end` (finishReason `error`), then each open turn a `turn/end` with
+ * reason `interrupted`. Empty when nothing is open, so repairing twice adds nothing.
+ */
+export function repairEvents(events: readonly SessionEvent[]): RepairEvent[] {
+  const turns = new Map<string, OpenTurn>();
+  const steps = new Map<string, { turnId: string; step: number; usage: Usage }>();
+  const stepKey = (turnId: string, step: number) => `${turnId}\u0000${step}`;
+  for (const event of events) {
+    if (isEvent(event, 'turn/start')) {
+      turns.set(event.data.turnId, { usage: emptyUsage(), steps: 0 });
+    } else if (isEvent(event, 'turn/end')) {
+      turns.delete(event.data.turnId);
+    } else if (isEvent(event, 'step/start')) {
+      const { turnId, step } = event.data;
+      steps.set(stepKey(turnId, step), { turnId, step, usage: emptyUsage() });
+      const turn = turns.get(turnId);
+      if (turn) turn.steps += 1;
+    } else if (isEvent(event, 'step/end')) {
+      steps.delete(stepKey(event.data.turnId, event.data.step));
+    } else if (isEvent(event, 'assistant/message')) {
+      const { turnId, step, usage } = event.data;
+      const turn = turns.get(turnId);
+      if (turn) turn.usage = addUsage(turn.usage, usage);
+      const openStep = steps.get(stepKey(turnId, step));
+      if (openStep) openStep.usage = addUsage(openStep.usage, usage);
+    }
+  }
+  const repairs: RepairEvent[] = [];
+  const closeSteps = (belongs: (turnId: string) => boolean) => {
+    for (const [key, open] of steps) {
+      if (!belongs(open.turnId)) continue;
+      repairs.push({
+        type: 'step/end',
+        data: { turnId: open.turnId, step: open.step, finishReason: 'error', usage: open.usage },
+      });
+      steps.delete(key);
+    }
+  };
+  closeSteps((turnId) => !turns.has(turnId));
+  for (const [turnId, turn] of turns) {
+    closeSteps((owner) => owner === turnId);
+    repairs.push({
+      type: 'turn/end',
+      data: { turnId, reason: 'interrupted', usage: turn.usage, steps: turn.steps },
+    });
+  }
+  return repairs;
+}

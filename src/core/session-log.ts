@@ -1,0 +1,314 @@
+/**
+ * The session log: the append-only JSONL file that is the source of truth of one agent session.
+ * Appends are numbered, kept in memory, shown to observers at once and written in batches; a
+ * `flush()` puts them on disk before it returns. It must never rewrite history: the only bytes
+ * it ever removes are a torn last line that never formed an event.
+ */
+import { randomInt } from 'node:crypto';
+import { closeSync, mkdirSync, openSync, truncateSync, writeSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Disposer } from './context.js';
+import { errorMessage, LoomError, UserError } from './errors.js';
+import {
+  SESSION_FORMAT_VERSION,
+  type SessionEvent,
+  type SessionEventMap,
+  type SessionEventType,
+  type SessionHeader,
+} from './session-events.js';
+import { loadSessionFile, repairEvents } from './session-load.js';
+
+/** Pending lines beyond this many characters are written at once instead of on the next tick. */
+export const DEFAULT_FLUSH_THRESHOLD = 1024 * 1024;
+
+export interface SessionLogOptions {
+  /** Default `DEFAULT_FLUSH_THRESHOLD`; a positive integer. */
+  flushThreshold?: number;
+}
+
+export interface CreateSessionOptions extends SessionLogOptions {
+  directory: string;
+  /** Default `newSessionId()`. Letters, digits, `.`, `_` and `-` only. */
+  sessionId?: string;
+  parentSession?: string | null;
+  delegationDepth?: number;
+  cwd?: string;
+  /** A fork's copy of its parent's completed turns; re-numbered from seq 1. */
+  seed?: readonly SessionEvent[];
+}
+
+/** Must not throw; a throw is contained and reported on stderr. */
+export type SessionLogListener = (event: SessionEvent) => void;
+
+const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+const BASE36 = '0123456789abcdefghijklmnopqrstuvwxyz';
+
+/** A time-sortable id such as `20261130-001500-k3x9q2`: UTC date and time, six random characters. */
+export function newSessionId(now: Date = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  let suffix = '';
+  for (let index = 0; index < 6; index++) suffix += BASE36[randomInt(36)];
+  return `${stamp}-${suffix}`;
+}
+
+/** Returns `sessionId` when it is safe as a file name, else throws naming it. */
+export function validateSessionId(sessionId: string): string {
+  if (!SESSION_ID_PATTERN.test(sessionId)) {
+    throw new UserError(
+      'INVALID_ARGUMENT',
+      `session id ${JSON.stringify(sessionId)} may hold only letters, digits, '.', '_' and '-'`,
+    );
+  }
+  return sessionId;
+}
+
+const openLogs = new Set<SessionLog>();
+let exitHookInstalled = false;
+
+function flushOpenLogsOnExit(): void {
+  for (const log of openLogs) {
+    try {
+      log.flush();
+    } catch (error) {
+      process.stderr.write(`loom: could not flush ${log.path} at exit: ${errorMessage(error)}\n`);
+    }
+  }
+}
+
+export class SessionLog {
+  readonly path: string;
+  readonly header: SessionHeader;
+  private readonly memory: SessionEvent[];
+  private readonly flushThreshold: number;
+  private descriptor: number | undefined;
+  private pending: string[] = [];
+  private pendingCharacters = 0;
+  private unwritten: Buffer | undefined;
+  private scheduled: NodeJS.Immediate | undefined;
+  private writeFailure: unknown;
+  private listeners: readonly SessionLogListener[] = [];
+
+  private constructor(
+    path: string,
+    header: SessionHeader,
+    events: SessionEvent[],
+    descriptor: number,
+    flushThreshold: number,
+  ) {
+    this.path = path;
+    this.header = header;
+    this.memory = events;
+    this.descriptor = descriptor;
+    this.flushThreshold = flushThreshold;
+    openLogs.add(this);
+    if (!exitHookInstalled) {
+      exitHookInstalled = true;
+      process.on('exit', flushOpenLogsOnExit);
+    }
+  }
+
+  /** Creates `<directory>/<sessionId>.jsonl` and writes the header and seed before returning. */
+  static create(options: CreateSessionOptions): SessionLog {
+    const flushThreshold = validateThreshold(options.flushThreshold);
+    const sessionId = validateSessionId(options.sessionId ?? newSessionId());
+    const delegationDepth = options.delegationDepth ?? 0;
+    if (!Number.isInteger(delegationDepth) || delegationDepth < 0) {
+      throw new UserError(
+        'INVALID_ARGUMENT',
+        `delegationDepth must be a whole number, got ${delegationDepth}`,
+      );
+    }
+    const seed = options.seed ?? [];
+    const time = Date.now();
+    const header: SessionHeader = {
+      version: SESSION_FORMAT_VERSION,
+      sessionId,
+      created: new Date(time).toISOString(),
+      parentSession: options.parentSession ?? null,
+      seedLength: seed.length,
+      delegationDepth,
+    };
+    if (options.cwd !== undefined) header.cwd = options.cwd;
+    const events = seed.map((event, index) => copyEvent({ ...event, seq: index + 1 }));
+    const lines = [{ type: 'session/header', seq: 0, time, data: header }, ...events];
+    const text = lines.map((line) => `${JSON.stringify(line)}\n`).join('');
+
+    mkdirSync(options.directory, { recursive: true });
+    const path = join(options.directory, `${sessionId}.jsonl`);
+    let descriptor: number;
+    try {
+      descriptor = openSync(path, 'ax');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+        throw new UserError('INVALID_ARGUMENT', `session file ${path} already exists`);
+      }
+      throw error;
+    }
+    try {
+      writeFully(descriptor, Buffer.from(text));
+    } catch (error) {
+      closeSync(descriptor);
+      throw error;
+    }
+    return new SessionLog(path, header, events, descriptor, flushThreshold);
+  }
+
+  /** Loads an existing file for appending; closes what a crash left open (see `repairEvents`). */
+  static open(path: string, options: SessionLogOptions = {}): SessionLog {
+    const flushThreshold = validateThreshold(options.flushThreshold);
+    const absolute = resolve(path);
+    if ([...openLogs].some((log) => resolve(log.path) === absolute)) {
+      throw new UserError(
+        'INVALID_ARGUMENT',
+        `session file ${path} is already open in this process`,
+      );
+    }
+    const loaded = loadSessionFile(path);
+    if (loaded.tornTail) truncateSync(path, loaded.intactBytes);
+    const descriptor = openSync(path, 'a');
+    if (!loaded.endsWithNewline) writeFully(descriptor, Buffer.from('\n'));
+    const log = new SessionLog(path, loaded.header, loaded.events, descriptor, flushThreshold);
+    for (const repair of repairEvents(loaded.events)) {
+      if (repair.type === 'step/end') log.append('step/end', repair.data);
+      else log.append('turn/end', repair.data);
+    }
+    log.flush();
+    return log;
+  }
+
+  /** Every event after the header, in order. */
+  get events(): readonly SessionEvent[] {
+    return this.memory;
+  }
+
+  /** The seq of the latest event; 0 when only the header exists. */
+  get lastSeq(): number {
+    return this.memory.at(-1)?.seq ?? 0;
+  }
+
+  get closed(): boolean {
+    return this.descriptor === undefined;
+  }
+
+  /**
+   * Numbers and records an event. `data` must be plain JSON data; the stored event holds its
+   * JSON copy, so memory always equals what a reload gives. Observers run before this returns.
+   */
+  append<Type extends SessionEventType>(
+    type: Type,
+    data: SessionEventMap[Type],
+  ): SessionEvent<Type> {
+    if (this.descriptor === undefined) {
+      throw new LoomError(
+        'INVALID_ARGUMENT',
+        `session log ${this.path} is closed; cannot append ${type}`,
+      );
+    }
+    if (this.writeFailure !== undefined) this.flush();
+    const line = `${JSON.stringify({ type, seq: this.lastSeq + 1, time: Date.now(), data })}\n`;
+    const event = JSON.parse(line) as SessionEvent<Type>;
+    if (!('data' in event)) {
+      throw new UserError('INVALID_ARGUMENT', `event ${type} has no JSON data`);
+    }
+    this.memory.push(event);
+    this.pending.push(line);
+    this.pendingCharacters += line.length;
+    this.notify(event);
+    if (this.pendingCharacters >= this.flushThreshold) this.flush();
+    else this.scheduled ??= setImmediate(() => this.flushInBackground());
+    return event;
+  }
+
+  /** Writes every pending line with a synchronous write; they are on disk when this returns. */
+  flush(): void {
+    if (this.scheduled) clearImmediate(this.scheduled);
+    this.scheduled = undefined;
+    if (this.descriptor === undefined) return;
+    if (this.pending.length > 0) {
+      const fresh = Buffer.from(this.pending.join(''));
+      this.unwritten = this.unwritten ? Buffer.concat([this.unwritten, fresh]) : fresh;
+      this.pending = [];
+      this.pendingCharacters = 0;
+    }
+    while (this.unwritten && this.unwritten.length > 0) {
+      try {
+        this.unwritten = this.unwritten.subarray(writeSync(this.descriptor, this.unwritten));
+      } catch (error) {
+        this.writeFailure = error;
+        throw error;
+      }
+    }
+    this.unwritten = undefined;
+    this.writeFailure = undefined;
+  }
+
+  /** Flushes and releases the file; later appends throw. Closing twice is harmless. */
+  close(): void {
+    if (this.descriptor === undefined) return;
+    try {
+      this.flush();
+    } finally {
+      closeSync(this.descriptor);
+      this.descriptor = undefined;
+      openLogs.delete(this);
+    }
+  }
+
+  /** Observes every later append, synchronously and in order. */
+  onAppend(listener: SessionLogListener): Disposer {
+    this.listeners = [...this.listeners, listener];
+    return () => {
+      this.listeners = this.listeners.filter((candidate) => candidate !== listener);
+    };
+  }
+
+  private flushInBackground(): void {
+    this.scheduled = undefined;
+    try {
+      this.flush();
+    } catch (error) {
+      process.stderr.write(
+        `loom: could not write session log ${this.path}: ${errorMessage(error)}\n`,
+      );
+    }
+  }
+
+  private notify(event: SessionEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        const returned: unknown = listener(event);
+        if (returned instanceof Promise) {
+          returned.catch((error: unknown) => this.reportListenerFailure(event, error));
+        }
+      } catch (error) {
+        this.reportListenerFailure(event, error);
+      }
+    }
+  }
+
+  private reportListenerFailure(event: SessionEvent, error: unknown): void {
+    process.stderr.write(
+      `loom: an observer of session ${this.header.sessionId} failed on ${event.type} (seq ${event.seq}): ${errorMessage(error)}\n`,
+    );
+  }
+}
+
+function copyEvent(event: SessionEvent): SessionEvent {
+  return JSON.parse(JSON.stringify(event)) as SessionEvent;
+}
+
+function writeFully(descriptor: number, bytes: Buffer): void {
+  let written = 0;
+  while (written < bytes.length) written += writeSync(descriptor, bytes, written);
+}
+
+function validateThreshold(threshold: number | undefined): number {
+  if (threshold === undefined) return DEFAULT_FLUSH_THRESHOLD;
+  if (!Number.isInteger(threshold) || threshold < 1) {
+    throw new UserError(
+      'INVALID_ARGUMENT',
+      `flushThreshold must be a positive whole number, got ${threshold}`,
+    );
+  }
+  return threshold;
+}

@@ -1,0 +1,110 @@
+/**
+ * The folder of session files under `$LOOM_HOME/sessions`: create, open by id, and list with a
+ * one-line summary each. Listing must never fail because one file is damaged: that file is
+ * listed with its error. The store never deletes or rewrites a session.
+ */
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { errorMessage, UserError } from './errors.js';
+import { sessionsDirectory } from './home.js';
+import { isEvent, type SessionEvent } from './session-events.js';
+import { loadSessionFile } from './session-load.js';
+import {
+  type CreateSessionOptions,
+  SessionLog,
+  type SessionLogOptions,
+  validateSessionId,
+} from './session-log.js';
+
+export interface SessionSummary {
+  id: string;
+  /** ISO 8601; for an unreadable file, its modification time. */
+  created: string;
+  /** The first user message, on one line, at most 80 characters; empty when there is none. */
+  firstPrompt: string;
+  /** How many turns started. */
+  turns: number;
+  parentSession: string | null;
+  /** Why the file could not be read; the other fields are then placeholders. */
+  error?: string;
+}
+
+const SESSION_FILE_SUFFIX = '.jsonl';
+const PROMPT_PREVIEW_LENGTH = 80;
+
+export class SessionStore {
+  readonly directory: string;
+
+  constructor(home: string) {
+    this.directory = sessionsDirectory(home);
+  }
+
+  create(options: Omit<CreateSessionOptions, 'directory'> = {}): SessionLog {
+    return SessionLog.create({ ...options, directory: this.directory });
+  }
+
+  pathOf(id: string): string {
+    return join(this.directory, `${validateSessionId(id)}${SESSION_FILE_SUFFIX}`);
+  }
+
+  /** Opens a session for appending (after repair); SESSION_NOT_FOUND names the id when absent. */
+  open(id: string, options: SessionLogOptions = {}): SessionLog {
+    const path = this.pathOf(id);
+    if (!existsSync(path)) {
+      throw new UserError('SESSION_NOT_FOUND', `no session ${id} in ${this.directory}`);
+    }
+    return SessionLog.open(path, options);
+  }
+
+  /** Every session file, oldest first. */
+  list(): SessionSummary[] {
+    if (!existsSync(this.directory)) return [];
+    const summaries = readdirSync(this.directory)
+      .filter((name) => name.endsWith(SESSION_FILE_SUFFIX))
+      .map((name) => this.summarize(name.slice(0, -SESSION_FILE_SUFFIX.length)));
+    return summaries.sort(
+      (left, right) => left.created.localeCompare(right.created) || left.id.localeCompare(right.id),
+    );
+  }
+
+  private summarize(id: string): SessionSummary {
+    const path = join(this.directory, `${id}${SESSION_FILE_SUFFIX}`);
+    try {
+      const { header, events } = loadSessionFile(path);
+      const firstMessage = events.find((event): event is SessionEvent<'user/message'> =>
+        isEvent(event, 'user/message'),
+      );
+      return {
+        id,
+        created: header.created,
+        firstPrompt: firstMessage ? preview(firstMessage.data.text) : '',
+        turns: events.filter((event) => event.type === 'turn/start').length,
+        parentSession: header.parentSession,
+      };
+    } catch (error) {
+      return {
+        id,
+        created: modificationTime(path),
+        firstPrompt: '',
+        turns: 0,
+        parentSession: null,
+        error: errorMessage(error),
+      };
+    }
+  }
+}
+
+function preview(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length <= PROMPT_PREVIEW_LENGTH
+    ? line
+    : `${line.slice(0, PROMPT_PREVIEW_LENGTH - 1)}…`;
+}
+
+function modificationTime(path: string): string {
+  try {
+    return statSync(path).mtime.toISOString();
+  } catch {
+    return '';
+  }
+}

@@ -1,0 +1,246 @@
+/**
+ * The tool registry of one scope (one per agent, children shadow parents) and the scheduler of
+ * one model step's calls: consecutive concurrency-safe calls run together, any other call runs
+ * alone, and results are handed over in model order. Visibility (`restrict`) is not permission:
+ * only `tools/pre-execute` and guards decide whether a visible tool may run. Executing a step
+ * must never reject because of a tool; each call's stages live in `tool-execution.ts`.
+ */
+import type { ModelToolCall, ModelToolSpec } from '../llm/contract.js';
+import { type Context, type Disposer, serviceKey } from './context.js';
+import { UserError } from './errors.js';
+import type { ToolDefinition, ToolResult } from './tool-contract.js';
+import { runToolCall, type ToolGuard } from './tool-execution.js';
+
+export {
+  type GuardVerdict,
+  type PermissionAsker,
+  type PreExecuteDecision,
+  permissionAskerKey,
+  type ToolCallRequest,
+  type ToolGuard,
+  type ToolObservation,
+  toolExecute,
+  toolPostExecute,
+  toolPreExecute,
+  toolResultObserved,
+} from './tool-execution.js';
+
+export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
+export const toolPipelineKey = serviceKey<ToolPipeline>('tools/pipeline');
+
+/** What providers accept as a tool name. */
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+export interface ToolPipelineOptions {
+  /** The scope whose hooks and services every call of this pipeline uses. */
+  context: Context;
+  parent?: ToolPipeline;
+  /** Time limit for a tool without its own `timeoutMs`. Default: the parent's, else 120000. */
+  defaultTimeoutMs?: number;
+}
+
+export interface ExecuteStepOptions {
+  calls: ModelToolCall[];
+  agentId: string;
+  turnId: string;
+  /** Cancels the step: unstarted calls become `ABORTED` results, running ones see their signal abort. */
+  signal: AbortSignal;
+  concludeTurn: () => void;
+  /**
+   * Receives each result in model order, as soon as it and every earlier one are done. If it
+   * throws, no further call starts and `executeStep` rejects with that error once running calls end.
+   */
+  onResult?: (result: ToolResult, index: number) => void;
+}
+
+interface PlannedCall {
+  call: ModelToolCall;
+  index: number;
+}
+
+export class ToolPipeline {
+  readonly context: Context;
+  readonly parent: ToolPipeline | undefined;
+  readonly defaultTimeoutMs: number;
+  private readonly tools = new Map<string, ToolDefinition>();
+  private readonly restrictions: ReadonlySet<string>[] = [];
+  private readonly guards: { guard: ToolGuard }[] = [];
+
+  constructor(options: ToolPipelineOptions) {
+    this.context = options.context;
+    this.parent = options.parent;
+    const timeout = options.defaultTimeoutMs ?? options.parent?.defaultTimeoutMs;
+    this.defaultTimeoutMs = timeout ?? DEFAULT_TOOL_TIMEOUT_MS;
+    if (!isPositiveTime(this.defaultTimeoutMs)) {
+      throw new UserError(
+        'INVALID_CONFIG',
+        `defaultTimeoutMs must be a positive number of milliseconds, got ${String(timeout)}`,
+      );
+    }
+  }
+
+  /** A scope that inherits this one's tools, restrictions and guards, and may shadow tools. */
+  child(context: Context): ToolPipeline {
+    return new ToolPipeline({ context, parent: this });
+  }
+
+  register(tool: ToolDefinition): Disposer {
+    checkDefinition(tool);
+    if (this.tools.has(tool.name)) {
+      throw new UserError(
+        'DUPLICATE_TOOL',
+        `tool ${tool.name} is already registered in ${this.context.name}`,
+      );
+    }
+    this.tools.set(tool.name, tool);
+    return () => {
+      if (this.tools.get(tool.name) === tool) this.tools.delete(tool.name);
+    };
+  }
+
+  /** Hides `names` from this scope and its children (by name, whichever scope registered them). */
+  restrict(names: string[]): Disposer {
+    const hidden: ReadonlySet<string> = new Set(names);
+    this.restrictions.push(hidden);
+    return () => removeItem(this.restrictions, hidden);
+  }
+
+  /** Guards of a parent scope apply to its children too; they run parent first. */
+  guard(guard: ToolGuard): Disposer {
+    const entry = { guard };
+    this.guards.push(entry);
+    return () => removeItem(this.guards, entry);
+  }
+
+  lookup(name: string): ToolDefinition | undefined {
+    return this.isHidden(name) ? undefined : this.find(name);
+  }
+
+  /** The parent's tools then this scope's, each name once (own shadows inherited), minus hidden. */
+  visible(): ToolDefinition[] {
+    return this.collect().filter((tool) => !this.isHidden(tool.name));
+  }
+
+  specs(): ModelToolSpec[] {
+    return this.visible().map(({ name, description, parameters }) => ({
+      name,
+      description,
+      parameters,
+    }));
+  }
+
+  async executeStep(options: ExecuteStepOptions): Promise<ToolResult[]> {
+    const { calls, onResult } = options;
+    const results: (ToolResult | undefined)[] = calls.map(() => undefined);
+    let delivered = 0;
+    let deliveryFailure: { error: unknown } | undefined;
+    const settle = (index: number, result: ToolResult) => {
+      results[index] = result;
+      for (let next = results[delivered]; next !== undefined; next = results[delivered]) {
+        if (deliveryFailure) return;
+        try {
+          onResult?.(next, delivered);
+        } catch (error) {
+          deliveryFailure = { error };
+        }
+        delivered += 1;
+      }
+    };
+    for (const batch of this.plan(calls)) {
+      if (deliveryFailure) break;
+      await Promise.all(
+        batch.map(({ call, index }) =>
+          this.runCall(call, options).then((result) => settle(index, result)),
+        ),
+      );
+    }
+    if (deliveryFailure) throw deliveryFailure.error;
+    return results as ToolResult[];
+  }
+
+  private runCall(call: ModelToolCall, options: ExecuteStepOptions): Promise<ToolResult> {
+    return runToolCall({
+      call,
+      context: this.context,
+      agentId: options.agentId,
+      turnId: options.turnId,
+      signal: options.signal,
+      concludeTurn: options.concludeTurn,
+      lookup: (name) => this.lookup(name),
+      availableNames: () => this.visible().map((tool) => tool.name),
+      guards: () => this.activeGuards(),
+      defaultTimeoutMs: this.defaultTimeoutMs,
+    });
+  }
+
+  /** Consecutive concurrency-safe calls share a batch; every other call is a batch of its own. */
+  private plan(calls: ModelToolCall[]): PlannedCall[][] {
+    const batches: PlannedCall[][] = [];
+    let openBatch: PlannedCall[] | undefined;
+    calls.forEach((call, index) => {
+      const safe = this.lookup(call.name)?.concurrencySafe === true;
+      if (safe && openBatch) {
+        openBatch.push({ call, index });
+        return;
+      }
+      const batch = [{ call, index }];
+      batches.push(batch);
+      openBatch = safe ? batch : undefined;
+    });
+    return batches;
+  }
+
+  private find(name: string): ToolDefinition | undefined {
+    return this.tools.get(name) ?? this.parent?.find(name);
+  }
+
+  private isHidden(name: string): boolean {
+    return this.restrictions.some((hidden) => hidden.has(name)) || !!this.parent?.isHidden(name);
+  }
+
+  private collect(): ToolDefinition[] {
+    const inherited = this.parent?.collect() ?? [];
+    return [...inherited.filter((tool) => !this.tools.has(tool.name)), ...this.tools.values()];
+  }
+
+  private activeGuards(): ToolGuard[] {
+    const own = this.guards.map((entry) => entry.guard);
+    return this.parent ? [...this.parent.activeGuards(), ...own] : own;
+  }
+}
+
+function checkDefinition(tool: ToolDefinition): void {
+  const problem = definitionProblem(tool);
+  if (problem) {
+    const label = typeof tool?.name === 'string' ? `tool ${tool.name}` : 'a tool';
+    throw new UserError('INVALID_ARGUMENT', `${label} cannot be registered: ${problem}`);
+  }
+}
+
+function definitionProblem(tool: ToolDefinition): string | undefined {
+  if (typeof tool?.name !== 'string' || !TOOL_NAME.test(tool.name)) {
+    return 'name must be 1-64 letters, digits, "_" or "-"';
+  }
+  if (typeof tool.description !== 'string') return 'description must be a string';
+  const parameters: unknown = tool.parameters;
+  if (typeof parameters !== 'object' || parameters === null || Array.isArray(parameters)) {
+    return 'parameters must be a JSON Schema object';
+  }
+  if (typeof tool.execute !== 'function') return 'execute must be a function';
+  if (tool.timeoutMs !== undefined && !isPositiveTime(tool.timeoutMs)) {
+    return 'timeoutMs must be a positive number of milliseconds';
+  }
+  return undefined;
+}
+
+/** Timers cannot wait longer than a signed 32-bit count of milliseconds. */
+const LONGEST_TIMER_MS = 2_147_483_647;
+
+function isPositiveTime(value: unknown): boolean {
+  return typeof value === 'number' && value > 0 && value <= LONGEST_TIMER_MS;
+}
+
+function removeItem<T>(list: T[], item: T): void {
+  const index = list.indexOf(item);
+  if (index >= 0) list.splice(index, 1);
+}

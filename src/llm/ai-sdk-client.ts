@@ -1,0 +1,287 @@
+/**
+ * Adapts one AI SDK language model (LanguageModelV3) to Loom's `ModelClient`: our request becomes
+ * an AI SDK prompt, the provider's stream parts become ours. One `stream()` call is exactly one
+ * `doStream` attempt (retrying is `retry.ts`). It must never throw and never let a credential's
+ * value into a part: every failure ends the stream with one `error` part whose message is redacted.
+ */
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3FunctionTool,
+  LanguageModelV3Message,
+  LanguageModelV3Prompt,
+  LanguageModelV3StreamPart,
+  LanguageModelV3ToolChoice,
+  LanguageModelV3ToolResultPart,
+  LanguageModelV3Usage,
+} from '@ai-sdk/provider';
+import { assertNever, LoomError } from '../core/errors.js';
+import type {
+  FinishReason,
+  ModelClient,
+  ModelErrorInfo,
+  ModelMessage,
+  ModelRequest,
+  ModelStreamPart,
+  ToolChoice,
+  Usage,
+} from './contract.js';
+import { abortedError, describeFailure, redactSecrets } from './model-failure.js';
+
+export interface AiSdkModelClientOptions {
+  /** The spec the client was made from (`provider:model`); safe to log. */
+  id: string;
+  /**
+   * Called once per request, so credentials are read when the request is made. It may throw
+   * (for example a `MISSING_CREDENTIAL` LoomError); the throw becomes an `error` part.
+   */
+  createModel: () => LanguageModelV3;
+  /** Credential values to scrub from error messages, read per request. Default: none. */
+  secrets?: () => string[];
+}
+
+type MappedPart =
+  | Exclude<ModelStreamPart, { type: 'error' } | { type: 'attempt-failed' }>
+  | { type: 'failure'; error: ModelErrorInfo | { cause: unknown } };
+
+const incompleteStream: ModelErrorInfo = {
+  message: 'the provider stream ended before it reported a finish reason',
+  retryable: true,
+};
+
+export class AiSdkModelClient implements ModelClient {
+  readonly id: string;
+  readonly #createModel: () => LanguageModelV3;
+  readonly #secrets: () => string[];
+
+  constructor(options: AiSdkModelClientOptions) {
+    this.id = options.id;
+    this.#createModel = options.createModel;
+    this.#secrets = options.secrets ?? (() => []);
+  }
+
+  async *stream(request: ModelRequest): AsyncGenerator<ModelStreamPart> {
+    const { signal } = request;
+    if (signal.aborted) {
+      yield { type: 'error', error: abortedError() };
+      return;
+    }
+    const abort = rejectOnAbort(signal);
+    let reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart> | undefined;
+    try {
+      const model = this.#createModel();
+      const result = await Promise.race([model.doStream(toCallOptions(request)), abort.promise]);
+      reader = result.stream.getReader();
+      for (;;) {
+        const next = await Promise.race([reader.read(), abort.promise]);
+        if (next.done) {
+          yield this.#failurePart(incompleteStream, signal);
+          return;
+        }
+        const part = mapStreamPart(next.value);
+        if (part === undefined) continue;
+        if (part.type === 'failure') {
+          yield this.#failurePart(part.error, signal);
+          return;
+        }
+        yield part;
+        if (part.type === 'finish') return;
+      }
+    } catch (error) {
+      yield this.#failurePart({ cause: error }, signal);
+    } finally {
+      abort.dispose();
+      reader?.cancel().catch(() => undefined);
+    }
+  }
+
+  #failurePart(failure: ModelErrorInfo | { cause: unknown }, signal: AbortSignal): ModelStreamPart {
+    const error = signal.aborted
+      ? abortedError()
+      : 'cause' in failure
+        ? describeFailure(failure.cause)
+        : failure;
+    return { type: 'error', error: { ...error, message: this.#redact(error.message) } };
+  }
+
+  #redact(message: string): string {
+    try {
+      return redactSecrets(message, this.#secrets());
+    } catch {
+      return 'the provider failed and its error could not be shown safely';
+    }
+  }
+}
+
+/** A promise that rejects once the signal aborts; `dispose` detaches it when the stream is done. */
+function rejectOnAbort(signal: AbortSignal): { promise: Promise<never>; dispose: () => void } {
+  let listener: (() => void) | undefined;
+  const promise = new Promise<never>((_, reject) => {
+    listener = () => reject(signal.reason);
+    signal.addEventListener('abort', listener, { once: true });
+  });
+  promise.catch(() => undefined);
+  return {
+    promise,
+    dispose: () => {
+      if (listener) signal.removeEventListener('abort', listener);
+    },
+  };
+}
+
+export function toCallOptions(request: ModelRequest): LanguageModelV3CallOptions {
+  const options: LanguageModelV3CallOptions = {
+    prompt: toPrompt(request),
+    abortSignal: request.signal,
+  };
+  if (request.tools.length > 0) {
+    options.tools = request.tools.map(
+      (tool): LanguageModelV3FunctionTool => ({
+        type: 'function',
+        name: tool.name,
+        description: tool.description,
+        inputSchema: tool.parameters as LanguageModelV3FunctionTool['inputSchema'],
+      }),
+    );
+  }
+  if (request.toolChoice !== undefined) {
+    options.toolChoice = toToolChoice(request.toolChoice, request);
+  }
+  if (request.maxOutputTokens !== undefined) options.maxOutputTokens = request.maxOutputTokens;
+  if (request.temperature !== undefined) options.temperature = request.temperature;
+  return options;
+}
+
+function toToolChoice(choice: ToolChoice, request: ModelRequest): LanguageModelV3ToolChoice {
+  if (typeof choice === 'string') return { type: choice };
+  if (!request.tools.some((tool) => tool.name === choice.tool)) {
+    throw new LoomError(
+      'INVALID_ARGUMENT',
+      `toolChoice names tool "${choice.tool}", which the request does not offer`,
+    );
+  }
+  return { type: 'tool', toolName: choice.tool };
+}
+
+export function toPrompt(
+  request: Pick<ModelRequest, 'system' | 'messages'>,
+): LanguageModelV3Prompt {
+  const prompt: LanguageModelV3Prompt = [];
+  if (request.system.length > 0) prompt.push({ role: 'system', content: request.system });
+  for (const message of request.messages) {
+    const previous = prompt.at(-1);
+    if (message.role === 'tool' && previous?.role === 'tool') {
+      previous.content.push(toToolResult(message));
+    } else {
+      prompt.push(toPromptMessage(message));
+    }
+  }
+  return prompt;
+}
+
+function toPromptMessage(message: ModelMessage): LanguageModelV3Message {
+  switch (message.role) {
+    case 'user':
+      return { role: 'user', content: [{ type: 'text', text: message.content }] };
+    case 'assistant': {
+      const content: Extract<LanguageModelV3Message, { role: 'assistant' }>['content'] = [];
+      if (message.reasoning) content.push({ type: 'reasoning', text: message.reasoning });
+      if (message.text.length > 0) content.push({ type: 'text', text: message.text });
+      for (const call of message.toolCalls) {
+        content.push({
+          type: 'tool-call',
+          toolCallId: call.id,
+          toolName: call.name,
+          input: call.arguments,
+        });
+      }
+      if (content.length === 0) content.push({ type: 'text', text: '' });
+      return { role: 'assistant', content };
+    }
+    case 'tool':
+      return { role: 'tool', content: [toToolResult(message)] };
+    default:
+      return assertNever(message, 'model message');
+  }
+}
+
+function toToolResult(
+  message: Extract<ModelMessage, { role: 'tool' }>,
+): LanguageModelV3ToolResultPart {
+  return {
+    type: 'tool-result',
+    toolCallId: message.callId,
+    toolName: message.toolName,
+    output: { type: message.isError ? 'error-text' : 'text', value: message.content },
+  };
+}
+
+function mapStreamPart(part: LanguageModelV3StreamPart): MappedPart | undefined {
+  switch (part.type) {
+    case 'text-delta':
+      return part.delta.length > 0 ? { type: 'text', text: part.delta } : undefined;
+    case 'reasoning-delta':
+      return part.delta.length > 0 ? { type: 'reasoning', text: part.delta } : undefined;
+    case 'tool-call':
+      if (part.providerExecuted) return undefined;
+      return {
+        type: 'tool-call',
+        call: { id: part.toolCallId, name: part.toolName, arguments: parseArguments(part.input) },
+      };
+    case 'finish': {
+      const reason = part.finishReason as unknown;
+      const unified = typeof reason === 'string' ? reason : part.finishReason.unified;
+      const raw = typeof reason === 'string' ? reason : part.finishReason.raw;
+      if (unified === 'other' && raw === undefined) {
+        return { type: 'failure', error: incompleteStream };
+      }
+      return { type: 'finish', reason: toFinishReason(unified), usage: toUsage(part.usage) };
+    }
+    case 'error':
+      return { type: 'failure', error: { cause: part.error } };
+    default:
+      return undefined;
+  }
+}
+
+/** Empty input means a call without arguments; text that is not JSON is passed on verbatim. */
+function parseArguments(input: string): unknown {
+  if (input.trim().length === 0) return {};
+  try {
+    return JSON.parse(input);
+  } catch {
+    return input;
+  }
+}
+
+function toFinishReason(unified: string): FinishReason {
+  switch (unified) {
+    case 'stop':
+    case 'tool-calls':
+    case 'length':
+    case 'content-filter':
+    case 'error':
+      return unified;
+    default:
+      return 'other';
+  }
+}
+
+/** Reads the V3 usage shape (token groups with `total`), tolerating plain numbers. */
+export function toUsage(usage: LanguageModelV3Usage | undefined): Usage {
+  const input = usage?.inputTokens as unknown;
+  const output = usage?.outputTokens as unknown;
+  const result: Usage = { input: tokenCount(input, 'total'), output: tokenCount(output, 'total') };
+  const reasoning = tokenCount(output, 'reasoning');
+  const cachedInput = tokenCount(input, 'cacheRead');
+  if (reasoning > 0) result.reasoning = reasoning;
+  if (cachedInput > 0) result.cachedInput = cachedInput;
+  return result;
+}
+
+function tokenCount(group: unknown, field: 'total' | 'reasoning' | 'cacheRead'): number {
+  if (typeof group === 'number') return field === 'total' && Number.isFinite(group) ? group : 0;
+  if (typeof group !== 'object' || group === null) return 0;
+  const value = (group as Record<string, unknown>)[field];
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}

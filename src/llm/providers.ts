@@ -1,0 +1,111 @@
+/**
+ * Makes a `ModelClient` from a model spec: AI SDK providers (DeepSeek, OpenAI chat completions,
+ * Anthropic messages, any OpenAI-compatible server) or the scripted model. Keys are read from the
+ * environment when each request is made, so a missing key is an `error` part naming the variable,
+ * never a throw and never a value. Only a malformed spec or route throws (a UserError).
+ */
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createDeepSeek } from '@ai-sdk/deepseek';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { LanguageModelV3 } from '@ai-sdk/provider';
+import { assertNever, LoomError } from '../core/errors.js';
+import { createScriptedModel } from '../testing/scripted-model.js';
+import { AiSdkModelClient } from './ai-sdk-client.js';
+import type { ModelClient } from './contract.js';
+import { type ApiProvider, type ModelRoute, type ModelSpec, parseModelSpec } from './model-spec.js';
+import { type RetryPolicy, withRetry } from './retry.js';
+
+export { type ModelRoute, type ModelSpec, parseModelSpec } from './model-spec.js';
+
+export interface CreateModelClientOptions {
+  /** Named routes from config; a spec may name one instead of a provider. Default: none. */
+  routes?: Record<string, ModelRoute>;
+  /** Where keys are read, at request time. Default: `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** Retry policy for API providers, or `false` for single attempts. Default: `defaultRetryPolicy`. */
+  retry?: Partial<RetryPolicy> | false;
+  /** The fetch the providers use (tests, proxies). Default: the global fetch. */
+  fetch?: typeof fetch;
+}
+
+/** The key variable each provider reads unless a route names another; none for local servers. */
+export const defaultKeyVariables: Readonly<Record<ApiProvider, string | undefined>> = {
+  deepseek: 'DEEPSEEK_API_KEY',
+  openai: 'OPENAI_API_KEY',
+  anthropic: 'ANTHROPIC_API_KEY',
+  'openai-compatible': undefined,
+};
+
+export function defaultModelSpec(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return env.DEEPSEEK_API_KEY ? 'deepseek:deepseek-chat' : undefined;
+}
+
+/** Throws a UserError for a malformed spec, route or retry policy; never for a missing key. */
+export function createModelClient(
+  spec: string,
+  options: CreateModelClientOptions = {},
+): ModelClient {
+  const parsed = parseModelSpec(spec, options.routes);
+  if (parsed.provider === 'scripted') return createScriptedModel(parsed.model);
+  const provider = parsed.provider;
+  const env = options.env ?? process.env;
+  const keyVariable = parsed.apiKeyEnv ?? defaultKeyVariables[provider];
+  const client = new AiSdkModelClient({
+    id: parsed.route === undefined ? spec.trim() : `${parsed.route}:${parsed.model}`,
+    createModel: () =>
+      createLanguageModel(provider, parsed, readKey(env, keyVariable), options.fetch),
+    secrets: () => knownSecrets(env, keyVariable),
+  });
+  return options.retry === false ? client : withRetry(client, options.retry ?? {});
+}
+
+function createLanguageModel(
+  provider: ApiProvider,
+  spec: ModelSpec,
+  apiKey: string | undefined,
+  fetchFunction: typeof fetch | undefined,
+): LanguageModelV3 {
+  const settings = {
+    ...(apiKey !== undefined && { apiKey }),
+    ...(spec.baseURL !== undefined && { baseURL: spec.baseURL }),
+    ...(fetchFunction !== undefined && { fetch: fetchFunction }),
+  };
+  switch (provider) {
+    case 'deepseek':
+      return createDeepSeek(settings).chat(spec.model);
+    case 'openai':
+      return createOpenAI(settings).chat(spec.model);
+    case 'anthropic':
+      return createAnthropic(settings).messages(spec.model);
+    case 'openai-compatible':
+      return createOpenAICompatible({
+        ...settings,
+        name: spec.route ?? 'openai-compatible',
+        baseURL: spec.baseURL ?? '',
+        includeUsage: true,
+      }).chatModel(spec.model);
+    default:
+      return assertNever(provider, 'provider');
+  }
+}
+
+function readKey(env: NodeJS.ProcessEnv, variable: string | undefined): string | undefined {
+  if (variable === undefined) return undefined;
+  const value = env[variable];
+  if (value === undefined || value.trim().length === 0) {
+    throw new LoomError(
+      'MISSING_CREDENTIAL',
+      `${variable} is not set; export it or choose another model with --model`,
+    );
+  }
+  return value;
+}
+
+function knownSecrets(env: NodeJS.ProcessEnv, variable: string | undefined): string[] {
+  const variables = new Set([variable, ...Object.values(defaultKeyVariables)]);
+  return [...variables].flatMap((name) => {
+    const value = name === undefined ? undefined : env[name];
+    return value ? [value] : [];
+  });
+}

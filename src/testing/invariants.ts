@@ -1,0 +1,175 @@
+/**
+ * The event-stream invariant checker, public so Loom's tests and users' tests hold sessions to
+ * the same rules: increasing seq, every start with exactly one end, tool results answering their
+ * calls in order, nothing of a turn outside it. An event whose data has a string `turnId` (and a
+ * numeric `step`) belongs to that turn (and step). Checking must never throw on odd input.
+ */
+import type { SessionEvent } from '../core/session-events.js';
+
+export interface PairRule {
+  /** The event type that opens a pair, such as `step/start`. */
+  start: string;
+  /** The event type that closes it, such as `step/end`. */
+  end: string;
+  /** Identifies one pair within the stream; `undefined` leaves the event out. */
+  key: (event: SessionEvent) => string | undefined;
+}
+
+/** Each `start` must be followed by exactly one `end` with the same key, and keys never reused. */
+export function checkPairs(events: readonly SessionEvent[], rule: PairRule): string[] {
+  const violations: string[] = [];
+  const open = new Map<string, SessionEvent>();
+  const ended = new Set<string>();
+  for (const event of events) {
+    if (event.type !== rule.start && event.type !== rule.end) continue;
+    const key = rule.key(event);
+    if (key === undefined) continue;
+    const where = `${event.type} ${key} (seq ${event.seq})`;
+    if (event.type === rule.start) {
+      const earlier = open.get(key);
+      if (earlier) violations.push(`${where} starts again while open since seq ${earlier.seq}`);
+      else if (ended.has(key)) violations.push(`${where} reuses a key that already ended`);
+      open.set(key, event);
+    } else if (open.has(key)) {
+      open.delete(key);
+      ended.add(key);
+    } else {
+      violations.push(
+        ended.has(key)
+          ? `${where} is a second ${rule.end}`
+          : `${where} has no ${rule.start} before it`,
+      );
+    }
+  }
+  for (const [key, event] of open) {
+    violations.push(`${rule.start} ${key} (seq ${event.seq}) has no ${rule.end}`);
+  }
+  return violations;
+}
+
+function field(event: SessionEvent, name: string): unknown {
+  const data: unknown = event.data;
+  return typeof data === 'object' && data !== null
+    ? (data as Record<string, unknown>)[name]
+    : undefined;
+}
+
+function turnOf(event: SessionEvent): string | undefined {
+  const turnId = field(event, 'turnId');
+  return typeof turnId === 'string' ? turnId : undefined;
+}
+
+function stepOf(event: SessionEvent): string | undefined {
+  const turnId = turnOf(event);
+  const step = field(event, 'step');
+  return turnId !== undefined && typeof step === 'number' ? `${turnId}/${step}` : undefined;
+}
+
+function callOf(event: SessionEvent): string | undefined {
+  const turnId = turnOf(event);
+  const callId = field(event, 'callId');
+  return turnId !== undefined && typeof callId === 'string' ? `${turnId}/${callId}` : undefined;
+}
+
+function checkSeq(events: readonly SessionEvent[]): string[] {
+  const violations: string[] = [];
+  for (let index = 1; index < events.length; index++) {
+    const previous = events[index - 1] as SessionEvent;
+    const current = events[index] as SessionEvent;
+    if (!(current.seq > previous.seq)) {
+      violations.push(
+        `seq ${current.seq} (${current.type}) does not increase after seq ${previous.seq}`,
+      );
+    }
+  }
+  return violations;
+}
+
+/** Turns never overlap, and an event of a turn or step lies between its start and its end. */
+function checkScopes(events: readonly SessionEvent[]): string[] {
+  const violations: string[] = [];
+  const scopes = [
+    { name: 'turn', start: 'turn/start', end: 'turn/end', of: turnOf },
+    { name: 'step', start: 'step/start', end: 'step/end', of: stepOf },
+  ];
+  for (const scope of scopes) {
+    const started = new Set<string>();
+    const ended = new Set<string>();
+    const open = new Set<string>();
+    for (const event of events) {
+      const id = scope.of(event);
+      if (id === undefined) continue;
+      if (event.type === scope.start) {
+        if (scope.name === 'turn' && open.size > 0) {
+          violations.push(
+            `turn ${id} starts (seq ${event.seq}) while turn ${[...open].join(', ')} is open`,
+          );
+        }
+        started.add(id);
+        open.add(id);
+      } else if (event.type === scope.end) {
+        ended.add(id);
+        open.delete(id);
+      } else if (ended.has(id)) {
+        violations.push(
+          `${event.type} (seq ${event.seq}) comes after the end of its ${scope.name} ${id}`,
+        );
+      } else if (!started.has(id)) {
+        violations.push(
+          `${event.type} (seq ${event.seq}) comes before the start of its ${scope.name} ${id}`,
+        );
+      }
+    }
+  }
+  return violations;
+}
+
+function checkResultOrder(events: readonly SessionEvent[]): string[] {
+  const violations: string[] = [];
+  const calls = new Map<string, string[]>();
+  const results = new Map<string, string[]>();
+  for (const event of events) {
+    const step = stepOf(event);
+    const callId = field(event, 'callId');
+    if (step === undefined || typeof callId !== 'string') continue;
+    const target =
+      event.type === 'tool/call' ? calls : event.type === 'tool/result' ? results : undefined;
+    if (!target) continue;
+    const list = target.get(step) ?? [];
+    list.push(callId);
+    target.set(step, list);
+  }
+  for (const [step, answered] of results) {
+    const called = calls.get(step) ?? [];
+    const expected = called.filter((callId) => answered.includes(callId));
+    const actual = answered.filter((callId) => called.includes(callId));
+    if (expected.join('\u0000') !== actual.join('\u0000')) {
+      violations.push(
+        `tool results of step ${step} come in order ${actual.join(', ')} but the calls were ${expected.join(', ')}`,
+      );
+    }
+  }
+  return violations;
+}
+
+/** Every rule broken by `events`, as readable sentences; empty when the stream is sound. */
+export function checkSessionInvariants(events: readonly SessionEvent[]): string[] {
+  return [
+    ...checkSeq(events),
+    ...checkPairs(events, { start: 'turn/start', end: 'turn/end', key: turnOf }),
+    ...checkPairs(events, { start: 'step/start', end: 'step/end', key: stepOf }),
+    ...checkPairs(events, { start: 'tool/call', end: 'tool/result', key: callOf }),
+    ...checkScopes(events),
+    ...checkResultOrder(events),
+  ];
+}
+
+/** Throws an Error listing every violation; returns quietly when there is none. */
+export function assertSessionInvariants(events: readonly SessionEvent[]): void {
+  const violations = checkSessionInvariants(events);
+  if (violations.length > 0) {
+    throw new Error(
+      `session invariants violated:\n${violations.map((line) => `- ${line}`).join('\n')}`,
+    );
+  }
+}

@@ -1,0 +1,317 @@
+/**
+ * The scripted model: a ModelClient that answers each request from the rules of a scripted model
+ * file, so runs, demos and tests work offline and deterministically. Rules are validated when the
+ * client is made; `stream()` must never throw: every failure, an unmatched prompt and an abort
+ * (at any point) end the stream with exactly one `error` part.
+ */
+import { errorMessage } from '../core/errors.js';
+import type {
+  ModelClient,
+  ModelErrorInfo,
+  ModelMessage,
+  ModelRequest,
+  ModelStreamPart,
+  Usage,
+} from '../llm/contract.js';
+import {
+  loadScriptedModel,
+  type ScriptedModelFile,
+  type ScriptedResponse,
+  type ScriptedRule,
+  type ScriptedStep,
+  validateScriptedModel,
+} from './scripted-rules.js';
+
+export interface ScriptedModelOptions {
+  /** Names the model in its id (`scripted:<name>`). Default: the file path, or `inline`. */
+  name?: string;
+}
+
+const structuredOutputTool = 'structured_output';
+const maximumTextParts = 4;
+const maximumPromptInError = 200;
+
+interface Conversation {
+  prompt: string;
+  /** Assistant messages after the latest user message: which request of the turn this is. */
+  stepIndex: number;
+  lastToolResult: string;
+}
+
+interface Substitutions {
+  prompt: string;
+  captures: ReadonlyArray<string | undefined>;
+  lastToolResult: string;
+}
+
+interface CompiledRule {
+  rule: ScriptedRule;
+  pattern: RegExp;
+  answered: number;
+}
+
+/** A string source is a file path, loaded and validated now; problems throw a UserError. */
+export function createScriptedModel(
+  source: string | ScriptedModelFile,
+  options: ScriptedModelOptions = {},
+): ModelClient {
+  const label = options.name ?? (typeof source === 'string' ? source : 'inline');
+  const file =
+    typeof source === 'string' ? loadScriptedModel(source) : validateScriptedModel(source, label);
+  const rules: CompiledRule[] = file.rules.map((rule) => ({
+    rule,
+    pattern: new RegExp(rule.when),
+    answered: 0,
+  }));
+  let callCounter = 0;
+  const nextCallId = () => `call_${++callCounter}`;
+
+  const choose = (conversation: Conversation) => {
+    for (const entry of rules) {
+      const match = entry.pattern.exec(conversation.prompt);
+      if (!match) continue;
+      const counted = !('steps' in entry.rule) || conversation.stepIndex === 0;
+      const { times } = entry.rule;
+      if (counted && times !== undefined && entry.answered >= times) continue;
+      if (counted) entry.answered++;
+      return { response: entry.rule, captures: [...match] };
+    }
+    return file.default ? { response: file.default, captures: [] } : undefined;
+  };
+
+  async function* stream(request: ModelRequest): AsyncGenerator<ModelStreamPart> {
+    let inputTokens = 0;
+    const aborted = (): ModelStreamPart =>
+      failure(
+        { message: 'the request was aborted', retryable: false, aborted: true },
+        { input: inputTokens, output: 0 },
+      );
+    try {
+      inputTokens = estimateTokens(inputCharacters(request));
+      if (request.signal.aborted) {
+        yield aborted();
+        return;
+      }
+      const conversation = readConversation(request.messages);
+      const choice = choose(conversation);
+      if (!choice) {
+        const prompt = quote(conversation.prompt);
+        const message = `scripted model ${label}: no rule matches the prompt ${prompt} and there is no default`;
+        yield failure({ message, retryable: false }, { input: inputTokens, output: 0 });
+        return;
+      }
+      const step = pickStep(choice.response, conversation.stepIndex);
+      const delayed = step.delayMs ? await delay(step.delayMs, request.signal) : true;
+      if ('hang' in step || !delayed) {
+        await untilAborted(request.signal);
+        yield aborted();
+        return;
+      }
+      const substitutions = { ...conversation, captures: choice.captures };
+      const offersStructuredOutput = request.tools.some(
+        (tool) => tool.name === structuredOutputTool,
+      );
+      const result = answer(step, substitutions, offersStructuredOutput, nextCallId);
+      const usage: Usage = step.usage
+        ? { ...step.usage }
+        : { input: inputTokens, output: estimateTokens(result.characters) };
+      if (result.reasoningCharacters > 0 && !step.usage) {
+        usage.reasoning = estimateTokens(result.reasoningCharacters);
+      }
+      for (const part of result.parts) {
+        if (request.signal.aborted) break;
+        yield part;
+      }
+      if (request.signal.aborted) yield aborted();
+      else if (result.error) yield failure(result.error, usage);
+      else yield { type: 'finish', reason: result.reason, usage };
+    } catch (error) {
+      const message = `scripted model ${label} failed: ${errorMessage(error)}`;
+      yield failure({ message, retryable: false }, { input: inputTokens, output: 0 });
+    }
+  }
+
+  return { id: `scripted:${label}`, stream };
+}
+
+interface Answer {
+  parts: ModelStreamPart[];
+  reason: 'stop' | 'tool-calls';
+  /** Set for an `error` step: the stream ends with it instead of a finish part. */
+  error?: ModelErrorInfo;
+  characters: number;
+  reasoningCharacters: number;
+}
+
+function answer(
+  step: Exclude<ScriptedStep, { hang: true }>,
+  substitutions: Substitutions,
+  offersStructuredOutput: boolean,
+  nextCallId: () => string,
+): Answer {
+  if ('error' in step) {
+    const error: ModelErrorInfo = {
+      message: substitute(step.error, substitutions),
+      retryable: false,
+    };
+    if (step.status !== undefined) {
+      error.status = step.status;
+      error.retryable = step.status === 429 || step.status >= 500;
+    }
+    return { parts: [], reason: 'stop', error, characters: 0, reasoningCharacters: 0 };
+  }
+  const reasoning = step.reasoning === undefined ? '' : substitute(step.reasoning, substitutions);
+  const content = answerContent(step, substitutions, offersStructuredOutput, nextCallId);
+  const thinking = splitText(reasoning).map(
+    (text): ModelStreamPart => ({ type: 'reasoning', text }),
+  );
+  return {
+    ...content,
+    parts: [...thinking, ...content.parts],
+    reasoningCharacters: reasoning.length,
+  };
+}
+
+function answerContent(
+  step: Exclude<ScriptedStep, { hang: true } | { error: string }>,
+  substitutions: Substitutions,
+  offersStructuredOutput: boolean,
+  nextCallId: () => string,
+): Pick<Answer, 'parts' | 'reason' | 'characters'> {
+  const callTools = (calls: Array<{ name: string; arguments: unknown }>) => ({
+    parts: calls.map(
+      (call): ModelStreamPart => ({ type: 'tool-call', call: { id: nextCallId(), ...call } }),
+    ),
+    reason: 'tool-calls' as const,
+    characters: calls.reduce((sum, call) => sum + jsonLength(call.arguments), 0),
+  });
+  const say = (text: string) => ({
+    parts: splitText(text).map((piece): ModelStreamPart => ({ type: 'text', text: piece })),
+    reason: 'stop' as const,
+    characters: text.length,
+  });
+  if ('tools' in step) {
+    return callTools(
+      step.tools.map((tool) => ({
+        name: tool.name,
+        arguments: substituteDeep(tool.arguments ?? {}, substitutions),
+      })),
+    );
+  }
+  if ('reply' in step) return say(substitute(step.reply, substitutions));
+  const value = substituteDeep(step.output, substitutions);
+  if (offersStructuredOutput) return callTools([{ name: structuredOutputTool, arguments: value }]);
+  return say(JSON.stringify(value) ?? 'null');
+}
+
+function pickStep(response: ScriptedResponse, stepIndex: number): ScriptedStep {
+  if (!('steps' in response)) return response;
+  const chosen = response.steps[Math.min(stepIndex, response.steps.length - 1)] as ScriptedStep;
+  return { delayMs: response.delayMs, usage: response.usage, ...chosen };
+}
+
+function readConversation(messages: ModelMessage[]): Conversation {
+  let prompt = '';
+  let stepIndex = 0;
+  let lastToolResult = '';
+  for (const message of messages) {
+    if (message.role === 'user') {
+      prompt = message.content;
+      stepIndex = 0;
+    } else if (message.role === 'assistant') stepIndex++;
+    else lastToolResult = message.content;
+  }
+  return { prompt, stepIndex, lastToolResult };
+}
+
+const placeholder = /\{\{(prompt|lastToolResult|[1-9])\}\}/g;
+
+function substitute(text: string, values: Substitutions): string {
+  return text.replace(placeholder, (_whole, key: string) => {
+    if (key === 'prompt') return values.prompt;
+    if (key === 'lastToolResult') return values.lastToolResult;
+    return values.captures[Number(key)] ?? '';
+  });
+}
+
+function substituteDeep(value: unknown, values: Substitutions): unknown {
+  if (typeof value === 'string') return substitute(value, values);
+  if (Array.isArray(value)) return value.map((item) => substituteDeep(item, values));
+  if (typeof value !== 'object' || value === null) return value;
+  const entries = Object.entries(value).map(([key, item]) => [key, substituteDeep(item, values)]);
+  return Object.fromEntries(entries);
+}
+
+/** Splits on word boundaries into at most a few parts whose concatenation is the text. */
+function splitText(text: string): string[] {
+  if (text === '') return [];
+  const words = text.split(/(?<=\s)(?=\S)/);
+  const size = Math.ceil(words.length / maximumTextParts);
+  const parts: string[] = [];
+  for (let start = 0; start < words.length; start += size) {
+    parts.push(words.slice(start, start + size).join(''));
+  }
+  return parts;
+}
+
+function inputCharacters(request: ModelRequest): number {
+  let characters = request.system.length;
+  for (const message of request.messages) {
+    if (message.role === 'assistant') {
+      characters += message.text.length + (message.reasoning?.length ?? 0);
+      for (const call of message.toolCalls) characters += jsonLength(call.arguments);
+    } else characters += message.content.length;
+  }
+  return characters;
+}
+
+const estimateTokens = (characters: number): number => Math.ceil(characters / 4);
+const jsonLength = (value: unknown): number => (JSON.stringify(value) ?? '').length;
+
+function quote(prompt: string): string {
+  const shown =
+    prompt.length > maximumPromptInError ? `${prompt.slice(0, maximumPromptInError)}…` : prompt;
+  return JSON.stringify(shown);
+}
+
+function failure(error: ModelErrorInfo, usage: Usage): ModelStreamPart {
+  return { type: 'error', error, usage };
+}
+
+/** Resolves true after `milliseconds`, or false as soon as the signal aborts (timer cleared). */
+function delay(milliseconds: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal.aborted) {
+      resolve(false);
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, milliseconds);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Like a pending network request, a hang keeps the process alive until it is aborted. */
+function untilAborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) {
+      resolve();
+      return;
+    }
+    const keepAlive = setInterval(() => {}, 60_000);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearInterval(keepAlive);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+}

@@ -1,0 +1,378 @@
+/**
+ * The scripted model file: its types, and validation that checks everything up front and reports
+ * every problem at once (file path plus the JSON path of each field) in one UserError. A file
+ * that passes here never fails later for its shape. This module must never read the network or
+ * evaluate anything from the file beyond compiling each `when` as a regular expression.
+ */
+import { readFileSync } from 'node:fs';
+import { errorMessage, UserError } from '../core/errors.js';
+
+export interface ScriptedUsage {
+  input: number;
+  output: number;
+}
+
+export interface ScriptedToolCall {
+  name: string;
+  /** Default: `{}`. Every string inside is substituted like reply text. */
+  arguments?: Record<string, unknown>;
+}
+
+/** Shared by every response; on a `steps` response they apply to each step without its own. */
+export interface ScriptedResponseOptions {
+  /** Waits this long (abortable) before answering. Default: no wait. */
+  delayMs?: number;
+  /** Reported instead of the estimate of about 4 characters a token. */
+  usage?: ScriptedUsage;
+}
+
+/** One answer to one model request: exactly one of reply, output, tools, error, hang. */
+export type ScriptedStep = ScriptedResponseOptions &
+  (
+    | { reply: string; reasoning?: string }
+    | { output: unknown; reasoning?: string }
+    | { tools: ScriptedToolCall[]; reasoning?: string }
+    /** `status` 429 or 5xx makes the failure retryable. */
+    | { error: string; status?: number }
+    | { hang: true }
+  );
+
+/** `steps[i]` answers request i of a turn; the last one repeats. */
+export type ScriptedResponse = ScriptedStep | (ScriptedResponseOptions & { steps: ScriptedStep[] });
+
+export type ScriptedRule = ScriptedResponse & {
+  /** JavaScript regular expression source, tested against the latest user message. */
+  when: string;
+  /** Answers at most this often (on a `steps` rule: starts at most this many turns). */
+  times?: number;
+};
+
+export interface ScriptedModelFile {
+  rules: ScriptedRule[];
+  /** Answers when no rule matches; without it an unmatched prompt is an error. */
+  default?: ScriptedResponse;
+}
+
+type Place = 'rule' | 'default' | 'step';
+
+const stepKinds = ['reply', 'output', 'tools', 'error', 'hang'] as const;
+const responseKinds = [...stepKinds, 'steps'] as const;
+const sharedFields = ['delayMs', 'usage', 'reasoning', 'status', ...stepKinds];
+const allowedFields: Record<Place, readonly string[]> = {
+  rule: [...sharedFields, 'steps', 'when', 'times'],
+  default: [...sharedFields, 'steps'],
+  step: sharedFields,
+};
+const placeNames: Record<Place, string> = { rule: 'a rule', default: 'default', step: 'a step' };
+
+type JsonObject = Record<string, unknown>;
+
+const isObject = (value: unknown): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const has = (value: JsonObject, key: string): boolean =>
+  Object.hasOwn(value, key) && value[key] !== undefined;
+const isNonNegativeInteger = (value: unknown): boolean =>
+  typeof value === 'number' && Number.isInteger(value) && value >= 0;
+const join = (path: string, key: string): string => (path ? `${path}.${key}` : key);
+
+class Problems {
+  readonly lines: string[] = [];
+  constructor(readonly source: string) {}
+  add(path: string, problem: string): void {
+    this.lines.push(path ? `${this.source}: ${path}: ${problem}` : `${this.source}: ${problem}`);
+  }
+  throwIfAny(): void {
+    if (this.lines.length === 0) return;
+    const count = this.lines.length === 1 ? '1 problem' : `${this.lines.length} problems`;
+    const list = this.lines.map((line) => `  ${line}`).join('\n');
+    throw new UserError(
+      'INVALID_SCRIPTED_MODEL',
+      `invalid scripted model ${this.source} (${count}):\n${list}`,
+    );
+  }
+}
+
+/** Reads and validates a scripted model file; a missing or unreadable file is a UserError. */
+export function loadScriptedModel(path: string): ScriptedModelFile {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+    const message = missing
+      ? `scripted model file not found: ${path}`
+      : `cannot read scripted model ${path}: ${errorMessage(error)}`;
+    throw new UserError('INVALID_SCRIPTED_MODEL', message, { cause: error });
+  }
+  return parseScriptedModel(text, path);
+}
+
+/** Parses JSON text and validates it; `source` names the file in every problem. */
+export function parseScriptedModel(text: string, source: string): ScriptedModelFile {
+  const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch (error) {
+    const problems = new Problems(source);
+    const located = locateJsonError(body);
+    if (located) {
+      const { line, column } = lineAndColumn(body, located.offset);
+      problems.add(`line ${line}, column ${column}`, `invalid JSON: ${located.problem}`);
+    } else {
+      problems.add('', `invalid JSON: ${errorMessage(error)}`);
+    }
+    problems.throwIfAny();
+  }
+  return validateScriptedModel(value, source);
+}
+
+/** Validates an already parsed value (for example an object literal in a test). */
+export function validateScriptedModel(value: unknown, source: string): ScriptedModelFile {
+  const problems = new Problems(source);
+  if (!isObject(value)) {
+    problems.add('', 'must be a JSON object with a "rules" array');
+    problems.throwIfAny();
+    return value as never;
+  }
+  for (const key of Object.keys(value)) {
+    if (key !== 'rules' && key !== 'default') problems.add(key, 'unknown field');
+  }
+  if (!has(value, 'rules')) problems.add('rules', 'is required');
+  else if (!Array.isArray(value.rules)) problems.add('rules', 'must be an array');
+  else {
+    value.rules.forEach((rule, index) => {
+      checkResponse(rule, `rules[${index}]`, 'rule', problems);
+    });
+  }
+  if (has(value, 'default')) checkResponse(value.default, 'default', 'default', problems);
+  problems.throwIfAny();
+  return value as unknown as ScriptedModelFile;
+}
+
+function checkResponse(value: unknown, path: string, place: Place, problems: Problems): void {
+  if (!isObject(value)) {
+    problems.add(path, 'must be an object');
+    return;
+  }
+  for (const key of Object.keys(value)) {
+    if (allowedFields[place].includes(key)) continue;
+    const known = allowedFields.rule.includes(key);
+    problems.add(join(path, key), known ? `not allowed in ${placeNames[place]}` : 'unknown field');
+  }
+  const kinds = place === 'step' ? stepKinds : responseKinds;
+  const found = kinds.filter((kind) => has(value, kind));
+  if (found.length !== 1) {
+    const foundText = found.length === 0 ? 'none' : found.join(', ');
+    problems.add(path, `exactly one of ${kinds.join(', ')} is required (found ${foundText})`);
+  }
+  if (place === 'rule') checkRuleFields(value, path, problems);
+  checkOptions(value, path, problems);
+  checkAnswer(value, path, problems);
+  if (place !== 'step' && has(value, 'steps')) {
+    const steps = value.steps;
+    if (!Array.isArray(steps) || steps.length === 0) {
+      problems.add(join(path, 'steps'), 'must be a non-empty array');
+    } else {
+      steps.forEach((step, index) => {
+        checkResponse(step, `${join(path, 'steps')}[${index}]`, 'step', problems);
+      });
+    }
+  }
+}
+
+function checkRuleFields(rule: JsonObject, path: string, problems: Problems): void {
+  if (!has(rule, 'when')) problems.add(join(path, 'when'), 'is required');
+  else if (typeof rule.when !== 'string') problems.add(join(path, 'when'), 'must be a string');
+  else {
+    try {
+      new RegExp(rule.when);
+    } catch (error) {
+      const prefix = `Invalid regular expression: /${rule.when}/: `;
+      const message = errorMessage(error);
+      const reason = message.startsWith(prefix) ? message.slice(prefix.length) : message;
+      problems.add(join(path, 'when'), `invalid regular expression: ${reason}`);
+    }
+  }
+  if (has(rule, 'times')) {
+    const times = rule.times;
+    if (!isNonNegativeInteger(times) || times === 0) {
+      problems.add(join(path, 'times'), 'must be a positive integer');
+    }
+  }
+}
+
+function checkOptions(value: JsonObject, path: string, problems: Problems): void {
+  if (has(value, 'delayMs')) {
+    const delay = value.delayMs;
+    if (typeof delay !== 'number' || !Number.isFinite(delay) || delay < 0) {
+      problems.add(join(path, 'delayMs'), 'must be a non-negative finite number');
+    }
+  }
+  if (!has(value, 'usage')) return;
+  const usagePath = join(path, 'usage');
+  const usage = value.usage;
+  if (!isObject(usage)) {
+    problems.add(usagePath, 'must be an object with input and output');
+    return;
+  }
+  for (const key of Object.keys(usage)) {
+    if (key !== 'input' && key !== 'output') problems.add(join(usagePath, key), 'unknown field');
+  }
+  for (const key of ['input', 'output']) {
+    if (!has(usage, key)) problems.add(join(usagePath, key), 'is required');
+    else if (!isNonNegativeInteger(usage[key])) {
+      problems.add(join(usagePath, key), 'must be a non-negative integer');
+    }
+  }
+}
+
+function checkAnswer(value: JsonObject, path: string, problems: Problems): void {
+  const field = (key: string) => join(path, key);
+  if (has(value, 'reply') && typeof value.reply !== 'string') {
+    problems.add(field('reply'), 'must be a string');
+  }
+  if (has(value, 'reasoning')) {
+    if (typeof value.reasoning !== 'string') problems.add(field('reasoning'), 'must be a string');
+    if (!['reply', 'output', 'tools'].some((kind) => has(value, kind))) {
+      problems.add(field('reasoning'), 'only allowed with reply, output or tools');
+    }
+  }
+  if (has(value, 'tools')) checkTools(value.tools, field('tools'), problems);
+  if (has(value, 'error')) {
+    if (typeof value.error !== 'string' || value.error === '') {
+      problems.add(field('error'), 'must be a non-empty string');
+    }
+  }
+  if (has(value, 'status')) {
+    const status = value.status;
+    if (!isNonNegativeInteger(status) || (status as number) < 100 || (status as number) > 599) {
+      problems.add(field('status'), 'must be an integer HTTP status (100-599)');
+    }
+    if (!has(value, 'error')) problems.add(field('status'), 'only allowed with error');
+  }
+  if (has(value, 'hang') && value.hang !== true) problems.add(field('hang'), 'must be true');
+}
+
+function checkTools(tools: unknown, path: string, problems: Problems): void {
+  if (!Array.isArray(tools) || tools.length === 0) {
+    problems.add(path, 'must be a non-empty array');
+    return;
+  }
+  tools.forEach((call, index) => {
+    const callPath = `${path}[${index}]`;
+    if (!isObject(call)) {
+      problems.add(callPath, 'must be an object with a name');
+      return;
+    }
+    for (const key of Object.keys(call)) {
+      if (key !== 'name' && key !== 'arguments') problems.add(join(callPath, key), 'unknown field');
+    }
+    if (typeof call.name !== 'string' || call.name === '') {
+      problems.add(join(callPath, 'name'), 'must be a non-empty string');
+    }
+    if (has(call, 'arguments') && !isObject(call.arguments)) {
+      problems.add(join(callPath, 'arguments'), 'must be an object');
+    }
+  });
+}
+
+function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  return { line, column: offset - before.lastIndexOf('\n') };
+}
+
+class JsonSyntaxProblem {
+  constructor(
+    readonly offset: number,
+    readonly problem: string,
+  ) {}
+}
+
+/**
+ * Finds where JSON text first breaks the grammar, because V8's JSON.parse does not always say
+ * where. Returns undefined when it finds nothing (the caller then reports V8's message).
+ */
+function locateJsonError(text: string): JsonSyntaxProblem | undefined {
+  let at = 0;
+  const found = () => (at >= text.length ? 'end of input' : JSON.stringify(text[at]));
+  const fail = (expected: string): never => {
+    throw new JsonSyntaxProblem(at, `expected ${expected}, found ${found()}`);
+  };
+  const skipSpace = () => {
+    while (at < text.length && ' \t\n\r'.includes(text[at] as string)) at++;
+  };
+  const expectWord = (word: string) => {
+    for (const letter of word) {
+      if (text[at] !== letter) fail(`"${word}"`);
+      at++;
+    }
+  };
+  const readString = () => {
+    at++;
+    for (;;) {
+      const character = text[at];
+      if (character === undefined) fail("a closing '\"'");
+      else if (character === '"') return void at++;
+      else if (character < ' ') fail('no control character inside a string');
+      else if (character !== '\\') at++;
+      else if (text[at + 1] === 'u') {
+        at += 2;
+        if (!/^[0-9a-fA-F]{4}$/.test(text.slice(at, at + 4))) fail('4 hex digits after \\u');
+        at += 4;
+      } else if ('"\\/bfnrt'.includes(text[at + 1] ?? 'x')) at += 2;
+      else {
+        at++;
+        fail('a valid escape after "\\"');
+      }
+    }
+  };
+  const numberPattern = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+  const readValue = (): void => {
+    skipSpace();
+    const character = text[at];
+    if (character === '{') readSequence('}', () => readMember());
+    else if (character === '[') readSequence(']', readValue);
+    else if (character === '"') readString();
+    else if (character === 't') expectWord('true');
+    else if (character === 'f') expectWord('false');
+    else if (character === 'n') expectWord('null');
+    else {
+      numberPattern.lastIndex = at;
+      const number = numberPattern.exec(text);
+      if (!number) fail('a value');
+      at += (number as RegExpExecArray)[0].length;
+    }
+  };
+  const readMember = () => {
+    skipSpace();
+    if (text[at] !== '"') fail('a property name in double quotes');
+    readString();
+    skipSpace();
+    if (text[at] !== ':') fail("':'");
+    at++;
+    readValue();
+  };
+  const readSequence = (close: string, readItem: () => void) => {
+    at++;
+    skipSpace();
+    if (text[at] === close) return void at++;
+    for (;;) {
+      readItem();
+      skipSpace();
+      if (text[at] === close) return void at++;
+      if (text[at] !== ',') fail(`',' or '${close}'`);
+      at++;
+    }
+  };
+  try {
+    readValue();
+    skipSpace();
+    if (at < text.length) fail('end of input after the JSON value');
+  } catch (problem) {
+    if (problem instanceof JsonSyntaxProblem) return problem;
+    return undefined;
+  }
+  return undefined;
+}

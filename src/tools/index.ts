@@ -1,0 +1,59 @@
+/**
+ * The built-in tools and their shared pieces, in one list a caller registers: read_file,
+ * write_file, edit_file, glob, grep and bash, all bound to one workspace. Must never register
+ * anything itself; the caller owns the tool registry.
+ */
+import type { ToolDefinition } from '../core/tool-contract.js';
+import { bashTool } from './bash.js';
+import { editFileTool } from './edit-file.js';
+import { globTool } from './glob.js';
+import { grepTool } from './grep.js';
+import { readFileTool } from './read-file.js';
+import type { Workspace } from './workspace.js';
+import { writeFileTool } from './write-file.js';
+
+export { type BashToolOptions, bashTool, killProcessGroup } from './bash.js';
+export { BoundedOutput } from './bounded-output.js';
+export { compileGlob, splitGlobBase } from './compile-glob.js';
+export { type EditFileOptions, editFileTool } from './edit-file.js';
+export { type GlobOptions, globTool } from './glob.js';
+export { type GrepOptions, grepTool } from './grep.js';
+export { containsNulByte, isBinaryFile } from './is-binary-file.js';
+export { type ReadFileOptions, readFileTool } from './read-file.js';
+export {
+  defaultSkippedFolders,
+  type WalkedFile,
+  type WalkOptions,
+  walkFiles,
+} from './walk-files.js';
+export {
+  displayPath,
+  type ResolveOptions,
+  resolveInWorkspace,
+  type Workspace,
+} from './workspace.js';
+export { type WriteFileOptions, writeFileTool } from './write-file.js';
+
+export interface BuiltinToolOptions {
+  workspace: Workspace;
+  /** Default time limit of a bash call. Default 120000 ms. */
+  bashTimeoutMs?: number;
+  /** Characters of bash output kept. Default 30000. */
+  outputLimit?: number;
+}
+
+export function builtinTools(options: BuiltinToolOptions): ToolDefinition[] {
+  const { workspace } = options;
+  return [
+    readFileTool({ workspace }),
+    writeFileTool({ workspace }),
+    editFileTool({ workspace }),
+    globTool({ workspace }),
+    grepTool({ workspace }),
+    bashTool({
+      workspace,
+      ...(options.bashTimeoutMs !== undefined && { defaultTimeoutMs: options.bashTimeoutMs }),
+      ...(options.outputLimit !== undefined && { outputLimit: options.outputLimit }),
+    }),
+  ];
+}

@@ -1,0 +1,145 @@
+/**
+ * The `read_file` tool: a window of numbered lines from a text file in the workspace, with caps
+ * on line length and on total output so one call cannot flood the context. Must never return
+ * a binary file's bytes or anything outside the workspace.
+ */
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { z } from 'zod';
+import { defineTool } from '../core/define-tool.js';
+import { UserError } from '../core/errors.js';
+import type { ToolDefinition } from '../core/tool-contract.js';
+import { isBinaryFile } from './is-binary-file.js';
+import { displayPath, resolveInWorkspace, type Workspace } from './workspace.js';
+
+export interface ReadFileOptions {
+  workspace: Workspace;
+  /** Lines returned when the call gives no `limit`. Default 2000. */
+  defaultLineLimit?: number;
+  /** Cap on the bytes of one result. Default 256 KiB. */
+  maxOutputBytes?: number;
+  /** Longer lines are cut with a note. Default 2000 characters. */
+  maxLineCharacters?: number;
+}
+
+const schema = z.strictObject({
+  path: z
+    .string()
+    .min(1)
+    .describe('The file to read: relative to the workspace root, or an absolute path inside it.'),
+  offset: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe('1-based line number to start reading from. Default 1.'),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe('Maximum number of lines to return. Default 2000.'),
+});
+
+export function readFileTool(options: ReadFileOptions): ToolDefinition {
+  const defaultLineLimit = options.defaultLineLimit ?? 2000;
+  const maxOutputBytes = options.maxOutputBytes ?? 256 * 1024;
+  const maxLineCharacters = options.maxLineCharacters ?? 2000;
+  return defineTool({
+    name: 'read_file',
+    description:
+      'Read a text file from the workspace. Returns numbered lines ("   12\\tcontent"); line ' +
+      'numbers are for reference only and are not part of the file. Reads up to ' +
+      `${defaultLineLimit} lines by default; use offset and limit to page through long files. ` +
+      'Fails on folders (use glob) and binary files.',
+    schema,
+    concurrencySafe: true,
+    async execute(args, execution) {
+      const absolute = resolveInWorkspace(options.workspace, args.path, { mustExist: true });
+      const shown = displayPath(options.workspace, absolute);
+      if ((await stat(absolute)).isDirectory()) {
+        throw new UserError('INVALID_ARGUMENT', `${shown} is a directory; use glob to list files`);
+      }
+      if (await isBinaryFile(absolute)) {
+        throw new UserError(
+          'INVALID_ARGUMENT',
+          `${shown} is a binary file; it cannot be read as text`,
+        );
+      }
+      const offset = args.offset ?? 1;
+      const limit = args.limit ?? defaultLineLimit;
+      const window = await readWindow(absolute, {
+        offset,
+        limit,
+        maxOutputBytes,
+        maxLineCharacters,
+        signal: execution.signal,
+      });
+      if (window.totalLines === 0) return `${shown} is empty`;
+      if (window.lines.length === 0) {
+        throw new UserError(
+          'INVALID_ARGUMENT',
+          `offset ${offset} is past the end of ${shown} (${window.totalLines} lines)`,
+        );
+      }
+      const lastLine = offset + window.lines.length - 1;
+      const remaining = window.totalLines - lastLine;
+      const notes: string[] = [];
+      if (remaining > 0) {
+        const reason = window.byteCapped ? `output reached the ${maxOutputBytes}-byte cap; ` : '';
+        notes.push(`… ${reason}${remaining} more lines; call again with offset ${lastLine + 1}`);
+      }
+      return {
+        content: [...window.lines, ...notes].join('\n'),
+        metadata: { path: shown, firstLine: offset, lastLine, totalLines: window.totalLines },
+      };
+    },
+  });
+}
+
+interface WindowRequest {
+  offset: number;
+  limit: number;
+  maxOutputBytes: number;
+  maxLineCharacters: number;
+  signal: AbortSignal;
+}
+
+async function readWindow(
+  path: string,
+  request: WindowRequest,
+): Promise<{ lines: string[]; totalLines: number; byteCapped: boolean }> {
+  const input = createReadStream(path, { encoding: 'utf8', signal: request.signal });
+  const reader = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+  const lines: string[] = [];
+  let totalLines = 0;
+  let bytes = 0;
+  let collecting = true;
+  let byteCapped = false;
+  for await (const line of reader) {
+    totalLines += 1;
+    if (!collecting || totalLines < request.offset) continue;
+    if (lines.length >= request.limit) {
+      collecting = false;
+      continue;
+    }
+    const rendered = renderLine(totalLines, line, request.maxLineCharacters);
+    const size = Buffer.byteLength(rendered) + 1;
+    if (lines.length > 0 && bytes + size > request.maxOutputBytes) {
+      collecting = false;
+      byteCapped = true;
+      continue;
+    }
+    lines.push(rendered);
+    bytes += size;
+  }
+  return { lines, totalLines, byteCapped };
+}
+
+function renderLine(lineNumber: number, line: string, maxCharacters: number): string {
+  const number = String(lineNumber).padStart(5);
+  if (line.length <= maxCharacters) return `${number}\t${line}`;
+  const cut = line.length - maxCharacters;
+  return `${number}\t${line.slice(0, maxCharacters)}… [line cut: ${cut} more characters]`;
+}

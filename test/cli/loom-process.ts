@@ -1,0 +1,87 @@
+/**
+ * Drives the built `bin/loom` as a user would: a child process with its own LOOM_HOME. Tests
+ * wait on its output lines, never on time.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const LOOM_BIN = resolve('bin/loom');
+
+export interface LoomRun {
+  child: ChildProcessWithoutNullStreams;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the first stdout line that matches. */
+  waitForLine(pattern: RegExp): Promise<string>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export function temporaryFolder(prefix = 'loom-cli-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export function writeScriptedModel(folder: string, model: unknown): string {
+  const path = join(folder, 'model.json');
+  writeFileSync(path, JSON.stringify(model));
+  return path;
+}
+
+export function startLoom(
+  args: string[],
+  options: { home: string; env?: NodeJS.ProcessEnv; input?: string },
+): LoomRun {
+  const child = spawn(process.execPath, [LOOM_BIN, ...args], {
+    env: { ...process.env, ...options.env, LOOM_HOME: options.home },
+    stdio: 'pipe',
+  });
+  let out = '';
+  let err = '';
+  const waiters: Array<{ pattern: RegExp; resolve: (line: string) => void }> = [];
+  const check = () => {
+    for (const line of out.split('\n')) {
+      for (const waiter of [...waiters]) {
+        if (waiter.pattern.test(line)) {
+          waiters.splice(waiters.indexOf(waiter), 1);
+          waiter.resolve(line);
+        }
+      }
+    }
+  };
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString('utf8');
+    check();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    err += chunk.toString('utf8');
+  });
+  child.stdin.end(options.input ?? '');
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal })),
+  );
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    waitForLine(pattern) {
+      return new Promise((resolve, reject) => {
+        waiters.push({ pattern, resolve });
+        check();
+        exited.then(() =>
+          reject(new Error(`loom exited before printing ${pattern}\n${out}\n${err}`)),
+        );
+      });
+    },
+    exited,
+  };
+}
+
+export async function runLoom(
+  args: string[],
+  options: { home: string; env?: NodeJS.ProcessEnv; input?: string },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const run = startLoom(args, options);
+  const { code } = await run.exited;
+  return { code, stdout: run.stdout(), stderr: run.stderr() };
+}

@@ -1,0 +1,50 @@
+/**
+ * Builds a real agent over the scripted model in a temporary LOOM_HOME, for loop tests.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Context } from '../../src/core/context.js';
+import { type AgentHandle, createAgent } from '../../src/core/create-agent.js';
+import type { ToolDefinition } from '../../src/core/tool-contract.js';
+import type { TurnLimits } from '../../src/core/turn.js';
+import type { ModelClient } from '../../src/llm/contract.js';
+import { createScriptedModel } from '../../src/testing/scripted-model.js';
+import type { ScriptedModelFile } from '../../src/testing/scripted-rules.js';
+
+export interface FixtureOptions {
+  model: ScriptedModelFile | ModelClient;
+  tools?: ToolDefinition[];
+  limits?: Partial<TurnLimits>;
+  root?: Context;
+}
+
+export function temporaryFolder(prefix = 'loom-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export function agentFixture(options: FixtureOptions): AgentHandle & { home: string } {
+  const home = temporaryFolder();
+  const model =
+    'stream' in options.model
+      ? options.model
+      : createScriptedModel(options.model, { name: 'test' });
+  const handle = createAgent({
+    home,
+    model,
+    cwd: home,
+    tools: options.tools ?? [],
+    root: options.root ?? new Context(),
+    ...(options.limits ? { limits: options.limits } : {}),
+  });
+  return { ...handle, home };
+}
+
+/** A promise with its resolver, for waiting on events instead of time. */
+export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((settle) => {
+    resolve = settle;
+  });
+  return { promise, resolve };
+}

@@ -1,0 +1,249 @@
+import assert from 'node:assert/strict';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { LoomError } from '../../src/core/errors.js';
+import type { SessionEvent } from '../../src/core/session-events.js';
+import { loadSessionFile, repairEvents } from '../../src/core/session-load.js';
+import { SessionLog } from '../../src/core/session-log.js';
+import { checkSessionInvariants } from '../../src/testing/invariants.js';
+
+const folders: string[] = [];
+function temporaryFolder(): string {
+  const folder = mkdtempSync(join(tmpdir(), 'loom-session-load-'));
+  folders.push(folder);
+  return folder;
+}
+after(() => {
+  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+});
+
+const headerLine = JSON.stringify({
+  type: 'session/header',
+  seq: 0,
+  time: 1,
+  data: {
+    version: 1,
+    sessionId: 's',
+    created: '2026-01-01T00:00:00.000Z',
+    parentSession: null,
+    seedLength: 0,
+    delegationDepth: 0,
+  },
+});
+
+function eventLine(seq: number, turnId = 't1'): string {
+  return JSON.stringify({ type: 'turn/start', seq, time: 2, data: { turnId } });
+}
+
+function writeSession(text: string): string {
+  const path = join(temporaryFolder(), 'session.jsonl');
+  writeFileSync(path, text);
+  return path;
+}
+
+function corruptAt(path: string, line: number) {
+  return (error: unknown) =>
+    error instanceof LoomError &&
+    error.code === 'SESSION_CORRUPT' &&
+    error.message.includes(path) &&
+    error.message.includes(`line ${line}`);
+}
+
+const usage = (input: number, output: number) => ({ input, output });
+
+describe('loadSessionFile', () => {
+  test('a missing file is SESSION_NOT_FOUND naming the path', () => {
+    const path = join(temporaryFolder(), 'absent.jsonl');
+    assert.throws(
+      () => loadSessionFile(path),
+      (error: unknown) =>
+        error instanceof LoomError &&
+        error.code === 'SESSION_NOT_FOUND' &&
+        error.message.includes(path),
+    );
+  });
+
+  test('loads the header and the events in order', () => {
+    const path = writeSession(`${headerLine}\n${eventLine(1)}\n${eventLine(3, 't2')}\n`);
+    const loaded = loadSessionFile(path);
+    assert.equal(loaded.header.sessionId, 's');
+    assert.deepEqual(
+      loaded.events.map((event) => event.seq),
+      [1, 3],
+    );
+    assert.equal(loaded.tornTail, false);
+  });
+
+  test('a bad first line is SESSION_CORRUPT at line 1', () => {
+    const badHeaders = [
+      '',
+      'not json\n',
+      `${eventLine(0)}\n`,
+      `${headerLine.replace('"version":1', '"version":99')}\n`,
+      `${headerLine.replace('"seedLength":0', '"seedLength":-1')}\n`,
+      `{"type":"session/head`,
+    ];
+    for (const text of badHeaders) {
+      const path = writeSession(text);
+      assert.throws(() => loadSessionFile(path), corruptAt(path, 1), text);
+    }
+    const unsupported = writeSession(`${headerLine.replace('"version":1', '"version":99')}\n`);
+    assert.throws(() => loadSessionFile(unsupported), /unsupported format version 99/);
+  });
+
+  test('tolerates a torn last line and reports it', () => {
+    const path = writeSession(`${headerLine}\n${eventLine(1)}\n{"type":"assistant/chu`);
+    const loaded = loadSessionFile(path);
+    assert.equal(loaded.tornTail, true);
+    assert.equal(loaded.events.length, 1);
+    assert.equal(loaded.intactBytes, Buffer.byteLength(`${headerLine}\n${eventLine(1)}\n`));
+  });
+
+  test('an unparsable line elsewhere is SESSION_CORRUPT naming its line', () => {
+    const middle = writeSession(`${headerLine}\n${eventLine(1)}\n{broken\n${eventLine(2)}\n`);
+    assert.throws(() => loadSessionFile(middle), corruptAt(middle, 3));
+    const terminatedLast = writeSession(`${headerLine}\n${eventLine(1)}\n{broken\n`);
+    assert.throws(() => loadSessionFile(terminatedLast), corruptAt(terminatedLast, 3));
+    const notEvent = writeSession(`${headerLine}\n{"seq":1}\n`);
+    assert.throws(() => loadSessionFile(notEvent), corruptAt(notEvent, 2));
+  });
+
+  test('a seq that does not increase is SESSION_CORRUPT naming its line', () => {
+    const path = writeSession(`${headerLine}\n${eventLine(1)}\n${eventLine(2)}\n${eventLine(2)}\n`);
+    assert.throws(() => loadSessionFile(path), corruptAt(path, 4));
+    assert.throws(() => loadSessionFile(path), /seq 2 does not increase/);
+  });
+});
+
+describe('SessionLog.open', () => {
+  test('cuts a torn tail before appending, and keeps every whole event', () => {
+    const log = SessionLog.create({ directory: temporaryFolder() });
+    log.append('turn/start', { turnId: 't1' });
+    log.append('turn/end', { turnId: 't1', reason: 'completed', usage: usage(0, 0), steps: 0 });
+    log.close();
+    const intact = readFileSync(log.path, 'utf8');
+    appendFileSync(log.path, '{"type":"turn/start","seq":3,"ti');
+
+    const reopened = SessionLog.open(log.path);
+    assert.equal(readFileSync(log.path, 'utf8'), intact);
+    assert.equal(reopened.lastSeq, 2);
+    reopened.append('turn/start', { turnId: 't2' });
+    reopened.close();
+
+    const loaded = loadSessionFile(log.path);
+    assert.equal(loaded.tornTail, false);
+    assert.deepEqual(
+      loaded.events.map((event) => [event.seq, event.type]),
+      [
+        [1, 'turn/start'],
+        [2, 'turn/end'],
+        [3, 'turn/start'],
+      ],
+    );
+  });
+
+  test('adds the missing newline after a whole but unterminated last event', () => {
+    const path = writeSession(`${headerLine}\n${eventLine(1)}`);
+    const log = SessionLog.open(path);
+    log.close();
+    const loaded = loadSessionFile(path);
+    assert.deepEqual(
+      loaded.events.map((event) => event.type),
+      ['turn/start', 'turn/end'],
+    );
+  });
+
+  test('closes an interrupted turn exactly once, without touching history', () => {
+    const log = SessionLog.create({ directory: temporaryFolder() });
+    log.append('turn/start', { turnId: 't1' });
+    log.append('user/message', { text: 'hi', delivery: 'followup', turnId: 't1' });
+    log.append('step/start', { turnId: 't1', step: 1 });
+    log.append('assistant/message', {
+      turnId: 't1',
+      step: 1,
+      text: '',
+      toolCalls: [{ id: 'c1', name: 'bash', arguments: {} }],
+      finishReason: 'tool-calls',
+      usage: usage(10, 5),
+      model: 'scripted:x',
+      attempts: 1,
+    });
+    log.append('step/end', {
+      turnId: 't1',
+      step: 1,
+      finishReason: 'tool-calls',
+      usage: usage(10, 5),
+    });
+    log.append('step/start', { turnId: 't1', step: 2 });
+    log.append('assistant/chunk', { turnId: 't1', step: 2, kind: 'text', text: 'half' });
+    log.close();
+    const history = readFileSync(log.path, 'utf8');
+
+    const reopened = SessionLog.open(log.path);
+    assert.ok(readFileSync(log.path, 'utf8').startsWith(history));
+    const repairs = reopened.events.slice(7);
+    assert.deepEqual(
+      repairs.map((event) => [event.seq, event.type, event.data]),
+      [
+        [8, 'step/end', { turnId: 't1', step: 2, finishReason: 'error', usage: usage(0, 0) }],
+        [9, 'turn/end', { turnId: 't1', reason: 'interrupted', usage: usage(10, 5), steps: 2 }],
+      ],
+    );
+    reopened.close();
+    assert.equal(loadSessionFile(log.path).events.length, 9);
+
+    SessionLog.open(log.path).close();
+    const final = loadSessionFile(log.path).events;
+    assert.equal(final.length, 9);
+    assert.deepEqual(checkSessionInvariants(final), []);
+  });
+});
+
+describe('repairEvents', () => {
+  const event = (seq: number, type: string, data: unknown) =>
+    ({ seq, time: 0, type, data }) as SessionEvent;
+
+  test('proposes nothing for a closed stream', () => {
+    assert.deepEqual(
+      repairEvents([
+        event(1, 'turn/start', { turnId: 't1' }),
+        event(2, 'turn/end', { turnId: 't1', reason: 'completed', usage: usage(0, 0), steps: 0 }),
+      ]),
+      [],
+    );
+  });
+
+  test('takes a step’s usage from its logged message and closes steps before their turn', () => {
+    const repairs = repairEvents([
+      event(1, 'turn/start', { turnId: 't1' }),
+      event(2, 'step/start', { turnId: 't1', step: 1 }),
+      event(3, 'assistant/message', {
+        turnId: 't1',
+        step: 1,
+        usage: { input: 3, output: 4, reasoning: 1 },
+      }),
+    ]);
+    assert.deepEqual(repairs, [
+      {
+        type: 'step/end',
+        data: {
+          turnId: 't1',
+          step: 1,
+          finishReason: 'error',
+          usage: { input: 3, output: 4, reasoning: 1 },
+        },
+      },
+      {
+        type: 'turn/end',
+        data: {
+          turnId: 't1',
+          reason: 'interrupted',
+          usage: { input: 3, output: 4, reasoning: 1 },
+          steps: 1,
+        },
+      },
+    ]);
+  });
+});

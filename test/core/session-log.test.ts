@@ -1,0 +1,332 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { LoomError } from '../../src/core/errors.js';
+import { SESSION_FORMAT_VERSION, type SessionEvent } from '../../src/core/session-events.js';
+import { loadSessionFile } from '../../src/core/session-load.js';
+import { newSessionId, SessionLog } from '../../src/core/session-log.js';
+
+const folders: string[] = [];
+function temporaryFolder(): string {
+  const folder = mkdtempSync(join(tmpdir(), 'loom-session-log-'));
+  folders.push(folder);
+  return folder;
+}
+after(() => {
+  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+});
+
+function fileLines(
+  path: string,
+): Array<{ type: string; seq: number; time: number; data: unknown }> {
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line));
+}
+
+const nextTick = () => new Promise<void>((done) => setImmediate(done));
+
+function chunk(text: string) {
+  return { turnId: 't1', step: 1, kind: 'text' as const, text };
+}
+
+async function captureStderr(body: () => void): Promise<string> {
+  const original = process.stderr.write;
+  let captured = '';
+  process.stderr.write = ((text: string | Uint8Array) => {
+    captured += String(text);
+    return true;
+  }) as typeof process.stderr.write;
+  try {
+    body();
+    await nextTick();
+  } finally {
+    process.stderr.write = original;
+  }
+  return captured;
+}
+
+describe('SessionLog.create', () => {
+  test('writes the versioned header line synchronously', () => {
+    const directory = join(temporaryFolder(), 'nested', 'sessions');
+    const before = Date.now();
+    const log = SessionLog.create({
+      directory,
+      sessionId: 'session-a',
+      parentSession: 'parent-1',
+      delegationDepth: 2,
+      cwd: '/work',
+    });
+    assert.equal(log.path, join(directory, 'session-a.jsonl'));
+    const [header, ...rest] = fileLines(log.path);
+    assert.equal(rest.length, 0);
+    assert.equal(header?.type, 'session/header');
+    assert.equal(header?.seq, 0);
+    assert.ok((header?.time ?? 0) >= before);
+    assert.deepEqual(header?.data, {
+      version: SESSION_FORMAT_VERSION,
+      sessionId: 'session-a',
+      created: new Date(header?.time ?? 0).toISOString(),
+      parentSession: 'parent-1',
+      seedLength: 0,
+      delegationDepth: 2,
+      cwd: '/work',
+    });
+    assert.deepEqual(log.header, header?.data);
+    assert.equal(log.lastSeq, 0);
+    log.close();
+  });
+
+  test('defaults: a fresh time-sortable id, no parent, depth 0, no cwd', () => {
+    const log = SessionLog.create({ directory: temporaryFolder() });
+    assert.match(log.header.sessionId, /^\d{8}-\d{6}-[0-9a-z]{6}$/);
+    assert.equal(log.header.parentSession, null);
+    assert.equal(log.header.delegationDepth, 0);
+    assert.equal('cwd' in log.header, false);
+    log.close();
+  });
+
+  test('newSessionId puts the UTC date and time first', () => {
+    const id = newSessionId(new Date('2026-11-30T00:15:00.000Z'));
+    assert.match(id, /^20261130-001500-[0-9a-z]{6}$/);
+    assert.notEqual(newSessionId(), newSessionId());
+  });
+
+  test('refuses an existing session file and an unsafe id', () => {
+    const directory = temporaryFolder();
+    SessionLog.create({ directory, sessionId: 'twice' }).close();
+    assert.throws(() => SessionLog.create({ directory, sessionId: 'twice' }), /already exists/);
+    assert.throws(
+      () => SessionLog.create({ directory, sessionId: '../escape' }),
+      (error: LoomError) =>
+        error.code === 'INVALID_ARGUMENT' && error.message.includes('../escape'),
+    );
+  });
+
+  test('writes seed events re-numbered from 1 right after the header', () => {
+    const seed: SessionEvent[] = [
+      { type: 'turn/start', seq: 7, time: 100, data: { turnId: 'p1' } },
+      {
+        type: 'turn/end',
+        seq: 12,
+        time: 200,
+        data: { turnId: 'p1', reason: 'completed', usage: { input: 1, output: 2 }, steps: 0 },
+      },
+    ];
+    const log = SessionLog.create({ directory: temporaryFolder(), seed });
+    assert.equal(log.header.seedLength, 2);
+    assert.deepEqual(
+      fileLines(log.path).map((line) => [line.type, line.seq, line.time]),
+      [
+        ['session/header', 0, fileLines(log.path)[0]?.time],
+        ['turn/start', 1, 100],
+        ['turn/end', 2, 200],
+      ],
+    );
+    assert.equal(log.append('turn/start', { turnId: 'c1' }).seq, 3);
+    assert.equal(seed[0]?.seq, 7);
+    log.close();
+  });
+});
+
+describe('SessionLog.append', () => {
+  test('numbers events monotonically and keeps them in memory', () => {
+    const log = SessionLog.create({ directory: temporaryFolder() });
+    const before = Date.now();
+    const first = log.append('turn/start', { turnId: 't1' });
+    const second = log.append('assistant/chunk', chunk('hi'));
+    assert.deepEqual(
+      log.events.map((event) => event.seq),
+      [1, 2],
+    );
+    assert.equal(first.type, 'turn/start');
+    assert.deepEqual(second.data, chunk('hi'));
+    assert.ok(second.time >= first.time && first.time >= before);
+    assert.equal(log.lastSeq, 2);
+    log.close();
+  });
+
+  test('batches lines until the next tick, and flush() writes them at once', async () => {
+    const log = SessionLog.create({ directory: temporaryFolder() });
+    log.append('turn/start', { turnId: 't1' });
+    log.append('assistant/chunk', chunk('a'));
+    assert.equal(fileLines(log.path).length, 1);
+    await nextTick();
+    assert.deepEqual(
+      fileLines(log.path).map((line) => line.seq),
+      [0, 1, 2],
+    );
+    log.append('assistant/chunk', chunk('b'));
+    assert.equal(fileLines(log.path).length, 3);
+    log.flush();
+    assert.equal(fileLines(log.path).length, 4);
+    log.close();
+  });
+
+  test('writes at once when the pending lines pass the threshold', () => {
+    const log = SessionLog.create({ directory: temporaryFolder(), flushThreshold: 10 });
+    log.append('assistant/chunk', chunk('long enough to pass the threshold'));
+    assert.equal(fileLines(log.path).length, 2);
+    log.close();
+    assert.throws(
+      () => SessionLog.create({ directory: temporaryFolder(), flushThreshold: 0 }),
+      /flushThreshold/,
+    );
+  });
+
+  test('stores the JSON form of the data, equal to what a reload gives', () => {
+    const log = SessionLog.create({ directory: temporaryFolder() });
+    const data = {
+      turnId: 't1',
+      step: 1,
+      callId: 'c1',
+      name: 'x',
+      arguments: { when: new Date(0) },
+    };
+    const event = log.append('tool/call', data);
+    data.name = 'changed later';
+    assert.equal(event.data.name, 'x');
+    assert.deepEqual(event.data.arguments, { when: '1970-01-01T00:00:00.000Z' });
+    log.close();
+    assert.deepEqual(loadSessionFile(log.path).events, log.events);
+  });
+
+  test('refuses data that has no JSON form, and numbers nothing for it', () => {
+    const log = SessionLog.create({ directory: temporaryFolder() });
+    const appendPlugin = log.append.bind(log) as (type: string, data: unknown) => SessionEvent;
+    assert.throws(() => appendPlugin('plugin/empty', undefined), /plugin\/empty has no JSON data/);
+    assert.throws(() => appendPlugin('plugin/big', { size: 1n }), TypeError);
+    assert.equal(log.lastSeq, 0);
+    log.close();
+  });
+
+  test('round-trips plugin event types', () => {
+    const log = SessionLog.create({ directory: temporaryFolder() });
+    // A plugin augments SessionEventMap; the test avoids augmenting the shared map and casts.
+    const appendPlugin = log.append.bind(log) as (type: string, data: unknown) => SessionEvent;
+    appendPlugin('workflow/phase', { runId: 'r1', title: 'audit' });
+    log.close();
+    const reopened = SessionLog.open(log.path);
+    assert.deepEqual(reopened.events[0], log.events[0]);
+    assert.equal(reopened.events[0]?.type, 'workflow/phase');
+    assert.throws(() => SessionLog.open(log.path), /already open in this process/);
+    reopened.close();
+  });
+
+  test('append after close throws a LoomError; close twice is harmless', () => {
+    const log = SessionLog.create({ directory: temporaryFolder() });
+    log.close();
+    log.close();
+    assert.equal(log.closed, true);
+    assert.throws(
+      () => log.append('turn/start', { turnId: 't1' }),
+      (error: unknown) => error instanceof LoomError && error.message.includes('closed'),
+    );
+  });
+});
+
+describe('SessionLog.onAppend', () => {
+  test('notifies observers synchronously, in order, until disposed', () => {
+    const log = SessionLog.create({ directory: temporaryFolder() });
+    const seen: string[] = [];
+    const dispose = log.onAppend((event) => seen.push(`a${event.seq}`));
+    log.onAppend((event) => seen.push(`b${event.seq}`));
+    log.append('turn/start', { turnId: 't1' });
+    assert.deepEqual(seen, ['a1', 'b1']);
+    dispose();
+    log.append('turn/end', {
+      turnId: 't1',
+      reason: 'completed',
+      usage: { input: 0, output: 0 },
+      steps: 0,
+    });
+    assert.deepEqual(seen, ['a1', 'b1', 'b2']);
+    log.close();
+  });
+
+  test('a throwing observer is reported and breaks neither append nor other observers', async () => {
+    const log = SessionLog.create({ directory: temporaryFolder() });
+    const seen: number[] = [];
+    log.onAppend(() => {
+      throw new Error('observer broke');
+    });
+    log.onAppend(async () => {
+      throw new Error('async observer broke');
+    });
+    log.onAppend((event) => seen.push(event.seq));
+    const stderr = await captureStderr(() => log.append('turn/start', { turnId: 't1' }));
+    assert.deepEqual(seen, [1]);
+    assert.match(stderr, /observer broke/);
+    assert.match(stderr, /async observer broke/);
+    log.close();
+    assert.equal(loadSessionFile(log.path).events.length, 1);
+  });
+
+  test('an observer that appends keeps the file in seq order', () => {
+    const log = SessionLog.create({ directory: temporaryFolder() });
+    log.onAppend((event) => {
+      if (event.type === 'turn/start') log.append('assistant/chunk', chunk('reaction'));
+    });
+    log.append('turn/start', { turnId: 't1' });
+    log.close();
+    assert.deepEqual(
+      loadSessionFile(log.path).events.map((event) => [event.seq, event.type]),
+      [
+        [1, 'turn/start'],
+        [2, 'assistant/chunk'],
+      ],
+    );
+  });
+});
+
+describe('SessionLog durability', () => {
+  test('flushed events survive SIGKILL; unflushed ones are simply absent', async () => {
+    const folder = temporaryFolder();
+    const moduleUrl = new URL('../../src/core/session-log.ts', import.meta.url).href;
+    const script = join(folder, 'crash.mjs');
+    writeFileSync(
+      script,
+      [
+        `import { writeSync } from 'node:fs';`,
+        `const { SessionLog } = await import(${JSON.stringify(moduleUrl)});`,
+        `const log = SessionLog.create({ directory: ${JSON.stringify(folder)}, sessionId: 'crash' });`,
+        `log.append('turn/start', { turnId: 't1' });`,
+        `for (let index = 0; index < 100; index++) {`,
+        `  log.append('assistant/chunk', { turnId: 't1', step: 1, kind: 'text', text: 'chunk ' + index });`,
+        `}`,
+        `log.flush();`,
+        `log.append('assistant/chunk', { turnId: 't1', step: 1, kind: 'text', text: 'never flushed' });`,
+        `writeSync(1, 'ready\\n');`,
+        `const deadline = Date.now() + 30000;`,
+        `while (Date.now() < deadline) {}`,
+      ].join('\n'),
+    );
+    const child = spawn(process.execPath, ['--import', 'tsx', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let output = '';
+    child.stdout.setEncoding('utf8');
+    while (!output.includes('ready')) {
+      const [data] = (await once(child.stdout, 'data')) as [string];
+      output += data;
+    }
+    const exited = once(child, 'exit');
+    child.kill('SIGKILL');
+    const [, signal] = await exited;
+    assert.equal(signal, 'SIGKILL');
+
+    const loaded = loadSessionFile(join(folder, 'crash.jsonl'));
+    assert.equal(loaded.tornTail, false);
+    assert.equal(loaded.events.length, 101);
+    assert.deepEqual(
+      loaded.events.map((event) => event.seq),
+      Array.from({ length: 101 }, (_, index) => index + 1),
+    );
+    assert.deepEqual(loaded.events.at(-1)?.data, chunk('chunk 99'));
+  });
+});

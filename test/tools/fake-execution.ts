@@ -1,0 +1,44 @@
+// Test helpers for the built-in tools: a temporary workspace and a fake ToolExecution.
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Context } from '../../src/core/context.js';
+import type { ToolExecution, ToolOutput } from '../../src/core/tool-contract.js';
+import type { Workspace } from '../../src/tools/workspace.js';
+
+const created: string[] = [];
+process.on('exit', () => {
+  for (const folder of created) rmSync(folder, { recursive: true, force: true });
+});
+
+export function temporaryFolder(prefix = 'loom-tools-'): string {
+  const folder = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  created.push(folder);
+  return folder;
+}
+
+export function temporaryWorkspace(): Workspace {
+  return { root: temporaryFolder(), extraRoots: [] };
+}
+
+export function fakeExecution(signal: AbortSignal = new AbortController().signal): ToolExecution {
+  return {
+    callId: 'call-1',
+    name: 'test',
+    arguments: {},
+    signal,
+    // The file tools never touch the context; an empty object stands in for it.
+    context: {} as Context,
+    agentId: 'agent-1',
+    turnId: 'turn-1',
+    concludeTurn() {},
+  };
+}
+
+export function contentOf(output: ToolOutput): string {
+  return typeof output === 'string' ? output : output.content;
+}
+
+export function isErrorOutput(output: ToolOutput): boolean {
+  return typeof output !== 'string' && output.isError === true;
+}
