@@ -1,12 +1,10 @@
 /**
- * The `loom` command line: parses arguments with commander and hands each command to its own
- * module. Exit codes are the public contract of SPEC §3; nothing here runs an agent itself.
+ * The `loom` command line: declares the commands with commander and loads each command's module
+ * only when it runs, so `loom --version` starts fast. Exit codes are the public contract of
+ * SPEC §3: usage mistakes exit 2, failures 1.
  */
 import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
-import { errorMessage } from '../core/errors.js';
-import { registerRunCommand } from './run-command.js';
-import { registerSessionsCommand } from './sessions-command.js';
 
 const require = createRequire(import.meta.url);
 const { version } = require('../../package.json') as { version: string };
@@ -30,8 +28,40 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride()
     .addHelpText('after', EXAMPLES);
-  registerRunCommand(program);
-  registerSessionsCommand(program);
+
+  program
+    .command('run')
+    .description('run one headless turn; the prompt comes from the argument or standard input')
+    .argument('[prompt]', 'what the agent should do')
+    .option('--model <spec>', 'provider:model, e.g. deepseek:deepseek-chat or scripted:model.json')
+    .option('--session <id>', 'continue this session with its history')
+    .option('--json', 'print the session events as NDJSON on stdout')
+    .option('--cwd <dir>', 'the workspace folder (default: the current folder)')
+    .option('--max-steps <n>', 'model requests a turn may take (default 50)')
+    .action(async (prompt: string | undefined, options: import('./run-command.js').RunOptions) => {
+      const { runCommand } = await import('./run-command.js');
+      process.exit(await runCommand(prompt, options));
+    });
+
+  const sessions = program.command('sessions').description('list and show stored sessions');
+  sessions
+    .command('list')
+    .description('list sessions: id, created, first prompt, turns')
+    .option('--json', 'one JSON object per session')
+    .action(async (options: { json?: boolean }) => {
+      const { listSessions } = await import('./sessions-command.js');
+      listSessions(options);
+    });
+  sessions
+    .command('show')
+    .description("print one session's events")
+    .argument('<id>', 'the session id')
+    .option('--json', 'the raw event lines')
+    .option('--chunks', 'include streamed assistant chunks')
+    .action(async (id: string, options: { json?: boolean; chunks?: boolean }) => {
+      const { showSession } = await import('./sessions-command.js');
+      showSession(id, options);
+    });
   return program;
 }
 
@@ -40,10 +70,9 @@ export async function main(argv: string[]): Promise<void> {
   try {
     await program.parseAsync(argv);
   } catch (error) {
-    if (error instanceof CommanderError) {
-      process.exit(error.exitCode === 0 ? 0 : 2);
-    }
-    process.stderr.write(`loom: ${errorMessage(error)}\n`);
+    if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : 2);
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`loom: ${message}\n`);
     process.exit(1);
   }
 }

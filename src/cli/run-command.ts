@@ -5,7 +5,6 @@
  */
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Command } from 'commander';
 import { loadConfig } from '../config/load-config.js';
 import { installPermissionRules } from '../config/permissions.js';
 import type { TurnOutcome } from '../core/agent-hooks.js';
@@ -17,7 +16,7 @@ import { createModelClient, defaultModelSpec } from '../llm/providers.js';
 import { builtinTools } from '../tools/index.js';
 import { plainRenderer } from './render-plain.js';
 
-interface RunOptions {
+export interface RunOptions {
   model?: string;
   session?: string;
   json?: boolean;
@@ -30,22 +29,6 @@ export const NO_MODEL_HELP = [
   'Set DEEPSEEK_API_KEY (or OPENAI_API_KEY / ANTHROPIC_API_KEY with --model openai:MODEL or anthropic:MODEL),',
   'or run offline with --model scripted:FILE (see examples/).',
 ].join('\n');
-
-export function registerRunCommand(program: Command): void {
-  program
-    .command('run')
-    .description('run one headless turn; the prompt comes from the argument or standard input')
-    .argument('[prompt]', 'what the agent should do')
-    .option('--model <spec>', 'provider:model, e.g. deepseek:deepseek-chat or scripted:model.json')
-    .option('--session <id>', 'continue this session with its history')
-    .option('--json', 'print the session events as NDJSON on stdout')
-    .option('--cwd <dir>', 'the workspace folder (default: the current folder)')
-    .option('--max-steps <n>', 'model requests a turn may take (default 50)')
-    .action(async (prompt: string | undefined, options: RunOptions) => {
-      const code = await runCommand(prompt, options);
-      process.exit(code);
-    });
-}
 
 async function readPrompt(argument: string | undefined): Promise<string> {
   if (argument !== undefined && argument.trim().length > 0) return argument;
@@ -136,6 +119,7 @@ export async function runCommand(
   process.off('SIGINT', onInterrupt);
   output?.drain();
   renderer?.finish();
+  if (output && outcome.error) process.stderr.write(`error: ${outcome.error.message}\n`);
   handle.close();
   return exitCodeOf(outcome);
 }

@@ -2,7 +2,6 @@
  * `loom sessions list` and `loom sessions show ID`: what is stored under $LOOM_HOME/sessions.
  * Reads session files without repairing or changing them.
  */
-import type { Command } from 'commander';
 import { loomHome } from '../core/home.js';
 import type { SessionEvent } from '../core/session-events.js';
 import { loadSessionFile } from '../core/session-load.js';
@@ -45,48 +44,35 @@ export function describeEvent(event: SessionEvent): string {
   }
 }
 
-export function registerSessionsCommand(program: Command): void {
-  const sessions = program.command('sessions').description('list and show stored sessions');
-  sessions
-    .command('list')
-    .description('list sessions: id, created, first prompt, turns')
-    .option('--json', 'one JSON object per session')
-    .action((options: { json?: boolean }) => {
-      const summaries = new SessionStore(loomHome()).list();
-      for (const summary of summaries) {
-        if (options.json) {
-          process.stdout.write(`${JSON.stringify(summary)}\n`);
-          continue;
-        }
-        const prompt = summary.error
-          ? `(unreadable: ${summary.error})`
-          : oneLine(summary.firstPrompt ?? '', 60);
-        process.stdout.write(
-          `${summary.id}  ${summary.created}  ${String(summary.turns).padStart(3)} turns  ${prompt}\n`,
-        );
-      }
-      if (summaries.length === 0 && !options.json) process.stderr.write('no sessions yet\n');
-    });
-  sessions
-    .command('show')
-    .description("print one session's events")
-    .argument('<id>', 'the session id')
-    .option('--json', 'the raw event lines')
-    .option('--chunks', 'include streamed assistant chunks')
-    .action((id: string, options: { json?: boolean; chunks?: boolean }) => {
-      const store = new SessionStore(loomHome());
-      const { header, events } = loadSessionFile(store.pathOf(id));
-      if (options.json) {
-        for (const event of events)
-          process.stdout.write(`${JSON.stringify({ sessionId: header.sessionId, ...event })}\n`);
-        return;
-      }
-      process.stdout.write(
-        `session ${header.sessionId}, created ${header.created}${header.parentSession ? `, parent ${header.parentSession}` : ''}\n`,
-      );
-      for (const event of events) {
-        if (event.type === 'assistant/chunk' && !options.chunks) continue;
-        process.stdout.write(`${describeEvent(event)}\n`);
-      }
-    });
+export function listSessions(options: { json?: boolean }): void {
+  const summaries = new SessionStore(loomHome()).list();
+  for (const summary of summaries) {
+    if (options.json) {
+      process.stdout.write(`${JSON.stringify(summary)}\n`);
+      continue;
+    }
+    const prompt = summary.error
+      ? `(unreadable: ${summary.error})`
+      : oneLine(summary.firstPrompt ?? '', 60);
+    process.stdout.write(
+      `${summary.id}  ${summary.created}  ${String(summary.turns).padStart(3)} turns  ${prompt}\n`,
+    );
+  }
+  if (summaries.length === 0 && !options.json) process.stderr.write('no sessions yet\n');
+}
+
+export function showSession(id: string, options: { json?: boolean; chunks?: boolean }): void {
+  const store = new SessionStore(loomHome());
+  const { header, events } = loadSessionFile(store.pathOf(id));
+  if (options.json) {
+    for (const event of events)
+      process.stdout.write(`${JSON.stringify({ sessionId: header.sessionId, ...event })}\n`);
+    return;
+  }
+  const parent = header.parentSession ? `, parent ${header.parentSession}` : '';
+  process.stdout.write(`session ${header.sessionId}, created ${header.created}${parent}\n`);
+  for (const event of events) {
+    if (event.type === 'assistant/chunk' && !options.chunks) continue;
+    process.stdout.write(`${describeEvent(event)}\n`);
+  }
 }

@@ -15,11 +15,12 @@ export function configPaths(home: string, cwd: string): string[] {
 
 export function parseConfig(text: string, file: string): LoomConfig {
   const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, prettyErrors: false });
+  const document = parseDocument(text, { lineCounter });
   if (document.errors.length > 0) {
     const problems = document.errors.map((error) => {
       const line = error.linePos?.[0].line;
-      return `${file}${line ? `:${line}` : ''}: ${error.message.split('\n')[0]}`;
+      const message = (error.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
+      return `${file}${line ? `:${line}` : ''}: ${message}`;
     });
     throw new UserError('INVALID_CONFIG', `invalid config:\n${problems.join('\n')}`);
   }

@@ -130,20 +130,21 @@ export class Context {
     return service;
   }
 
-  on<Payload>(hook: EmitHook<Payload>, listener: EmitListener<Payload>): Disposer {
+  /** The hook alone fixes the types (`NoInfer`), so literal results such as `{ action: 'deny' }` check. */
+  on<Payload>(hook: EmitHook<Payload>, listener: NoInfer<EmitListener<Payload>>): Disposer {
     return this.register(hook.name, listener);
   }
 
   use<Input, Output>(
     hook: WaterfallHook<Input, Output>,
-    middleware: Middleware<Input, Output>,
+    middleware: NoInfer<Middleware<Input, Output>>,
   ): Disposer {
     return this.register(hook.name, middleware);
   }
 
   handle<Input, Value>(
     hook: SerialHook<Input, Value>,
-    handler: SerialHandler<Input, Value>,
+    handler: NoInfer<SerialHandler<Input, Value>>,
   ): Disposer {
     return this.register(hook.name, handler);
   }
@@ -166,7 +167,7 @@ export class Context {
   run<Input, Output>(
     hook: WaterfallHook<Input, Output>,
     input: Input,
-    terminal: (input: Input) => Output | Promise<Output>,
+    terminal: NoInfer<(input: Input) => Output | Promise<Output>>,
   ): Promise<Output> {
     const chain = this.chain(hook.name) as Middleware<Input, Output>[];
     const dispatch = async (index: number, current: Input): Promise<Output> => {

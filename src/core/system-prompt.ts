@@ -132,20 +132,15 @@ export class SystemPrompt {
 
   /** Applies to this scope and its children, after the whole `prompt/assemble` waterfall. */
   protect(pin: ProtectionPin): Disposer {
-    if (typeof pin?.owner !== 'string' || pin.owner === '') {
+    const { section, tool, owner } = pin ?? {};
+    if (!isName(owner)) {
       throw new UserError('INVALID_ARGUMENT', 'protect() needs a non-empty owner');
     }
-    const named = (value: unknown) => typeof value === 'string' && value !== '';
-    if (!named(pin.section) && !named(pin.tool)) {
-      throw new UserError('INVALID_ARGUMENT', `protect() by ${pin.owner} names no section or tool`);
-    }
-    if (
-      (pin.section !== undefined && !named(pin.section)) ||
-      (pin.tool !== undefined && !named(pin.tool))
-    ) {
+    const given = [section, tool].filter((value) => value !== undefined);
+    if (given.length === 0 || !given.every(isName)) {
       throw new UserError(
         'INVALID_ARGUMENT',
-        `protect() by ${pin.owner} has an empty section or tool`,
+        `protect() by ${owner} must name a section id and/or a tool name (non-empty strings)`,
       );
     }
     const entry = { ...pin };
@@ -239,6 +234,10 @@ function renderSection(
     (placeholder, name: string) => variables.get(name) ?? placeholder,
   );
   return { id, order, text: interpolated };
+}
+
+function isName(value: unknown): value is string {
+  return typeof value === 'string' && value !== '';
 }
 
 function copyTool(tool: ModelToolSpec): ModelToolSpec {

@@ -100,6 +100,9 @@ export class ToolPipeline {
 
   /** Hides `names` from this scope and its children (by name, whichever scope registered them). */
   restrict(names: string[]): Disposer {
+    if (!Array.isArray(names) || !names.every((name) => typeof name === 'string')) {
+      throw new UserError('INVALID_ARGUMENT', 'restrict() takes an array of tool names');
+    }
     const hidden: ReadonlySet<string> = new Set(names);
     this.restrictions.push(hidden);
     return () => removeItem(this.restrictions, hidden);

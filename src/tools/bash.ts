@@ -186,14 +186,16 @@ function render(
 }
 
 function findShell(): string {
-  for (const folder of (process.env.PATH ?? '').split(delimiter)) {
-    if (folder === '') continue;
-    try {
-      accessSync(join(folder, 'bash'), constants.X_OK);
-      return join(folder, 'bash');
-    } catch {
-      // Not in this folder; try the next.
-    }
+  const folders = (process.env.PATH ?? '').split(delimiter).filter((folder) => folder !== '');
+  const bash = folders.map((folder) => join(folder, 'bash')).find(isExecutable);
+  return bash ?? 'sh';
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
   }
-  return 'sh';
 }

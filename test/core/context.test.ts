@@ -217,7 +217,9 @@ test('SERVICE_TAKEN on a second claim in one scope, SERVICE_MISSING when nobody 
   assert.throws(
     () => context.provide(counterKey, { count: 1 }),
     (error: unknown) =>
-      error instanceof LoomError && error.code === 'SERVICE_TAKEN' && /test\/counter/.test(error.message),
+      error instanceof LoomError &&
+      error.code === 'SERVICE_TAKEN' &&
+      /test\/counter/.test(error.message),
   );
   const empty = new Context({ name: 'empty' });
   assert.equal(empty.find(counterKey), undefined);

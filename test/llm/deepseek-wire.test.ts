@@ -7,7 +7,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { ModelStreamPart } from '../../src/llm/contract.js';
 import { createModelClient } from '../../src/llm/providers.js';
-import { type ReplayServer, readFixture, splitIntoPieces, startReplayServer } from './replay-server.js';
+import {
+  type ReplayServer,
+  readFixture,
+  sentBody,
+  splitIntoPieces,
+  startReplayServer,
+} from './replay-server.js';
 import { collectParts, fakeKey, joinedText, lastPart, makeRequest } from './stream-helpers.js';
 
 let server: ReplayServer;
@@ -50,7 +56,7 @@ describe('deepseek wire', () => {
     const sent = server.requests[before];
     assert.equal(sent?.path, '/chat/completions');
     assert.equal(sent?.headers.authorization, `Bearer ${fakeKey}`);
-    const body = sent?.body as Record<string, unknown>;
+    const body = sentBody(server, before);
     assert.equal(body.model, 'deepseek-chat');
     assert.equal(body.stream, true);
     assert.equal(body.tool_choice, 'auto');
@@ -92,7 +98,12 @@ describe('deepseek wire', () => {
         makeRequest({
           messages: [
             { role: 'user', content: 'hello' },
-            { role: 'assistant', text: 'Hi! What can I do?', reasoning: 'A greeting.', toolCalls: [] },
+            {
+              role: 'assistant',
+              text: 'Hi! What can I do?',
+              reasoning: 'A greeting.',
+              toolCalls: [],
+            },
             { role: 'user', content: 'How many lines does README.md have?' },
             { role: 'assistant', text: '', reasoning, toolCalls: [call.call] },
             {
@@ -114,8 +125,7 @@ describe('deepseek wire', () => {
       usage: { input: 420, output: 19, reasoning: 8, cachedInput: 256 },
     });
 
-    const messages = (server.requests[before]?.body as { messages: Array<Record<string, unknown>> })
-      .messages;
+    const { messages } = sentBody<{ messages: Array<Record<string, unknown>> }>(server, before);
     assert.equal(messages.length, 6);
     assert.equal(messages[2]?.role, 'assistant');
     assert.equal(messages[2]?.reasoning_content, undefined, 'reasoning before the last user turn');
@@ -131,7 +141,11 @@ describe('deepseek wire', () => {
         },
       ],
     });
-    assert.deepEqual(messages[5], { role: 'tool', tool_call_id: call.call.id, content: '12 lines' });
+    assert.deepEqual(messages[5], {
+      role: 'tool',
+      tool_call_id: call.call.id,
+      content: '12 lines',
+    });
   });
 
   test('a stream that ends without a finish reason ends with an error part', async () => {
@@ -147,7 +161,9 @@ describe('deepseek wire', () => {
   test('a connection cut mid-stream ends with one error part and is not retried after content', async () => {
     const before = server.requests.length;
     server.enqueue({ chunks: [readFixture('deepseek-truncated.sse')], after: 'destroy' });
-    const parts = await collectParts(deepseekClient('deepseek-chat', undefined).stream(makeRequest()));
+    const parts = await collectParts(
+      deepseekClient('deepseek-chat', undefined).stream(makeRequest()),
+    );
     assert.equal(joinedText(parts), 'Let me think about');
     const last = lastPart(parts);
     assert.ok(last?.type === 'error');

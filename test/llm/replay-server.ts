@@ -4,7 +4,7 @@
  * client sent. It listens on 127.0.0.1 only and must never reach the network.
  */
 import { readFileSync } from 'node:fs';
-import { type IncomingHttpHeaders, type Server, createServer } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 
@@ -88,6 +88,16 @@ export async function startReplayServer(responses: ReplayResponse[] = []): Promi
   };
 }
 
+/** The parsed JSON body of the `index`th recorded request; throws when there is none. */
+export function sentBody<Body = Record<string, unknown>>(
+  server: ReplayServer,
+  index: number,
+): Body {
+  const request = server.requests[index];
+  if (!request) throw new Error(`replay server saw no request #${index}`);
+  return request.body as Body;
+}
+
 /** Reads a recorded wire body from `test/llm/fixtures/`. */
 export function readFixture(name: string): string {
   return readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
@@ -97,7 +107,8 @@ export function readFixture(name: string): string {
 export function splitIntoPieces(text: string, count: number): string[] {
   const size = Math.ceil(text.length / count);
   const pieces: string[] = [];
-  for (let start = 0; start < text.length; start += size) pieces.push(text.slice(start, start + size));
+  for (let start = 0; start < text.length; start += size)
+    pieces.push(text.slice(start, start + size));
   return pieces;
 }
 

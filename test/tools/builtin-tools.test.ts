@@ -31,5 +31,5 @@ test('bash options reach the bash tool', async () => {
   const bash = tools.find((tool) => tool.name === 'bash');
   assert.ok(bash);
   const output = await bash.execute({ command: 'echo 123456789; sleep 30' }, fakeExecution());
-  assert.equal(contentOf(output), '12\n… 6 characters cut …\n9\n\n[killed: timeout after 150 ms]');
+  assert.equal(contentOf(output), '12\n… 6 characters cut …\n9\n[killed: timeout after 150 ms]');
 });

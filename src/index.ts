@@ -1,0 +1,58 @@
+/**
+ * The `loom` package: the agent core (layer 0) and the model seam, for programs that embed Loom.
+ * Each export is a contract or a ready part; capability layers add their own entry points.
+ */
+export { Agent, type AgentOptions, DEFAULT_MAX_STEPS } from './core/agent.js';
+export {
+  type AgentStatus,
+  agentStatus,
+  agentTurnEnd,
+  agentTurnStopping,
+  type TurnOutcome,
+} from './core/agent-hooks.js';
+export {
+  Context,
+  type Disposer,
+  defineEmit,
+  defineSerial,
+  defineWaterfall,
+  type EmitHook,
+  type SerialHook,
+  type ServiceKey,
+  serviceKey,
+  type WaterfallHook,
+} from './core/context.js';
+export { type AgentHandle, type CreateAgentOptions, createAgent } from './core/create-agent.js';
+export { defineTool } from './core/define-tool.js';
+export {
+  assertNever,
+  errorMessage,
+  LoomError,
+  type LoomErrorCode,
+  UserError,
+} from './core/errors.js';
+export { loomHome } from './core/home.js';
+export { deriveMessages, MessageProjection } from './core/messages.js';
+export type * from './core/session-events.js';
+export { loadSessionFile, repairEvents } from './core/session-load.js';
+export { newSessionId, SessionLog } from './core/session-log.js';
+export { SessionStore, type SessionSummary } from './core/session-store.js';
+export { promptAssemble, SystemPrompt, systemPromptKey } from './core/system-prompt.js';
+export type {
+  ToolDefinition,
+  ToolExecution,
+  ToolOutput,
+  ToolResult,
+} from './core/tool-contract.js';
+export {
+  permissionAskerKey,
+  ToolPipeline,
+  toolExecute,
+  toolPipelineKey,
+  toolPostExecute,
+  toolPreExecute,
+  toolResultObserved,
+} from './core/tool-pipeline.js';
+export type * from './llm/contract.js';
+export { createModelClient, defaultModelSpec } from './llm/providers.js';
+export { withRetry } from './llm/retry.js';

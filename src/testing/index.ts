@@ -1,0 +1,24 @@
+/**
+ * `loom/testing`: the public test kit. The scripted model answers model requests from rules so
+ * workflows and agents run offline; the invariant checker proves an event stream is well formed.
+ * Tests of Loom itself use exactly what users get.
+ */
+export {
+  assertSessionInvariants,
+  checkPairs,
+  checkSessionInvariants,
+  type PairRule,
+} from './invariants.js';
+export { createScriptedModel, type ScriptedModelOptions } from './scripted-model.js';
+export {
+  loadScriptedModel,
+  parseScriptedModel,
+  type ScriptedModelFile,
+  type ScriptedResponse,
+  type ScriptedResponseOptions,
+  type ScriptedRule,
+  type ScriptedStep,
+  type ScriptedToolCall,
+  type ScriptedUsage,
+  validateScriptedModel,
+} from './scripted-rules.js';

@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { loadConfig, parseConfig } from '../../src/config/load-config.js';
+import { compileRules, matchesRule } from '../../src/config/permissions.js';
+import { temporaryFolder } from '../core/agent-fixture.js';
+
+test('a valid config parses with its routes, tools and rules', () => {
+  const config = parseConfig(
+    [
+      'model: work:llama3',
+      'models:',
+      '  work:',
+      '    provider: openai-compatible',
+      '    baseURL: http://127.0.0.1:11434/v1',
+      '    apiKeyEnv: WORK_KEY',
+      'tools:',
+      '  bashTimeoutMs: 30000',
+      '  extraRoots: [../shared]',
+      'permissions:',
+      '  - { tool: bash, match: { command: "rm -rf /*" }, action: deny }',
+    ].join('\n'),
+    'config.yaml',
+  );
+  assert.equal(config.model, 'work:llama3');
+  assert.equal(config.models?.work?.apiKeyEnv, 'WORK_KEY');
+  assert.equal(config.tools?.bashTimeoutMs, 30000);
+  assert.equal(config.permissions?.[0]?.action, 'deny');
+});
+
+test('every problem names the file, the line and the field', () => {
+  const text = [
+    'model: x',
+    'tools:',
+    '  bashTimeoutMs: soon',
+    '  colour: blue',
+    'agent:',
+    '  maxSteps: 0',
+  ].join('\n');
+  assert.throws(
+    () => parseConfig(text, '/home/me/.loom/config.yaml'),
+    (error: Error & { code?: string }) => {
+      assert.equal(error.code, 'INVALID_CONFIG');
+      assert.match(error.message, /config\.yaml:3: tools\.bashTimeoutMs: /);
+      assert.match(error.message, /config\.yaml:4: tools\.colour: unknown field/);
+      assert.match(error.message, /config\.yaml:6: agent\.maxSteps: /);
+      return true;
+    },
+  );
+});
+
+test('a key value in place of a variable name is refused', () => {
+  assert.throws(
+    () =>
+      parseConfig('models:\n  x:\n    provider: openai\n    apiKeyEnv: sk-abc123-xyz\n', 'c.yaml'),
+    /c\.yaml:4: models\.x\.apiKeyEnv: must be an environment variable name/,
+  );
+});
+
+test('YAML syntax errors name the file and line', () => {
+  assert.throws(() => parseConfig('tools: [\n', 'broken.yaml'), /broken\.yaml:2: Flow sequence/);
+});
+
+test("the project's config wins over LOOM_HOME's", () => {
+  const home = temporaryFolder();
+  const project = temporaryFolder();
+  writeFileSync(
+    join(home, 'config.yaml'),
+    'model: deepseek:deepseek-chat\ntools:\n  bashTimeoutMs: 5000\n',
+  );
+  mkdirSync(join(project, '.loom'));
+  writeFileSync(join(project, '.loom', 'config.yaml'), 'model: openai:gpt-4o\n');
+  const config = loadConfig(home, project);
+  assert.equal(config.model, 'openai:gpt-4o');
+  assert.equal(config.tools?.bashTimeoutMs, 5000);
+});
+
+test('permission patterns match whole argument text with * wildcards', () => {
+  const [rule] = compileRules([{ tool: 'bash', match: { command: 'rm -rf /*' }, action: 'deny' }]);
+  assert.ok(rule);
+  assert.equal(matchesRule(rule, 'bash', { command: 'rm -rf /' }), true);
+  assert.equal(matchesRule(rule, 'bash', { command: 'rm -rf /home' }), true);
+  assert.equal(matchesRule(rule, 'bash', { command: 'rm -rf ./build' }), false);
+  assert.equal(matchesRule(rule, 'read_file', { command: 'rm -rf /' }), false);
+});
