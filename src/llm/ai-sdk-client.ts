@@ -42,7 +42,7 @@ export interface AiSdkModelClientOptions {
 
 type MappedPart =
   | Exclude<ModelStreamPart, { type: 'error' } | { type: 'attempt-failed' }>
-  | { type: 'failure'; error: ModelErrorInfo | { cause: unknown } };
+  | { type: 'failure'; error: ModelErrorInfo };
 
 const incompleteStream: ModelErrorInfo = {
   message: 'the provider stream ended before it reported a finish reason',
@@ -66,14 +66,14 @@ export class AiSdkModelClient implements ModelClient {
       yield { type: 'error', error: abortedError() };
       return;
     }
-    const abort = rejectOnAbort(signal);
     let reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart> | undefined;
+    const abort = watchAbort(signal, () => reader?.cancel().catch(() => undefined));
     try {
       const model = this.#createModel();
       const result = await Promise.race([model.doStream(toCallOptions(request)), abort.promise]);
       reader = result.stream.getReader();
       for (;;) {
-        const next = await Promise.race([reader.read(), abort.promise]);
+        const next = await reader.read();
         if (next.done) {
           yield this.#failurePart(incompleteStream, signal);
           return;
@@ -88,19 +88,15 @@ export class AiSdkModelClient implements ModelClient {
         if (part.type === 'finish') return;
       }
     } catch (error) {
-      yield this.#failurePart({ cause: error }, signal);
+      yield this.#failurePart(describeFailure(error), signal);
     } finally {
       abort.dispose();
       reader?.cancel().catch(() => undefined);
     }
   }
 
-  #failurePart(failure: ModelErrorInfo | { cause: unknown }, signal: AbortSignal): ModelStreamPart {
-    const error = signal.aborted
-      ? abortedError()
-      : 'cause' in failure
-        ? describeFailure(failure.cause)
-        : failure;
+  #failurePart(failure: ModelErrorInfo, signal: AbortSignal): ModelStreamPart {
+    const error = signal.aborted ? abortedError() : failure;
     return { type: 'error', error: { ...error, message: this.#redact(error.message) } };
   }
 
@@ -113,11 +109,20 @@ export class AiSdkModelClient implements ModelClient {
   }
 }
 
-/** A promise that rejects once the signal aborts; `dispose` detaches it when the stream is done. */
-function rejectOnAbort(signal: AbortSignal): { promise: Promise<never>; dispose: () => void } {
+/**
+ * On abort: rejects `promise` (raced against a call that may ignore the signal) and runs
+ * `onAbort` (cancelling the reader ends a pending read). `dispose` detaches both.
+ */
+function watchAbort(
+  signal: AbortSignal,
+  onAbort: () => void,
+): { promise: Promise<never>; dispose: () => void } {
   let listener: (() => void) | undefined;
   const promise = new Promise<never>((_, reject) => {
-    listener = () => reject(signal.reason);
+    listener = () => {
+      reject(signal.reason);
+      onAbort();
+    };
     signal.addEventListener('abort', listener, { once: true });
   });
   promise.catch(() => undefined);
@@ -129,7 +134,7 @@ function rejectOnAbort(signal: AbortSignal): { promise: Promise<never>; dispose:
   };
 }
 
-export function toCallOptions(request: ModelRequest): LanguageModelV3CallOptions {
+function toCallOptions(request: ModelRequest): LanguageModelV3CallOptions {
   const options: LanguageModelV3CallOptions = {
     prompt: toPrompt(request),
     abortSignal: request.signal,
@@ -163,9 +168,7 @@ function toToolChoice(choice: ToolChoice, request: ModelRequest): LanguageModelV
   return { type: 'tool', toolName: choice.tool };
 }
 
-export function toPrompt(
-  request: Pick<ModelRequest, 'system' | 'messages'>,
-): LanguageModelV3Prompt {
+function toPrompt(request: Pick<ModelRequest, 'system' | 'messages'>): LanguageModelV3Prompt {
   const prompt: LanguageModelV3Prompt = [];
   if (request.system.length > 0) prompt.push({ role: 'system', content: request.system });
   for (const message of request.messages) {
@@ -238,7 +241,7 @@ function mapStreamPart(part: LanguageModelV3StreamPart): MappedPart | undefined 
       return { type: 'finish', reason: toFinishReason(unified), usage: toUsage(part.usage) };
     }
     case 'error':
-      return { type: 'failure', error: { cause: part.error } };
+      return { type: 'failure', error: describeFailure(part.error) };
     default:
       return undefined;
   }

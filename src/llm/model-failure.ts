@@ -1,8 +1,8 @@
 /**
  * Turns whatever a provider call threw or streamed as an error into `ModelErrorInfo`: the HTTP
  * status, whether trying again may help (429, 5xx, network), the provider's requested wait and
- * whether it was an abort. Also scrubs credential values from messages. Never throws; callers
- * still must redact every message before it leaves the adapter.
+ * whether it was an abort; and scrubs credential values from messages. Never throws. The
+ * descriptions are not yet redacted: callers must pass every message through `redactSecrets`.
  */
 import { APICallError } from 'ai';
 import { errorMessage, LoomError } from '../core/errors.js';
@@ -26,7 +26,7 @@ const networkErrorCodes = new Set([
 ]);
 const networkErrorMessages =
   /fetch failed|failed to fetch|terminated|other side closed|socket hang up/i;
-const retryableStreamErrorTypes = /overloaded|rate_limit|server_error|api_error|internal/i;
+const retryableStreamErrorTypes = /overloaded|rate_limit|server_error|api_error/i;
 const maximumCauseDepth = 8;
 
 export const redactedMarker = '[redacted]';
@@ -35,8 +35,8 @@ export function abortedError(): ModelErrorInfo {
   return { message: 'the request was aborted', retryable: false, aborted: true };
 }
 
-export function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 429 || status >= 500;
+function isRetryableStatus(status: number): boolean {
+  return status === 429 || status >= 500;
 }
 
 export function describeFailure(error: unknown): ModelErrorInfo {
@@ -49,6 +49,9 @@ export function describeFailure(error: unknown): ModelErrorInfo {
       return { message: `network error: ${describeChain(error)}`, retryable: true };
     }
     if (isPayload(error)) return describeStreamedError(error);
+    if (typeof error === 'string') {
+      return { message: `the provider reported an error: ${error}`, retryable: false };
+    }
     return { message: errorMessage(error), retryable: false };
   } catch {
     return {
@@ -117,10 +120,7 @@ export function redactSecrets(message: string, secrets: readonly string[]): stri
 
 function isAbortError(error: unknown): boolean {
   return (
-    typeof error === 'object' &&
-    error !== null &&
-    'name' in error &&
-    (error.name === 'AbortError' || error.name === 'TimeoutError')
+    typeof error === 'object' && error !== null && 'name' in error && error.name === 'AbortError'
   );
 }
 

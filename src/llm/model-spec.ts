@@ -110,6 +110,12 @@ function checkBaseURL(value: string, where: string, code: 'MODEL_SPEC' | 'INVALI
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
     throw new UserError(code, `${where}: base URL "${value}" must be an http:// or https:// URL`);
   }
+  if (url.username || url.password) {
+    throw new UserError(
+      code,
+      `${where}: the base URL must not embed credentials; name the key's environment variable in a route (apiKeyEnv)`,
+    );
+  }
   return value;
 }
 

@@ -5,7 +5,7 @@
  * abort, or past `maxAttempts` (the last `error` part then passes through), and it never throws.
  */
 import { errorMessage, UserError } from '../core/errors.js';
-import type { ModelClient, ModelErrorInfo, ModelRequest, ModelStreamPart } from './contract.js';
+import type { ModelClient, ModelRequest, ModelStreamPart } from './contract.js';
 import { abortedError } from './model-failure.js';
 
 export interface RetryPolicy {
@@ -87,12 +87,10 @@ async function* retryingStream(
 ): AsyncGenerator<ModelStreamPart> {
   for (let attempt = 1; ; attempt++) {
     let producedContent = false;
-    let failure: ModelErrorInfo | undefined;
-    let failurePart: ModelStreamPart | undefined;
+    let failure: Extract<ModelStreamPart, { type: 'error' }> | undefined;
     for await (const part of guardedStream(client, request)) {
       if (part.type === 'error') {
-        failure = part.error;
-        failurePart = part;
+        failure = part;
         break;
       }
       if (part.type === 'text' || part.type === 'reasoning' || part.type === 'tool-call') {
@@ -100,19 +98,20 @@ async function* retryingStream(
       }
       yield part;
     }
-    if (failure === undefined || failurePart === undefined) return;
+    if (failure === undefined) return;
+    const { error } = failure;
     const retry =
-      failure.retryable &&
-      !failure.aborted &&
+      error.retryable &&
+      !error.aborted &&
       !producedContent &&
       !request.signal.aborted &&
       attempt < policy.maxAttempts;
     if (!retry) {
-      yield failurePart;
+      yield failure;
       return;
     }
-    const delayMs = retryDelay(attempt, failure.retryAfterMs, policy);
-    yield { type: 'attempt-failed', attempt, error: failure, delayMs };
+    const delayMs = retryDelay(attempt, error.retryAfterMs, policy);
+    yield { type: 'attempt-failed', attempt, error, delayMs };
     try {
       await sleep(delayMs, request.signal);
     } catch {

@@ -215,7 +215,10 @@ test("a parent's protection applies in the child, against the child's own canoni
 
 test('protect() and section() validate their input', () => {
   const prompt = new SystemPrompt({ context: new Context() });
-  assert.throws(() => prompt.protect({ owner: 'nobody' }), /must name a section id and\/or a tool name/);
+  assert.throws(
+    () => prompt.protect({ owner: 'nobody' }),
+    /must name a section id and\/or a tool name/,
+  );
   assert.throws(() => prompt.protect({ section: 'x', owner: '' }), /owner/);
   assert.throws(() => prompt.section({ id: '', order: 0, text: '' }), /id/);
   assert.throws(() => prompt.section({ id: 'x', order: Number.NaN, text: '' }), /order/);

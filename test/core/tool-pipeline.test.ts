@@ -89,9 +89,11 @@ test('every stage runs in order and tools/result sees the final result', async (
   const { context, pipeline, observations } = setup();
   const trace: string[] = [];
   let concluded = false;
+  let bodyExecution: ToolExecution | undefined;
   pipeline.register(
     makeTool('echo', (args, execution) => {
       trace.push('body');
+      bodyExecution = execution;
       assert.equal(execution.context, context);
       assert.equal(execution.agentId, 'agent-1');
       assert.equal(execution.turnId, 'turn-1');
@@ -141,6 +143,7 @@ test('every stage runs in order and tools/result sees the final result', async (
   assert.equal(results[0]?.content, 'echo {"a":1} (reviewed)');
   assert.equal(results[0]?.isError, false);
   assert.equal(observations[0]?.result, results[0]);
+  assert.equal(observations[0]?.execution, bodyExecution);
   assert.equal(concluded, true);
 });
 
@@ -238,6 +241,33 @@ test('ask: the asker approves or refuses; with no asker the call is denied loudl
   assert.equal(declined.errorCode, 'TOOL_DENIED');
   assert.match(declined.content, /not approved/);
   assert.deepEqual(questions, ['deploy: touches production', 'deploy: touches production']);
+});
+
+test('a step aborted while waiting for approval cancels the call without running it', async () => {
+  const { context, pipeline } = setup();
+  let ran = false;
+  const asked = deferred();
+  pipeline.register(
+    makeTool('deploy', () => {
+      ran = true;
+      return 'deployed';
+    }),
+  );
+  context.use(toolPreExecute, () => ({ action: 'ask', reason: 'production' }));
+  context.provide(permissionAskerKey, {
+    ask: () => {
+      asked.resolve();
+      return new Promise<boolean>(() => {});
+    },
+  });
+  const controller = new AbortController();
+  const pending = step(pipeline, [call('deploy')], { signal: controller.signal });
+  await asked.promise;
+  controller.abort();
+  const [result] = await pending;
+  assert.equal(ran, false);
+  assert.equal(result?.errorCode, 'ABORTED');
+  assert.match(result?.content ?? '', /cancelled: deploy was stopped while waiting for approval/);
 });
 
 test('restrict hides a tool from listing and calls, in the scope and its children', async () => {

@@ -86,6 +86,11 @@ describe('parseModelSpec', () => {
       'MODEL_SPEC',
       /"ftp:\/\/host\/v1" must be an http/,
     );
+    rejects(
+      'openai-compatible:m@http://user:hunter2@host/v1',
+      'MODEL_SPEC',
+      /must not embed credentials/,
+    );
   });
 
   test('an unknown provider lists the known providers and the configured routes', () => {
