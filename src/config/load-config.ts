@@ -19,7 +19,10 @@ export function parseConfig(text: string, file: string): LoomConfig {
   if (document.errors.length > 0) {
     const problems = document.errors.map((error) => {
       const line = error.linePos?.[0].line;
-      const message = (error.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
+      const message = (error.message.split('\n')[0] ?? '').replace(
+        / at line \d+, column \d+:?$/,
+        '',
+      );
       return `${file}${line ? `:${line}` : ''}: ${message}`;
     });
     throw new UserError('INVALID_CONFIG', `invalid config:\n${problems.join('\n')}`);

@@ -111,9 +111,10 @@ function checkBaseURL(value: string, where: string, code: 'MODEL_SPEC' | 'INVALI
     throw new UserError(code, `${where}: base URL "${value}" must be an http:// or https:// URL`);
   }
   if (url.username || url.password) {
+    const shown = where.split(value).join(`${url.protocol}//[redacted]@${url.host}${url.pathname}`);
     throw new UserError(
       code,
-      `${where}: the base URL must not embed credentials; name the key's environment variable in a route (apiKeyEnv)`,
+      `${shown}: the base URL must not embed credentials; name the key's environment variable in a route (apiKeyEnv)`,
     );
   }
   return value;

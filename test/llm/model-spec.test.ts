@@ -89,7 +89,7 @@ describe('parseModelSpec', () => {
     rejects(
       'openai-compatible:m@http://user:hunter2@host/v1',
       'MODEL_SPEC',
-      /must not embed credentials/,
+      /"openai-compatible:m@http:\/\/\[redacted\]@host\/v1": the base URL must not embed credentials/,
     );
   });
 
