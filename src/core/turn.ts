@@ -15,7 +15,8 @@ import { agentTurnStopping, type TurnOutcome } from './agent-hooks.js';
 import type { Context } from './context.js';
 import { errorMessage } from './errors.js';
 import type { MessageProjection } from './messages.js';
-import type { Delivery, TurnEndReason, TurnError } from './session-events.js';
+import { requestModel } from './model-request.js';
+import type { Delivery, SessionEventMap, TurnEndReason, TurnError } from './session-events.js';
 import type { SessionLog } from './session-log.js';
 import type { SystemPrompt } from './system-prompt.js';
 import type { ToolPipeline } from './tool-pipeline.js';
@@ -45,7 +46,7 @@ export interface IncomingMessage {
   delivery: Delivery;
 }
 
-interface StepOutcome {
+export interface StepOutcome {
   text: string;
   toolCalls: ModelToolCall[];
   finishReason: 'stop' | 'tool-calls' | 'length' | 'content-filter' | 'error' | 'other';
@@ -117,13 +118,7 @@ export async function runTurn(
   } catch (error) {
     ending = { reason: 'error', error: { code: 'INTERNAL', message: errorMessage(error) } };
   }
-  const endData: {
-    turnId: string;
-    reason: TurnEndReason;
-    error?: TurnError;
-    usage: Usage;
-    steps: number;
-  } = {
+  const endData: SessionEventMap['turn/end'] = {
     turnId,
     reason: ending.reason,
     usage,
@@ -171,15 +166,7 @@ async function runStep(
         signal,
         concludeTurn,
         onResult: (result) => {
-          const data: {
-            turnId: string;
-            step: number;
-            callId: string;
-            name: string;
-            content: string;
-            isError: boolean;
-            errorCode?: string;
-          } = {
+          const data: SessionEventMap['tool/result'] = {
             turnId,
             step,
             callId: result.callId,
@@ -202,103 +189,4 @@ async function runStep(
     log.flush();
   }
   return outcome;
-}
-
-async function requestModel(
-  environment: TurnEnvironment,
-  turnId: string,
-  step: number,
-  signal: AbortSignal,
-): Promise<StepOutcome> {
-  const { log, model, limits } = environment;
-  const assembled = await environment.prompt.assemble(environment.tools.specs());
-  log.append('request/header', {
-    turnId,
-    step,
-    model: model.id,
-    system: assembled.system,
-    tools: assembled.tools,
-  });
-  const messages = environment.projection.update(log.events);
-  log.flush();
-  let text = '';
-  let reasoning = '';
-  let attempts = 1;
-  const toolCalls: ModelToolCall[] = [];
-  const request: Parameters<ModelClient['stream']>[0] = {
-    system: assembled.system,
-    messages,
-    tools: assembled.tools,
-    signal,
-  };
-  if (limits.maxOutputTokens !== undefined) request.maxOutputTokens = limits.maxOutputTokens;
-  if (limits.temperature !== undefined) request.temperature = limits.temperature;
-  for await (const part of model.stream(request)) {
-    switch (part.type) {
-      case 'text':
-        text += part.text;
-        log.append('assistant/chunk', { turnId, step, kind: 'text', text: part.text });
-        break;
-      case 'reasoning':
-        reasoning += part.text;
-        log.append('assistant/chunk', { turnId, step, kind: 'reasoning', text: part.text });
-        break;
-      case 'tool-call':
-        toolCalls.push(part.call);
-        break;
-      case 'attempt-failed':
-        attempts = part.attempt + 1;
-        log.append('model/retry', {
-          turnId,
-          step,
-          attempt: part.attempt,
-          error: part.error,
-          delayMs: part.delayMs,
-        });
-        break;
-      case 'finish': {
-        const message: {
-          turnId: string;
-          step: number;
-          text: string;
-          reasoning?: string;
-          toolCalls: ModelToolCall[];
-          finishReason: typeof part.reason;
-          usage: Usage;
-          model: string;
-          attempts: number;
-        } = {
-          turnId,
-          step,
-          text,
-          toolCalls,
-          finishReason: part.reason,
-          usage: part.usage,
-          model: model.id,
-          attempts,
-        };
-        if (reasoning) message.reasoning = reasoning;
-        log.append('assistant/message', message);
-        return { text, toolCalls, finishReason: part.reason, usage: part.usage };
-      }
-      case 'error': {
-        const error: TurnError = {
-          code: part.error.aborted ? 'ABORTED' : 'PROVIDER_ERROR',
-          message: part.error.message,
-        };
-        return {
-          text,
-          toolCalls: [],
-          finishReason: 'error',
-          usage: part.usage ?? emptyUsage(),
-          error,
-        };
-      }
-    }
-  }
-  const error: TurnError = {
-    code: 'PROVIDER_ERROR',
-    message: `${model.id} ended its stream without finishing`,
-  };
-  return { text, toolCalls: [], finishReason: 'error', usage: emptyUsage(), error };
 }

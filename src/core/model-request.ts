@@ -1,0 +1,97 @@
+/**
+ * One model request of a step: assembles the prompt, logs the request header, derives the
+ * messages from the log, and folds the streamed parts into logged chunks and one
+ * `assistant/message`. A failed or aborted stream is returned as data, never thrown.
+ */
+import { emptyUsage, type ModelRequest, type ModelToolCall } from '../llm/contract.js';
+import type { SessionEventMap, TurnError } from './session-events.js';
+import type { StepOutcome, TurnEnvironment } from './turn.js';
+
+export async function requestModel(
+  environment: TurnEnvironment,
+  turnId: string,
+  step: number,
+  signal: AbortSignal,
+): Promise<StepOutcome> {
+  const { log, model, limits } = environment;
+  const assembled = await environment.prompt.assemble(environment.tools.specs());
+  log.append('request/header', {
+    turnId,
+    step,
+    model: model.id,
+    system: assembled.system,
+    tools: assembled.tools,
+  });
+  const messages = environment.projection.update(log.events);
+  log.flush();
+  let text = '';
+  let reasoning = '';
+  let attempts = 1;
+  const toolCalls: ModelToolCall[] = [];
+  const request: ModelRequest = {
+    system: assembled.system,
+    messages,
+    tools: assembled.tools,
+    signal,
+  };
+  if (limits.maxOutputTokens !== undefined) request.maxOutputTokens = limits.maxOutputTokens;
+  if (limits.temperature !== undefined) request.temperature = limits.temperature;
+  for await (const part of model.stream(request)) {
+    switch (part.type) {
+      case 'text':
+        text += part.text;
+        log.append('assistant/chunk', { turnId, step, kind: 'text', text: part.text });
+        break;
+      case 'reasoning':
+        reasoning += part.text;
+        log.append('assistant/chunk', { turnId, step, kind: 'reasoning', text: part.text });
+        break;
+      case 'tool-call':
+        toolCalls.push(part.call);
+        break;
+      case 'attempt-failed':
+        attempts = part.attempt + 1;
+        log.append('model/retry', {
+          turnId,
+          step,
+          attempt: part.attempt,
+          error: part.error,
+          delayMs: part.delayMs,
+        });
+        break;
+      case 'finish': {
+        const message: SessionEventMap['assistant/message'] = {
+          turnId,
+          step,
+          text,
+          toolCalls,
+          finishReason: part.reason,
+          usage: part.usage,
+          model: model.id,
+          attempts,
+        };
+        if (reasoning) message.reasoning = reasoning;
+        log.append('assistant/message', message);
+        return { text, toolCalls, finishReason: part.reason, usage: part.usage };
+      }
+      case 'error': {
+        const error: TurnError = {
+          code: part.error.aborted ? 'ABORTED' : 'PROVIDER_ERROR',
+          message: part.error.message,
+        };
+        return {
+          text,
+          toolCalls: [],
+          finishReason: 'error',
+          usage: part.usage ?? emptyUsage(),
+          error,
+        };
+      }
+    }
+  }
+  const error: TurnError = {
+    code: 'PROVIDER_ERROR',
+    message: `${model.id} ended its stream without finishing`,
+  };
+  return { text, toolCalls: [], finishReason: 'error', usage: emptyUsage(), error };
+}
