@@ -1,6 +1,7 @@
 /**
- * Human rendering of a running turn: the answer streams to stdout, tool calls and problems go
- * briefly to stderr. Reads session events only; never changes them.
+ * Human rendering of a running turn: the answer streams to stdout; tool calls, a one-line gist
+ * of each result, retries and problems go briefly to stderr (dimmed on a terminal unless
+ * NO_COLOR is set). Reads session events only; never changes them.
  */
 import type { SessionEvent } from '../core/session-events.js';
 
@@ -12,14 +13,21 @@ export interface PlainRenderer {
 
 function summarize(value: unknown, limit = 80): string {
   const text = typeof value === 'string' ? value : JSON.stringify(value);
-  const flat = (text ?? '').replace(/\s+/g, ' ');
+  const flat = (text ?? '').replace(/\s+/g, ' ').trim();
   return flat.length > limit ? `${flat.slice(0, limit - 1)}…` : flat;
+}
+
+function styles(enabled: boolean) {
+  const wrap = (open: number, close: number) => (text: string) =>
+    enabled ? `\u001b[${open}m${text}\u001b[${close}m` : text;
+  return { dim: wrap(2, 22), red: wrap(31, 39), cyan: wrap(36, 39) };
 }
 
 export function plainRenderer(
   stdout: NodeJS.WritableStream,
-  stderr: NodeJS.WritableStream,
+  stderr: NodeJS.WriteStream | NodeJS.WritableStream,
 ): PlainRenderer {
+  const style = styles('isTTY' in stderr && stderr.isTTY === true && !process.env.NO_COLOR);
   let openLine = false;
   const endLine = () => {
     if (openLine) stdout.write('\n');
@@ -38,26 +46,31 @@ export function plainRenderer(
         case 'tool/call': {
           const data = event.data as SessionEvent<'tool/call'>['data'];
           endLine();
-          stderr.write(`▸ ${data.name} ${summarize(data.arguments)}\n`);
+          stderr.write(`${style.cyan('▸')} ${data.name} ${style.dim(summarize(data.arguments))}\n`);
           return;
         }
         case 'tool/result': {
           const data = event.data as SessionEvent<'tool/result'>['data'];
-          if (data.isError) stderr.write(`  ✗ ${data.name}: ${summarize(data.content, 160)}\n`);
+          const gist = summarize(data.content, 100);
+          if (data.isError) stderr.write(`  ${style.red('✗')} ${style.dim(gist)}\n`);
+          else stderr.write(`  ${style.dim(`✓ ${gist}`)}\n`);
           return;
         }
         case 'model/retry': {
           const data = event.data as SessionEvent<'model/retry'>['data'];
+          const wait = Math.round(data.delayMs);
           stderr.write(
-            `  model attempt ${data.attempt} failed (${data.error.message}); retrying\n`,
+            style.dim(
+              `  attempt ${data.attempt} failed (${data.error.message}); retrying in ${wait} ms\n`,
+            ),
           );
           return;
         }
         case 'turn/end': {
           const data = event.data as SessionEvent<'turn/end'>['data'];
           endLine();
-          if (data.error) stderr.write(`error: ${data.error.message}\n`);
-          else if (data.reason === 'aborted') stderr.write('interrupted\n');
+          if (data.error) stderr.write(`${style.red('error:')} ${data.error.message}\n`);
+          else if (data.reason === 'aborted') stderr.write(`${style.red('interrupted')}\n`);
           return;
         }
         default:
