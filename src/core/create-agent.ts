@@ -5,7 +5,7 @@
  */
 import type { ModelClient } from '../llm/contract.js';
 import { Agent } from './agent.js';
-import { Context } from './context.js';
+import { Context, type Disposer } from './context.js';
 import { installDefaultPrompt } from './default-prompt.js';
 import type { SessionLog } from './session-log.js';
 import { SessionStore } from './session-store.js';
@@ -14,15 +14,21 @@ import type { ToolDefinition } from './tool-contract.js';
 import { ToolPipeline, toolPipelineKey } from './tool-pipeline.js';
 import type { TurnLimits } from './turn.js';
 
-export interface CreateAgentOptions {
-  /** `$LOOM_HOME`: sessions live in its sessions/ folder. */
-  home: string;
+export interface AssembleAgentOptions {
+  /** The runtime's root scope; the agent's scope is made under it. */
+  root: Context;
+  log: SessionLog;
   model: ModelClient;
   cwd: string;
-  /** Continue this session instead of starting a new one. */
-  sessionId?: string;
   tools?: ToolDefinition[];
   limits?: Partial<TurnLimits>;
+}
+
+export interface CreateAgentOptions extends Omit<AssembleAgentOptions, 'root' | 'log'> {
+  /** `$LOOM_HOME`: sessions live in its sessions/ folder. */
+  home: string;
+  /** Continue this session instead of starting a new one. */
+  sessionId?: string;
   /** The root scope; a new one by default. */
   root?: Context;
 }
@@ -33,32 +39,33 @@ export interface AgentHandle {
   context: Context;
   tools: ToolPipeline;
   prompt: SystemPrompt;
-  /** Flushes and closes the log; idempotent. */
+  /** Runs `dispose` when the handle closes (child-first cleanup of attachments). */
+  onClose(dispose: Disposer): void;
+  /**
+   * Runs the close hooks, then flushes and closes the log; idempotent. A running turn is
+   * cancelled first and the log closes once it has ended, so no event is lost.
+   */
   close(): void;
 }
 
-export function createAgent(options: CreateAgentOptions): AgentHandle {
-  const root = options.root ?? new Context();
-  const store = new SessionStore(options.home);
-  const log = options.sessionId
-    ? store.open(options.sessionId)
-    : store.create({ cwd: options.cwd });
-  const context = root.child(log.header.sessionId);
+export function assembleAgent(options: AssembleAgentOptions): AgentHandle {
+  const { log } = options;
+  const context = options.root.child(log.header.sessionId);
   const tools = new ToolPipeline({ context });
   const prompt = new SystemPrompt({ context });
   context.provide(toolPipelineKey, tools);
   context.provide(systemPromptKey, prompt);
   installDefaultPrompt(prompt, options.cwd);
   for (const tool of options.tools ?? []) tools.register(tool);
-  const agentOptions: ConstructorParameters<typeof Agent>[0] = {
+  const agent = new Agent({
     context,
     log,
     model: options.model,
     tools,
     prompt,
-  };
-  if (options.limits) agentOptions.limits = options.limits;
-  const agent = new Agent(agentOptions);
+    ...(options.limits ? { limits: options.limits } : {}),
+  });
+  const closeHooks: Disposer[] = [];
   let closed = false;
   return {
     agent,
@@ -66,10 +73,27 @@ export function createAgent(options: CreateAgentOptions): AgentHandle {
     context,
     tools,
     prompt,
+    onClose(dispose) {
+      closeHooks.push(dispose);
+    },
     close() {
       if (closed) return;
       closed = true;
-      log.close();
+      for (const dispose of closeHooks.reverse()) dispose();
+      if (agent.status === 'idle') {
+        log.close();
+        return;
+      }
+      agent.cancel('the agent was closed');
+      void agent.whenIdle().then(() => log.close());
     },
   };
+}
+
+/** One agent on its own: a new session, or `sessionId` continued. */
+export function createAgent(options: CreateAgentOptions): AgentHandle {
+  const store = new SessionStore(options.home);
+  const log = options.sessionId ? store.open(options.sessionId) : store.create({ cwd: options.cwd });
+  const { home: _home, sessionId: _sessionId, root, ...rest } = options;
+  return assembleAgent({ ...rest, root: root ?? new Context(), log });
 }

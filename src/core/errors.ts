@@ -25,10 +25,11 @@ export type LoomErrorCode =
   | 'ABORTED'
   | 'PROTECTED';
 
-export class LoomError extends Error {
-  readonly code: LoomErrorCode;
+/** Capability layers pass their own code union as `Code`; core's codes are the default. */
+export class LoomError<Code extends string = LoomErrorCode> extends Error {
+  readonly code: Code;
 
-  constructor(code: LoomErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(code: Code, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
     this.name = new.target.name;
@@ -36,7 +37,7 @@ export class LoomError extends Error {
 }
 
 /** A caller's mistake: the message names the offending file, field or argument. */
-export class UserError extends LoomError {}
+export class UserError<Code extends string = LoomErrorCode> extends LoomError<Code> {}
 
 /** Exhaustiveness check for closed unions. */
 export function assertNever(value: never, what = 'value'): never {

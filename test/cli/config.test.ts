@@ -4,7 +4,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { runLoom, temporaryFolder, writeScriptedModel } from './loom-process.js';
+import { temporaryFolder } from '../helpers/temporary-folder.js';
+import { runLoom, writeScriptedModel } from './loom-process.js';
 
 test('loom run: an invalid config fails naming the file, line and field', async () => {
   const home = temporaryFolder();

@@ -3,8 +3,7 @@
  * wait on its output lines, never on time.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 export const LOOM_BIN = resolve('bin/loom');
@@ -16,10 +15,6 @@ export interface LoomRun {
   /** Resolves with the first stdout line that matches. */
   waitForLine(pattern: RegExp): Promise<string>;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-export function temporaryFolder(prefix = 'loom-cli-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
 }
 
 export function writeScriptedModel(folder: string, model: unknown): string {

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { SessionLog } from '../../src/core/session-log.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
-import { runLoom, startLoom, temporaryFolder, writeScriptedModel } from './loom-process.js';
+import { temporaryFolder } from '../helpers/temporary-folder.js';
+import { runLoom, startLoom, writeScriptedModel } from './loom-process.js';
 
 function sessionFiles(home: string): string[] {
   return readdirSync(join(home, 'sessions')).map((name) => join(home, 'sessions', name));

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { runLoom, startLoom, temporaryFolder, writeScriptedModel } from './loom-process.js';
+import { temporaryFolder } from '../helpers/temporary-folder.js';
+import { runLoom, startLoom, writeScriptedModel } from './loom-process.js';
 
 const model = {
   rules: [

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { runLoom, temporaryFolder, writeScriptedModel } from './loom-process.js';
+import { temporaryFolder } from '../helpers/temporary-folder.js';
+import { runLoom, writeScriptedModel } from './loom-process.js';
 
 interface Line {
   type: string;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { loadConfig, parseConfig } from '../../src/config/load-config.js';
 import { compileRules, matchesRule } from '../../src/config/permissions.js';
-import { temporaryFolder } from '../core/agent-fixture.js';
+import { temporaryFolder } from '../helpers/temporary-folder.js';
 
 test('a valid config parses with its routes, tools and rules', () => {
   const config = parseConfig(

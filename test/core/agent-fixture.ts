@@ -1,9 +1,6 @@
 /**
  * Builds a real agent over the scripted model in a temporary LOOM_HOME, for loop tests.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Context } from '../../src/core/context.js';
 import { type AgentHandle, createAgent } from '../../src/core/create-agent.js';
 import type { ToolDefinition } from '../../src/core/tool-contract.js';
@@ -11,6 +8,7 @@ import type { TurnLimits } from '../../src/core/turn.js';
 import type { ModelClient } from '../../src/llm/contract.js';
 import { createScriptedModel } from '../../src/testing/scripted-model.js';
 import type { ScriptedModelFile } from '../../src/testing/scripted-rules.js';
+import { temporaryFolder } from '../helpers/temporary-folder.js';
 
 export interface FixtureOptions {
   model: ScriptedModelFile | ModelClient;
@@ -19,12 +17,8 @@ export interface FixtureOptions {
   root?: Context;
 }
 
-export function temporaryFolder(prefix = 'loom-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
-}
-
 export function agentFixture(options: FixtureOptions): AgentHandle & { home: string } {
-  const home = temporaryFolder();
+  const home = temporaryFolder('loom-agent-');
   const model =
     'stream' in options.model
       ? options.model

@@ -1,23 +1,15 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { LoomError } from '../../src/core/errors.js';
 import type { SessionEvent } from '../../src/core/session-events.js';
 import { loadSessionFile, repairEvents } from '../../src/core/session-load.js';
 import { SessionLog } from '../../src/core/session-log.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
+import { temporaryFolder } from '../helpers/temporary-folder.js';
 
-const folders: string[] = [];
-function temporaryFolder(): string {
-  const folder = mkdtempSync(join(tmpdir(), 'loom-session-load-'));
-  folders.push(folder);
-  return folder;
-}
-after(() => {
-  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
-});
+const folderPrefix = 'loom-session-load-';
 
 const headerLine = JSON.stringify({
   type: 'session/header',
@@ -38,7 +30,7 @@ function eventLine(seq: number, turnId = 't1'): string {
 }
 
 function writeSession(text: string): string {
-  const path = join(temporaryFolder(), 'session.jsonl');
+  const path = join(temporaryFolder(folderPrefix), 'session.jsonl');
   writeFileSync(path, text);
   return path;
 }
@@ -55,7 +47,7 @@ const usage = (input: number, output: number) => ({ input, output });
 
 describe('loadSessionFile', () => {
   test('a missing file is SESSION_NOT_FOUND naming the path', () => {
-    const path = join(temporaryFolder(), 'absent.jsonl');
+    const path = join(temporaryFolder(folderPrefix), 'absent.jsonl');
     assert.throws(
       () => loadSessionFile(path),
       (error: unknown) =>
@@ -119,7 +111,7 @@ describe('loadSessionFile', () => {
 
 describe('SessionLog.open', () => {
   test('cuts a torn tail before appending, and keeps every whole event', () => {
-    const log = SessionLog.create({ directory: temporaryFolder() });
+    const log = SessionLog.create({ directory: temporaryFolder(folderPrefix) });
     log.append('turn/start', { turnId: 't1' });
     log.append('turn/end', { turnId: 't1', reason: 'completed', usage: usage(0, 0), steps: 0 });
     log.close();
@@ -156,7 +148,7 @@ describe('SessionLog.open', () => {
   });
 
   test('closes an interrupted turn exactly once, without touching history', () => {
-    const log = SessionLog.create({ directory: temporaryFolder() });
+    const log = SessionLog.create({ directory: temporaryFolder(folderPrefix) });
     log.append('turn/start', { turnId: 't1' });
     log.append('user/message', { text: 'hi', delivery: 'followup', turnId: 't1' });
     log.append('step/start', { turnId: 't1', step: 1 });

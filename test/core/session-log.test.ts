@@ -1,24 +1,16 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { LoomError } from '../../src/core/errors.js';
 import { SESSION_FORMAT_VERSION, type SessionEvent } from '../../src/core/session-events.js';
 import { loadSessionFile } from '../../src/core/session-load.js';
 import { newSessionId, SessionLog } from '../../src/core/session-log.js';
+import { temporaryFolder } from '../helpers/temporary-folder.js';
 
-const folders: string[] = [];
-function temporaryFolder(): string {
-  const folder = mkdtempSync(join(tmpdir(), 'loom-session-log-'));
-  folders.push(folder);
-  return folder;
-}
-after(() => {
-  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
-});
+const folderPrefix = 'loom-session-log-';
 
 function fileLines(
   path: string,
@@ -53,7 +45,7 @@ async function captureStderr(body: () => void): Promise<string> {
 
 describe('SessionLog.create', () => {
   test('writes the versioned header line synchronously', () => {
-    const directory = join(temporaryFolder(), 'nested', 'sessions');
+    const directory = join(temporaryFolder(folderPrefix), 'nested', 'sessions');
     const before = Date.now();
     const log = SessionLog.create({
       directory,
@@ -83,7 +75,7 @@ describe('SessionLog.create', () => {
   });
 
   test('defaults: a fresh time-sortable id, no parent, depth 0, no cwd', () => {
-    const log = SessionLog.create({ directory: temporaryFolder() });
+    const log = SessionLog.create({ directory: temporaryFolder(folderPrefix) });
     assert.match(log.header.sessionId, /^\d{8}-\d{6}-[0-9a-z]{6}$/);
     assert.equal(log.header.parentSession, null);
     assert.equal(log.header.delegationDepth, 0);
@@ -98,7 +90,7 @@ describe('SessionLog.create', () => {
   });
 
   test('refuses an existing session file and an unsafe id', () => {
-    const directory = temporaryFolder();
+    const directory = temporaryFolder(folderPrefix);
     SessionLog.create({ directory, sessionId: 'twice' }).close();
     assert.throws(() => SessionLog.create({ directory, sessionId: 'twice' }), /already exists/);
     assert.throws(
@@ -118,7 +110,7 @@ describe('SessionLog.create', () => {
         data: { turnId: 'p1', reason: 'completed', usage: { input: 1, output: 2 }, steps: 0 },
       },
     ];
-    const log = SessionLog.create({ directory: temporaryFolder(), seed });
+    const log = SessionLog.create({ directory: temporaryFolder(folderPrefix), seed });
     assert.equal(log.header.seedLength, 2);
     assert.deepEqual(
       fileLines(log.path).map((line) => [line.type, line.seq, line.time]),
@@ -136,7 +128,7 @@ describe('SessionLog.create', () => {
 
 describe('SessionLog.append', () => {
   test('numbers events monotonically and keeps them in memory', () => {
-    const log = SessionLog.create({ directory: temporaryFolder() });
+    const log = SessionLog.create({ directory: temporaryFolder(folderPrefix) });
     const before = Date.now();
     const first = log.append('turn/start', { turnId: 't1' });
     const second = log.append('assistant/chunk', chunk('hi'));
@@ -152,7 +144,7 @@ describe('SessionLog.append', () => {
   });
 
   test('batches lines until the next tick, and flush() writes them at once', async () => {
-    const log = SessionLog.create({ directory: temporaryFolder() });
+    const log = SessionLog.create({ directory: temporaryFolder(folderPrefix) });
     log.append('turn/start', { turnId: 't1' });
     log.append('assistant/chunk', chunk('a'));
     assert.equal(fileLines(log.path).length, 1);
@@ -169,18 +161,18 @@ describe('SessionLog.append', () => {
   });
 
   test('writes at once when the pending lines pass the threshold', () => {
-    const log = SessionLog.create({ directory: temporaryFolder(), flushThreshold: 10 });
+    const log = SessionLog.create({ directory: temporaryFolder(folderPrefix), flushThreshold: 10 });
     log.append('assistant/chunk', chunk('long enough to pass the threshold'));
     assert.equal(fileLines(log.path).length, 2);
     log.close();
     assert.throws(
-      () => SessionLog.create({ directory: temporaryFolder(), flushThreshold: 0 }),
+      () => SessionLog.create({ directory: temporaryFolder(folderPrefix), flushThreshold: 0 }),
       /flushThreshold/,
     );
   });
 
   test('stores the JSON form of the data, equal to what a reload gives', () => {
-    const log = SessionLog.create({ directory: temporaryFolder() });
+    const log = SessionLog.create({ directory: temporaryFolder(folderPrefix) });
     const data = {
       turnId: 't1',
       step: 1,
@@ -197,7 +189,7 @@ describe('SessionLog.append', () => {
   });
 
   test('refuses data that has no JSON form, and numbers nothing for it', () => {
-    const log = SessionLog.create({ directory: temporaryFolder() });
+    const log = SessionLog.create({ directory: temporaryFolder(folderPrefix) });
     const appendPlugin = log.append.bind(log) as (type: string, data: unknown) => SessionEvent;
     assert.throws(() => appendPlugin('plugin/empty', undefined), /plugin\/empty has no JSON data/);
     assert.throws(() => appendPlugin('plugin/big', { size: 1n }), TypeError);
@@ -206,7 +198,7 @@ describe('SessionLog.append', () => {
   });
 
   test('round-trips plugin event types', () => {
-    const log = SessionLog.create({ directory: temporaryFolder() });
+    const log = SessionLog.create({ directory: temporaryFolder(folderPrefix) });
     // A plugin augments SessionEventMap; the test avoids augmenting the shared map and casts.
     const appendPlugin = log.append.bind(log) as (type: string, data: unknown) => SessionEvent;
     appendPlugin('workflow/phase', { runId: 'r1', title: 'audit' });
@@ -219,7 +211,7 @@ describe('SessionLog.append', () => {
   });
 
   test('append after close throws a LoomError; close twice is harmless', () => {
-    const log = SessionLog.create({ directory: temporaryFolder() });
+    const log = SessionLog.create({ directory: temporaryFolder(folderPrefix) });
     log.close();
     log.close();
     assert.equal(log.closed, true);
@@ -232,7 +224,7 @@ describe('SessionLog.append', () => {
 
 describe('SessionLog.onAppend', () => {
   test('notifies observers synchronously, in order, until disposed', () => {
-    const log = SessionLog.create({ directory: temporaryFolder() });
+    const log = SessionLog.create({ directory: temporaryFolder(folderPrefix) });
     const seen: string[] = [];
     const dispose = log.onAppend((event) => seen.push(`a${event.seq}`));
     log.onAppend((event) => seen.push(`b${event.seq}`));
@@ -250,7 +242,7 @@ describe('SessionLog.onAppend', () => {
   });
 
   test('a throwing observer is reported and breaks neither append nor other observers', async () => {
-    const log = SessionLog.create({ directory: temporaryFolder() });
+    const log = SessionLog.create({ directory: temporaryFolder(folderPrefix) });
     const seen: number[] = [];
     log.onAppend(() => {
       throw new Error('observer broke');
@@ -268,7 +260,7 @@ describe('SessionLog.onAppend', () => {
   });
 
   test('an observer that appends keeps the file in seq order', () => {
-    const log = SessionLog.create({ directory: temporaryFolder() });
+    const log = SessionLog.create({ directory: temporaryFolder(folderPrefix) });
     log.onAppend((event) => {
       if (event.type === 'turn/start') log.append('assistant/chunk', chunk('reaction'));
     });
@@ -286,7 +278,7 @@ describe('SessionLog.onAppend', () => {
 
 describe('SessionLog durability', () => {
   test('flushed events survive SIGKILL; unflushed ones are simply absent', async () => {
-    const folder = temporaryFolder();
+    const folder = temporaryFolder(folderPrefix);
     const moduleUrl = new URL('../../src/core/session-log.ts', import.meta.url).href;
     const script = join(folder, 'crash.mjs');
     writeFileSync(

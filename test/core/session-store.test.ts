@@ -1,24 +1,16 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { LoomError } from '../../src/core/errors.js';
 import { SessionStore } from '../../src/core/session-store.js';
+import { temporaryFolder } from '../helpers/temporary-folder.js';
 
-const folders: string[] = [];
-function temporaryHome(): string {
-  const folder = mkdtempSync(join(tmpdir(), 'loom-session-store-'));
-  folders.push(folder);
-  return folder;
-}
-after(() => {
-  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
-});
+const folderPrefix = 'loom-session-store-';
 
 describe('SessionStore', () => {
   test('creates sessions in $LOOM_HOME/sessions and opens them by id', () => {
-    const home = temporaryHome();
+    const home = temporaryFolder(folderPrefix);
     const store = new SessionStore(home);
     assert.equal(store.directory, join(home, 'sessions'));
     const log = store.create({ sessionId: 'one', cwd: '/work' });
@@ -32,7 +24,7 @@ describe('SessionStore', () => {
   });
 
   test('opening an unknown id is SESSION_NOT_FOUND naming the id', () => {
-    const store = new SessionStore(temporaryHome());
+    const store = new SessionStore(temporaryFolder(folderPrefix));
     assert.throws(
       () => store.open('nobody-home'),
       (error: unknown) =>
@@ -44,11 +36,11 @@ describe('SessionStore', () => {
   });
 
   test('lists nothing before the first session', () => {
-    assert.deepEqual(new SessionStore(temporaryHome()).list(), []);
+    assert.deepEqual(new SessionStore(temporaryFolder(folderPrefix)).list(), []);
   });
 
   test('lists summaries oldest first, and damaged files with their error', () => {
-    const store = new SessionStore(temporaryHome());
+    const store = new SessionStore(temporaryFolder(folderPrefix));
     const first = store.create({ sessionId: 'a-first' });
     first.append('turn/start', { turnId: 't1' });
     first.append('user/message', {

@@ -4,22 +4,12 @@
  * parts we yield and the request each provider sent. No test may reach the network.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { createModelClient } from '../../src/llm/providers.js';
-import {
-  type ReplayServer,
-  readFixture,
-  sentBody,
-  splitIntoPieces,
-  startReplayServer,
-} from './replay-server.js';
+import { readFixture, sentBody, splitIntoPieces, useReplayServer } from './replay-server.js';
 import { collectParts, fakeKey, joinedText, lastPart, makeRequest } from './stream-helpers.js';
 
-let server: ReplayServer;
-before(async () => {
-  server = await startReplayServer();
-});
-after(() => server.close());
+const server = useReplayServer();
 
 const calls = (parts: Awaited<ReturnType<typeof collectParts>>) =>
   parts.flatMap((part) => (part.type === 'tool-call' ? [part.call] : []));

@@ -4,30 +4,23 @@
  * streams, aborts and a missing key. No test may reach the network.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { ModelStreamPart } from '../../src/llm/contract.js';
 import { createModelClient } from '../../src/llm/providers.js';
+import { readFixture, sentBody, splitIntoPieces, useReplayServer } from './replay-server.js';
 import {
-  type ReplayServer,
-  readFixture,
-  sentBody,
-  splitIntoPieces,
-  startReplayServer,
-} from './replay-server.js';
-import { collectParts, fakeKey, joinedText, lastPart, makeRequest } from './stream-helpers.js';
+  collectParts,
+  fakeKey,
+  joinedText,
+  lastPart,
+  localDeepseekOptions,
+  makeRequest,
+} from './stream-helpers.js';
 
-let server: ReplayServer;
-before(async () => {
-  server = await startReplayServer();
-});
-after(() => server.close());
+const server = useReplayServer();
 
 function deepseekClient(model = 'deepseek-chat', retry: false | undefined = false) {
-  return createModelClient(`local-deepseek:${model}`, {
-    routes: { 'local-deepseek': { provider: 'deepseek', baseURL: server.url } },
-    env: { DEEPSEEK_API_KEY: fakeKey },
-    retry,
-  });
+  return createModelClient(`local-deepseek:${model}`, localDeepseekOptions(server.url, { retry }));
 }
 
 describe('deepseek wire', () => {
@@ -195,10 +188,10 @@ describe('deepseek wire', () => {
 
   test('a missing key is an error part naming the variable, and no request is sent', async () => {
     const before = server.requests.length;
-    const client = createModelClient('local-deepseek:deepseek-chat', {
-      routes: { 'local-deepseek': { provider: 'deepseek', baseURL: server.url } },
-      env: {},
-    });
+    const client = createModelClient(
+      'local-deepseek:deepseek-chat',
+      localDeepseekOptions(server.url, { env: {} }),
+    );
     const parts = await collectParts(client.stream(makeRequest()));
     assert.deepEqual(parts, [
       {

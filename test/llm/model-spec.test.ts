@@ -3,13 +3,13 @@
  * `defaultModelSpec`, and that `createModelClient` hands `scripted:PATH` to the scripted model.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { UserError } from '../../src/core/errors.js';
 import type { ModelRoute } from '../../src/llm/model-spec.js';
 import { createModelClient, defaultModelSpec, parseModelSpec } from '../../src/llm/providers.js';
+import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { collectParts, joinedText, makeRequest } from './stream-helpers.js';
 
 function rejects(spec: string, code: string, pattern: RegExp, routes?: Record<string, ModelRoute>) {
@@ -139,7 +139,7 @@ describe('defaultModelSpec', () => {
 
 describe('createModelClient', () => {
   test('scripted:PATH is answered by the scripted model', async () => {
-    const folder = mkdtempSync(join(tmpdir(), 'loom-model-spec-'));
+    const folder = temporaryFolder('loom-model-spec-');
     const path = join(folder, 'model.json');
     writeFileSync(path, JSON.stringify({ rules: [], default: { reply: 'scripted ok' } }));
     const client = createModelClient(`scripted:${path}`);

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { after, before } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 
 export interface ReplayResponse {
@@ -85,6 +86,32 @@ export async function startReplayServer(responses: ReplayResponse[] = []): Promi
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/**
+ * One replay server for the calling test file: started before its tests and closed after them.
+ * The returned server forwards to it, so it may be captured at module level.
+ */
+export function useReplayServer(): ReplayServer {
+  let started: ReplayServer | undefined;
+  before(async () => {
+    started = await startReplayServer();
+  });
+  after(() => started?.close());
+  const current = (): ReplayServer => {
+    if (!started) throw new Error('the replay server is used before it started');
+    return started;
+  };
+  return {
+    get url() {
+      return current().url;
+    },
+    get requests() {
+      return current().requests;
+    },
+    enqueue: (...responses) => current().enqueue(...responses),
+    close: () => current().close(),
   };
 }
 

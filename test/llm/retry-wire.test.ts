@@ -6,33 +6,25 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { ModelStreamPart } from '../../src/llm/contract.js';
 import { type CreateModelClientOptions, createModelClient } from '../../src/llm/providers.js';
 import { withRetry } from '../../src/llm/retry.js';
-import { type ReplayServer, readFixture, startReplayServer } from './replay-server.js';
+import { readFixture, useReplayServer } from './replay-server.js';
 import {
   collectParts,
   fakeKey,
   joinedText,
   lastPart,
+  localDeepseekOptions,
   makeRequest,
   recordingSleep,
 } from './stream-helpers.js';
 
-let server: ReplayServer;
-before(async () => {
-  server = await startReplayServer();
-});
-after(() => server.close());
+const server = useReplayServer();
 
-function options(extra: Partial<CreateModelClientOptions> = {}): CreateModelClientOptions {
-  return {
-    routes: { 'local-deepseek': { provider: 'deepseek', baseURL: server.url } },
-    env: { DEEPSEEK_API_KEY: fakeKey },
-    ...extra,
-  };
-}
+const options = (extra: Partial<CreateModelClientOptions> = {}) =>
+  localDeepseekOptions(server.url, extra);
 
 const spec = 'local-deepseek:deepseek-chat';
 const answer = () => ({ chunks: [readFixture('deepseek-tool-call.sse')] });

@@ -3,8 +3,21 @@
  * reading the text of collected parts. Test-only; never imported by src/.
  */
 import type { ModelRequest, ModelStreamPart } from '../../src/llm/contract.js';
+import type { CreateModelClientOptions } from '../../src/llm/providers.js';
 
 export const fakeKey = 'sk-test-2f9c41d07a5b4e38b6a1c9d2e0f7a3b5';
+
+/** Client options under which `local-deepseek:MODEL` reaches `baseURL` with the fake key. */
+export function localDeepseekOptions(
+  baseURL: string,
+  extra: Partial<CreateModelClientOptions> = {},
+): CreateModelClientOptions {
+  return {
+    routes: { 'local-deepseek': { provider: 'deepseek', baseURL } },
+    env: { DEEPSEEK_API_KEY: fakeKey },
+    ...extra,
+  };
+}
 
 export function makeRequest(overrides: Partial<ModelRequest> = {}): ModelRequest {
   return {

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +9,7 @@ import {
   parseScriptedModel,
   validateScriptedModel,
 } from '../../src/testing/scripted-rules.js';
+import { temporaryFolder } from '../helpers/temporary-folder.js';
 
 const source = 'examples/m.json';
 
@@ -182,18 +182,14 @@ describe('loadScriptedModel', () => {
   });
 
   test('reads and validates a file, naming it in problems', () => {
-    const folder = mkdtempSync(join(tmpdir(), 'loom-scripted-'));
-    try {
-      const good = join(folder, 'good.json');
-      writeFileSync(good, '\uFEFF{"rules": [{"when": "x", "reply": "y"}]}');
-      assert.equal(loadScriptedModel(good).rules.length, 1);
-      const bad = join(folder, 'bad.json');
-      writeFileSync(bad, '{"rules": [{"when": "x"}]}');
-      assert.throws(() => loadScriptedModel(bad), new RegExp(`${bad}: rules\\[0\\]: exactly one`));
-      assert.throws(() => loadScriptedModel(folder), /cannot read scripted model/);
-    } finally {
-      rmSync(folder, { recursive: true, force: true });
-    }
+    const folder = temporaryFolder('loom-scripted-');
+    const good = join(folder, 'good.json');
+    writeFileSync(good, '\uFEFF{"rules": [{"when": "x", "reply": "y"}]}');
+    assert.equal(loadScriptedModel(good).rules.length, 1);
+    const bad = join(folder, 'bad.json');
+    writeFileSync(bad, '{"rules": [{"when": "x"}]}');
+    assert.throws(() => loadScriptedModel(bad), new RegExp(`${bad}: rules\\[0\\]: exactly one`));
+    assert.throws(() => loadScriptedModel(folder), /cannot read scripted model/);
   });
 
   test('the shipped example is valid', () => {

@@ -1,24 +1,11 @@
 // Test helpers for the built-in tools: a temporary workspace and a fake ToolExecution.
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Context } from '../../src/core/context.js';
 import type { ToolExecution, ToolOutput } from '../../src/core/tool-contract.js';
 import type { Workspace } from '../../src/tools/workspace.js';
-
-const created: string[] = [];
-process.on('exit', () => {
-  for (const folder of created) rmSync(folder, { recursive: true, force: true });
-});
-
-export function temporaryFolder(prefix = 'loom-tools-'): string {
-  const folder = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
-  created.push(folder);
-  return folder;
-}
+import { temporaryFolder } from '../helpers/temporary-folder.js';
 
 export function temporaryWorkspace(): Workspace {
-  return { root: temporaryFolder(), extraRoots: [] };
+  return { root: temporaryFolder('loom-tools-'), extraRoots: [] };
 }
 
 export function fakeExecution(signal: AbortSignal = new AbortController().signal): ToolExecution {

@@ -3,7 +3,8 @@ import { mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { globTool } from '../../src/tools/glob.js';
-import { contentOf, fakeExecution, temporaryFolder, temporaryWorkspace } from './fake-execution.js';
+import { temporaryFolder } from '../helpers/temporary-folder.js';
+import { contentOf, fakeExecution, temporaryWorkspace } from './fake-execution.js';
 
 function setup(files: Record<string, number>, maxResults?: number) {
   const workspace = temporaryWorkspace();

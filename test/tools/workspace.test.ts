@@ -3,7 +3,8 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { displayPath, resolveInWorkspace } from '../../src/tools/workspace.js';
-import { temporaryFolder, temporaryWorkspace } from './fake-execution.js';
+import { temporaryFolder } from '../helpers/temporary-folder.js';
+import { temporaryWorkspace } from './fake-execution.js';
 
 const outside = /outside the workspace.*tools\.extraRoots/;
 

@@ -1,0 +1,108 @@
+/**
+ * The agent runtime: makes every agent of a process (the root one and any children) from one
+ * place, so each gets the same tools and prompt sections through setup hooks, and keeps the live
+ * ones by id. It knows nothing of delegation: layers above decide depth, seeds and parentage.
+ * It never closes an agent it did not make.
+ */
+import type { ModelClient } from '../llm/contract.js';
+import { type Context, type Disposer, serviceKey } from './context.js';
+import { type AgentHandle, assembleAgent } from './create-agent.js';
+import { UserError } from './errors.js';
+import type { SessionEvent } from './session-events.js';
+import { SessionStore } from './session-store.js';
+import type { TurnLimits } from './turn.js';
+
+/** Prepares a new agent (tools, prompt sections) before its first turn; returns its undo. */
+export type AgentSetup = (handle: AgentHandle) => Disposer | undefined;
+
+export interface RuntimeOptions {
+  root: Context;
+  /** `$LOOM_HOME`. */
+  home: string;
+  /** The workspace every agent works in. */
+  cwd: string;
+  /** Turns a model spec into a client; no spec means the default model. */
+  resolveModel(spec?: string): ModelClient;
+  limits?: Partial<TurnLimits>;
+}
+
+export interface StartAgentOptions {
+  parentSession?: string | null;
+  delegationDepth?: number;
+  /** Events copied from a parent (a fork's completed turns). */
+  seed?: readonly SessionEvent[];
+  /** A model spec or a ready client; default: the runtime's default model. */
+  model?: string | ModelClient;
+  limits?: Partial<TurnLimits>;
+}
+
+export const agentRuntimeKey = serviceKey<AgentRuntime>('core/agent-runtime');
+
+export class AgentRuntime {
+  readonly root: Context;
+  readonly home: string;
+  readonly cwd: string;
+  readonly store: SessionStore;
+  private readonly options: RuntimeOptions;
+  private readonly setups: AgentSetup[] = [];
+  private readonly live = new Map<string, AgentHandle>();
+
+  constructor(options: RuntimeOptions) {
+    this.options = options;
+    this.root = options.root;
+    this.home = options.home;
+    this.cwd = options.cwd;
+    this.store = new SessionStore(options.home);
+  }
+
+  /** Runs `setup` for every agent made from now on. */
+  onAgent(setup: AgentSetup): Disposer {
+    this.setups.push(setup);
+    return () => {
+      const index = this.setups.indexOf(setup);
+      if (index >= 0) this.setups.splice(index, 1);
+    };
+  }
+
+  /** A new session and its agent. */
+  start(options: StartAgentOptions = {}): AgentHandle {
+    const log = this.store.create({
+      cwd: this.cwd,
+      parentSession: options.parentSession ?? null,
+      delegationDepth: options.delegationDepth ?? 0,
+      ...(options.seed ? { seed: options.seed } : {}),
+    });
+    return this.activate(log, options);
+  }
+
+  /** An existing session continued (after repair). A live one is returned as it is. */
+  resume(sessionId: string, options: Pick<StartAgentOptions, 'model' | 'limits'> = {}): AgentHandle {
+    const running = this.live.get(sessionId);
+    if (running) return running;
+    return this.activate(this.store.open(sessionId), options);
+  }
+
+  /** The live agent of `sessionId`, if this process has one. */
+  find(sessionId: string): AgentHandle | undefined {
+    return this.live.get(sessionId);
+  }
+
+  get liveAgents(): AgentHandle[] {
+    return [...this.live.values()];
+  }
+
+  private activate(log: ReturnType<SessionStore['create']>, options: StartAgentOptions): AgentHandle {
+    const model = typeof options.model === 'object' ? options.model : this.options.resolveModel(options.model);
+    const limits = { ...this.options.limits, ...options.limits };
+    const handle = assembleAgent({ root: this.root, log, model, cwd: this.cwd, limits });
+    const id = log.header.sessionId;
+    if (this.live.has(id)) throw new UserError('INVALID_ARGUMENT', `session ${id} is already active`);
+    this.live.set(id, handle);
+    handle.onClose(() => this.live.delete(id));
+    for (const setup of this.setups) {
+      const undo = setup(handle);
+      if (undo) handle.onClose(undo);
+    }
+    return handle;
+  }
+}

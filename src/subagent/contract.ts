@@ -1,0 +1,115 @@
+/**
+ * The subagent seam: named providers start child agents; a capability a provider lacks is refused
+ * before anything starts. A run's `result` settles with data for every outcome of the child
+ * (completed, error, cancelled) and rejects only for an infrastructure fault. `subagent/start` and
+ * `subagent/end` are observe-only and paired exactly once per run.
+ */
+import { defineEmit } from '../core/context.js';
+import { LoomError } from '../core/errors.js';
+import type { JsonSchema, Usage } from '../llm/contract.js';
+
+export interface SubagentCapabilities {
+  /** Can capture a value matching `outputSchema` through a structured-output tool. */
+  readonly outputSchema: boolean;
+  /** Honours `maxDepth`. */
+  readonly depthLimit: boolean;
+  /** Can hide tools from the child (`toolFilter`). */
+  readonly toolFilter: boolean;
+  /** Can replace the child's persona section. */
+  readonly persona: boolean;
+  /** The child starts with the parent's completed turns (a fork), not a blank session. */
+  readonly inheritsParentContext: boolean;
+}
+
+/** Who is delegating: the parent agent's session, or none for a run started outside any chat. */
+export interface SubagentParent {
+  sessionId: string | null;
+  /** The parent's delegation depth (0 for a root agent). */
+  delegationDepth: number;
+}
+
+export interface SubagentStartRequest {
+  parent: SubagentParent;
+  /** The child's first user message, verbatim. */
+  prompt: string;
+  /** A short label for progress views and `list_agents`. */
+  description?: string;
+  /** A model spec for the child; default: the runtime's default model. */
+  model?: string;
+  /** A JSON Schema (the supported subset) the child's answer must match. */
+  outputSchema?: JsonSchema;
+  /** Depth limit for this child's line; default from config (3). 0 forbids delegation. */
+  maxDepth?: number;
+  /** Names of tools the child must not see. */
+  toolFilter?: string[];
+  /** Replaces the child's persona section. */
+  persona?: string;
+  /** Extra system prompt text for this child only (a workflow child's contract, say). */
+  instructions?: string;
+  /** Keep the child after its turn so it can be messaged again (`send_message`). */
+  continuable?: boolean;
+  /** The caller's cancellation; aborting cancels the child. */
+  signal?: AbortSignal;
+}
+
+export type SubagentStopReason = 'completed' | 'error' | 'cancelled';
+
+export interface SubagentResult {
+  /** The child's final text (for a structured child, the captured value as JSON text). */
+  output: string;
+  /** The captured value, when the request had an `outputSchema` and the child delivered one. */
+  structured?: unknown;
+  /** Why the child did not complete, in words the parent model can act on. */
+  diagnostic?: string;
+  stopReason: SubagentStopReason;
+  /** The child's session id. */
+  sessionId: string;
+  usage: Usage;
+}
+
+export interface SubagentRun {
+  /** The child's session id. */
+  readonly id: string;
+  /** Never rejects for the child's own failures; only for an infrastructure fault. */
+  readonly result: Promise<SubagentResult>;
+  /** Cancels the child's running turn; the result settles as `cancelled`. */
+  cancel(reason?: string): void;
+  /** Releases the child (cancelling it if it still runs); idempotent. */
+  dispose(): void;
+}
+
+export interface SubagentProvider {
+  readonly name: string;
+  readonly capabilities: SubagentCapabilities;
+  /** Throws (synchronously) only for a request that cannot begin. */
+  start(request: SubagentStartRequest): SubagentRun;
+}
+
+export interface SubagentStartEvent {
+  runId: string;
+  provider: string;
+  parentSession: string | null;
+  description: string;
+  depth: number;
+}
+
+export interface SubagentEndEvent extends SubagentStartEvent {
+  stopReason: SubagentStopReason;
+  diagnostic?: string;
+}
+
+export const subagentStart = defineEmit<SubagentStartEvent>('subagent/start');
+export const subagentEnd = defineEmit<SubagentEndEvent>('subagent/end');
+
+export type SubagentErrorCode =
+  | 'UNSUPPORTED_CAPABILITY'
+  | 'UNSUPPORTED_SCHEMA'
+  | 'DEPTH_LIMIT'
+  | 'UNKNOWN_PROVIDER'
+  | 'DUPLICATE_PROVIDER'
+  | 'UNKNOWN_AGENT'
+  | 'NOT_AUTHORIZED'
+  | 'DELEGATED_CALLER';
+
+/** A request that cannot be served; the message names the field or agent at fault. */
+export class SubagentError extends LoomError<SubagentErrorCode> {}
