@@ -5,15 +5,11 @@
  */
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { loadConfig } from '../config/load-config.js';
-import { installPermissionRules } from '../config/permissions.js';
-import type { TurnOutcome } from '../core/agent-hooks.js';
-import { createAgent } from '../core/create-agent.js';
+import { agentTurnEnd, type TurnOutcome } from '../core/agent-hooks.js';
 import { UserError } from '../core/errors.js';
 import { loomHome } from '../core/home.js';
 import type { SessionEvent } from '../core/session-events.js';
-import { createModelClient, defaultModelSpec } from '../llm/providers.js';
-import { builtinTools } from '../tools/index.js';
+import { buildRuntime } from './build-runtime.js';
 import { plainRenderer } from './render-plain.js';
 
 export interface RunOptions {
@@ -23,12 +19,6 @@ export interface RunOptions {
   cwd?: string;
   maxSteps?: string;
 }
-
-export const NO_MODEL_HELP = [
-  'no model is configured.',
-  'Set DEEPSEEK_API_KEY (or OPENAI_API_KEY / ANTHROPIC_API_KEY with --model openai:MODEL or anthropic:MODEL),',
-  'or run offline with --model scripted:FILE (see examples/).',
-].join('\n');
 
 async function readPrompt(argument: string | undefined): Promise<string> {
   if (argument !== undefined && argument.trim().length > 0) return argument;
@@ -76,49 +66,41 @@ export async function runCommand(
   options: RunOptions,
 ): Promise<number> {
   const cwd = resolveWorkspace(options.cwd);
-  const home = loomHome();
-  const config = loadConfig(home, cwd);
-  const maxSteps = parseMaxSteps(options.maxSteps) ?? config.agent?.maxSteps;
-  const spec = options.model ?? config.model ?? defaultModelSpec(process.env);
-  if (!spec) throw new UserError('MODEL_SPEC', NO_MODEL_HELP);
-  const model = createModelClient(spec, {
-    env: process.env,
-    ...(config.models ? { routes: config.models } : {}),
-    ...(config.retry ? { retry: config.retry } : {}),
+  const maxSteps = parseMaxSteps(options.maxSteps);
+  const { runtime, subagents } = buildRuntime({
+    cwd,
+    home: loomHome(),
+    ...(options.model ? { model: options.model } : {}),
+    ...(maxSteps ? { maxSteps } : {}),
   });
   const prompt = await readPrompt(argument);
-  const extraRoots = (config.tools?.extraRoots ?? []).map((root) => resolve(cwd, root));
-  const handle = createAgent({
-    home,
-    model,
-    cwd,
-    tools: builtinTools({
-      workspace: { root: cwd, extraRoots },
-      ...(config.tools?.bashTimeoutMs ? { bashTimeoutMs: config.tools.bashTimeoutMs } : {}),
-    }),
-    ...(options.session ? { sessionId: options.session } : {}),
-    ...(maxSteps ? { limits: { maxSteps } } : {}),
-  });
-  if (config.permissions) installPermissionRules(handle.context, config.permissions);
+  const handle = options.session ? runtime.resume(options.session) : runtime.start();
   const sessionId = handle.log.header.sessionId;
   const output = options.json ? jsonPrinter(sessionId, () => handle.log.flush()) : undefined;
   const renderer = options.json ? undefined : plainRenderer(process.stdout, process.stderr);
   handle.log.onAppend((event) => (output ? output.push(event) : renderer?.render(event)));
+  let last: TurnOutcome | undefined;
+  handle.context.on(agentTurnEnd, ({ outcome }) => {
+    last = outcome;
+  });
 
   let interrupts = 0;
   const onInterrupt = () => {
     interrupts += 1;
     if (interrupts > 1) {
-      handle.close();
+      handle.log.flush();
       process.exit(130);
     }
-    handle.agent.cancel('interrupted by the user');
+    subagents.services.children.cancelTree(sessionId, 'interrupted by the user');
   };
   process.on('SIGINT', onInterrupt);
-  const outcome = await handle.agent.prompt(prompt);
+  const first = await handle.agent.prompt(prompt);
+  await subagents.services.children.whenSettled(handle);
   process.off('SIGINT', onInterrupt);
+  subagents.services.children.releaseUnder(sessionId);
   output?.drain();
   renderer?.finish();
+  const outcome = interrupts > 0 ? first : (last ?? first);
   if (output && outcome.error) process.stderr.write(`error: ${outcome.error.message}\n`);
   handle.close();
   return exitCodeOf(outcome);

@@ -54,6 +54,14 @@ export const configSchema = z.strictObject({
       maxSteps: z.number().int().min(1).max(10000).optional(),
     })
     .optional(),
+  subagents: z
+    .strictObject({
+      /** How deep delegation may go (a child is depth 1); default 3; 0 forbids delegation. */
+      maxDepth: z.number().int().min(0).max(10).optional(),
+      /** What the `subagent` tool starts: a fresh child (`spawn`, default) or a `fork`. */
+      provider: z.enum(['spawn', 'fork']).optional(),
+    })
+    .optional(),
   retry: z
     .strictObject({
       /** Attempts per model request, retries included; default 4. */

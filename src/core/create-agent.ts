@@ -22,6 +22,8 @@ export interface AssembleAgentOptions {
   cwd: string;
   tools?: ToolDefinition[];
   limits?: Partial<TurnLimits>;
+  /** Replaces the default persona section. */
+  persona?: string;
 }
 
 export interface CreateAgentOptions extends Omit<AssembleAgentOptions, 'root' | 'log'> {
@@ -55,7 +57,7 @@ export function assembleAgent(options: AssembleAgentOptions): AgentHandle {
   const prompt = new SystemPrompt({ context });
   context.provide(toolPipelineKey, tools);
   context.provide(systemPromptKey, prompt);
-  installDefaultPrompt(prompt, options.cwd);
+  installDefaultPrompt(prompt, options.cwd, options.persona);
   for (const tool of options.tools ?? []) tools.register(tool);
   const agent = new Agent({
     context,
@@ -93,7 +95,9 @@ export function assembleAgent(options: AssembleAgentOptions): AgentHandle {
 /** One agent on its own: a new session, or `sessionId` continued. */
 export function createAgent(options: CreateAgentOptions): AgentHandle {
   const store = new SessionStore(options.home);
-  const log = options.sessionId ? store.open(options.sessionId) : store.create({ cwd: options.cwd });
+  const log = options.sessionId
+    ? store.open(options.sessionId)
+    : store.create({ cwd: options.cwd });
   const { home: _home, sessionId: _sessionId, root, ...rest } = options;
   return assembleAgent({ ...rest, root: root ?? new Context(), log });
 }

@@ -9,7 +9,7 @@ import type { SystemPrompt } from './system-prompt.js';
 export const PERSONA_SECTION = 'persona';
 export const ENVIRONMENT_SECTION = 'environment';
 
-const persona = [
+const defaultPersona = [
   "You are Loom, a software engineering agent working in a repository on the user's machine.",
   'Work step by step with the tools you are given: read before you edit, check what you changed,',
   'and say plainly when something failed. Keep answers short and concrete.',
@@ -22,7 +22,12 @@ const environment = [
   "Today's date: {{date}}",
 ].join('\n');
 
-export function installDefaultPrompt(prompt: SystemPrompt, cwd: string): Disposer {
+/** `persona` replaces the default persona text (a child's own role, say). */
+export function installDefaultPrompt(
+  prompt: SystemPrompt,
+  cwd: string,
+  persona = defaultPersona,
+): Disposer {
   const disposers = [
     prompt.setVariable('cwd', cwd),
     prompt.setVariable('platform', process.platform),

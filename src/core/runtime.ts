@@ -34,6 +34,8 @@ export interface StartAgentOptions {
   /** A model spec or a ready client; default: the runtime's default model. */
   model?: string | ModelClient;
   limits?: Partial<TurnLimits>;
+  /** Replaces the default persona section for this agent only. */
+  persona?: string;
 }
 
 export const agentRuntimeKey = serviceKey<AgentRuntime>('core/agent-runtime');
@@ -76,7 +78,10 @@ export class AgentRuntime {
   }
 
   /** An existing session continued (after repair). A live one is returned as it is. */
-  resume(sessionId: string, options: Pick<StartAgentOptions, 'model' | 'limits'> = {}): AgentHandle {
+  resume(
+    sessionId: string,
+    options: Pick<StartAgentOptions, 'model' | 'limits' | 'persona'> = {},
+  ): AgentHandle {
     const running = this.live.get(sessionId);
     if (running) return running;
     return this.activate(this.store.open(sessionId), options);
@@ -91,12 +96,24 @@ export class AgentRuntime {
     return [...this.live.values()];
   }
 
-  private activate(log: ReturnType<SessionStore['create']>, options: StartAgentOptions): AgentHandle {
-    const model = typeof options.model === 'object' ? options.model : this.options.resolveModel(options.model);
+  private activate(
+    log: ReturnType<SessionStore['create']>,
+    options: StartAgentOptions,
+  ): AgentHandle {
+    const model =
+      typeof options.model === 'object' ? options.model : this.options.resolveModel(options.model);
     const limits = { ...this.options.limits, ...options.limits };
-    const handle = assembleAgent({ root: this.root, log, model, cwd: this.cwd, limits });
+    const handle = assembleAgent({
+      root: this.root,
+      log,
+      model,
+      cwd: this.cwd,
+      limits,
+      ...(options.persona !== undefined ? { persona: options.persona } : {}),
+    });
     const id = log.header.sessionId;
-    if (this.live.has(id)) throw new UserError('INVALID_ARGUMENT', `session ${id} is already active`);
+    if (this.live.has(id))
+      throw new UserError('INVALID_ARGUMENT', `session ${id} is already active`);
     this.live.set(id, handle);
     handle.onClose(() => this.live.delete(id));
     for (const setup of this.setups) {

@@ -113,3 +113,22 @@ export type SubagentErrorCode =
 
 /** A request that cannot be served; the message names the field or agent at fault. */
 export class SubagentError extends LoomError<SubagentErrorCode> {}
+
+/** What a continuable child is made of, persisted in its session so it can be cold-resumed. */
+export interface ChildDescriptor {
+  provider: string;
+  description: string;
+  continuable: boolean;
+  model?: string;
+  toolFilter?: string[];
+  persona?: string;
+  instructions?: string;
+  maxDepth?: number;
+}
+
+declare module '../core/session-events.js' {
+  interface SessionEventMap {
+    /** First event of a child's own history: how it was made. */
+    'subagent/descriptor': ChildDescriptor;
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * Builds the runtime a command works in from config, flags and environment: the model resolver,
+ * the built-in tools, permission rules, and the capability layers. The one place the CLI wires
+ * layers together; each layer still installs itself.
+ */
+import { resolve } from 'node:path';
+import { loadConfig } from '../config/load-config.js';
+import { installPermissionRules } from '../config/permissions.js';
+import type { LoomConfig } from '../config/schema.js';
+import { Context } from '../core/context.js';
+import { UserError } from '../core/errors.js';
+import { AgentRuntime, agentRuntimeKey } from '../core/runtime.js';
+import { noHuman, userQuestionsKey } from '../interaction/user-questions.js';
+import type { ModelClient } from '../llm/contract.js';
+import { createModelClient, defaultModelSpec } from '../llm/providers.js';
+import { installSubagents, type SubagentLayer } from '../subagent/install.js';
+import { builtinTools } from '../tools/index.js';
+
+export const NO_MODEL_HELP = [
+  'no model is configured.',
+  'Set DEEPSEEK_API_KEY (or OPENAI_API_KEY / ANTHROPIC_API_KEY with --model openai:MODEL or anthropic:MODEL),',
+  'or run offline with --model scripted:FILE (see examples/).',
+].join('\n');
+
+export interface RuntimeFlags {
+  cwd: string;
+  home: string;
+  model?: string;
+  maxSteps?: number;
+}
+
+export interface LoomSetup {
+  runtime: AgentRuntime;
+  subagents: SubagentLayer;
+  config: LoomConfig;
+  /** The default model's spec. */
+  modelSpec: string;
+}
+
+export function buildRuntime(flags: RuntimeFlags): LoomSetup {
+  const config = loadConfig(flags.home, flags.cwd);
+  const modelSpec = flags.model ?? config.model ?? defaultModelSpec(process.env);
+  if (!modelSpec) throw new UserError('MODEL_SPEC', NO_MODEL_HELP);
+  const clients = new Map<string, ModelClient>();
+  const resolveModel = (spec = modelSpec) => {
+    let client = clients.get(spec);
+    if (!client) {
+      client = createModelClient(spec, {
+        env: process.env,
+        ...(config.models ? { routes: config.models } : {}),
+        ...(config.retry ? { retry: config.retry } : {}),
+      });
+      clients.set(spec, client);
+    }
+    return client;
+  };
+  resolveModel();
+  const maxSteps = flags.maxSteps ?? config.agent?.maxSteps;
+  const root = new Context();
+  const runtime = new AgentRuntime({
+    root,
+    home: flags.home,
+    cwd: flags.cwd,
+    resolveModel,
+    ...(maxSteps ? { limits: { maxSteps } } : {}),
+  });
+  root.provide(agentRuntimeKey, runtime);
+  root.provide(userQuestionsKey, noHuman);
+  const extraRoots = (config.tools?.extraRoots ?? []).map((root) => resolve(flags.cwd, root));
+  const tools = builtinTools({
+    workspace: { root: flags.cwd, extraRoots },
+    ...(config.tools?.bashTimeoutMs ? { bashTimeoutMs: config.tools.bashTimeoutMs } : {}),
+  });
+  runtime.onAgent((handle) => {
+    const undo = tools.map((tool) => handle.tools.register(tool));
+    return () => {
+      for (const dispose of undo) dispose();
+    };
+  });
+  if (config.permissions) installPermissionRules(root, config.permissions);
+  const subagents = installSubagents(runtime, {
+    ...(config.subagents?.maxDepth !== undefined ? { maxDepth: config.subagents.maxDepth } : {}),
+    ...(config.subagents?.provider ? { defaultProvider: config.subagents.provider } : {}),
+  });
+  return { runtime, subagents, config, modelSpec };
+}

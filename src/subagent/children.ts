@@ -1,0 +1,220 @@
+/**
+ * Continuable children: who owns whom, notices to parents, messages and interrupts from the
+ * direct parent (or the user) only, and cold resume of a settled child from its persisted
+ * session. The agent's inbox is the only queue; a child's state is read from its agent, never
+ * kept twice. Release is child-first, cancellation top-down.
+ */
+import { agentTurnEnd, type TurnOutcome } from '../core/agent-hooks.js';
+import type { AgentHandle } from '../core/create-agent.js';
+import type { AgentRuntime } from '../core/runtime.js';
+import type { SessionEvent } from '../core/session-events.js';
+import { loadSessionFile } from '../core/session-load.js';
+import { type ChildDescriptor, SubagentError } from './contract.js';
+
+export type ChildState = 'running' | 'idle' | 'stopped';
+
+export interface ChildSummary {
+  id: string;
+  description: string;
+  state: ChildState;
+  lastOutcome?: TurnOutcome['reason'];
+}
+
+/** The caller of a message or interrupt: an agent's session, or the human at the terminal. */
+export type ChildCaller = { sessionId: string } | 'user';
+
+interface ChildEntry {
+  id: string;
+  parentSession: string | null;
+  descriptor: ChildDescriptor;
+  handle: AgentHandle | undefined;
+  lastOutcome?: TurnOutcome;
+}
+
+/** Re-applies a descriptor's parts (tool filter, instructions, report tool) to a fresh activation. */
+export type ChildPreparer = (handle: AgentHandle, descriptor: ChildDescriptor) => void;
+
+export class ChildRegistry {
+  private readonly runtime: AgentRuntime;
+  private readonly entries = new Map<string, ChildEntry>();
+  private readonly prepare: ChildPreparer;
+  private settleWaiters: Array<() => void> = [];
+
+  constructor(runtime: AgentRuntime, prepare: ChildPreparer) {
+    this.runtime = runtime;
+    this.prepare = prepare;
+  }
+
+  /** Takes a freshly started continuable child into the ownership graph. */
+  adopt(handle: AgentHandle, descriptor: ChildDescriptor): void {
+    const id = handle.log.header.sessionId;
+    const entry: ChildEntry = {
+      id,
+      parentSession: handle.log.header.parentSession,
+      descriptor,
+      handle,
+    };
+    this.entries.set(id, entry);
+    this.watch(entry, handle);
+  }
+
+  /** Children of `parentSession` that this process knows, live or stopped. */
+  childrenOf(parentSession: string): ChildSummary[] {
+    return [...this.entries.values()]
+      .filter((entry) => entry.parentSession === parentSession)
+      .map((entry) => ({
+        id: entry.id,
+        description: entry.descriptor.description,
+        state: this.stateOf(entry),
+        ...(entry.lastOutcome ? { lastOutcome: entry.lastOutcome.reason } : {}),
+      }));
+  }
+
+  /** Running descendants of `sessionId` (children, their children, …). */
+  runningUnder(sessionId: string): number {
+    let count = 0;
+    for (const entry of this.entries.values()) {
+      if (entry.parentSession !== sessionId) continue;
+      if (this.stateOf(entry) === 'running') count += 1;
+      count += this.runningUnder(entry.id);
+    }
+    return count;
+  }
+
+  /** Resolves at the next settlement of any child's turn. */
+  nextSettlement(): Promise<void> {
+    return new Promise((resolve) => this.settleWaiters.push(resolve));
+  }
+
+  /**
+   * Resolves once the agent is idle and owns no running descendant: a parent cannot settle
+   * while its children still work, and each child's notice may wake it again.
+   */
+  async whenSettled(handle: AgentHandle): Promise<void> {
+    const id = handle.log.header.sessionId;
+    while (true) {
+      await handle.agent.whenIdle();
+      if (this.runningUnder(id) === 0 && handle.agent.status === 'idle') return;
+      await this.nextSettlement();
+    }
+  }
+
+  /** Queues `message` into the child, waking it; a stopped child is cold-resumed first. */
+  sendMessage(caller: ChildCaller, childId: string, message: string): ChildSummary {
+    const entry = this.authorized(caller, childId);
+    const handle = entry.handle ?? this.coldResume(entry);
+    handle.agent.followup(message);
+    return { id: entry.id, description: entry.descriptor.description, state: this.stateOf(entry) };
+  }
+
+  /** Cancels the child's current turn but keeps its queued messages; a child not running is left alone. */
+  interrupt(caller: ChildCaller, childId: string, cause = 'interrupted by its parent'): ChildState {
+    const entry = this.authorized(caller, childId);
+    if (entry.handle?.agent.status === 'running')
+      entry.handle.agent.cancel(cause, { keepInbox: true });
+    return this.stateOf(entry);
+  }
+
+  /** Cancels `sessionId`'s agent, then its descendants, top-down. */
+  cancelTree(sessionId: string, cause: string): void {
+    const live = this.runtime.find(sessionId);
+    if (live?.agent.status === 'running') live.agent.cancel(cause);
+    for (const entry of this.entries.values()) {
+      if (entry.parentSession === sessionId) this.cancelTree(entry.id, cause);
+    }
+  }
+
+  /** Closes the descendants of `sessionId`, deepest first; the caller closes `sessionId` itself. */
+  releaseUnder(sessionId: string): void {
+    for (const entry of [...this.entries.values()]) {
+      if (entry.parentSession !== sessionId) continue;
+      this.releaseUnder(entry.id);
+      entry.handle?.close();
+      entry.handle = undefined;
+    }
+  }
+
+  private stateOf(entry: ChildEntry): ChildState {
+    if (!entry.handle) return 'stopped';
+    return entry.handle.agent.status === 'running' ? 'running' : 'idle';
+  }
+
+  private watch(entry: ChildEntry, handle: AgentHandle): void {
+    handle.context.on(agentTurnEnd, ({ outcome }) => {
+      entry.lastOutcome = outcome;
+      this.notifyParent(entry, outcome);
+      const waiters = this.settleWaiters;
+      this.settleWaiters = [];
+      for (const resolve of waiters) resolve();
+    });
+    handle.onClose(() => {
+      if (entry.handle === handle) entry.handle = undefined;
+    });
+  }
+
+  private notifyParent(entry: ChildEntry, outcome: TurnOutcome): void {
+    if (!entry.parentSession) return;
+    const parent = this.runtime.find(entry.parentSession);
+    if (!parent) return;
+    parent.agent.followup(settledNotice(entry, outcome));
+  }
+
+  private authorized(caller: ChildCaller, childId: string): ChildEntry {
+    const entry = this.entries.get(childId) ?? this.inspect(childId);
+    if (caller !== 'user' && entry.parentSession !== caller.sessionId) {
+      throw new SubagentError(
+        'NOT_AUTHORIZED',
+        `only the direct parent of ${childId} may message or interrupt it; ${caller.sessionId} is not its parent`,
+      );
+    }
+    return entry;
+  }
+
+  /** Reads a child that this process has not seen (after a restart) from its session file. */
+  private inspect(childId: string): ChildEntry {
+    let events: SessionEvent[];
+    let parentSession: string | null;
+    try {
+      const loaded = loadSessionFile(this.runtime.store.pathOf(childId));
+      events = loaded.events;
+      parentSession = loaded.header.parentSession;
+    } catch {
+      throw new SubagentError('UNKNOWN_AGENT', `no subagent ${childId}`);
+    }
+    const descriptor = events.find((event) => event.type === 'subagent/descriptor');
+    if (!descriptor || !(descriptor.data as ChildDescriptor).continuable) {
+      throw new SubagentError('UNKNOWN_AGENT', `${childId} is not a continuable subagent`);
+    }
+    const entry: ChildEntry = {
+      id: childId,
+      parentSession,
+      descriptor: descriptor.data as ChildDescriptor,
+      handle: undefined,
+    };
+    this.entries.set(childId, entry);
+    return entry;
+  }
+
+  private coldResume(entry: ChildEntry): AgentHandle {
+    const { descriptor } = entry;
+    const handle = this.runtime.resume(entry.id, {
+      ...(descriptor.model ? { model: descriptor.model } : {}),
+      ...(descriptor.persona !== undefined ? { persona: descriptor.persona } : {}),
+    });
+    this.prepare(handle, descriptor);
+    entry.handle = handle;
+    this.watch(entry, handle);
+    return handle;
+  }
+}
+
+export function settledNotice(
+  entry: { id: string; descriptor: ChildDescriptor },
+  outcome: TurnOutcome,
+): string {
+  const label = entry.descriptor.description ? ` (${entry.descriptor.description})` : '';
+  const status = outcome.reason === 'completed' ? 'finished' : `stopped: ${outcome.reason}`;
+  const detail = outcome.error ? `\n${outcome.error.message}` : '';
+  const body = outcome.text ? `\n${outcome.text}` : '';
+  return `[subagent ${entry.id}${label} ${status}]${detail}${body}`;
+}

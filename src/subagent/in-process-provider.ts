@@ -1,0 +1,176 @@
+/**
+ * The in-process providers: `spawn` (a fresh child) and `fork` (a child seeded with the parent's
+ * completed turns). Both run the child as an ordinary agent of the same runtime, persisted with
+ * its parent and depth. A one-shot child is closed when its turn ends; a continuable one is
+ * handed to the child registry and lives on.
+ */
+import type { TurnOutcome } from '../core/agent-hooks.js';
+import type { AgentHandle } from '../core/create-agent.js';
+import type { AgentRuntime } from '../core/runtime.js';
+import type { SessionEvent } from '../core/session-events.js';
+import { loadSessionFile } from '../core/session-load.js';
+import type { ChildRegistry } from './children.js';
+import {
+  type ChildDescriptor,
+  type SubagentCapabilities,
+  SubagentError,
+  type SubagentProvider,
+  type SubagentResult,
+  type SubagentRun,
+  type SubagentStartRequest,
+} from './contract.js';
+import { completedTurnPrefix } from './fork-seed.js';
+import { attachStructuredOutput, type StructuredCapture } from './structured-output/capture.js';
+import { assertSupportedSchema, cloneSchema } from './structured-output/schema-subset.js';
+
+export const DEFAULT_MAX_DEPTH = 3;
+
+export interface InProcessProviderOptions {
+  name: 'spawn' | 'fork';
+  runtime: AgentRuntime;
+  children: ChildRegistry;
+  /** Applies a descriptor's tool filter, instructions and continuable tools to a child. */
+  prepare(handle: AgentHandle, descriptor: ChildDescriptor): void;
+  /** Depth limit when the request names none; default 3. */
+  maxDepth?: number;
+}
+
+const capabilities = (fork: boolean): SubagentCapabilities => ({
+  outputSchema: true,
+  depthLimit: true,
+  toolFilter: true,
+  persona: true,
+  inheritsParentContext: fork,
+});
+
+export function createInProcessProvider(options: InProcessProviderOptions): SubagentProvider {
+  const fork = options.name === 'fork';
+  return {
+    name: options.name,
+    capabilities: capabilities(fork),
+    start: (request) => startChild(options, fork, request),
+  };
+}
+
+function checkDepth(request: SubagentStartRequest, defaultLimit: number): number {
+  const depth = request.parent.delegationDepth + 1;
+  const limit = request.maxDepth ?? defaultLimit;
+  if (depth > limit) {
+    throw new SubagentError(
+      'DEPTH_LIMIT',
+      limit === 0
+        ? 'delegation is turned off (the depth limit is 0)'
+        : `the delegation depth limit of ${limit} is reached: this agent is at depth ${request.parent.delegationDepth} and may not start another subagent`,
+    );
+  }
+  return depth;
+}
+
+function parentEvents(runtime: AgentRuntime, sessionId: string | null): readonly SessionEvent[] {
+  if (!sessionId)
+    throw new SubagentError('UNSUPPORTED_CAPABILITY', 'fork needs a parent session to copy');
+  return (
+    runtime.find(sessionId)?.log.events ?? loadSessionFile(runtime.store.pathOf(sessionId)).events
+  );
+}
+
+function describe(name: string, request: SubagentStartRequest): ChildDescriptor {
+  const descriptor: ChildDescriptor = {
+    provider: name,
+    description: request.description ?? '',
+    continuable: request.continuable === true,
+  };
+  if (request.model !== undefined) descriptor.model = request.model;
+  if (request.toolFilter !== undefined) descriptor.toolFilter = [...request.toolFilter];
+  if (request.persona !== undefined) descriptor.persona = request.persona;
+  if (request.instructions !== undefined) descriptor.instructions = request.instructions;
+  if (request.maxDepth !== undefined) descriptor.maxDepth = request.maxDepth;
+  return descriptor;
+}
+
+function startChild(
+  options: InProcessProviderOptions,
+  fork: boolean,
+  request: SubagentStartRequest,
+): SubagentRun {
+  const depth = checkDepth(request, options.maxDepth ?? DEFAULT_MAX_DEPTH);
+  if (request.continuable && request.outputSchema) {
+    throw new SubagentError(
+      'UNSUPPORTED_CAPABILITY',
+      'a child with an outputSchema is one-shot; it cannot be continuable',
+    );
+  }
+  const schema = request.outputSchema
+    ? assertSupportedSchema(cloneSchema(request.outputSchema))
+    : undefined;
+  const seed = fork
+    ? completedTurnPrefix(parentEvents(options.runtime, request.parent.sessionId))
+    : undefined;
+  const descriptor = describe(options.name, request);
+  const handle = options.runtime.start({
+    parentSession: request.parent.sessionId,
+    delegationDepth: depth,
+    ...(seed ? { seed } : {}),
+    ...(request.model !== undefined ? { model: request.model } : {}),
+    ...(request.persona !== undefined ? { persona: request.persona } : {}),
+  });
+  handle.log.append('subagent/descriptor', descriptor);
+  options.prepare(handle, descriptor);
+  const capture = schema ? attachStructuredOutput(handle, schema) : undefined;
+  if (descriptor.continuable) options.children.adopt(handle, descriptor);
+
+  const onAbort = () => handle.agent.cancel('the parent cancelled this subagent');
+  request.signal?.addEventListener('abort', onAbort, { once: true });
+  if (request.signal?.aborted) queueMicrotask(onAbort);
+  let disposed = false;
+  const dispose = () => {
+    if (disposed) return;
+    disposed = true;
+    request.signal?.removeEventListener('abort', onAbort);
+    capture?.dispose();
+    options.children.releaseUnder(handle.log.header.sessionId);
+    handle.close();
+  };
+  const result = handle.agent.prompt(request.prompt).then((outcome) => {
+    const settled = toResult(handle, outcome, capture);
+    if (!descriptor.continuable) dispose();
+    else request.signal?.removeEventListener('abort', onAbort);
+    return settled;
+  });
+  return {
+    id: handle.log.header.sessionId,
+    result,
+    cancel: (reason) => handle.agent.cancel(reason ?? 'cancelled'),
+    dispose,
+  };
+}
+
+function toResult(
+  handle: AgentHandle,
+  outcome: TurnOutcome,
+  capture: StructuredCapture | undefined,
+): SubagentResult {
+  const base = { sessionId: handle.log.header.sessionId, usage: outcome.usage };
+  if (outcome.reason === 'aborted') {
+    return {
+      ...base,
+      output: outcome.text,
+      stopReason: 'cancelled',
+      diagnostic: 'the subagent was cancelled',
+    };
+  }
+  if (outcome.reason !== 'completed') {
+    const diagnostic = outcome.error?.message ?? `the subagent stopped: ${outcome.reason}`;
+    return { ...base, output: outcome.text, stopReason: 'error', diagnostic };
+  }
+  const captured = capture?.outcome();
+  if (captured?.kind === 'captured') {
+    return {
+      ...base,
+      output: JSON.stringify(captured.value),
+      structured: captured.value,
+      stopReason: 'completed',
+    };
+  }
+  return { ...base, output: outcome.text, stopReason: 'completed' };
+}

@@ -1,0 +1,82 @@
+/**
+ * Installs layer 1 into a runtime: the provider registry with `spawn` and `fork`, the child
+ * registry, and the delegation tools on every agent the runtime makes (`report` only in
+ * continuable children). Returns the services and one undo for all of it.
+ */
+import type { Disposer } from '../core/context.js';
+import type { AgentHandle } from '../core/create-agent.js';
+import type { AgentRuntime } from '../core/runtime.js';
+import { ChildRegistry } from './children.js';
+import type { ChildDescriptor } from './contract.js';
+import { createInProcessProvider } from './in-process-provider.js';
+import { SubagentRegistry, subagentRegistryKey } from './registry.js';
+import { type SubagentServices, subagentServicesKey } from './services.js';
+import { interruptAgentTool, listAgentsTool, sendMessageTool } from './tools/continuation-tools.js';
+import { reportTool } from './tools/report-tool.js';
+import { subagentTool } from './tools/subagent-tool.js';
+
+export const INSTRUCTIONS_SECTION = 'subagent-instructions';
+
+export interface SubagentLayerOptions {
+  /** Delegation depth limit; default 3; 0 forbids delegation. */
+  maxDepth?: number;
+  /** The provider the `subagent` tool uses; default `spawn`. */
+  defaultProvider?: 'spawn' | 'fork';
+}
+
+export interface SubagentLayer {
+  services: SubagentServices;
+  dispose: Disposer;
+}
+
+export function installSubagents(
+  runtime: AgentRuntime,
+  options: SubagentLayerOptions = {},
+): SubagentLayer {
+  const registry = new SubagentRegistry(runtime.root);
+  const prepare = (handle: AgentHandle, descriptor: ChildDescriptor) => {
+    if (descriptor.toolFilter?.length) handle.onClose(handle.tools.restrict(descriptor.toolFilter));
+    if (descriptor.instructions) {
+      handle.onClose(
+        handle.prompt.section({
+          id: INSTRUCTIONS_SECTION,
+          order: 150,
+          text: descriptor.instructions,
+        }),
+      );
+    }
+    if (descriptor.continuable) handle.onClose(handle.tools.register(reportTool(services)));
+  };
+  const services: SubagentServices = {
+    runtime,
+    registry,
+    children: new ChildRegistry(runtime, prepare),
+    defaultProvider: options.defaultProvider ?? 'spawn',
+  };
+  const providerOptions = {
+    runtime,
+    children: services.children,
+    prepare,
+    ...(options.maxDepth !== undefined ? { maxDepth: options.maxDepth } : {}),
+  };
+  const disposers: Disposer[] = [
+    registry.register(createInProcessProvider({ ...providerOptions, name: 'spawn' })),
+    registry.register(createInProcessProvider({ ...providerOptions, name: 'fork' })),
+    runtime.root.provide(subagentRegistryKey, registry),
+    runtime.root.provide(subagentServicesKey, services),
+    runtime.onAgent((handle) => {
+      const undo = [subagentTool, sendMessageTool, interruptAgentTool, listAgentsTool].map((make) =>
+        handle.tools.register(make(services)),
+      );
+      return () => {
+        for (const dispose of undo) dispose();
+      };
+    }),
+  ];
+  return {
+    services,
+    dispose: () => {
+      for (const dispose of disposers.reverse()) dispose();
+    },
+  };
+}

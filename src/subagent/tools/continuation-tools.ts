@@ -1,0 +1,64 @@
+/**
+ * Tools a parent uses on its continuable children: `send_message` (queue into a running child or
+ * cold-resume a settled one), `interrupt_agent` (stop the current turn, keep queued messages) and
+ * `list_agents`. Only the direct parent may message or interrupt a child; anyone else is refused.
+ */
+import { z } from 'zod';
+import { defineTool } from '../../core/define-tool.js';
+import type { ToolDefinition } from '../../core/tool-contract.js';
+import type { SubagentServices } from '../services.js';
+
+export function sendMessageTool(services: SubagentServices): ToolDefinition {
+  return defineTool({
+    name: 'send_message',
+    description:
+      'Send a message to one of your background subagents. A running subagent reads it at its next turn; a finished one is woken (resumed from its saved session if needed) and answers as a new message to you.',
+    schema: z.strictObject({
+      subagent_id: z.string().min(1).describe('The id returned when the subagent was started.'),
+      message: z.string().min(1).describe('What to tell the subagent.'),
+    }),
+    execute(args, execution) {
+      const child = services.children.sendMessage(
+        { sessionId: execution.agentId },
+        args.subagent_id,
+        args.message,
+      );
+      return `Message queued for subagent ${child.id} (${child.state}).`;
+    },
+  });
+}
+
+export function interruptAgentTool(services: SubagentServices): ToolDefinition {
+  return defineTool({
+    name: 'interrupt_agent',
+    description:
+      "Stop a background subagent's current turn. Messages already queued for it are kept; it does not stop for good and can be messaged again.",
+    schema: z.strictObject({
+      agent_id: z.string().min(1).describe('The id of the subagent to interrupt.'),
+    }),
+    execute(args, execution) {
+      const state = services.children.interrupt({ sessionId: execution.agentId }, args.agent_id);
+      return `Interrupt sent to ${args.agent_id} (it was ${state}).`;
+    },
+  });
+}
+
+export function listAgentsTool(services: SubagentServices): ToolDefinition {
+  return defineTool({
+    name: 'list_agents',
+    description:
+      'List your background subagents with their state (running, idle, stopped) and last outcome.',
+    schema: z.strictObject({}),
+    concurrencySafe: true,
+    execute(_args, execution) {
+      const children = services.children.childrenOf(execution.agentId);
+      if (children.length === 0) return 'You have no background subagents.';
+      return children
+        .map(
+          (child) =>
+            `${child.id}  ${child.state}${child.lastOutcome ? ` (last turn: ${child.lastOutcome})` : ''}  ${child.description}`,
+        )
+        .join('\n');
+    },
+  });
+}
