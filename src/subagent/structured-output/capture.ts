@@ -1,9 +1,8 @@
 /**
- * Structured output for one agent: a scoped `structured_output` tool, a two-step commit (the body
- * stages, only the call's final successful result commits), a guard that makes delivery final,
- * bounded in-turn retries of invalid arguments, and a turn-stopping rule that makes a missing or
- * invalid answer an error. It registers on the agent's own scoped parts only, never a parent's,
- * must never report a value whose call failed, and `dispose()` removes every registration.
+ * Structured output for one agent: a scoped `structured_output` tool whose value commits only
+ * when the call's final result succeeds, a guard that makes delivery final, bounded in-turn
+ * retries of invalid arguments, and a turn rule that makes a missing or invalid answer an error.
+ * Registers on the agent's own scoped parts only; must never report a value whose call failed.
  */
 import { agentTurnStopping, type TurnStoppingInput } from '../../core/agent-hooks.js';
 import type { Disposer } from '../../core/context.js';
@@ -66,8 +65,9 @@ type Phase =
 type TurnEnding = { reason: TurnEndReason; error?: TurnError };
 
 /**
- * Throws `UNSUPPORTED_SCHEMA` for a schema outside the subset, and `INVALID_ARGUMENT` for a bad
- * `maxAttempts` or a scope that already has a `structured_output` tool or section.
+ * Throws `UNSUPPORTED_SCHEMA` for a schema outside the subset, `INVALID_ARGUMENT` for a bad
+ * `maxAttempts` or a scope that already has the section, `DUPLICATE_TOOL` when it already has
+ * the tool; a failed attach leaves nothing registered.
  */
 export function attachStructuredOutput(
   handle: AgentHandle,
@@ -94,7 +94,6 @@ class CaptureAttachment implements StructuredCapture {
   private readonly disposers: Disposer[] = [];
   private phase: Phase = { kind: 'open' };
   private failedAttempts = 0;
-  private lastProblems = '';
   /** Why a staged answer was discarded, reported if the turn then ends without one. */
   private discardedBecause: string | undefined;
 
@@ -111,23 +110,27 @@ class CaptureAttachment implements StructuredCapture {
       parameters: this.shape.parameters,
       execute: (args: unknown, execution) => this.stage(args, execution),
     };
-    try {
-      this.disposers.push(
-        handle.tools.register(this.tool),
-        handle.tools.guard((request) => this.guard(request)),
-        handle.context.on(toolResultObserved, (observation) => this.observe(observation)),
+    const registrations: Array<() => Disposer> = [
+      () => handle.tools.register(this.tool),
+      () => handle.tools.guard((request) => this.guard(request)),
+      () => handle.context.on(toolResultObserved, (observation) => this.observe(observation)),
+      () =>
         handle.prompt.section({
           id: STRUCTURED_OUTPUT_SECTION,
           order: STRUCTURED_OUTPUT_SECTION_ORDER,
           text: captureInstructions(this.shape.wrapped),
         }),
+      () =>
         handle.prompt.protect({
           section: STRUCTURED_OUTPUT_SECTION,
           tool: STRUCTURED_OUTPUT_TOOL,
           owner: OWNER,
         }),
+      () =>
         handle.context.handle(agentTurnStopping, (input, ending) => this.stopping(input, ending)),
-      );
+    ];
+    try {
+      for (const register of registrations) this.disposers.push(register());
     } catch (error) {
       this.dispose();
       throw error;
@@ -200,9 +203,8 @@ class CaptureAttachment implements StructuredCapture {
     if (result.name !== STRUCTURED_OUTPUT_TOOL || result.errorCode !== 'TOOL_ARGUMENTS') return;
     if (this.phase.kind !== 'open') return;
     this.failedAttempts += 1;
-    this.lastProblems = problemLines(result.content);
     if (this.failedAttempts < this.maxAttempts) return;
-    this.phase = { kind: 'exhausted', problems: this.lastProblems };
+    this.phase = { kind: 'exhausted', problems: problemLines(result.content) };
     execution.concludeTurn();
   }
 

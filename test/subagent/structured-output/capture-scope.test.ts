@@ -9,7 +9,7 @@ import {
 } from '../../../src/subagent/structured-output/capture.js';
 import { countingEcho, structuredAgent, toolResults } from './capture-fixture.js';
 
-const structuredTools = (tools: { name: string }[]) =>
+const structuredTools = <Tool extends { name: string }>(tools: Tool[]) =>
   tools.filter((tool) => tool.name === STRUCTURED_OUTPUT_TOOL);
 
 test('two agents under one root each see only their own capture tool and value', async () => {
@@ -33,11 +33,8 @@ test('two agents under one root each see only their own capture tool and value',
   const [secondOffered] = second.model.requests.map((request) => structuredTools(request.tools));
   assert.equal(firstOffered?.length, 1);
   assert.equal(secondOffered?.length, 1);
-  assert.deepEqual((firstOffered?.[0] as { parameters: unknown }).parameters, firstSchema);
-  assert.deepEqual(
-    (secondOffered?.[0] as { parameters: { properties: unknown } }).parameters.properties,
-    { value: secondSchema },
-  );
+  assert.deepEqual(firstOffered?.[0]?.parameters, firstSchema);
+  assert.deepEqual(secondOffered?.[0]?.parameters.properties, { value: secondSchema });
 });
 
 test('caller mutation of the schema after attaching does not change enforcement', async () => {
@@ -110,4 +107,29 @@ test('dispose removes the tool, guard, listener, section, protection and turn ru
   handle.close();
   assert.equal(handle.tools.lookup(STRUCTURED_OUTPUT_TOOL), undefined);
   assert.deepEqual(again.outcome(), { kind: 'missing' });
+});
+
+test('after dispose, neither the result listener nor the turn rule acts', async () => {
+  const handle = structuredAgent({
+    rules: [
+      {
+        when: '.*',
+        steps: [{ tools: [{ name: STRUCTURED_OUTPUT_TOOL, arguments: {} }] }, { reply: 'plain' }],
+      },
+    ],
+  });
+  const capture = attachStructuredOutput(handle, { type: 'object' }, { maxAttempts: 1 });
+  capture.dispose();
+  handle.tools.register({
+    name: STRUCTURED_OUTPUT_TOOL,
+    description: 'an unrelated tool that reuses the name',
+    parameters: { type: 'object', required: ['name'] },
+    execute: () => 'ok',
+  });
+  const outcome = await handle.agent.prompt('go');
+  handle.close();
+  assert.equal(outcome.reason, 'completed');
+  assert.equal(outcome.steps, 2);
+  assert.equal(toolResults(handle.log.events)[0]?.errorCode, 'TOOL_ARGUMENTS');
+  assert.deepEqual(capture.outcome(), { kind: 'missing' });
 });

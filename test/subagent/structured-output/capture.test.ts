@@ -237,3 +237,14 @@ test('attaching checks the schema and options before registering anything', () =
   assert.equal(handle.tools.lookup(STRUCTURED_OUTPUT_TOOL), undefined);
   handle.close();
 });
+
+test('an attach that fails midway leaves nothing registered', async () => {
+  const handle = structuredAgent({ rules: [{ when: '.*', reply: 'plain' }] });
+  const taken = handle.prompt.section({ id: 'structured-output', order: 1, text: 'taken' });
+  assert.throws(() => attachStructuredOutput(handle, reportSchema), { code: 'INVALID_ARGUMENT' });
+  taken();
+  assert.equal(handle.tools.lookup(STRUCTURED_OUTPUT_TOOL), undefined);
+  const outcome = await handle.agent.prompt('go');
+  handle.close();
+  assert.equal(outcome.reason, 'completed');
+});

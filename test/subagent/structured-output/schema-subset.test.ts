@@ -67,23 +67,23 @@ test('an unsupported keyword is named with its path', () => {
 });
 
 test('each unsupported keyword is reported', () => {
-  const keywords = {
-    anyOf: [],
-    oneOf: [],
-    allOf: [],
-    not: {},
-    $ref: '#/x',
-    $defs: {},
-    pattern: 'a',
-    format: 'email',
-    minimum: 1,
-    minLength: 1,
-    prefixItems: [],
-    if: {},
-    then: {},
-    patternProperties: {},
-  };
-  for (const [keyword, value] of Object.entries(keywords)) {
+  const keywords: Array<[string, unknown]> = [
+    ['anyOf', []],
+    ['oneOf', []],
+    ['allOf', []],
+    ['not', {}],
+    ['$ref', '#/x'],
+    ['$defs', {}],
+    ['pattern', 'a'],
+    ['format', 'email'],
+    ['minimum', 1],
+    ['minLength', 1],
+    ['prefixItems', []],
+    ['if', {}],
+    ['then', {}],
+    ['patternProperties', {}],
+  ];
+  for (const [keyword, value] of keywords) {
     assert.deepEqual(
       schemaProblems({ type: 'string', [keyword]: value }),
       [`$: unsupported keyword "${keyword}"`],
