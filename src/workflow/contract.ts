@@ -1,0 +1,154 @@
+/**
+ * The workflow seam: a model-written orchestration script runs and fans out children through the
+ * subagent contract. `start` throws synchronously (a `WorkflowError`) for a run that cannot
+ * begin; a started run's `result` never rejects. The `workflow/*` events are observe-only data
+ * snapshots: `workflow/end` carries no value, and every `agent-start` has exactly one `agent-end`.
+ */
+import { defineEmit, serviceKey } from '../core/context.js';
+import { LoomError } from '../core/errors.js';
+import type { Usage } from '../llm/contract.js';
+import type { SubagentParent } from '../subagent/contract.js';
+
+export type WorkflowErrorCode =
+  | 'SCRIPT_PARSE'
+  | 'META_INVALID'
+  | 'INVALID_ARGUMENT'
+  | 'UNSUPPORTED_OPTION'
+  | 'UNSUPPORTED_SCHEMA'
+  | 'AGENT_CAP'
+  | 'ITEM_CAP'
+  | 'AGENT_START'
+  | 'RESULT_UNSERIALIZABLE'
+  | 'CANCELLED';
+
+/**
+ * A workflow failure with a stable code. `fatal` errors end the whole script: hooks throw them
+ * for misuse and caps, and `parallel`/`pipeline` re-throw them instead of nulling an item.
+ */
+export class WorkflowError extends LoomError<WorkflowErrorCode> {
+  readonly fatal: boolean;
+
+  constructor(code: WorkflowErrorCode, message: string, options: { fatal?: boolean; cause?: unknown } = {}) {
+    super(code, message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.fatal = options.fatal ?? true;
+  }
+}
+
+export interface WorkflowPhase {
+  title: string;
+  detail?: string;
+  /** A model spec for this phase's agents, unless an agent names its own. */
+  model?: string;
+}
+
+/** The identity block: data, never code. Unknown keys are rejected. */
+export interface WorkflowMeta {
+  name: string;
+  description: string;
+  whenToUse?: string;
+  phases?: WorkflowPhase[];
+}
+
+export interface WorkflowLimits {
+  /** Children running at once; default min(16, max(1, cpus - 2)); 1..256. */
+  maxConcurrentAgents: number;
+  /** Children a run may start; default 1000. */
+  maxTotalAgents: number;
+  /** Items (thunks) one `parallel`/`pipeline` call may take; default 4096. */
+  maxItemsPerCall: number;
+  /** The script's first synchronous slice; default 5000 ms. */
+  syncTimeoutMs: number;
+  /** After cancel, how long the run may take to settle before its worker is terminated; default 5000 ms. */
+  cancelGraceMs: number;
+}
+
+export interface WorkflowStartRequest {
+  meta: WorkflowMeta;
+  /** The script body: plain JavaScript with top-level await, ending in `return <json value>`. */
+  script: string;
+  /** Given to the script as `args`; a copy, so the script cannot change the caller's object. */
+  args?: Record<string, unknown>;
+  /** Who delegates: the calling agent, or none for `loom workflow run`. */
+  parent: SubagentParent;
+  /** The default model spec for this run's agents. */
+  model?: string;
+  limits?: Partial<WorkflowLimits>;
+  /** Aborting cancels the run. */
+  signal?: AbortSignal;
+}
+
+export type WorkflowStopReason = 'completed' | 'error' | 'cancelled';
+export type AgentOutcome = 'completed' | 'failed' | 'cancelled';
+
+export interface WorkflowFailure {
+  seq: number;
+  label: string;
+  outcome: Exclude<AgentOutcome, 'completed'>;
+  reason: string;
+}
+
+export interface WorkflowResult {
+  runId: string;
+  name: string;
+  stopReason: WorkflowStopReason;
+  /** The script's return value (JSON), or null when it did not complete. */
+  value: unknown;
+  error?: { code: WorkflowErrorCode | 'SCRIPT_ERROR'; message: string };
+  agentsStarted: number;
+  failures: WorkflowFailure[];
+  usage: Usage;
+}
+
+export interface WorkflowRun {
+  readonly id: string;
+  /** Never rejects. */
+  readonly result: Promise<WorkflowResult>;
+  /** Asks the run to stop; it settles `cancelled` within the grace period. */
+  cancel(reason?: string): void;
+  /** Cancels if still running and releases the worker; idempotent. */
+  dispose(): void;
+}
+
+export interface WorkflowService {
+  /** Throws a `WorkflowError` synchronously when the run cannot begin. */
+  start(request: WorkflowStartRequest): WorkflowRun;
+}
+
+export const workflowServiceKey = serviceKey<WorkflowService>('workflow/service');
+
+interface RunEvent {
+  runId: string;
+  time: number;
+}
+interface AgentEvent extends RunEvent {
+  seq: number;
+  label: string;
+  phase: string;
+}
+
+export type WorkflowStartEvent = RunEvent & { name: string; description: string; phases: string[] };
+export type WorkflowPhaseEvent = RunEvent & { title: string };
+export type WorkflowLogEvent = RunEvent & { message: string };
+export type WorkflowAgentStartEvent = AgentEvent & { model?: string };
+export type WorkflowAgentEndEvent = AgentEvent & { outcome: AgentOutcome; reason?: string; usage?: Usage };
+export type WorkflowEndEvent = RunEvent & {
+  stopReason: WorkflowStopReason;
+  agentsStarted: number;
+  error?: { code: string; message: string };
+};
+
+export const workflowStart = defineEmit<WorkflowStartEvent>('workflow/start');
+export const workflowPhase = defineEmit<WorkflowPhaseEvent>('workflow/phase');
+export const workflowLog = defineEmit<WorkflowLogEvent>('workflow/log');
+export const workflowAgentStart = defineEmit<WorkflowAgentStartEvent>('workflow/agent-start');
+export const workflowAgentEnd = defineEmit<WorkflowAgentEndEvent>('workflow/agent-end');
+export const workflowEnd = defineEmit<WorkflowEndEvent>('workflow/end');
+
+/** Every workflow event with its name, as `--events` writes them. */
+export type WorkflowEventRecord =
+  | ({ type: 'workflow/start' } & WorkflowStartEvent)
+  | ({ type: 'workflow/phase' } & WorkflowPhaseEvent)
+  | ({ type: 'workflow/log' } & WorkflowLogEvent)
+  | ({ type: 'workflow/agent-start' } & WorkflowAgentStartEvent)
+  | ({ type: 'workflow/agent-end' } & WorkflowAgentEndEvent)
+  | ({ type: 'workflow/end' } & WorkflowEndEvent);
