@@ -15,6 +15,7 @@ import type { ModelClient } from '../llm/contract.js';
 import { createModelClient, defaultModelSpec } from '../llm/providers.js';
 import { installSubagents, type SubagentLayer } from '../subagent/install.js';
 import { builtinTools } from '../tools/index.js';
+import { installWorkflows, type WorkflowLayer } from '../workflow/install.js';
 
 export const NO_MODEL_HELP = [
   'no model is configured.',
@@ -32,6 +33,8 @@ export interface RuntimeFlags {
 export interface LoomSetup {
   runtime: AgentRuntime;
   subagents: SubagentLayer;
+  /** Layer 2: the workflow service on the root scope and the `workflow` tool on every agent. */
+  workflow: WorkflowLayer;
   config: LoomConfig;
   /** The default model's spec. */
   modelSpec: string;
@@ -82,5 +85,10 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
     ...(config.subagents?.maxDepth !== undefined ? { maxDepth: config.subagents.maxDepth } : {}),
     ...(config.subagents?.provider ? { defaultProvider: config.subagents.provider } : {}),
   });
-  return { runtime, subagents, config, modelSpec };
+  const { offerTool, ...limits } = config.workflow ?? {};
+  const workflow = installWorkflows(runtime, subagents.services, {
+    ...(Object.keys(limits).length > 0 ? { limits } : {}),
+    ...(offerTool ? { offerTool } : {}),
+  });
+  return { runtime, subagents, workflow, config, modelSpec };
 }

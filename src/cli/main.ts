@@ -18,6 +18,8 @@ Examples:
   $ loom run --session 20261130-001500-k3x9q2 "now run the tests"
   $ loom sessions list
   $ loom sessions show 20261130-001500-k3x9q2
+  $ loom workflow run examples/workflows/review.js --model scripted:examples/workflows/review.model.json
+  $ loom workflow check my-workflow.js --meta '{"name":"x","description":"y"}'
 
 Config: $LOOM_HOME/config.yaml and ./.loom/config.yaml (LOOM_HOME defaults to ~/.loom).`;
 
@@ -61,6 +63,43 @@ export function buildProgram(): Command {
     .action(async (id: string, options: { json?: boolean; chunks?: boolean }) => {
       const { showSession } = await import('./sessions-command.js');
       showSession(id, options);
+    });
+
+  const workflow = program
+    .command('workflow')
+    .description('run or check a workflow script outside any chat');
+  workflow
+    .command('run')
+    .description('run a workflow script; live progress on stderr')
+    .argument(
+      '<file>',
+      'the script (a Claude Code `export const meta = {...}` header is read as meta)',
+    )
+    .option(
+      '--meta <json|file>',
+      'the meta block as JSON or a JSON file (default: the file header)',
+    )
+    .option('--args <json|file>', 'a JSON object (or a JSON file) the script reads as `args`')
+    .option('--model <spec>', 'the default model of the agents, e.g. scripted:model.json')
+    .option('--max-concurrent <n>', 'agents running at once (1-256)')
+    .option('--max-agents <n>', 'agents the run may start (default 1000)')
+    .option('--json', 'print one JSON result object on stdout')
+    .option('--events <file>', 'write the workflow/* events to FILE as NDJSON')
+    .action(async (file: string, options: import('./workflow-command.js').WorkflowRunOptions) => {
+      const { workflowRunCommand } = await import('./workflow-command.js');
+      process.exit(await workflowRunCommand(file, options));
+    });
+  workflow
+    .command('check')
+    .description("validate a workflow script's meta and syntax without running it")
+    .argument('<file>', 'the script')
+    .option(
+      '--meta <json|file>',
+      'the meta block as JSON or a JSON file (default: the file header)',
+    )
+    .action(async (file: string, options: import('./workflow-command.js').WorkflowCheckOptions) => {
+      const { workflowCheckCommand } = await import('./workflow-command.js');
+      process.exit(workflowCheckCommand(file, options));
     });
   return program;
 }

@@ -67,6 +67,9 @@ function merge(base: LoomConfig, override: LoomConfig): LoomConfig {
   if (base.tools || override.tools) merged.tools = { ...base.tools, ...override.tools };
   if (base.agent || override.agent) merged.agent = { ...base.agent, ...override.agent };
   if (base.retry || override.retry) merged.retry = { ...base.retry, ...override.retry };
+  if (base.workflow || override.workflow) {
+    merged.workflow = { ...base.workflow, ...override.workflow };
+  }
   if (base.subagents || override.subagents) {
     merged.subagents = { ...base.subagents, ...override.subagents };
   }

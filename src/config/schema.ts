@@ -62,6 +62,25 @@ export const configSchema = z.strictObject({
       provider: z.enum(['spawn', 'fork']).optional(),
     })
     .optional(),
+  workflow: z
+    .strictObject({
+      /** Workflow children running at once; default min(16, max(1, cpus - 2)); 1..256. */
+      maxConcurrentAgents: z.number().int().min(1).max(256).optional(),
+      /** Children one run may start; default 1000. */
+      maxTotalAgents: z.number().int().min(1).max(100_000).optional(),
+      /** Items one `parallel` or `pipeline` call may take; default 4096. */
+      maxItemsPerCall: z.number().int().min(1).max(1_000_000).optional(),
+      /** How long the script's first synchronous slice may run; default 5000 ms. */
+      syncTimeoutMs: z.number().int().min(1).max(600000).optional(),
+      /** How long a cancelled run may take to settle before its worker is stopped; default 5000 ms. */
+      cancelGraceMs: z.number().int().min(1).max(600000).optional(),
+      /**
+       * When agents get the `workflow` tool: `explicit` (default) offers it with guidance to use it
+       * only when the user asks for a workflow; `always` lets the model choose it freely.
+       */
+      offerTool: z.enum(['explicit', 'always']).optional(),
+    })
+    .optional(),
   retry: z
     .strictObject({
       /** Attempts per model request, retries included; default 4. */

@@ -94,7 +94,8 @@ export class ChildRegistry {
     const id = handle.log.header.sessionId;
     while (true) {
       await handle.agent.whenIdle();
-      if (this.runningUnder(id) === 0 && handle.agent.status === 'idle') return;
+      if (handle.agent.status !== 'idle') continue;
+      if (this.runningUnder(id) === 0) return;
       await this.nextSettlement();
     }
   }
@@ -152,11 +153,17 @@ export class ChildRegistry {
     });
   }
 
+  /**
+   * A settled turn wakes the parent with a follow-up; an aborted one was stopped by the parent or
+   * the user, who need no waking, so its notice waits quietly for the parent's next turn.
+   */
   private notifyParent(entry: ChildEntry, outcome: TurnOutcome): void {
     if (!entry.parentSession) return;
     const parent = this.runtime.find(entry.parentSession);
     if (!parent) return;
-    parent.agent.followup(settledNotice(entry, outcome));
+    const notice = settledNotice(entry, outcome);
+    if (outcome.reason === 'aborted') parent.agent.inject(notice);
+    else parent.agent.followup(notice);
   }
 
   private authorized(caller: ChildCaller, childId: string): ChildEntry {

@@ -28,7 +28,11 @@ export type WorkflowErrorCode =
 export class WorkflowError extends LoomError<WorkflowErrorCode> {
   readonly fatal: boolean;
 
-  constructor(code: WorkflowErrorCode, message: string, options: { fatal?: boolean; cause?: unknown } = {}) {
+  constructor(
+    code: WorkflowErrorCode,
+    message: string,
+    options: { fatal?: boolean; cause?: unknown } = {},
+  ) {
     super(code, message, options.cause === undefined ? undefined : { cause: options.cause });
     this.fatal = options.fatal ?? true;
   }
@@ -130,7 +134,11 @@ export type WorkflowStartEvent = RunEvent & { name: string; description: string;
 export type WorkflowPhaseEvent = RunEvent & { title: string };
 export type WorkflowLogEvent = RunEvent & { message: string };
 export type WorkflowAgentStartEvent = AgentEvent & { model?: string };
-export type WorkflowAgentEndEvent = AgentEvent & { outcome: AgentOutcome; reason?: string; usage?: Usage };
+export type WorkflowAgentEndEvent = AgentEvent & {
+  outcome: AgentOutcome;
+  reason?: string;
+  usage?: Usage;
+};
 export type WorkflowEndEvent = RunEvent & {
   stopReason: WorkflowStopReason;
   agentsStarted: number;

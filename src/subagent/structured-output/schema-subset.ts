@@ -96,8 +96,10 @@ function checkSchema(schema: unknown, path: string, isRoot: boolean, walk: Walk)
         break;
       case 'examples':
         if (!Array.isArray(value)) problems.push(`${at}: must be an array`);
+        else jsonValueProblems(value, at, problems);
         break;
       case 'default':
+        jsonValueProblems(value, at, problems);
         break;
       case '$schema':
         if (!isRoot) problems.push(`${at}: "$schema" is allowed at the root only`);
@@ -216,4 +218,37 @@ function describe(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return `a ${typeof value}`;
+}
+
+/** Annotation values travel as wire data: anything JSON cannot carry is named, never cloned. */
+function jsonValueProblems(
+  value: unknown,
+  at: string,
+  problems: string[],
+  seen = new Set<object>(),
+): void {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) problems.push(`${at}: must be a finite number`);
+    return;
+  }
+  if (typeof value !== 'object') {
+    problems.push(`${at}: must be a JSON value (found a ${typeof value})`);
+    return;
+  }
+  if (seen.has(value)) {
+    problems.push(`${at}: must not contain itself`);
+    return;
+  }
+  const prototype = Object.getPrototypeOf(value);
+  if (!Array.isArray(value) && prototype !== Object.prototype && prototype !== null) {
+    problems.push(
+      `${at}: must be a JSON value (found a ${value.constructor?.name ?? 'non-plain object'})`,
+    );
+    return;
+  }
+  seen.add(value);
+  for (const [key, item] of Object.entries(value))
+    jsonValueProblems(item, `${at}[${JSON.stringify(key)}]`, problems, seen);
+  seen.delete(value);
 }

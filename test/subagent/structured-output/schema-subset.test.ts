@@ -203,3 +203,16 @@ test('the checked schema is a private copy the caller cannot drift', () => {
   assert.notEqual(copy, checked);
   assert.deepEqual(copy, checked);
 });
+
+test('annotation values must be JSON: a function or a Map is named, never cloned', () => {
+  const schema = {
+    type: 'object',
+    properties: { count: { type: 'number', default: () => 1 } },
+    examples: [{ when: new Map() }, Number.NaN],
+  };
+  assert.deepEqual(schemaProblems(schema), [
+    '$.properties.count.default: must be a JSON value (found a function)',
+    '$.examples["0"]["when"]: must be a JSON value (found a Map)',
+    '$.examples["1"]: must be a finite number',
+  ]);
+});

@@ -1,0 +1,283 @@
+/**
+ * Workflow engine figures: start latency (start() to the first `workflow/agent-start`), a
+ * 1000-agent fan-out over instant children (total, per agent, peak memory), and how long the
+ * host event loop stalls while a script spins inside its worker, next to the same spin run in a
+ * host-thread `vm` context. Children come from a fake subagent provider that answers at once, so
+ * the figures are the engine's own cost. The engine is the built one in dist/ (run `npm run
+ * build` first), as users get it: under tsx each worker would compile TypeScript at start.
+ * Measures only; never asserts.
+ */
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { createContext, runInContext } from 'node:vm';
+import type { SubagentProvider, SubagentRun } from '../src/subagent/contract.js';
+import type { WorkflowLimits, WorkflowResult } from '../src/workflow/contract.js';
+import type { WorkerWorkflowService } from '../src/workflow/host.js';
+import type { BenchRow } from './run.js';
+
+const built = (path: string) => new URL(`../dist/${path}`, import.meta.url);
+if (!existsSync(fileURLToPath(built('workflow/host.js')))) {
+  throw new Error('bench/workflow.bench.ts measures the built engine: run `npm run build` first');
+}
+const { Context } = (await import(
+  built('core/context.js').href
+)) as typeof import('../src/core/context.js');
+const { SubagentRegistry } = (await import(
+  built('subagent/registry.js').href
+)) as typeof import('../src/subagent/registry.js');
+const { workflowAgentStart } = (await import(
+  built('workflow/contract.js').href
+)) as typeof import('../src/workflow/contract.js');
+const { buildRuntime } = (await import(
+  built('cli/build-runtime.js').href
+)) as typeof import('../src/cli/build-runtime.js');
+const { WorkerWorkflowService: BuiltService } = (await import(
+  built('workflow/host.js').href
+)) as typeof import('../src/workflow/host.js');
+
+const START_RUNS = 30;
+const FAN_OUT = 1000;
+const SPIN_MS = 1000;
+
+let childCount = 0;
+
+/** Children that finish as soon as they start: the engine's overhead is all that is left. */
+const instantProvider: SubagentProvider = {
+  name: 'instant',
+  capabilities: {
+    outputSchema: true,
+    depthLimit: true,
+    toolFilter: true,
+    persona: true,
+    inheritsParentContext: false,
+  },
+  start(request): SubagentRun {
+    childCount += 1;
+    const id = `child-${childCount}`;
+    return {
+      id,
+      result: Promise.resolve({
+        output: `done: ${request.prompt.length}`,
+        stopReason: 'completed',
+        sessionId: id,
+        usage: { input: 1, output: 1 },
+      }),
+      cancel: () => {},
+      dispose: () => {},
+    };
+  },
+};
+
+function makeService(limits: Partial<WorkflowLimits> = {}) {
+  const context = new Context({ name: 'bench' });
+  const registry = new SubagentRegistry(context);
+  registry.register(instantProvider);
+  const service = new BuiltService({ context, registry, provider: 'instant', limits });
+  return { context, service };
+}
+
+const meta = { name: 'bench', description: 'Workflow engine benchmark' };
+const parent = { sessionId: null, delegationDepth: 0 };
+
+async function runScript(
+  service: WorkerWorkflowService,
+  script: string,
+  limits?: Partial<WorkflowLimits>,
+): Promise<WorkflowResult> {
+  const run = service.start({ meta, script, parent, ...(limits ? { limits } : {}) });
+  try {
+    const result = await run.result;
+    if (result.stopReason !== 'completed') {
+      throw new Error(`the bench run ended ${result.stopReason}: ${result.error?.message}`);
+    }
+    return result;
+  } finally {
+    run.dispose();
+  }
+}
+
+function percentile(values: number[], fraction: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? Number.NaN;
+}
+
+async function startLatency(): Promise<number> {
+  const { context, service } = makeService();
+  const samples: number[] = [];
+  for (let index = 0; index < START_RUNS + 3; index += 1) {
+    let firstAgent = 0;
+    const stop = context.on(workflowAgentStart, () => {
+      if (firstAgent === 0) firstAgent = performance.now();
+    });
+    const began = performance.now();
+    await runScript(service, "return await agent('first', { label: 'first' });");
+    stop();
+    if (index >= 3) samples.push(firstAgent - began);
+  }
+  return percentile(samples, 0.5);
+}
+
+async function fanOut(): Promise<{
+  totalMs: number;
+  perAgentMs: number;
+  peakRssMb: number;
+  rssGrowthMb: number;
+  heapGrowthMb: number;
+}> {
+  const limits = { maxConcurrentAgents: 16, maxTotalAgents: FAN_OUT };
+  const { service } = makeService(limits);
+  const script = `const results = await parallel(Array.from({ length: ${FAN_OUT} }, (_, index) => () => agent('item ' + index, { label: 'item ' + index })));
+return results.filter(Boolean).length;`;
+  await runScript(service, script);
+  const emptyStarted = performance.now();
+  await runScript(service, 'return 0;');
+  const emptyMs = performance.now() - emptyStarted;
+
+  globalThis.gc?.();
+  const before = process.memoryUsage();
+  let peakRss = before.rss;
+  let peakHeap = before.heapUsed;
+  const sampler = setInterval(() => {
+    const usage = process.memoryUsage();
+    peakRss = Math.max(peakRss, usage.rss);
+    peakHeap = Math.max(peakHeap, usage.heapUsed);
+  }, 5);
+  const started = performance.now();
+  const result = await runScript(service, script);
+  const totalMs = performance.now() - started;
+  clearInterval(sampler);
+  const after = process.memoryUsage();
+  peakRss = Math.max(peakRss, after.rss);
+  peakHeap = Math.max(peakHeap, after.heapUsed);
+  if (result.value !== FAN_OUT || result.agentsStarted !== FAN_OUT) {
+    throw new Error(`the fan-out completed ${String(result.value)} of ${FAN_OUT} agents`);
+  }
+  const megabytes = (bytes: number) => bytes / 1024 / 1024;
+  return {
+    totalMs,
+    perAgentMs: Math.max(0, totalMs - emptyMs) / FAN_OUT,
+    peakRssMb: megabytes(peakRss),
+    rssGrowthMb: megabytes(peakRss - before.rss),
+    heapGrowthMb: megabytes(peakHeap - before.heapUsed),
+  };
+}
+
+/** The same fan-out through the real stack: spawn provider, agent loop, scripted model, sessions on disk. */
+async function scriptedFanOut(): Promise<number> {
+  const home = mkdtempSync(join(tmpdir(), 'loom-bench-workflow-'));
+  try {
+    const model = join(home, 'model.json');
+    writeFileSync(model, JSON.stringify({ rules: [], default: { reply: 'ok' } }));
+    const setup = buildRuntime({ cwd: home, home, model: `scripted:${model}` });
+    const script = `return (await parallel(Array.from({ length: ${FAN_OUT} }, (_, index) => () => agent('item ' + index)))).filter(Boolean).length;`;
+    const started = performance.now();
+    const run = setup.workflow.service.start({
+      meta,
+      script,
+      parent,
+      limits: { maxConcurrentAgents: 16 },
+    });
+    const result = await run.result;
+    const elapsed = performance.now() - started;
+    run.dispose();
+    setup.workflow.dispose();
+    setup.subagents.dispose();
+    if (result.value !== FAN_OUT)
+      throw new Error(`the scripted fan-out ended ${result.stopReason}`);
+    return elapsed / FAN_OUT;
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+const spinBody = `const end = Date.now() + ${SPIN_MS}; while (Date.now() < end) {}`;
+
+/** Event-loop delay of the host (p99 and max, ms) while `work` runs. */
+async function loopDelay(work: () => Promise<unknown>): Promise<{ p99: number; max: number }> {
+  const histogram = monitorEventLoopDelay({ resolution: 1 });
+  histogram.enable();
+  await work();
+  histogram.disable();
+  return { p99: histogram.percentile(99) / 1e6, max: histogram.max / 1e6 };
+}
+
+async function spinDelays(): Promise<{ worker: { p99: number; max: number }; vm: number }> {
+  const { service } = makeService({ syncTimeoutMs: 1500 });
+  await runScript(service, 'return 1;');
+  const worker = await loopDelay(() => runScript(service, `${spinBody}\nreturn 1;`));
+  const sandbox = createContext({});
+  const vm = await loopDelay(async () => {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    runInContext(spinBody, sandbox, { timeout: 1500 });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  });
+  return { worker, vm: vm.max };
+}
+
+export default async function workflowBench(): Promise<BenchRow[]> {
+  const startP50 = await startLatency();
+  const fan = await fanOut();
+  const spin = await spinDelays();
+  const scriptedPerAgent = await scriptedFanOut();
+  return [
+    {
+      name: `workflow: start() to first agent-start, p50 of ${START_RUNS} runs`,
+      value: startP50,
+      unit: 'ms',
+      target: '< 30 ms',
+      ok: startP50 < 30,
+    },
+    {
+      name: `workflow: ${FAN_OUT}-agent parallel fan-out, instant children, 16 at once`,
+      value: fan.totalMs,
+      unit: 'ms',
+    },
+    {
+      name: 'workflow: engine overhead per agent (fan-out minus an empty run)',
+      value: fan.perAgentMs,
+      unit: 'ms',
+      target: '< 1 ms',
+      ok: fan.perAgentMs < 1,
+    },
+    {
+      name: `workflow: ${FAN_OUT}-agent fan-out through spawn + scripted model, per agent`,
+      value: scriptedPerAgent,
+      unit: 'ms',
+    },
+    {
+      name: `workflow: host loop delay p99 while the script spins ${SPIN_MS} ms in its worker`,
+      value: spin.worker.p99,
+      unit: 'ms',
+      target: '< 10 ms',
+      ok: spin.worker.p99 < 10,
+    },
+    {
+      name: 'workflow: host loop delay max, same spin in its worker',
+      value: spin.worker.max,
+      unit: 'ms',
+    },
+    {
+      name: 'workflow: baseline, same spin in a host-thread vm context (loop blocked)',
+      value: spin.vm,
+      unit: 'ms',
+    },
+    {
+      name: `workflow: peak RSS during the ${FAN_OUT}-agent run (whole process, worker included)`,
+      value: fan.peakRssMb,
+      unit: 'MB',
+    },
+    {
+      name: `workflow: RSS growth during the ${FAN_OUT}-agent run`,
+      value: fan.rssGrowthMb,
+      unit: 'MB',
+    },
+    {
+      name: `workflow: host heap growth during the ${FAN_OUT}-agent run`,
+      value: fan.heapGrowthMb,
+      unit: 'MB',
+    },
+  ];
+}

@@ -1,0 +1,235 @@
+/**
+ * `loom workflow run FILE` and `loom workflow check FILE` (SPEC §3): read the script, take meta
+ * from `--meta` or the file's Claude Code header, and start the run through the workflow seam
+ * outside any chat. Exit 0 completed, 1 error, 2 could not start, 130 cancelled by Ctrl-C.
+ * stdout carries only the `--json` result; progress and errors go to stderr.
+ */
+import { readFileSync } from 'node:fs';
+import { UserError } from '../core/errors.js';
+import { loomHome } from '../core/home.js';
+import {
+  type WorkflowEventRecord,
+  type WorkflowLimits,
+  type WorkflowMeta,
+  type WorkflowResult,
+  type WorkflowRun,
+  workflowAgentEnd,
+  workflowAgentStart,
+  workflowEnd,
+  workflowLog,
+  workflowPhase,
+  workflowStart,
+} from '../workflow/contract.js';
+import { validateMeta } from '../workflow/meta.js';
+import { splitMetaHeader } from '../workflow/meta-header.js';
+import { checkScriptBody } from '../workflow/script-parse.js';
+import { buildRuntime, type LoomSetup } from './build-runtime.js';
+import { type EventsFile, openEventsFile } from './workflow-events-file.js';
+import {
+  describeStartError,
+  flagLimits,
+  parseArgsOption,
+  readJsonOption,
+} from './workflow-options.js';
+import { createProgressView } from './workflow-progress.js';
+
+export const EXIT_COMPLETED = 0;
+export const EXIT_ERROR = 1;
+export const EXIT_NOT_STARTED = 2;
+export const EXIT_CANCELLED = 130;
+
+export interface WorkflowCheckOptions {
+  meta?: string;
+}
+
+export interface WorkflowRunOptions extends WorkflowCheckOptions {
+  args?: string;
+  model?: string;
+  maxConcurrent?: string;
+  maxAgents?: string;
+  json?: boolean;
+  events?: string;
+}
+
+export interface PreparedScript {
+  meta: WorkflowMeta;
+  /** The script body, without its meta header. */
+  body: string;
+}
+
+/** Reads FILE; meta comes from `--meta` when given, else from the file's header, else fails. */
+export function prepareScript(file: string, metaOption: string | undefined): PreparedScript {
+  let source: string;
+  try {
+    source = readFileSync(file, 'utf8');
+  } catch (error) {
+    const reason =
+      (error as NodeJS.ErrnoException).code === 'ENOENT'
+        ? 'no such file'
+        : (error as Error).message;
+    throw new UserError('INVALID_ARGUMENT', `cannot read the workflow script ${file}: ${reason}`);
+  }
+  const split = splitMetaHeader(source, file);
+  const body = split ? split.body : source;
+  if (metaOption !== undefined)
+    return { meta: validateMeta(readJsonOption('--meta', metaOption)), body };
+  if (split) return { meta: validateMeta(split.meta), body };
+  throw new UserError(
+    'INVALID_ARGUMENT',
+    `${file} has no meta: pass --meta JSON|FILE, or start the file with a header \`export const meta = { name: …, description: … };\``,
+  );
+}
+
+/** The `--json` result of SPEC §3, keys in its order; `error` and `code` only when not completed. */
+export function jsonResult(result: WorkflowResult): Record<string, unknown> {
+  const completed = result.stopReason === 'completed';
+  const error =
+    result.error ??
+    (result.stopReason === 'cancelled'
+      ? { code: 'CANCELLED', message: 'the workflow was cancelled' }
+      : { code: 'SCRIPT_ERROR', message: 'the workflow stopped with an error' });
+  return {
+    runId: result.runId,
+    name: result.name,
+    stopReason: result.stopReason,
+    value: completed ? (result.value ?? null) : null,
+    ...(completed ? {} : { error: error.message, code: error.code }),
+    agentsStarted: result.agentsStarted,
+    failures: result.failures.map(({ seq, label, outcome, reason }) => ({
+      seq,
+      label,
+      outcome,
+      reason,
+    })),
+  };
+}
+
+export function exitCodeOf(result: WorkflowResult, interrupted: boolean): number {
+  if (result.stopReason === 'completed') return EXIT_COMPLETED;
+  if (result.stopReason === 'cancelled' || interrupted) return EXIT_CANCELLED;
+  return EXIT_ERROR;
+}
+
+/** Resolves once stdout took the text, so `process.exit` cannot cut a piped result short. */
+function writeOut(text: string): Promise<void> {
+  return new Promise((resolve) => process.stdout.write(text, () => resolve()));
+}
+
+function reportStartError(error: unknown): number {
+  process.stderr.write(`loom: ${describeStartError(error)}\n`);
+  return EXIT_NOT_STARTED;
+}
+
+export function workflowCheckCommand(file: string, options: WorkflowCheckOptions): number {
+  try {
+    const { meta, body } = prepareScript(file, options.meta);
+    checkScriptBody(body);
+    process.stdout.write(`ok: ${meta.name}\n`);
+    return EXIT_COMPLETED;
+  } catch (error) {
+    return reportStartError(error);
+  }
+}
+
+/** Subscribes to this run's events only (a child agent may run workflows of its own). */
+function followRun(setup: LoomSetup, deliver: (record: WorkflowEventRecord) => void) {
+  let ownRunId: string | undefined;
+  let early: WorkflowEventRecord[] | undefined = [];
+  const accept = (record: WorkflowEventRecord) => {
+    if (early) early.push(record);
+    else if (record.runId === ownRunId) deliver(record);
+  };
+  const root = setup.runtime.root;
+  const disposers = [
+    root.on(workflowStart, (event) => accept({ type: 'workflow/start', ...event })),
+    root.on(workflowPhase, (event) => accept({ type: 'workflow/phase', ...event })),
+    root.on(workflowLog, (event) => accept({ type: 'workflow/log', ...event })),
+    root.on(workflowAgentStart, (event) => accept({ type: 'workflow/agent-start', ...event })),
+    root.on(workflowAgentEnd, (event) => accept({ type: 'workflow/agent-end', ...event })),
+    root.on(workflowEnd, (event) => accept({ type: 'workflow/end', ...event })),
+  ];
+  return {
+    /** Called once start() returned: delivers what arrived meanwhile, then follows live. */
+    started(runId: string) {
+      ownRunId = runId;
+      const pending = early ?? [];
+      early = undefined;
+      for (const record of pending) if (record.runId === runId) deliver(record);
+    },
+    dispose() {
+      for (const dispose of disposers) dispose();
+    },
+  };
+}
+
+export async function workflowRunCommand(
+  file: string,
+  options: WorkflowRunOptions,
+): Promise<number> {
+  let setup: LoomSetup;
+  let prepared: PreparedScript;
+  let args: Record<string, unknown> | undefined;
+  let limits: Partial<WorkflowLimits>;
+  let events: EventsFile | undefined;
+  try {
+    prepared = prepareScript(file, options.meta);
+    args = options.args === undefined ? undefined : parseArgsOption(options.args);
+    limits = flagLimits(options);
+    setup = buildRuntime({
+      cwd: process.cwd(),
+      home: loomHome(),
+      ...(options.model ? { model: options.model } : {}),
+    });
+    events = options.events ? openEventsFile(options.events) : undefined;
+  } catch (error) {
+    return reportStartError(error);
+  }
+
+  const view = createProgressView({ output: process.stderr });
+  const follower = followRun(setup, (record) => {
+    events?.write(record);
+    view.record(record);
+  });
+  let run: WorkflowRun;
+  try {
+    run = setup.workflow.service.start({
+      meta: prepared.meta,
+      script: prepared.body,
+      ...(args ? { args } : {}),
+      parent: { sessionId: null, delegationDepth: 0 },
+      ...(options.model ? { model: options.model } : {}),
+      ...(Object.keys(limits).length > 0 ? { limits } : {}),
+    });
+  } catch (error) {
+    follower.dispose();
+    view.abandon();
+    events?.close();
+    setup.workflow.dispose();
+    setup.subagents.dispose();
+    return reportStartError(error);
+  }
+  follower.started(run.id);
+
+  let interrupts = 0;
+  const onInterrupt = () => {
+    interrupts += 1;
+    if (interrupts > 1) {
+      events?.close();
+      process.exit(EXIT_CANCELLED);
+    }
+    view.notice('cancelling… (Ctrl-C again to exit at once)');
+    run.cancel('interrupted by the user (SIGINT)');
+  };
+  process.on('SIGINT', onInterrupt);
+  const result = await run.result;
+  process.off('SIGINT', onInterrupt);
+  run.dispose();
+  follower.dispose();
+  view.finish(result);
+  const eventsFailure = events?.close();
+  if (eventsFailure) process.stderr.write(`loom: ${eventsFailure}\n`);
+  if (options.json) await writeOut(`${JSON.stringify(jsonResult(result))}\n`);
+  setup.workflow.dispose();
+  setup.subagents.dispose();
+  return exitCodeOf(result, interrupts > 0);
+}

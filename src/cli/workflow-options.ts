@@ -1,0 +1,100 @@
+/**
+ * Option values of `loom workflow run|check`: `--meta` and `--args` as inline JSON or a JSON
+ * file, the limit flags, and how a start failure is worded. Every mistake is a UserError that
+ * names the flag; nothing is accepted and then ignored.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { errorMessage, UserError } from '../core/errors.js';
+import { WorkflowError, type WorkflowLimits } from '../workflow/contract.js';
+import { LIMIT_RANGES } from '../workflow/limits.js';
+
+export interface LimitFlags {
+  maxConcurrent?: string;
+  maxAgents?: string;
+}
+
+function parseJson(flag: string, text: string, where: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new UserError(
+      'INVALID_ARGUMENT',
+      `${flag}: ${where} is not valid JSON: ${errorMessage(error)}`,
+    );
+  }
+}
+
+/**
+ * A value that opens like a JSON object or array is parsed as JSON; otherwise an existing file
+ * is read as JSON; otherwise the text is tried as a JSON scalar.
+ */
+export function readJsonOption(flag: string, value: string): unknown {
+  const text = value.trim();
+  if (text.startsWith('{') || text.startsWith('[')) return parseJson(flag, text, 'the value');
+  if (existsSync(value)) {
+    let contents: string;
+    try {
+      contents = readFileSync(value, 'utf8');
+    } catch (error) {
+      throw new UserError(
+        'INVALID_ARGUMENT',
+        `${flag}: cannot read ${value}: ${errorMessage(error)}`,
+      );
+    }
+    return parseJson(flag, contents.replace(/^\uFEFF/, ''), value);
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new UserError(
+      'INVALID_ARGUMENT',
+      `${flag}: ${JSON.stringify(value)} is neither JSON nor the path of a JSON file`,
+    );
+  }
+}
+
+/** `--args`: a JSON object (inline or in a .json file); anything else is refused. */
+export function parseArgsOption(value: string): Record<string, unknown> {
+  const args = readJsonOption('--args', value);
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+    const kind = args === null ? 'null' : Array.isArray(args) ? 'an array' : `a ${typeof args}`;
+    throw new UserError('INVALID_ARGUMENT', `--args must be a JSON object (got ${kind})`);
+  }
+  return args as Record<string, unknown>;
+}
+
+function parseCount(flag: string, value: string, limit: keyof WorkflowLimits): number {
+  const { minimum, maximum } = LIMIT_RANGES[limit];
+  const count = Number(value);
+  if (!/^\d+$/.test(value.trim()) || count < minimum || count > maximum) {
+    throw new UserError(
+      'INVALID_ARGUMENT',
+      `${flag} must be a whole number from ${minimum} to ${maximum} (got ${value})`,
+    );
+  }
+  return count;
+}
+
+/** `--max-concurrent` (1..256) and `--max-agents` as limits; absent flags leave config's. */
+export function flagLimits(flags: LimitFlags): Partial<WorkflowLimits> {
+  return {
+    ...(flags.maxConcurrent !== undefined
+      ? {
+          maxConcurrentAgents: parseCount(
+            '--max-concurrent',
+            flags.maxConcurrent,
+            'maxConcurrentAgents',
+          ),
+        }
+      : {}),
+    ...(flags.maxAgents !== undefined
+      ? { maxTotalAgents: parseCount('--max-agents', flags.maxAgents, 'maxTotalAgents') }
+      : {}),
+  };
+}
+
+/** One line for stderr: a workflow error leads with its code (`META_INVALID: meta.name: …`). */
+export function describeStartError(error: unknown): string {
+  if (error instanceof WorkflowError) return `${error.code}: ${error.message}`;
+  return errorMessage(error);
+}

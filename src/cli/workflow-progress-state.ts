@@ -1,0 +1,79 @@
+/**
+ * What a progress view knows about one workflow run, folded from its `workflow/*` events: the
+ * phases, the agents running and how the others ended, tokens, and the last few log lines. Pure
+ * data; it never renders and never throws on an event it has not seen a start for.
+ */
+import { assertNever } from '../core/errors.js';
+import type { Usage } from '../llm/contract.js';
+import type { WorkflowEventRecord } from '../workflow/contract.js';
+
+export type PhaseStatus = 'done' | 'current' | 'pending';
+
+/** Log lines the live view keeps. */
+const KEPT_LOGS = 4;
+
+export class WorkflowProgressState {
+  name = '';
+  phase: string | undefined;
+  /** A status line from the command (such as "cancelling…"), shown under the logs. */
+  notice: string | undefined;
+  readonly logs: string[] = [];
+  readonly usage: Usage = { input: 0, output: 0 };
+  readonly counts = { running: 0, completed: 0, failed: 0, cancelled: 0 };
+  private declaredPhases: string[] = [];
+  private readonly enteredPhases: string[] = [];
+  private readonly running = new Map<number, string>();
+
+  apply(event: WorkflowEventRecord): void {
+    switch (event.type) {
+      case 'workflow/start':
+        this.name = event.name;
+        this.declaredPhases = [...event.phases];
+        return;
+      case 'workflow/phase':
+        this.phase = event.title;
+        if (!this.enteredPhases.includes(event.title)) this.enteredPhases.push(event.title);
+        return;
+      case 'workflow/log':
+        this.logs.push(event.message);
+        if (this.logs.length > KEPT_LOGS) this.logs.splice(0, this.logs.length - KEPT_LOGS);
+        return;
+      case 'workflow/agent-start':
+        this.running.set(event.seq, event.label);
+        this.counts.running = this.running.size;
+        return;
+      case 'workflow/agent-end':
+        this.running.delete(event.seq);
+        this.counts.running = this.running.size;
+        this.counts[event.outcome] += 1;
+        if (event.usage) {
+          this.usage.input += event.usage.input;
+          this.usage.output += event.usage.output;
+        }
+        return;
+      case 'workflow/end':
+        return;
+      default:
+        assertNever(event, 'workflow event');
+    }
+  }
+
+  /** Declared phases in order, then any phase the script entered that meta did not declare. */
+  phaseList(): Array<{ title: string; status: PhaseStatus }> {
+    const titles = [
+      ...this.declaredPhases,
+      ...this.enteredPhases.filter((title) => !this.declaredPhases.includes(title)),
+    ];
+    return titles.map((title) => ({
+      title,
+      status:
+        title === this.phase ? 'current' : this.enteredPhases.includes(title) ? 'done' : 'pending',
+    }));
+  }
+
+  /** Labels of the oldest running agents, and how many more run. */
+  runningLabels(limit: number): { shown: string[]; more: number } {
+    const labels = [...this.running.values()];
+    return { shown: labels.slice(0, limit), more: Math.max(0, labels.length - limit) };
+  }
+}

@@ -1,0 +1,208 @@
+/**
+ * Progress of `loom workflow run` on stderr, rendered from the `workflow/*` events alone. On a
+ * terminal a small block is redrawn in place (at most ten times a second, by an unref'd timer);
+ * elsewhere each event is one plain line. Never writes to stdout, which belongs to `--json`,
+ * and never throws into the emitter.
+ */
+import type { Usage } from '../llm/contract.js';
+import type { WorkflowEventRecord, WorkflowResult } from '../workflow/contract.js';
+import { WorkflowProgressState } from './workflow-progress-state.js';
+
+export interface ProgressOutput {
+  write(text: string): unknown;
+  isTTY?: boolean;
+  columns?: number;
+}
+
+export interface ProgressView {
+  record(event: WorkflowEventRecord): void;
+  /** A status line from the command itself (such as "cancelling…"). */
+  notice(message: string): void;
+  /** Stops redrawing without a summary (the run never started); idempotent. */
+  abandon(): void;
+  /** Stops redrawing and prints the final summary; idempotent. */
+  finish(result: WorkflowResult): void;
+  /** Tokens reported by the agent-end events so far. */
+  tokens(): Usage;
+}
+
+export interface ProgressOptions {
+  output: ProgressOutput;
+  /** Default: `output.isTTY`. */
+  live?: boolean;
+  /** Redraw interval of the live block; default 100 ms. */
+  intervalMs?: number;
+  now?: () => number;
+}
+
+const RESET = '\x1b[0m';
+const DIM = '\x1b[2m';
+const BOLD = '\x1b[1m';
+const RED = '\x1b[31m';
+const GREEN = '\x1b[32m';
+const YELLOW = '\x1b[33m';
+const CYAN = '\x1b[36m';
+
+export function formatTokens(count: number): string {
+  if (count < 1000) return String(count);
+  if (count < 1_000_000) return `${(count / 1000).toFixed(count < 10_000 ? 1 : 0)}k`;
+  return `${(count / 1_000_000).toFixed(1)}M`;
+}
+
+export function formatElapsed(milliseconds: number): string {
+  const seconds = milliseconds / 1000;
+  if (seconds < 60) return `${seconds.toFixed(1)}s`;
+  const minutes = Math.floor(seconds / 60);
+  return `${minutes}m${String(Math.floor(seconds % 60)).padStart(2, '0')}s`;
+}
+
+/** The one-line summary printed when the run has settled (both modes). */
+export function summaryLine(
+  state: WorkflowProgressState,
+  result: WorkflowResult,
+  elapsedMs: number,
+): string {
+  const { completed, failed, cancelled } = state.counts;
+  const error = result.error ? `: ${result.error.code}: ${result.error.message}` : '';
+  return (
+    `workflow ${result.name} ${result.stopReason} in ${formatElapsed(elapsedMs)}: ` +
+    `${result.agentsStarted} agents (${completed} done, ${failed} failed, ${cancelled} cancelled), ` +
+    `tokens ${formatTokens(state.usage.input)} in / ${formatTokens(state.usage.output)} out${error}`
+  );
+}
+
+/** One plain line for an event (non-terminal output). */
+export function plainLine(event: WorkflowEventRecord): string {
+  switch (event.type) {
+    case 'workflow/start': {
+      const phases = event.phases.length > 0 ? ` (phases: ${event.phases.join(', ')})` : '';
+      return `workflow ${event.name}: ${event.description}${phases}`;
+    }
+    case 'workflow/phase':
+      return `phase: ${event.title}`;
+    case 'workflow/log':
+      return `log: ${event.message}`;
+    case 'workflow/agent-start':
+      return `agent #${event.seq} started: ${event.label}${event.phase ? ` [${event.phase}]` : ''}`;
+    case 'workflow/agent-end': {
+      const usage = event.usage
+        ? ` (${formatTokens(event.usage.input)} in / ${formatTokens(event.usage.output)} out)`
+        : '';
+      const reason = event.reason ? `: ${event.reason}` : '';
+      return `agent #${event.seq} ${event.outcome}: ${event.label}${usage}${reason}`;
+    }
+    case 'workflow/end':
+      return `workflow ${event.stopReason}: ${event.agentsStarted} agents started`;
+  }
+}
+
+function clip(line: string, width: number): string {
+  return line.length > width ? `${line.slice(0, Math.max(0, width - 1))}…` : line;
+}
+
+/** The live block: name and elapsed, phase list, agent counts and tokens, running agents, logs. */
+export function liveBlock(
+  state: WorkflowProgressState,
+  elapsedMs: number,
+  width: number,
+): string[] {
+  const plainLines: Array<{ text: string; colour?: string }> = [];
+  const phase = state.phase ? ` · ${state.phase}` : '';
+  plainLines.push({
+    text: `◆ workflow ${state.name || '…'}${phase} · ${formatElapsed(elapsedMs)}`,
+    colour: BOLD,
+  });
+  const phases = state.phaseList();
+  if (phases.length > 0) {
+    const marks = phases.map(({ title, status }) =>
+      status === 'done' ? `✓ ${title}` : status === 'current' ? `▸ ${title}` : `· ${title}`,
+    );
+    plainLines.push({ text: `  phases  ${marks.join('   ')}`, colour: CYAN });
+  }
+  const { running, completed, failed, cancelled } = state.counts;
+  plainLines.push({
+    text:
+      `  agents  ${running} running · ${completed} done · ${failed} failed · ${cancelled} cancelled` +
+      `   tokens ${formatTokens(state.usage.input)} in / ${formatTokens(state.usage.output)} out`,
+    colour: failed > 0 ? YELLOW : GREEN,
+  });
+  const labels = state.runningLabels(3);
+  if (labels.shown.length > 0) {
+    const more = labels.more > 0 ? `, +${labels.more} more` : '';
+    plainLines.push({ text: `  running ${labels.shown.join(', ')}${more}`, colour: DIM });
+  }
+  for (const message of state.logs) plainLines.push({ text: `  log     ${message}`, colour: DIM });
+  if (state.notice) plainLines.push({ text: `  ${state.notice}`, colour: YELLOW });
+  return plainLines.map(({ text, colour }) => {
+    const clipped = clip(text.replace(/[\r\n\t]+/g, ' '), width);
+    return colour ? `${colour}${clipped}${RESET}` : clipped;
+  });
+}
+
+export function createProgressView(options: ProgressOptions): ProgressView {
+  const { output } = options;
+  const now = options.now ?? Date.now;
+  const live = options.live ?? output.isTTY === true;
+  const state = new WorkflowProgressState();
+  const began = now();
+  let drawnLines = 0;
+  let dirty = true;
+  let lastDraw = 0;
+  let finished = false;
+
+  const write = (text: string) => {
+    try {
+      output.write(text);
+    } catch {
+      // A closed stderr leaves nowhere to show progress; the run itself must go on.
+    }
+  };
+  const draw = () => {
+    const width = Math.max(20, (output.columns || 100) - 1);
+    const lines = liveBlock(state, now() - began, width);
+    const up = drawnLines > 0 ? `\x1b[${drawnLines}A\r` : '';
+    write(`${up}${lines.map((line) => `\x1b[2K${line}\n`).join('')}\x1b[J`);
+    drawnLines = lines.length;
+    dirty = false;
+    lastDraw = now();
+  };
+  const timer = live
+    ? setInterval(() => {
+        if (dirty || now() - lastDraw >= 1000) draw();
+      }, options.intervalMs ?? 100)
+    : undefined;
+  timer?.unref();
+
+  return {
+    record(event) {
+      if (finished) return;
+      state.apply(event);
+      if (live && drawnLines === 0) draw();
+      else if (live) dirty = true;
+      else if (event.type !== 'workflow/end') write(`${plainLine(event)}\n`);
+    },
+    notice(message) {
+      if (finished) return;
+      state.notice = message;
+      if (live) dirty = true;
+      else write(`${message}\n`);
+    },
+    abandon() {
+      if (finished) return;
+      finished = true;
+      if (timer) clearInterval(timer);
+      if (live && drawnLines > 0) write(`\x1b[${drawnLines}A\r\x1b[J`);
+    },
+    finish(result) {
+      if (finished) return;
+      finished = true;
+      if (timer) clearInterval(timer);
+      if (live) draw();
+      const colour =
+        result.stopReason === 'completed' ? GREEN : result.stopReason === 'error' ? RED : YELLOW;
+      const summary = summaryLine(state, result, now() - began);
+      write(live ? `${colour}${summary}${RESET}\n` : `${summary}\n`);
+    },
+    tokens: () => ({ ...state.usage }),
+  };
+}

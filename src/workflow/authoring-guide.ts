@@ -1,0 +1,40 @@
+/**
+ * The model-facing text of the `workflow` tool: its description is the authoring guide for
+ * scripts, and the usage policy is its own prompt section. Text only; no behaviour here.
+ */
+
+export const WORKFLOW_TOOL_DESCRIPTION = `Run a JavaScript orchestration script that fans work out to many subagents. The script, not this conversation, holds the loop, the branching and the intermediate results; only its return value comes back to you.
+
+Parameters:
+- meta: {name, description, whenToUse?, phases?: [{title, detail?, model?}]} (data; unknown keys are rejected).
+- script: a plain JavaScript body with top-level await that ends in \`return <JSON value>\`. No imports, no \`export const meta\` line (meta goes in the parameter).
+- args: a JSON object the script reads as \`args\`.
+
+The script sees exactly these globals:
+- agent(prompt, {label?, phase?, schema?, model?}) -> Promise<string | value | null>. Starts a fresh subagent with the same tools; the prompt is its whole task (it has not seen this conversation). Resolves to its final text, or, with a JSON \`schema\` (type/properties/required/additionalProperties/items/enum/const only), to a value matching it. Resolves null when that subagent fails, so use \`.filter(Boolean)\`.
+- parallel([() => promise, ...]) -> Promise<array>: runs the thunks concurrently and waits for all; an item that throws becomes null.
+- pipeline(items, stage1, stage2, ...) -> Promise<array>: each item flows through the stages on its own (no barrier between stages); each stage is called (previous, item, index), previous being the item for the first stage. A stage that throws nulls its item and skips the item's later stages.
+- phase(title): marks progress (use the meta phase titles). log(message): a progress line for the user.
+- args: the args parameter.
+Mistakes are fatal and end the script with an error naming them: unknown agent options, bad arguments, an unsupported schema, too many agents or items. Values you return must be JSON (no functions, Map, Date, undefined inside arrays).
+
+Example:
+const files = (await agent('List the TypeScript files under src/ that handle payments.', {label: 'list', schema: {type: 'object', properties: {files: {type: 'array', items: {type: 'string'}}}, required: ['files']}})).files;
+phase('audit');
+const findings = await pipeline(files,
+  (file) => agent(\`Audit \${file} for unchecked errors. Report each finding with its line.\`, {label: \`audit \${file}\`}),
+  (report, file) => report && agent(\`Verify this finding in \${file} and answer CONFIRMED or REJECTED with a reason:\\n\${report}\`, {label: \`verify \${file}\`}));
+return files.map((file, index) => ({file, verdict: findings[index]}));`;
+
+export const WORKFLOW_POLICY_EXPLICIT = `# Workflows
+Use the workflow tool only when the user explicitly asks for a workflow, a script, or for fanning work out to many agents. For a single delegated task use the subagent tool; for ordinary work use your own tools.`;
+
+export const WORKFLOW_POLICY_ALWAYS = `# Workflows
+Use the workflow tool when a task splits into many independent pieces (an audit over many files, a migration, research from several angles, verification of many findings): write a script that fans the pieces out to subagents and returns a compact result.`;
+
+/** The system prompt text a workflow child gets, so its answer fits what the script expects. */
+export function workflowChildInstructions(hasSchema: boolean): string {
+  return hasSchema
+    ? '# Your answer\nYou are one step of a workflow script. Deliver your final answer by calling the structured_output tool exactly once with arguments matching its schema; that value is returned to the script. Do not answer in plain text.'
+    : '# Your answer\nYou are one step of a workflow script. Your final message is returned verbatim to the script as a string, so make it the complete answer: no greetings, no questions back.';
+}

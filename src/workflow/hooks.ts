@@ -1,0 +1,156 @@
+/**
+ * The hooks a workflow script sees (`agent`, `phase`, `log`; the combinators live next door),
+ * built outside the script's realm. Misuse throws a fatal `WorkflowError` synchronously, so even
+ * a dropped call fails loud; once the run is stopped every call fails with the stop error. A
+ * promise handed to the script never causes an unhandled rejection if the script drops it.
+ */
+import { WorkflowError, type WorkflowLimits } from './contract.js';
+import { materializeFromRealm } from './materialize.js';
+import type { AgentStartOptions } from './protocol.js';
+
+/** What the hooks need from the session that runs them. */
+export interface HookHost {
+  readonly limits: WorkflowLimits;
+  /** The prototypes a value leaving the realm may have (see `realmPrototypes`). */
+  readonly allowedPrototypes: ReadonlySet<object | null>;
+  /** The fatal error every hook fails with once the run is cancelled or over; else undefined. */
+  stopped(): WorkflowError | undefined;
+  /** Rejects with the fatal CANCELLED when the run is cancelled; never resolves. */
+  readonly cancellation: Promise<never>;
+  /** Asks the host for a child; resolves its value, or null when it failed or was cancelled. */
+  requestAgent(prompt: string, options: AgentStartOptions): Promise<unknown>;
+  postPhase(title: string): void;
+  postLog(message: string): void;
+}
+
+const agentOptions = ['label', 'phase', 'schema', 'model'] as const;
+const deferredAgentOptions = ['effort', 'isolation', 'agentType'];
+
+const noop = () => {};
+
+/** Returns `promise` itself, after making sure dropping it cannot raise an unhandled rejection. */
+export function handOut<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(noop);
+  return promise;
+}
+
+/** A fatal hook error: `parallel` and `pipeline` re-throw these instead of nulling an item. */
+export function isFatal(error: unknown): error is WorkflowError {
+  return error instanceof WorkflowError && error.fatal;
+}
+
+export function fatal(code: WorkflowError['code'], message: string): WorkflowError {
+  return new WorkflowError(code, message, { fatal: true });
+}
+
+/** A short, total description of a value's type for error messages. */
+export function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return value.length === 0 ? 'an empty string' : 'a string';
+  if (typeof value === 'object') return isPlainObject(value) ? 'an object' : 'a non-plain object';
+  return `${/^[aeiou]/.test(typeof value) ? 'an' : 'a'} ${typeof value}`;
+}
+
+/** An object whose prototype is some realm's `Object.prototype`, or null; not an array. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === null || Object.getPrototypeOf(prototype) === null;
+}
+
+function nonEmptyString(value: unknown): value is string {
+  return typeof value === 'string' && value.trim().length > 0;
+}
+
+/** Checks and copies `agent()` options; throws UNSUPPORTED_OPTION or INVALID_ARGUMENT. */
+export function checkAgentOptions(host: HookHost, options: unknown): AgentStartOptions {
+  if (options === undefined) return {};
+  if (!isPlainObject(options)) {
+    throw fatal(
+      'INVALID_ARGUMENT',
+      `agent() options must be a plain object {label, phase, schema, model}, not ${describe(options)}`,
+    );
+  }
+  for (const key of Object.keys(options)) {
+    if (deferredAgentOptions.includes(key)) {
+      throw fatal(
+        'UNSUPPORTED_OPTION',
+        `agent() option ${key} is deferred: this workflow engine does not support it yet; remove it`,
+      );
+    }
+    if (!(agentOptions as readonly string[]).includes(key)) {
+      throw fatal(
+        'UNSUPPORTED_OPTION',
+        `agent() has no option ${JSON.stringify(key)} (options: ${agentOptions.join(', ')})`,
+      );
+    }
+  }
+  const checked: AgentStartOptions = {};
+  for (const key of ['label', 'phase', 'model'] as const) {
+    const value = options[key];
+    if (value === undefined) continue;
+    if (!nonEmptyString(value)) {
+      throw fatal(
+        'INVALID_ARGUMENT',
+        `agent() option ${key} must be a non-empty string, not ${describe(value)}`,
+      );
+    }
+    checked[key] = value;
+  }
+  if (options.schema !== undefined) checked.schema = checkSchema(host, options.schema);
+  return checked;
+}
+
+function checkSchema(host: HookHost, schema: unknown): Record<string, unknown> {
+  if (!isPlainObject(schema)) {
+    throw fatal(
+      'INVALID_ARGUMENT',
+      `agent() option schema must be a JSON Schema object, not ${describe(schema)}`,
+    );
+  }
+  return materializeFromRealm(schema, {
+    label: 'agent() option schema',
+    allowedPrototypes: host.allowedPrototypes,
+  }) as Record<string, unknown>;
+}
+
+export function createAgentHook(host: HookHost) {
+  return function agent(prompt: unknown, options?: unknown): Promise<unknown> {
+    const stopped = host.stopped();
+    if (stopped) return handOut(Promise.reject(stopped));
+    if (!nonEmptyString(prompt)) {
+      throw fatal(
+        'INVALID_ARGUMENT',
+        `agent() prompt must be a non-empty string, not ${describe(prompt)}`,
+      );
+    }
+    const checked = checkAgentOptions(host, options);
+    return handOut(host.requestAgent(prompt, checked));
+  };
+}
+
+export function createPhaseHook(host: HookHost) {
+  return function phase(title: unknown): void {
+    const stopped = host.stopped();
+    if (stopped) throw stopped;
+    if (!nonEmptyString(title)) {
+      throw fatal(
+        'INVALID_ARGUMENT',
+        `phase() title must be a non-empty string, not ${describe(title)}`,
+      );
+    }
+    host.postPhase(title);
+  };
+}
+
+export function createLogHook(host: HookHost) {
+  return function log(message: unknown): void {
+    const stopped = host.stopped();
+    if (stopped) throw stopped;
+    if (typeof message !== 'string') {
+      throw fatal('INVALID_ARGUMENT', `log() message must be a string, not ${describe(message)}`);
+    }
+    host.postLog(message);
+  };
+}

@@ -1,0 +1,263 @@
+/**
+ * One workflow run on the host: drives its worker over the wire protocol, hands `agent()` calls
+ * to the run's children, emits the run's events and settles the result. The result never
+ * rejects and resolves only once the worker has exited; cancel always frees the caller within
+ * the grace period, ending in `worker.terminate()`. Every path ends with one `workflow/end`.
+ */
+import type { Worker } from 'node:worker_threads';
+import type { Context } from '../core/context.js';
+import { errorMessage } from '../core/errors.js';
+import type { SubagentRegistry } from '../subagent/registry.js';
+import {
+  type WorkflowLimits,
+  type WorkflowMeta,
+  type WorkflowResult,
+  type WorkflowRun,
+  type WorkflowStartRequest,
+  type WorkflowStopReason,
+  workflowEnd,
+  workflowLog,
+  workflowPhase,
+  workflowStart,
+} from './contract.js';
+import {
+  type DoneOutcome,
+  HostMessage,
+  type HostPayloads,
+  readWorkerMessage,
+  sendToWorker,
+  WorkerMessage,
+} from './protocol.js';
+import { RunChildren } from './run-children.js';
+
+export interface HostRunSetup {
+  runId: string;
+  context: Context;
+  registry: SubagentRegistry;
+  provider: string;
+  meta: WorkflowMeta;
+  limits: WorkflowLimits;
+  request: WorkflowStartRequest;
+  childInstructions: (schema: boolean) => string;
+  worker: Worker;
+  /** Called once, when the worker thread has exited. Must not throw. */
+  onWorkerExit(): void;
+}
+
+type RunOutcome =
+  | { stopReason: 'completed'; value: unknown }
+  | { stopReason: Exclude<WorkflowStopReason, 'completed'>; error: WorkflowResult['error'] };
+
+/** booting: `go` not sent yet; draining: the outcome is known, children are still ending. */
+type Stage = 'booting' | 'running' | 'draining' | 'ended';
+
+export class HostRun implements WorkflowRun {
+  readonly id: string;
+  readonly result: Promise<WorkflowResult>;
+  private readonly setup: HostRunSetup;
+  private readonly worker: Worker;
+  private readonly children: RunChildren;
+  private stage: Stage = 'booting';
+  private cancelReason: string | undefined;
+  private outcome: RunOutcome | undefined;
+  private final: WorkflowResult | undefined;
+  private currentPhase = '';
+  private graceTimer: NodeJS.Timeout | undefined;
+  private workerExited = false;
+  private disposed = false;
+  private resolveResult: (result: WorkflowResult) => void = () => {};
+
+  constructor(setup: HostRunSetup) {
+    this.setup = setup;
+    this.id = setup.runId;
+    this.worker = setup.worker;
+    this.children = new RunChildren({
+      ...setup,
+      reply: (call, reply) => this.post(HostMessage.AgentResult, { call, reply }),
+      onChildEnded: () => {
+        if (this.stage === 'draining' && this.children.active === 0) this.complete();
+      },
+    });
+    this.result = new Promise((resolve) => {
+      this.resolveResult = resolve;
+    });
+    this.worker.on('message', this.onMessage);
+    this.worker.on('error', this.onError);
+    this.worker.on('messageerror', this.onError);
+    this.worker.on('exit', this.onExit);
+    setup.request.signal?.addEventListener('abort', this.onAbort);
+    setup.context.emit(workflowStart, {
+      runId: this.id,
+      time: Date.now(),
+      name: setup.meta.name,
+      description: setup.meta.description,
+      phases: (setup.meta.phases ?? []).map((phase) => phase.title),
+    });
+    if (setup.request.signal?.aborted) this.onAbort();
+  }
+
+  cancel(reason = 'cancelled by the caller'): void {
+    if (this.outcome || this.cancelReason !== undefined) return;
+    this.cancelReason = reason;
+    if (this.stage === 'booting') {
+      this.finish(this.cancelledOutcome());
+      return;
+    }
+    this.children.cancelAll(reason);
+    this.post(HostMessage.Cancel, { reason });
+    this.startGrace();
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.cancel('the workflow run was disposed');
+    if (!this.workerExited) this.terminate();
+  }
+
+  private readonly onAbort = (): void => {
+    this.cancel('the caller aborted the workflow');
+  };
+
+  private readonly onMessage = (raw: unknown): void => {
+    if (this.stage === 'ended') return;
+    const message = readWorkerMessage(raw);
+    if (message === undefined) {
+      this.fail('workflow protocol fault: the worker sent an unknown message');
+      return;
+    }
+    const { context } = this.setup;
+    switch (message.tag) {
+      case WorkerMessage.Ready:
+        if (this.stage === 'booting') {
+          this.stage = 'running';
+          this.post(HostMessage.Go, {});
+        }
+        return;
+      case WorkerMessage.AgentStart: {
+        const { call, prompt, options } = message.payload;
+        this.children.request({ call, prompt, options, phase: options.phase ?? this.currentPhase });
+        return;
+      }
+      case WorkerMessage.Phase:
+        this.currentPhase = message.payload.title;
+        context.emit(workflowPhase, { runId: this.id, time: Date.now(), ...message.payload });
+        return;
+      case WorkerMessage.Log:
+        context.emit(workflowLog, { runId: this.id, time: Date.now(), ...message.payload });
+        return;
+      case WorkerMessage.Done:
+        this.finish(this.outcomeOfDone(message.payload));
+        return;
+    }
+  };
+
+  private readonly onError = (error: unknown): void => {
+    this.fail(`the workflow worker failed: ${errorMessage(error)}`);
+  };
+
+  private readonly onExit = (code: number): void => {
+    this.workerExited = true;
+    this.worker.off('message', this.onMessage);
+    this.worker.off('error', this.onError);
+    this.worker.off('messageerror', this.onError);
+    this.worker.off('exit', this.onExit);
+    this.setup.onWorkerExit();
+    this.fail(`the workflow worker exited (code ${code}) before the script finished`);
+    if (this.final) this.resolveResult(this.final);
+  };
+
+  /** Ends the run as an error, or as cancelled when cancel was asked for. First outcome wins. */
+  private fail(message: string): void {
+    this.finish(
+      this.cancelReason !== undefined
+        ? this.cancelledOutcome()
+        : { stopReason: 'error', error: { code: 'SCRIPT_ERROR', message } },
+    );
+  }
+
+  private cancelledOutcome(): RunOutcome {
+    return {
+      stopReason: 'cancelled',
+      error: { code: 'CANCELLED', message: `the workflow was cancelled: ${this.cancelReason}` },
+    };
+  }
+
+  private outcomeOfDone(done: DoneOutcome): RunOutcome {
+    if (this.cancelReason !== undefined) return this.cancelledOutcome();
+    if (done.kind === 'ok') return { stopReason: 'completed', value: done.value };
+    return {
+      stopReason: 'error',
+      error: { code: done.code ?? 'SCRIPT_ERROR', message: done.message },
+    };
+  }
+
+  private startGrace(): void {
+    if (this.graceTimer !== undefined) return;
+    this.graceTimer = setTimeout(() => {
+      this.graceTimer = undefined;
+      if (!this.outcome) this.finish(this.cancelledOutcome());
+      this.complete();
+    }, this.setup.limits.cancelGraceMs);
+  }
+
+  /** Records the outcome (first wins); the run ends once its children have ended. */
+  private finish(outcome: RunOutcome): void {
+    if (this.outcome) return;
+    this.outcome = outcome;
+    if (this.children.active === 0) {
+      this.children.cancelAll('the workflow has ended');
+      this.complete();
+      return;
+    }
+    this.stage = 'draining';
+    this.children.cancelAll(
+      this.cancelReason ?? 'the workflow script ended without waiting for this agent',
+    );
+    this.startGrace();
+  }
+
+  private complete(): void {
+    if (this.stage === 'ended') return;
+    this.stage = 'ended';
+    if (this.graceTimer !== undefined) clearTimeout(this.graceTimer);
+    this.graceTimer = undefined;
+    this.setup.request.signal?.removeEventListener('abort', this.onAbort);
+    this.children.endStranded('the workflow ended before this agent did');
+    const outcome = this.outcome ?? this.cancelledOutcome();
+    const error = outcome.stopReason === 'completed' ? undefined : outcome.error;
+    this.final = {
+      runId: this.id,
+      name: this.setup.meta.name,
+      stopReason: outcome.stopReason,
+      value: outcome.stopReason === 'completed' ? outcome.value : null,
+      ...(error ? { error } : {}),
+      agentsStarted: this.children.started,
+      failures: [...this.children.failures],
+      usage: { ...this.children.usage },
+    };
+    this.setup.context.emit(workflowEnd, {
+      runId: this.id,
+      time: Date.now(),
+      stopReason: this.final.stopReason,
+      agentsStarted: this.final.agentsStarted,
+      ...(error ? { error: { ...error } } : {}),
+    });
+    if (this.workerExited) this.resolveResult(this.final);
+    else this.terminate();
+  }
+
+  /** The exit event resolves the result; terminate itself reports nothing worth keeping. */
+  private terminate(): void {
+    this.worker.terminate().catch(() => {});
+  }
+
+  private post<Tag extends HostMessage>(tag: Tag, payload: HostPayloads[Tag]): void {
+    if (this.workerExited || this.stage === 'ended') return;
+    try {
+      sendToWorker(this.worker, tag, payload);
+    } catch {
+      // Only a dead worker refuses a message; its exit settles the run.
+    }
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * The worker-thread workflow engine: `WorkerWorkflowService` checks a request on the caller's
+ * stack (meta shape, body pre-parse, limits, args) and throws a `WorkflowError` for one that
+ * cannot begin; otherwise it starts one worker thread for the run and hands back its handle.
+ * It never evaluates script text on the host; children start only through the subagent registry.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Worker } from 'node:worker_threads';
+import type { Context } from '../core/context.js';
+import { errorMessage } from '../core/errors.js';
+import type { SubagentRegistry } from '../subagent/registry.js';
+import { workflowChildInstructions } from './authoring-guide.js';
+import {
+  WorkflowError,
+  type WorkflowLimits,
+  type WorkflowRun,
+  type WorkflowService,
+  type WorkflowStartRequest,
+} from './contract.js';
+import { HostRun } from './host-run.js';
+import { resolveLimits } from './limits.js';
+import { validateMeta } from './meta.js';
+import type { WorkerSessionData } from './protocol.js';
+import { checkScriptBody } from './script-parse.js';
+import { spawnWorkflowWorker } from './worker-spawn.js';
+
+export interface WorkerWorkflowServiceOptions {
+  /** Where the `workflow/*` events are emitted (the runtime's root scope). */
+  context: Context;
+  /** Children start here, and only here. */
+  registry: SubagentRegistry;
+  /** The subagent provider children start with; default `spawn`. */
+  provider?: string;
+  /** Defaults for every run; a request's own limits override them field by field. */
+  limits?: Partial<WorkflowLimits>;
+  /** A child's extra system prompt text; default `workflowChildInstructions`. Must not throw. */
+  childInstructions?: (schema: boolean) => string;
+}
+
+function checkArgs(args: unknown): Record<string, unknown> {
+  if (args === undefined) return {};
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+    throw new WorkflowError('INVALID_ARGUMENT', 'workflow args must be a JSON object');
+  }
+  return args as Record<string, unknown>;
+}
+
+export class WorkerWorkflowService implements WorkflowService {
+  private readonly context: Context;
+  private readonly registry: SubagentRegistry;
+  private readonly provider: string;
+  private readonly limits: WorkflowLimits;
+  private readonly childInstructions: (schema: boolean) => string;
+  private readonly running = new Set<HostRun>();
+
+  /** Throws `WorkflowError('INVALID_ARGUMENT')` for a bad limit. */
+  constructor(options: WorkerWorkflowServiceOptions) {
+    this.context = options.context;
+    this.registry = options.registry;
+    this.provider = options.provider ?? 'spawn';
+    this.limits = resolveLimits(options.limits);
+    this.childInstructions = options.childInstructions ?? workflowChildInstructions;
+  }
+
+  /** Runs whose worker thread has not exited yet. */
+  get liveWorkers(): number {
+    return this.running.size;
+  }
+
+  start(request: WorkflowStartRequest): WorkflowRun {
+    const meta = validateMeta(request.meta);
+    checkScriptBody(request.script);
+    const limits = resolveLimits(request.limits, this.limits);
+    const data: WorkerSessionData = {
+      script: request.script,
+      args: checkArgs(request.args),
+      limits,
+      meta,
+    };
+    const worker = this.spawn(data);
+    const run: HostRun = new HostRun({
+      runId: `workflow-${randomUUID()}`,
+      context: this.context,
+      registry: this.registry,
+      provider: this.provider,
+      meta,
+      limits,
+      request,
+      childInstructions: this.childInstructions,
+      worker,
+      onWorkerExit: () => this.running.delete(run),
+    });
+    this.running.add(run);
+    return run;
+  }
+
+  private spawn(data: WorkerSessionData): Worker {
+    try {
+      return spawnWorkflowWorker(data);
+    } catch (error) {
+      if ((error as { name?: unknown } | null)?.name === 'DataCloneError') {
+        throw new WorkflowError(
+          'INVALID_ARGUMENT',
+          `workflow args cannot be copied to the script: ${errorMessage(error)}`,
+          { cause: error },
+        );
+      }
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * Installs layer 2 into a runtime: the worker-thread workflow service on the root scope, and the
+ * `workflow` tool with its usage policy section on every agent the runtime makes. Returns the
+ * service and one undo for all of it.
+ */
+import type { Disposer } from '../core/context.js';
+import type { AgentRuntime } from '../core/runtime.js';
+import type { SubagentServices } from '../subagent/services.js';
+import {
+  WORKFLOW_POLICY_ALWAYS,
+  WORKFLOW_POLICY_EXPLICIT,
+  workflowChildInstructions,
+} from './authoring-guide.js';
+import { type WorkflowLimits, type WorkflowService, workflowServiceKey } from './contract.js';
+import { WorkerWorkflowService } from './host.js';
+import { WORKFLOW_TOOL, workflowTool } from './tool.js';
+
+export interface WorkflowLayerOptions {
+  limits?: Partial<WorkflowLimits>;
+  /** `explicit` (default): the model is told to use workflows only when the user asks for them. */
+  offerTool?: 'explicit' | 'always';
+}
+
+export interface WorkflowLayer {
+  service: WorkflowService;
+  dispose: Disposer;
+}
+
+export function installWorkflows(
+  runtime: AgentRuntime,
+  subagents: SubagentServices,
+  options: WorkflowLayerOptions = {},
+): WorkflowLayer {
+  const service = new WorkerWorkflowService({
+    context: runtime.root,
+    registry: subagents.registry,
+    childInstructions: workflowChildInstructions,
+    ...(options.limits ? { limits: options.limits } : {}),
+  });
+  const policy = options.offerTool === 'always' ? WORKFLOW_POLICY_ALWAYS : WORKFLOW_POLICY_EXPLICIT;
+  const disposers: Disposer[] = [
+    runtime.root.provide(workflowServiceKey, service),
+    runtime.onAgent((handle) => {
+      const undoTool = handle.tools.register(workflowTool({ service, subagents }));
+      const undoSection = handle.prompt.section({
+        id: `tool:${WORKFLOW_TOOL}`,
+        order: 600,
+        text: policy,
+      });
+      return () => {
+        undoSection();
+        undoTool();
+      };
+    }),
+  ];
+  return {
+    service,
+    dispose: () => {
+      for (const dispose of disposers.reverse()) dispose();
+    },
+  };
+}

@@ -1,0 +1,121 @@
+/**
+ * The one wire format between the workflow host and its worker: a tag enum and a payload map per
+ * direction, and typed send and read helpers. Private to the workflow engine. Every payload is
+ * structured-clone data; nothing here may carry a function, a class instance or a realm value.
+ */
+import type { WorkflowErrorCode, WorkflowLimits, WorkflowMeta } from './contract.js';
+
+/** Messages the host sends to the worker. */
+export enum HostMessage {
+  /** Run the body; never sent to a run cancelled before the worker was ready. */
+  Go = 'go',
+  /** The settled outcome of one `agent()` call. */
+  AgentResult = 'agent-result',
+  /** Every pending and future hook call now fails with a fatal CANCELLED. */
+  Cancel = 'cancel',
+}
+
+/** Messages the worker sends to the host. */
+export enum WorkerMessage {
+  /** The session listens; the host may send `go`. */
+  Ready = 'ready',
+  /** The script called `agent()`; `call` numbers the call within the run. */
+  AgentStart = 'agent-start',
+  Phase = 'phase',
+  Log = 'log',
+  /** The script ended; sent exactly once, last. */
+  Done = 'done',
+}
+
+/** How one `agent()` call ended: its value, a failure (the script sees null), or a fatal error. */
+export type AgentReply =
+  | { kind: 'ok'; value: unknown }
+  | { kind: 'failure'; reason: string }
+  | { kind: 'fatal'; code: WorkflowErrorCode; message: string };
+
+/** The `agent()` options that cross the wire, already checked and materialized. */
+export interface AgentStartOptions {
+  label?: string;
+  phase?: string;
+  schema?: Record<string, unknown>;
+  model?: string;
+}
+
+/** How the script ended. `code` is absent for a value the script itself threw. */
+export type DoneOutcome =
+  | { kind: 'ok'; value: unknown }
+  | { kind: 'error'; code?: WorkflowErrorCode; message: string; fatal: boolean };
+
+export interface HostPayloads {
+  [HostMessage.Go]: Record<string, never>;
+  [HostMessage.AgentResult]: { call: number; reply: AgentReply };
+  [HostMessage.Cancel]: { reason: string };
+}
+
+export interface WorkerPayloads {
+  [WorkerMessage.Ready]: Record<string, never>;
+  [WorkerMessage.AgentStart]: { call: number; prompt: string; options: AgentStartOptions };
+  [WorkerMessage.Phase]: { title: string };
+  [WorkerMessage.Log]: { message: string };
+  [WorkerMessage.Done]: DoneOutcome;
+}
+
+/** One message on the wire: its tag and the payload the tag's map entry names. */
+export type Envelope<Tags extends string, Payloads extends Record<Tags, unknown>> = {
+  [Tag in Tags]: { tag: Tag; payload: Payloads[Tag] };
+}[Tags];
+
+export type HostEnvelope = Envelope<HostMessage, HostPayloads>;
+export type WorkerEnvelope = Envelope<WorkerMessage, WorkerPayloads>;
+
+/** What the worker is started with (its `workerData`). */
+export interface WorkerSessionData {
+  script: string;
+  args: Record<string, unknown>;
+  limits: WorkflowLimits;
+  meta: WorkflowMeta;
+}
+
+/** The part of a `MessagePort` (or a `Worker`, or `parentPort`) the engine uses. */
+export interface WirePort {
+  postMessage(message: unknown): void;
+  on(event: 'message', listener: (message: unknown) => void): unknown;
+  off(event: 'message', listener: (message: unknown) => void): unknown;
+}
+
+export function sendToWorker<Tag extends HostMessage>(
+  port: Pick<WirePort, 'postMessage'>,
+  tag: Tag,
+  payload: HostPayloads[Tag],
+): void {
+  port.postMessage({ tag, payload });
+}
+
+export function sendToHost<Tag extends WorkerMessage>(
+  port: Pick<WirePort, 'postMessage'>,
+  tag: Tag,
+  payload: WorkerPayloads[Tag],
+): void {
+  port.postMessage({ tag, payload });
+}
+
+const hostTags = new Set<string>(Object.values(HostMessage));
+const workerTags = new Set<string>(Object.values(WorkerMessage));
+
+function hasTag(message: unknown, tags: Set<string>): boolean {
+  if (typeof message !== 'object' || message === null) return false;
+  const { tag, payload } = message as { tag?: unknown; payload?: unknown };
+  return (
+    typeof tag === 'string' && tags.has(tag) && typeof payload === 'object' && payload !== null
+  );
+}
+
+/** The message as a host envelope, or undefined for anything else (a protocol fault). */
+export function readHostMessage(message: unknown): HostEnvelope | undefined {
+  return hasTag(message, hostTags) ? (message as HostEnvelope) : undefined;
+}
+
+/** The message as a worker envelope, or undefined for anything else (a protocol fault). */
+export function readWorkerMessage(message: unknown): WorkerEnvelope | undefined {
+  return hasTag(message, workerTags) ? (message as WorkerEnvelope) : undefined;
+}

@@ -1,0 +1,279 @@
+/**
+ * The children of one workflow run, kept on the host: `agent()` calls start here through the
+ * subagent registry in FIFO slots under the run's caps, each started child gets exactly one
+ * `workflow/agent-end`, and its outcome goes back to the script as a reply. Cancelling drives
+ * both channels from here (the run's shared signal and each child's `cancel`), because a wedged
+ * worker cannot relay a cancel. It never talks to the worker except through `reply`.
+ */
+import { setMaxListeners } from 'node:events';
+import type { Context } from '../core/context.js';
+import { errorMessage } from '../core/errors.js';
+import type { Usage } from '../llm/contract.js';
+import {
+  SubagentError,
+  type SubagentResult,
+  type SubagentRun,
+  type SubagentStartRequest,
+} from '../subagent/contract.js';
+import type { SubagentRegistry } from '../subagent/registry.js';
+import {
+  type AgentOutcome,
+  type WorkflowFailure,
+  type WorkflowLimits,
+  type WorkflowMeta,
+  type WorkflowStartRequest,
+  workflowAgentEnd,
+  workflowAgentStart,
+} from './contract.js';
+import type { AgentReply, AgentStartOptions } from './protocol.js';
+import { FifoSlots } from './slots.js';
+
+export interface RunChildrenSetup {
+  runId: string;
+  context: Context;
+  registry: SubagentRegistry;
+  provider: string;
+  meta: WorkflowMeta;
+  limits: WorkflowLimits;
+  request: WorkflowStartRequest;
+  childInstructions: (schema: boolean) => string;
+  /** Sends one `agent()` call's outcome to the script. Must not throw. */
+  reply(call: number, reply: AgentReply): void;
+  /** Called after a child's end was emitted. Must not throw. */
+  onChildEnded(): void;
+}
+
+export interface AgentCall {
+  call: number;
+  prompt: string;
+  options: AgentStartOptions;
+  /** The phase the agent belongs to: its own option, else the script's current phase. */
+  phase: string;
+}
+
+interface Child {
+  seq: number;
+  call: number;
+  label: string;
+  phase: string;
+  schema: boolean;
+  run: SubagentRun;
+}
+
+const LABEL_LENGTH = 60;
+
+/** The first line of the prompt, cut to a readable length. */
+function defaultLabel(prompt: string): string {
+  const line = prompt.trim().split(/\r?\n/)[0] ?? '';
+  return line.length > LABEL_LENGTH ? `${line.slice(0, LABEL_LENGTH - 1)}…` : line;
+}
+
+function addUsage(total: Usage, usage: Usage | undefined): void {
+  if (!usage) return;
+  total.input += usage.input;
+  total.output += usage.output;
+  if (usage.reasoning !== undefined) total.reasoning = (total.reasoning ?? 0) + usage.reasoning;
+  if (usage.cachedInput !== undefined) {
+    total.cachedInput = (total.cachedInput ?? 0) + usage.cachedInput;
+  }
+}
+
+const cancelledReply = (): AgentReply => ({
+  kind: 'fatal',
+  code: 'CANCELLED',
+  message: 'the workflow was cancelled',
+});
+
+export class RunChildren {
+  readonly failures: WorkflowFailure[] = [];
+  readonly usage: Usage = { input: 0, output: 0 };
+  private readonly setup: RunChildrenSetup;
+  private readonly slots: FifoSlots;
+  private readonly controller = new AbortController();
+  private readonly running = new Map<number, Child>();
+  private requested = 0;
+  private lastSeq = 0;
+  private closed = false;
+
+  constructor(setup: RunChildrenSetup) {
+    this.setup = setup;
+    this.slots = new FifoSlots(setup.limits.maxConcurrentAgents);
+    // One listener per running child (the provider's); more would be a leak worth hearing about.
+    setMaxListeners(setup.limits.maxConcurrentAgents + 10, this.controller.signal);
+  }
+
+  /** Children started so far (host-observed). */
+  get started(): number {
+    return this.lastSeq;
+  }
+
+  /** Children started and not yet ended. */
+  get active(): number {
+    return this.running.size;
+  }
+
+  /** Queues an `agent()` call, or refuses it at once (AGENT_CAP, or a closed run). */
+  request(agent: AgentCall): void {
+    if (this.closed) {
+      this.setup.reply(agent.call, cancelledReply());
+      return;
+    }
+    const { maxTotalAgents } = this.setup.limits;
+    if (this.requested >= maxTotalAgents) {
+      this.setup.reply(agent.call, {
+        kind: 'fatal',
+        code: 'AGENT_CAP',
+        message: `this run has already started ${this.requested} agents; the limit is ${maxTotalAgents} (maxTotalAgents)`,
+      });
+      return;
+    }
+    this.requested += 1;
+    this.slots.enqueue(() => this.launch(agent));
+  }
+
+  /** No more starts; every running child is asked to stop through both channels. */
+  cancelAll(reason: string): void {
+    this.closed = true;
+    this.slots.clear();
+    if (!this.controller.signal.aborted) this.controller.abort(reason);
+    for (const child of this.running.values()) {
+      try {
+        child.run.cancel(reason);
+      } catch {
+        // The shared signal has already asked it to stop.
+      }
+    }
+  }
+
+  /** Ends every child still running as cancelled, now; their later results are ignored. */
+  endStranded(reason: string): void {
+    this.cancelAll(reason);
+    for (const child of [...this.running.values()]) this.end(child, 'cancelled', reason);
+  }
+
+  private launch(agent: AgentCall): void {
+    if (this.closed) {
+      this.slots.release();
+      this.setup.reply(agent.call, cancelledReply());
+      return;
+    }
+    const { meta, request } = this.setup;
+    const { call, prompt, options, phase } = agent;
+    const label = options.label ?? defaultLabel(prompt);
+    const model =
+      options.model ??
+      meta.phases?.find((candidate) => candidate.title === phase)?.model ??
+      request.model;
+    const startRequest: SubagentStartRequest = {
+      parent: request.parent,
+      prompt,
+      description: label,
+      instructions: this.setup.childInstructions(options.schema !== undefined),
+      signal: this.controller.signal,
+    };
+    if (options.schema !== undefined) startRequest.outputSchema = options.schema;
+    if (model !== undefined) startRequest.model = model;
+    let run: SubagentRun;
+    try {
+      run = this.setup.registry.start(this.setup.provider, startRequest);
+    } catch (error) {
+      this.slots.release();
+      this.setup.reply(call, startFailure(label, error));
+      return;
+    }
+    this.lastSeq += 1;
+    const child: Child = {
+      seq: this.lastSeq,
+      call,
+      label,
+      phase,
+      schema: options.schema !== undefined,
+      run,
+    };
+    this.running.set(child.seq, child);
+    this.setup.context.emit(workflowAgentStart, {
+      runId: this.setup.runId,
+      seq: child.seq,
+      label,
+      phase,
+      time: Date.now(),
+      ...(model !== undefined ? { model } : {}),
+    });
+    run.result.then(
+      (result) => this.settled(child, result),
+      (error: unknown) =>
+        this.settled(child, undefined, `the agent failed: ${errorMessage(error)}`),
+    );
+  }
+
+  /** `result` is undefined when the child's run rejected (an infrastructure fault). */
+  private settled(child: Child, result: SubagentResult | undefined, fault?: string): void {
+    try {
+      child.run.dispose();
+    } catch {
+      // A child that cannot be released is the provider's fault; the run still settles.
+    }
+    if (!this.running.has(child.seq)) return;
+    const { outcome, reason } = judge(child, result, fault);
+    this.end(child, outcome, reason, result?.usage);
+    this.setup.reply(
+      child.call,
+      outcome === 'completed'
+        ? { kind: 'ok', value: child.schema ? result?.structured : result?.output }
+        : { kind: 'failure', reason },
+    );
+    this.slots.release();
+  }
+
+  private end(child: Child, outcome: AgentOutcome, reason: string, usage?: Usage): void {
+    this.running.delete(child.seq);
+    addUsage(this.usage, usage);
+    if (outcome !== 'completed') {
+      this.failures.push({ seq: child.seq, label: child.label, outcome, reason });
+    }
+    this.setup.context.emit(workflowAgentEnd, {
+      runId: this.setup.runId,
+      seq: child.seq,
+      label: child.label,
+      phase: child.phase,
+      time: Date.now(),
+      outcome,
+      ...(outcome !== 'completed' ? { reason } : {}),
+      ...(usage ? { usage } : {}),
+    });
+    this.setup.onChildEnded();
+  }
+}
+
+function startFailure(label: string, error: unknown): AgentReply {
+  if (error instanceof SubagentError && error.code === 'UNSUPPORTED_SCHEMA') {
+    return { kind: 'fatal', code: 'UNSUPPORTED_SCHEMA', message: errorMessage(error) };
+  }
+  return {
+    kind: 'fatal',
+    code: 'AGENT_START',
+    message: `agent ${JSON.stringify(label)} could not start: ${errorMessage(error)}`,
+  };
+}
+
+function judge(
+  child: Child,
+  result: SubagentResult | undefined,
+  fault: string | undefined,
+): { outcome: AgentOutcome; reason: string } {
+  if (!result) return { outcome: 'failed', reason: fault ?? 'the agent failed' };
+  switch (result.stopReason) {
+    case 'completed':
+      if (child.schema && result.structured === undefined) {
+        return {
+          outcome: 'failed',
+          reason: 'the agent finished without delivering a structured answer',
+        };
+      }
+      return { outcome: 'completed', reason: '' };
+    case 'error':
+      return { outcome: 'failed', reason: result.diagnostic ?? 'the agent stopped with an error' };
+    case 'cancelled':
+      return { outcome: 'cancelled', reason: result.diagnostic ?? 'the agent was cancelled' };
+  }
+}

@@ -1,0 +1,235 @@
+/**
+ * The worker side of a workflow run, over any message port (the worker's `parentPort`, or one end
+ * of an in-process `MessageChannel` in tests). It says `ready`, waits for `go`, runs the body in a
+ * vm context whose globals are exactly the hooks and `args`, and posts `done` exactly once. It
+ * never runs the body of a run cancelled before `go`, and it never lets a hook promise the script
+ * drops raise an unhandled rejection. The vm is not a security boundary (see README.md).
+ */
+import vm from 'node:vm';
+import { createParallelHook, createPipelineHook } from './combinators.js';
+import { WorkflowError, type WorkflowLimits } from './contract.js';
+import {
+  createAgentHook,
+  createLogHook,
+  createPhaseHook,
+  fatal,
+  type HookHost,
+  handOut,
+} from './hooks.js';
+import { materializeFromRealm, realmPrototypes } from './materialize.js';
+import {
+  type AgentReply,
+  type AgentStartOptions,
+  type DoneOutcome,
+  HostMessage,
+  readHostMessage,
+  sendToHost,
+  type WirePort,
+  WorkerMessage,
+  type WorkerSessionData,
+} from './protocol.js';
+import { renderThrown } from './render-thrown.js';
+
+export const SCRIPT_FILENAME = 'workflow-script.js';
+
+/** Starts the session: posts `ready` and waits for the host. Returns at once. */
+export function runWorkerSession(port: WirePort, data: WorkerSessionData): void {
+  new WorkerSession(port, data).listen();
+}
+
+interface PendingCall {
+  resolve(value: unknown): void;
+  reject(error: WorkflowError): void;
+}
+
+type State = 'waiting' | 'running' | 'finished';
+
+class WorkerSession implements HookHost {
+  readonly limits: WorkflowLimits;
+  readonly cancellation: Promise<never>;
+  allowedPrototypes: ReadonlySet<object | null> = new Set();
+  private readonly port: WirePort;
+  private readonly data: WorkerSessionData;
+  private state: State = 'waiting';
+  private stopError: WorkflowError | undefined;
+  private rejectCancellation: (error: WorkflowError) => void = () => {};
+  private lastCall = 0;
+  private readonly pending = new Map<number, PendingCall>();
+
+  constructor(port: WirePort, data: WorkerSessionData) {
+    this.port = port;
+    this.data = data;
+    this.limits = data.limits;
+    this.cancellation = handOut(
+      new Promise<never>((_resolve, reject) => {
+        this.rejectCancellation = reject;
+      }),
+    );
+  }
+
+  listen(): void {
+    this.port.on('message', this.onMessage);
+    sendToHost(this.port, WorkerMessage.Ready, {});
+  }
+
+  stopped(): WorkflowError | undefined {
+    return this.stopError;
+  }
+
+  requestAgent(prompt: string, options: AgentStartOptions): Promise<unknown> {
+    this.lastCall += 1;
+    const call = this.lastCall;
+    const promise = new Promise<unknown>((resolve, reject) => {
+      this.pending.set(call, { resolve, reject });
+    });
+    sendToHost(this.port, WorkerMessage.AgentStart, { call, prompt, options });
+    return promise;
+  }
+
+  postPhase(title: string): void {
+    sendToHost(this.port, WorkerMessage.Phase, { title });
+  }
+
+  postLog(message: string): void {
+    sendToHost(this.port, WorkerMessage.Log, { message });
+  }
+
+  private readonly onMessage = (raw: unknown): void => {
+    const message = readHostMessage(raw);
+    if (message === undefined) {
+      this.finish({
+        kind: 'error',
+        message: 'workflow protocol fault: an unknown message',
+        fatal: true,
+      });
+      return;
+    }
+    switch (message.tag) {
+      case HostMessage.Go:
+        if (this.state === 'waiting') {
+          this.state = 'running';
+          void this.execute();
+        }
+        return;
+      case HostMessage.AgentResult:
+        this.settleCall(message.payload.call, message.payload.reply);
+        return;
+      case HostMessage.Cancel:
+        this.cancel(message.payload.reason);
+        return;
+    }
+  };
+
+  private settleCall(call: number, reply: AgentReply): void {
+    const pending = this.pending.get(call);
+    if (!pending) return;
+    this.pending.delete(call);
+    if (reply.kind === 'ok') pending.resolve(reply.value);
+    else if (reply.kind === 'failure') pending.resolve(null);
+    else pending.reject(fatal(reply.code, reply.message));
+  }
+
+  private cancel(reason: string): void {
+    if (this.stopError) return;
+    const error = fatal('CANCELLED', `the workflow was cancelled: ${reason}`);
+    this.stop(error);
+    this.rejectCancellation(error);
+    if (this.state === 'waiting') {
+      this.finish({ kind: 'error', code: 'CANCELLED', message: error.message, fatal: true });
+    }
+  }
+
+  /** Every pending and future hook call now fails with `error`. */
+  private stop(error: WorkflowError): void {
+    this.stopError ??= error;
+    const pending = [...this.pending.values()];
+    this.pending.clear();
+    for (const call of pending) call.reject(error);
+  }
+
+  private async execute(): Promise<void> {
+    let outcome: DoneOutcome;
+    try {
+      const script = this.compile();
+      const context = this.createRealm();
+      const completion: unknown = script.runInContext(context, {
+        timeout: this.limits.syncTimeoutMs,
+      });
+      const value = await completion;
+      outcome = {
+        kind: 'ok',
+        value: materializeFromRealm(value, {
+          label: 'return value',
+          allowedPrototypes: this.allowedPrototypes,
+        }),
+      };
+    } catch (error) {
+      outcome = this.describeFailure(error);
+    }
+    this.finish(outcome);
+  }
+
+  /** The host checked the body already; a compile failure here still ends the run loud. */
+  private compile(): vm.Script {
+    try {
+      return new vm.Script(`(async () => {${withoutHashBang(this.data.script)}\n})()`, {
+        filename: SCRIPT_FILENAME,
+      });
+    } catch (error) {
+      throw fatal('SCRIPT_PARSE', `the script does not compile: ${renderThrown(error)}`);
+    }
+  }
+
+  private createRealm(): vm.Context {
+    const globals = Object.create(null) as Record<string, unknown>;
+    Object.assign(globals, {
+      agent: createAgentHook(this),
+      parallel: createParallelHook(this),
+      pipeline: createPipelineHook(this),
+      phase: createPhaseHook(this),
+      log: createLogHook(this),
+      args: structuredClone(this.data.args),
+    });
+    const context = vm.createContext(globals, { name: 'workflow script' });
+    // V8 gives every context a `console`; the script's surface is the hooks and the language.
+    vm.runInContext('delete globalThis.console', context);
+    this.allowedPrototypes = realmPrototypes(context);
+    return context;
+  }
+
+  private describeFailure(error: unknown): DoneOutcome {
+    if (error instanceof WorkflowError) {
+      return { kind: 'error', code: error.code, message: error.message, fatal: error.fatal };
+    }
+    if (isCode(error, 'ERR_SCRIPT_EXECUTION_TIMEOUT')) {
+      return {
+        kind: 'error',
+        message: `the script's first synchronous slice ran longer than ${this.limits.syncTimeoutMs} ms (syncTimeoutMs) and was stopped; await between long computations`,
+        fatal: true,
+      };
+    }
+    return { kind: 'error', message: renderThrown(error), fatal: false };
+  }
+
+  private finish(outcome: DoneOutcome): void {
+    if (this.state === 'finished') return;
+    this.state = 'finished';
+    this.stop(fatal('CANCELLED', 'the workflow script has already finished'));
+    this.port.off('message', this.onMessage);
+    sendToHost(this.port, WorkerMessage.Done, outcome);
+  }
+}
+
+/** A `#!` line is allowed by the pre-parse at the very start only; inside the wrapper it is blanked. */
+function withoutHashBang(script: string): string {
+  return script.startsWith('#!') ? script.replace(/^#![^\r\n\u2028\u2029]*/, '') : script;
+}
+
+/** Node's own errors carry a `code`; read it without trusting the value's shape. */
+function isCode(error: unknown, code: string): boolean {
+  try {
+    return (error as { code?: unknown } | null)?.code === code;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,156 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+  createProgressView,
+  formatElapsed,
+  formatTokens,
+  liveBlock,
+} from '../../src/cli/workflow-progress.js';
+import { WorkflowProgressState } from '../../src/cli/workflow-progress-state.js';
+import type { WorkflowEventRecord, WorkflowResult } from '../../src/workflow/contract.js';
+
+const ESC = '\u001b';
+const colourCodes = new RegExp(`${ESC}\\[[0-9;]*m`, 'g');
+const stripColour = (line: string) => line.replace(colourCodes, '');
+
+const runId = 'run-1';
+const time = 1764460000000;
+
+const events: WorkflowEventRecord[] = [
+  {
+    type: 'workflow/start',
+    runId,
+    time,
+    name: 'review',
+    description: 'Review',
+    phases: ['list', 'audit', 'verify'],
+  },
+  { type: 'workflow/phase', runId, time, title: 'list' },
+  { type: 'workflow/agent-start', runId, time, seq: 1, label: 'list files', phase: 'list' },
+  {
+    type: 'workflow/agent-end',
+    runId,
+    time,
+    seq: 1,
+    label: 'list files',
+    phase: 'list',
+    outcome: 'completed',
+    usage: { input: 1200, output: 300 },
+  },
+  { type: 'workflow/log', runId, time, message: 'found 3 files' },
+  { type: 'workflow/phase', runId, time, title: 'audit' },
+  { type: 'workflow/agent-start', runId, time, seq: 2, label: 'audit a.ts', phase: 'audit' },
+  { type: 'workflow/agent-start', runId, time, seq: 3, label: 'audit b.ts', phase: 'audit' },
+  {
+    type: 'workflow/agent-end',
+    runId,
+    time,
+    seq: 3,
+    label: 'audit b.ts',
+    phase: 'audit',
+    outcome: 'failed',
+    reason: 'upstream 500',
+    usage: { input: 10, output: 0 },
+  },
+];
+
+const result: WorkflowResult = {
+  runId,
+  name: 'review',
+  stopReason: 'completed',
+  value: null,
+  agentsStarted: 3,
+  failures: [],
+  usage: { input: 0, output: 0 },
+};
+
+function capture(isTTY: boolean) {
+  const writes: string[] = [];
+  return {
+    writes,
+    output: { isTTY, columns: 80, write: (text: string) => writes.push(text) },
+  };
+}
+
+test('progress state folds phases, agents, tokens and logs from the events', () => {
+  const state = new WorkflowProgressState();
+  for (const event of events) state.apply(event);
+  assert.equal(state.name, 'review');
+  assert.equal(state.phase, 'audit');
+  assert.deepEqual(state.counts, { running: 1, completed: 1, failed: 1, cancelled: 0 });
+  assert.deepEqual(state.usage, { input: 1210, output: 300 });
+  assert.deepEqual(state.logs, ['found 3 files']);
+  assert.deepEqual(state.phaseList(), [
+    { title: 'list', status: 'done' },
+    { title: 'audit', status: 'current' },
+    { title: 'verify', status: 'pending' },
+  ]);
+  assert.deepEqual(state.runningLabels(3), { shown: ['audit a.ts'], more: 0 });
+});
+
+test('the live block shows the name, phase list, counts, tokens, running labels and logs', () => {
+  const state = new WorkflowProgressState();
+  for (const event of events) state.apply(event);
+  const text = liveBlock(state, 2500, 200).map((line) => stripColour(line));
+  assert.equal(text[0], '◆ workflow review · audit · 2.5s');
+  assert.match(text[1] ?? '', /✓ list {3}▸ audit {3}· verify/);
+  assert.match(
+    text[2] ?? '',
+    /1 running · 1 done · 1 failed · 0 cancelled {3}tokens 1\.2k in \/ 300 out/,
+  );
+  assert.match(text[3] ?? '', /running audit a\.ts$/);
+  assert.match(text[4] ?? '', /log {5}found 3 files/);
+  const narrow = liveBlock(state, 0, 30);
+  for (const line of narrow) assert.ok(stripColour(line).length <= 30);
+});
+
+test('on a terminal the block is redrawn in place, and the timer is cleared at the end', () => {
+  const { writes, output } = capture(true);
+  let clock = 0;
+  const view = createProgressView({ output, intervalMs: 5, now: () => clock });
+  for (const event of events) view.record(event);
+  clock = 1500;
+  view.finish(result);
+  const all = writes.join('');
+  assert.match(all, new RegExp(`${ESC}\\[\\d+A\r`), 'moves the cursor up over the previous block');
+  assert.ok(all.includes(`${ESC}[2K`), 'clears each line it redraws');
+  assert.match(
+    all,
+    /workflow review completed in 1\.5s: 3 agents \(1 done, 1 failed, 0 cancelled\)/,
+  );
+  const count = writes.length;
+  view.record(events[1] as WorkflowEventRecord);
+  view.finish(result);
+  assert.equal(writes.length, count, 'nothing is drawn after finish');
+  assert.deepEqual(view.tokens(), { input: 1210, output: 300 });
+});
+
+test('off a terminal every event is one plain line with no control codes', () => {
+  const { writes, output } = capture(false);
+  const view = createProgressView({ output, now: () => 0 });
+  for (const event of events) view.record(event);
+  view.notice('cancelling…');
+  view.finish({ ...result, stopReason: 'error', error: { code: 'SCRIPT_ERROR', message: 'boom' } });
+  assert.deepEqual(writes.join('').trimEnd().split('\n'), [
+    'workflow review: Review (phases: list, audit, verify)',
+    'phase: list',
+    'agent #1 started: list files [list]',
+    'agent #1 completed: list files (1.2k in / 300 out)',
+    'log: found 3 files',
+    'phase: audit',
+    'agent #2 started: audit a.ts [audit]',
+    'agent #3 started: audit b.ts [audit]',
+    'agent #3 failed: audit b.ts (10 in / 0 out): upstream 500',
+    'cancelling…',
+    'workflow review error in 0.0s: 3 agents (1 done, 1 failed, 0 cancelled), tokens 1.2k in / 300 out: SCRIPT_ERROR: boom',
+  ]);
+});
+
+test('token and time formats', () => {
+  assert.equal(formatTokens(999), '999');
+  assert.equal(formatTokens(1234), '1.2k');
+  assert.equal(formatTokens(45_600), '46k');
+  assert.equal(formatTokens(2_500_000), '2.5M');
+  assert.equal(formatElapsed(900), '0.9s');
+  assert.equal(formatElapsed(125_000), '2m05s');
+});

@@ -1,0 +1,281 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { temporaryFolder } from '../helpers/temporary-folder.js';
+import {
+  agentPairs,
+  parseResult,
+  readEvents,
+  runWorkflow,
+  writeFile,
+  writeJson,
+} from './workflow-fixture.js';
+
+const TRIAGE = `export const meta = {
+  name: 'triage',
+  description: 'Find files, lint each, then review and test it in parallel',
+  phases: [{ title: 'find' }, { title: 'check', detail: 'lint, then review and test' }, { title: 'wrap up' }],
+};
+
+phase('find');
+const found = await agent('find files under src', {
+  label: 'find',
+  schema: {
+    type: 'object',
+    properties: { files: { type: 'array', items: { type: 'string' } } },
+    required: ['files'],
+  },
+});
+log(\`found \${found.files.length} files\`);
+
+phase('check');
+const checked = await pipeline(
+  found.files,
+  (file) => agent(\`lint \${file}\`, { label: \`lint \${file}\` }),
+  (lint, file) =>
+    parallel([
+      () => agent(\`review \${file} after: \${lint}\`, { label: \`review \${file}\` }),
+      () => agent(\`test \${file}\`, { label: \`test \${file}\`, phase: 'check' }),
+    ]),
+);
+
+phase('wrap up');
+const rounds = [];
+for (let round = 1; round <= 2; round += 1) {
+  rounds.push(await agent(\`round \${round}\`, { label: \`round \${round}\` }));
+}
+let words = 0;
+for (const pair of checked) for (const text of pair) words += text.split(' ').length;
+return { files: found.files, checked, rounds, words, fromArgs: args.who ?? null };
+`;
+
+const TRIAGE_MODEL = {
+  rules: [
+    { when: '^find files', output: { files: ['a.ts', 'b.ts', 'c.ts'] } },
+    { when: '^lint (\\S+)', reply: 'lint ok for {{1}}' },
+    { when: '^review (\\S+) after: (.*)', reply: 'reviewed {{1}}' },
+    { when: '^test (\\S+)', reply: 'tested {{1}}' },
+    { when: '^round (\\d)', reply: 'round {{1}} done' },
+  ],
+};
+
+function triageFiles() {
+  const home = temporaryFolder();
+  const script = writeFile(home, 'triage.js', TRIAGE);
+  const model = `scripted:${writeJson(home, 'model.json', TRIAGE_MODEL)}`;
+  return { home, script, model };
+}
+
+test('workflow run: a Claude Code script with its header runs unchanged (schema, pipeline with nested parallel, loops)', async () => {
+  const { home, script, model } = triageFiles();
+  const run = await runWorkflow(
+    ['run', script, '--model', model, '--json', '--args', '{"who":"tests"}'],
+    { home },
+  );
+  assert.equal(run.code, 0, run.stderr);
+  const result = parseResult(run);
+  assert.deepEqual(Object.keys(result), [
+    'runId',
+    'name',
+    'stopReason',
+    'value',
+    'agentsStarted',
+    'failures',
+  ]);
+  assert.equal(typeof result.runId, 'string');
+  assert.equal(result.name, 'triage');
+  assert.equal(result.stopReason, 'completed');
+  assert.equal(result.agentsStarted, 1 + 3 + 6 + 2);
+  assert.deepEqual(result.failures, []);
+  assert.deepEqual(result.value, {
+    files: ['a.ts', 'b.ts', 'c.ts'],
+    checked: [
+      ['reviewed a.ts', 'tested a.ts'],
+      ['reviewed b.ts', 'tested b.ts'],
+      ['reviewed c.ts', 'tested c.ts'],
+    ],
+    rounds: ['round 1 done', 'round 2 done'],
+    words: 12,
+    fromArgs: 'tests',
+  });
+});
+
+test('workflow run --events: one line per event with the SPEC fields, every agent-start ended', async () => {
+  const { home, script, model } = triageFiles();
+  const eventsPath = join(home, 'events.ndjson');
+  const run = await runWorkflow(['run', script, '--model', model, '--events', eventsPath], {
+    home,
+  });
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stdout, '', 'without --json nothing goes to stdout');
+  const events = readEvents(eventsPath);
+  const first = events[0];
+  const last = events.at(-1);
+  assert.equal(first?.type, 'workflow/start');
+  assert.equal(first?.name, 'triage');
+  assert.equal(last?.type, 'workflow/end');
+  assert.equal(last?.stopReason, 'completed');
+  assert.equal(last?.agentsStarted, 12);
+  const runId = first?.runId;
+  for (const event of events) {
+    assert.equal(event.runId, runId);
+    assert.equal(typeof event.time, 'number');
+  }
+  const phases = events.filter((event) => event.type === 'workflow/phase');
+  assert.deepEqual(
+    phases.map((event) => event.title),
+    ['find', 'check', 'wrap up'],
+  );
+  const logs = events.filter((event) => event.type === 'workflow/log');
+  assert.deepEqual(
+    logs.map((event) => event.message),
+    ['found 3 files'],
+  );
+  const pairs = agentPairs(events);
+  assert.equal(pairs.size, 12);
+  for (const [seq, { start, end }] of pairs) {
+    assert.ok(end, `agent ${seq} has an agent-end`);
+    assert.equal(typeof start.label, 'string');
+    assert.equal(typeof start.phase, 'string');
+    assert.equal(end.label, start.label);
+    assert.equal(end.phase, start.phase);
+    assert.equal(end.outcome, 'completed');
+    assert.ok(events.indexOf(start) < events.indexOf(end));
+  }
+  const labels = [...pairs.values()].map(({ start }) => `${start.phase}: ${start.label}`);
+  assert.ok(labels.includes('find: find'), labels.join('\n'));
+  assert.ok(labels.includes('check: lint b.ts'), labels.join('\n'));
+  assert.ok(labels.includes('check: review c.ts'), labels.join('\n'));
+  assert.ok(labels.includes('wrap up: round 2'), labels.join('\n'));
+});
+
+test('workflow run: progress on a non-terminal stderr is one plain line per event', async () => {
+  const { home, script, model } = triageFiles();
+  const run = await runWorkflow(['run', script, '--model', model], { home });
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stderr, /^workflow triage: Find files/m);
+  assert.match(run.stderr, /^phase: check$/m);
+  assert.match(run.stderr, /^agent #\d+ started: lint a\.ts \[check\]$/m);
+  assert.match(run.stderr, /^agent #\d+ completed: review b\.ts \(\d+ in \/ \d+ out\)$/m);
+  assert.match(run.stderr, /^log: found 3 files$/m);
+  assert.match(
+    run.stderr,
+    /^workflow triage completed in [\d.]+s: 12 agents \(12 done, 0 failed, 0 cancelled\), tokens \S+ in \/ \S+ out$/m,
+  );
+  assert.ok(!run.stderr.includes('\u001b['), 'no terminal control codes when stderr is not a TTY');
+});
+
+test('workflow run: a failed child nulls its item; the run completes and lists the failure', async () => {
+  const home = temporaryFolder();
+  const script = writeFile(
+    home,
+    'audit.js',
+    `export const meta = { name: 'audit', description: 'Audit three files' };
+const files = ['a.ts', 'b.ts', 'c.ts'];
+const results = await parallel(files.map((file) => () => agent(\`audit \${file}\`, { label: \`audit \${file}\` })));
+return { results, audited: results.filter(Boolean).length };
+`,
+  );
+  const model = writeJson(home, 'model.json', {
+    rules: [
+      { when: '^audit b\\.ts', error: 'upstream 500: overloaded' },
+      { when: '^audit (\\S+)', reply: 'clean: {{1}}' },
+    ],
+  });
+  const run = await runWorkflow(['run', script, '--model', `scripted:${model}`, '--json'], {
+    home,
+  });
+  assert.equal(run.code, 0, run.stderr);
+  const result = parseResult(run);
+  assert.equal(result.stopReason, 'completed');
+  assert.deepEqual(result.value, { results: ['clean: a.ts', null, 'clean: c.ts'], audited: 2 });
+  assert.equal(result.agentsStarted, 3);
+  const failures = result.failures as Array<Record<string, unknown>>;
+  assert.equal(failures.length, 1);
+  assert.deepEqual(Object.keys(failures[0] ?? {}), ['seq', 'label', 'outcome', 'reason']);
+  assert.equal(typeof failures[0]?.seq, 'number');
+  assert.equal(failures[0]?.label, 'audit b.ts');
+  assert.equal(failures[0]?.outcome, 'failed');
+  assert.match(String(failures[0]?.reason), /upstream 500: overloaded/);
+  assert.match(run.stderr, /^agent #\d+ failed: audit b\.ts.*upstream 500/m);
+});
+
+test('workflow run: a script that throws exits 1 with the message and code in --json', async () => {
+  const home = temporaryFolder();
+  const script = writeFile(
+    home,
+    'throws.js',
+    `const first = await agent('hello', { label: 'greet' });
+if (first) throw new Error('the audit list is empty');
+return 1;
+`,
+  );
+  const meta = writeJson(home, 'meta.json', { name: 'thrower', description: 'Throws' });
+  const model = writeJson(home, 'model.json', { rules: [], default: { reply: 'hi' } });
+  const run = await runWorkflow(
+    ['run', script, '--meta', meta, '--model', `scripted:${model}`, '--json'],
+    { home },
+  );
+  assert.equal(run.code, 1, run.stderr);
+  const result = parseResult(run);
+  assert.deepEqual(Object.keys(result), [
+    'runId',
+    'name',
+    'stopReason',
+    'value',
+    'error',
+    'code',
+    'agentsStarted',
+    'failures',
+  ]);
+  assert.equal(result.name, 'thrower');
+  assert.equal(result.stopReason, 'error');
+  assert.equal(result.value, null);
+  assert.match(String(result.error), /the audit list is empty/);
+  assert.equal(typeof result.code, 'string');
+  assert.equal(result.agentsStarted, 1);
+});
+
+test('workflow run: a tripped cap is a fatal error with its code', async () => {
+  const home = temporaryFolder();
+  const script = writeFile(
+    home,
+    'many.js',
+    `export const meta = { name: 'many', description: 'Starts three agents' };
+return await parallel([1, 2, 3].map((n) => () => agent(\`item \${n}\`, { label: \`item \${n}\` })));
+`,
+  );
+  const model = writeJson(home, 'model.json', { rules: [], default: { reply: 'ok' } });
+  const run = await runWorkflow(
+    ['run', script, '--model', `scripted:${model}`, '--max-agents', '2', '--json'],
+    { home },
+  );
+  assert.equal(run.code, 1, run.stderr);
+  const result = parseResult(run);
+  assert.equal(result.stopReason, 'error');
+  assert.equal(result.code, 'AGENT_CAP');
+});
+
+test('workflow run: --meta wins over the header, and --args can be a JSON file', async () => {
+  const { home, script, model } = triageFiles();
+  const meta = JSON.stringify({ name: 'renamed', description: 'Meta from the flag' });
+  const args = writeJson(home, 'args.json', { who: 'a file' });
+  const run = await runWorkflow(
+    ['run', script, '--model', model, '--meta', meta, '--args', args, '--json'],
+    { home },
+  );
+  assert.equal(run.code, 0, run.stderr);
+  const result = parseResult(run);
+  assert.equal(result.name, 'renamed');
+  assert.equal((result.value as { fromArgs: string }).fromArgs, 'a file');
+});
+
+test('workflow run: --max-concurrent 1 still completes every agent', async () => {
+  const { home, script, model } = triageFiles();
+  const run = await runWorkflow(
+    ['run', script, '--model', model, '--max-concurrent', '1', '--json'],
+    { home },
+  );
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(parseResult(run).agentsStarted, 12);
+});

@@ -1,0 +1,262 @@
+/**
+ * A runtime with the subagent layer over one scripted model, for layer-1 tests: the model records
+ * every request (so a test can wait for a child's request instead of for time), the subagent
+ * events are collected, and a gate tool lets a test hold an agent inside a tool call. `close()`
+ * ends every agent the runtime still has; each test must call it so no hang outlives the test.
+ */
+import { readdirSync } from 'node:fs';
+import { Context } from '../../src/core/context.js';
+import type { AgentHandle } from '../../src/core/create-agent.js';
+import { AgentRuntime } from '../../src/core/runtime.js';
+import type { SessionEvent, SessionEventType } from '../../src/core/session-events.js';
+import { type LoadedSession, loadSessionFile } from '../../src/core/session-load.js';
+import type { ToolDefinition } from '../../src/core/tool-contract.js';
+import type { ModelClient, ModelMessage } from '../../src/llm/contract.js';
+import {
+  type SubagentEndEvent,
+  type SubagentStartEvent,
+  subagentEnd,
+  subagentStart,
+} from '../../src/subagent/contract.js';
+import {
+  installSubagents,
+  type SubagentLayer,
+  type SubagentLayerOptions,
+} from '../../src/subagent/install.js';
+import type { SubagentServices } from '../../src/subagent/services.js';
+import { createScriptedModel } from '../../src/testing/scripted-model.js';
+import type { ScriptedModelFile } from '../../src/testing/scripted-rules.js';
+import { deferred } from '../core/agent-fixture.js';
+import { temporaryFolder } from '../helpers/temporary-folder.js';
+
+export { deferred };
+
+export interface RecordedRequest {
+  /** The latest user message of the request: what a scripted rule was matched against. */
+  prompt: string;
+  system: string;
+  tools: string[];
+  messages: ModelMessage[];
+}
+
+export interface RecordingModel extends ModelClient {
+  readonly requests: RecordedRequest[];
+  /** Prompts of requests in the order their signals aborted. */
+  readonly aborts: string[];
+  /**
+   * Resolves once the `occurrence`-th request (default the first) whose prompt matches has been
+   * sent, counting earlier ones.
+   */
+  waitForRequest(pattern: RegExp, occurrence?: number): Promise<RecordedRequest>;
+}
+
+export function recordingModel(file: ScriptedModelFile): RecordingModel {
+  const inner = createScriptedModel(file, { name: 'test' });
+  const requests: RecordedRequest[] = [];
+  const aborts: string[] = [];
+  const waiters: Array<{
+    pattern: RegExp;
+    occurrence: number;
+    resolve: (request: RecordedRequest) => void;
+  }> = [];
+  const matching = (pattern: RegExp) => requests.filter((request) => pattern.test(request.prompt));
+  return {
+    id: inner.id,
+    requests,
+    aborts,
+    stream(request) {
+      const prompt = latestUserMessage(request.messages);
+      const recorded: RecordedRequest = {
+        prompt,
+        system: request.system,
+        tools: request.tools.map((tool) => tool.name),
+        messages: structuredClone(request.messages),
+      };
+      requests.push(recorded);
+      request.signal.addEventListener('abort', () => aborts.push(prompt), { once: true });
+      for (const waiter of [...waiters]) {
+        if (matching(waiter.pattern).length < waiter.occurrence) continue;
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(recorded);
+      }
+      return inner.stream(request);
+    },
+    waitForRequest(pattern, occurrence = 1) {
+      const earlier = matching(pattern)[occurrence - 1];
+      if (earlier) return Promise.resolve(earlier);
+      return new Promise((resolve) => waiters.push({ pattern, occurrence, resolve }));
+    },
+  };
+}
+
+function latestUserMessage(messages: readonly ModelMessage[]): string {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index];
+    if (message?.role === 'user') return message.content;
+  }
+  return '';
+}
+
+export interface Gate {
+  /** `gate({key})`: holds its caller until the test opens `key`; honours cancellation. */
+  readonly tool: ToolDefinition;
+  /** Resolves once a call with `key` is inside the tool. */
+  arrived(key: string): Promise<void>;
+  open(key: string): void;
+}
+
+export function gateTool(): Gate {
+  type Signal = ReturnType<typeof deferred<void>>;
+  const arrivals = new Map<string, Signal>();
+  const openings = new Map<string, Signal>();
+  const slot = (table: typeof arrivals, key: string) => {
+    let entry = table.get(key);
+    if (!entry) {
+      entry = deferred<void>();
+      table.set(key, entry);
+    }
+    return entry;
+  };
+  return {
+    tool: {
+      name: 'gate',
+      description: 'Waits until the test opens it.',
+      parameters: { type: 'object', properties: { key: { type: 'string' } }, required: ['key'] },
+      concurrencySafe: true,
+      execute: async (args: { key: string }, execution) => {
+        slot(arrivals, args.key).resolve();
+        await new Promise<void>((resolve, reject) => {
+          execution.signal.addEventListener('abort', () => reject(new Error('gate aborted')), {
+            once: true,
+          });
+          slot(openings, args.key).promise.then(resolve);
+        });
+        return `gate ${args.key} opened`;
+      },
+    },
+    arrived: (key) => slot(arrivals, key).promise,
+    open: (key) => slot(openings, key).resolve(),
+  };
+}
+
+export const echoTool: ToolDefinition = {
+  name: 'echo',
+  description: 'Echoes its text.',
+  parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+  concurrencySafe: true,
+  execute: (args: { text: string }) => `echo: ${args.text}`,
+};
+
+export interface FixtureOptions {
+  model: ScriptedModelFile;
+  /** Registered on every agent the runtime makes (children too). */
+  tools?: ToolDefinition[];
+  layer?: SubagentLayerOptions;
+  /** Reuse a LOOM_HOME (a simulated restart); default a new temporary folder. */
+  home?: string;
+}
+
+export interface SubagentFixture {
+  runtime: AgentRuntime;
+  layer: SubagentLayer;
+  services: SubagentServices;
+  /** A root agent (depth 0, no parent). */
+  root: AgentHandle;
+  rootId: string;
+  home: string;
+  model: RecordingModel;
+  starts: SubagentStartEvent[];
+  ends: SubagentEndEvent[];
+  /** Resolves at the first `subagent/end` (past or future) that matches. */
+  waitForEnd(match: (event: SubagentEndEvent) => boolean): Promise<SubagentEndEvent>;
+  /** The session file of `sessionId` as it is on disk now. */
+  load(sessionId: string): LoadedSession;
+  /** Names of the session files under LOOM_HOME/sessions. */
+  sessionFiles(): string[];
+  /** Cancels and closes every agent, waits for them to stop, and uninstalls the layer. */
+  close(): Promise<void>;
+}
+
+export function subagentFixture(options: FixtureOptions): SubagentFixture {
+  const home = options.home ?? temporaryFolder('loom-subagent-');
+  const model = recordingModel(options.model);
+  const runtime = new AgentRuntime({
+    root: new Context(),
+    home,
+    cwd: home,
+    resolveModel: () => model,
+  });
+  const extraTools = options.tools ?? [];
+  const undoTools = runtime.onAgent((handle) => {
+    const undo = extraTools.map((tool) => handle.tools.register(tool));
+    return () => {
+      for (const dispose of undo) dispose();
+    };
+  });
+  const layer = installSubagents(runtime, options.layer);
+  const starts: SubagentStartEvent[] = [];
+  const ends: SubagentEndEvent[] = [];
+  const endWaiters: Array<{
+    match: (event: SubagentEndEvent) => boolean;
+    resolve: (event: SubagentEndEvent) => void;
+  }> = [];
+  const undoEvents = [
+    runtime.root.on(subagentStart, (event) => {
+      starts.push(event);
+    }),
+    runtime.root.on(subagentEnd, (event) => {
+      ends.push(event);
+      for (const waiter of [...endWaiters]) {
+        if (!waiter.match(event)) continue;
+        endWaiters.splice(endWaiters.indexOf(waiter), 1);
+        waiter.resolve(event);
+      }
+    }),
+  ];
+  const root = runtime.start();
+  const rootId = root.log.header.sessionId;
+  return {
+    runtime,
+    layer,
+    services: layer.services,
+    root,
+    rootId,
+    home,
+    model,
+    starts,
+    ends,
+    waitForEnd(match) {
+      const earlier = ends.find(match);
+      if (earlier) return Promise.resolve(earlier);
+      return new Promise((resolve) => endWaiters.push({ match, resolve }));
+    },
+    load: (sessionId) => loadSessionFile(runtime.store.pathOf(sessionId)),
+    sessionFiles: () => readdirSync(runtime.store.directory).sort(),
+    async close() {
+      layer.services.children.releaseUnder(rootId);
+      const live = runtime.liveAgents;
+      for (const handle of live) handle.close();
+      await Promise.all(live.map((handle) => handle.agent.whenIdle()));
+      for (const dispose of undoEvents) dispose();
+      undoTools();
+      layer.dispose();
+    },
+  };
+}
+
+/** The events of one type, with their data typed. */
+export function eventsOf<Type extends SessionEventType>(
+  events: readonly SessionEvent[],
+  type: Type,
+): SessionEvent<Type>['data'][] {
+  return events
+    .filter((event): event is SessionEvent<Type> => event.type === type)
+    .map((event) => event.data);
+}
+
+/** Lets queued microtasks and immediates run; for checking that something has NOT happened. */
+export async function settleQueues(rounds = 3): Promise<void> {
+  for (let round = 0; round < rounds; round++) {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * The built engine (dist/workflow/host.js with its worker.js) under plain node, without tsx: a
+ * run completes, a spin after an await is ended by cancel, and the process then exits on its own
+ * (no worker, timer or listener left). `npm test` builds before running the tests.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { test } from 'node:test';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const dist = fileURLToPath(new URL('../../dist/', import.meta.url));
+const required = [
+  'workflow/host.js',
+  'workflow/worker.js',
+  'core/context.js',
+  'subagent/registry.js',
+];
+
+function distUrl(path: string): string {
+  return JSON.stringify(pathToFileURL(`${dist}${path}`).href);
+}
+
+const program = `
+const { Context } = await import(${distUrl('core/context.js')});
+const { SubagentRegistry } = await import(${distUrl('subagent/registry.js')});
+const { WorkerWorkflowService } = await import(${distUrl('workflow/host.js')});
+const { workflowLog } = await import(${distUrl('workflow/contract.js')});
+const context = new Context();
+const registry = new SubagentRegistry(context);
+const cancelled = [];
+registry.register({
+  name: 'fake',
+  capabilities: { outputSchema: true, depthLimit: true, toolFilter: true, persona: true, inheritsParentContext: false },
+  start(request) {
+    let settle;
+    const result = new Promise((resolve) => { settle = resolve; });
+    const usage = { input: 1, output: 1 };
+    let ended = false;
+    const cancel = () => { if (ended) return; ended = true; cancelled.push(request.prompt); settle({ sessionId: 'c', output: '', stopReason: 'cancelled', usage }); };
+    if (request.prompt.startsWith('hold')) request.signal?.addEventListener('abort', cancel, { once: true });
+    else settle({ sessionId: 'c', output: 'echo ' + request.prompt, stopReason: 'completed', usage });
+    return { id: 'c', result, cancel, dispose() {} };
+  },
+});
+const service = new WorkerWorkflowService({
+  context, registry, provider: 'fake', limits: { maxConcurrentAgents: 2, cancelGraceMs: 300 },
+});
+const parent = { sessionId: null, delegationDepth: 0 };
+const meta = { name: 'built', description: 'the built engine' };
+const completed = await service.start({
+  meta, parent, args: { items: ['a', 'b'] },
+  script: "return await pipeline(args.items, (item) => agent(item), (text) => text.toUpperCase());",
+}).result;
+const spinning = new Promise((resolve) => context.on(workflowLog, resolve));
+const run = service.start({
+  meta, parent, script: "agent('hold me'); await agent('quick'); log('spinning'); while (true) {}",
+});
+await spinning;
+run.cancel('stop');
+const stopped = await run.result;
+process.stdout.write(JSON.stringify({
+  completed: { stopReason: completed.stopReason, value: completed.value, agentsStarted: completed.agentsStarted },
+  stopped: { stopReason: stopped.stopReason, code: stopped.error?.code },
+  cancelled,
+  liveWorkers: service.liveWorkers,
+  execArgv: process.execArgv,
+}));
+`;
+
+test('the built engine runs its worker under plain node and lets the process exit', async () => {
+  const missing = required.filter((path) => !existsSync(`${dist}${path}`));
+  assert.deepEqual(
+    missing,
+    [],
+    `dist/ lacks ${missing.join(', ')}: run \`npm run build\` first (\`npm test\` builds before the tests)`,
+  );
+  const env = { ...process.env };
+  delete env.NODE_OPTIONS;
+  const { code, stdout, stderr } = await new Promise<{
+    code: number | null;
+    stdout: string;
+    stderr: string;
+  }>((resolve) => {
+    const child = execFile(
+      process.execPath,
+      ['--input-type=module', '--eval', program],
+      { env, timeout: 60_000 },
+      (_error, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }),
+    );
+  });
+  assert.equal(
+    code,
+    0,
+    `plain node did not finish cleanly (a hang is killed after 60 s):\n${stderr}`,
+  );
+  assert.deepEqual(JSON.parse(stdout), {
+    completed: { stopReason: 'completed', value: ['ECHO A', 'ECHO B'], agentsStarted: 2 },
+    stopped: { stopReason: 'cancelled', code: 'CANCELLED' },
+    cancelled: ['hold me'],
+    liveWorkers: 0,
+    execArgv: ['--input-type=module', '--eval', program],
+  });
+});

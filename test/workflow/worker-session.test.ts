@@ -1,0 +1,442 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import vm from 'node:vm';
+import { MessageChannel } from 'node:worker_threads';
+import type { WorkflowLimits } from '../../src/workflow/contract.js';
+import { defaultLimits } from '../../src/workflow/limits.js';
+import {
+  type AgentReply,
+  type DoneOutcome,
+  HostMessage,
+  readWorkerMessage,
+  sendToWorker,
+  type WorkerEnvelope,
+  WorkerMessage,
+  type WorkerPayloads,
+} from '../../src/workflow/protocol.js';
+import { runWorkerSession } from '../../src/workflow/worker-session.js';
+import { deferred, testMeta } from './engine-fixture.js';
+
+type AgentStart = WorkerPayloads[WorkerMessage.AgentStart];
+
+interface SessionOptions {
+  args?: Record<string, unknown>;
+  limits?: Partial<WorkflowLimits>;
+  /** Answers agent-start at once; undefined holds the call until the test replies. */
+  respond?: (start: AgentStart) => AgentReply | undefined;
+  /** Send `go` as soon as the session is ready; default true. */
+  go?: boolean;
+}
+
+/** A worker session on one end of an in-process MessageChannel, the test on the other. */
+function session(script: string, options: SessionOptions = {}) {
+  const channel = new MessageChannel();
+  const host = channel.port1;
+  const messages: WorkerEnvelope[] = [];
+  const changed: Array<() => void> = [];
+  const done = deferred<DoneOutcome>();
+  const reply = (call: number, answer: AgentReply) =>
+    sendToWorker(host, HostMessage.AgentResult, { call, reply: answer });
+  host.on('message', (raw) => {
+    const message = readWorkerMessage(raw);
+    assert.ok(message, `the worker sent an unknown message: ${JSON.stringify(raw)}`);
+    messages.push(message);
+    if (message.tag === WorkerMessage.Ready && options.go !== false) {
+      sendToWorker(host, HostMessage.Go, {});
+    }
+    if (message.tag === WorkerMessage.AgentStart) {
+      const answer = options.respond?.(message.payload);
+      if (answer) reply(message.payload.call, answer);
+    }
+    if (message.tag === WorkerMessage.Done) {
+      done.resolve(message.payload);
+      host.close();
+    }
+    for (const check of changed.splice(0)) check();
+  });
+  runWorkerSession(channel.port2, {
+    script,
+    args: options.args ?? {},
+    limits: { ...defaultLimits(), ...options.limits },
+    meta: testMeta,
+  });
+  const until = (check: () => boolean) =>
+    new Promise<void>((resolve) => {
+      const test = () => (check() ? resolve() : changed.push(test));
+      test();
+    });
+  const agentStarts = () =>
+    messages.flatMap((message) =>
+      message.tag === WorkerMessage.AgentStart ? [message.payload] : [],
+    );
+  return {
+    messages,
+    done: done.promise,
+    reply,
+    go: () => sendToWorker(host, HostMessage.Go, {}),
+    cancel: (reason = 'test') => sendToWorker(host, HostMessage.Cancel, { reason }),
+    agentStarts,
+    /** The agent-start whose prompt matches, once it has been sent. */
+    async agentStart(prompt: string): Promise<AgentStart> {
+      await until(() => agentStarts().some((start) => start.prompt === prompt));
+      return agentStarts().find((start) => start.prompt === prompt) as AgentStart;
+    },
+    ready: () => until(() => messages.some((message) => message.tag === WorkerMessage.Ready)),
+    tags: () => messages.map((message) => message.tag),
+  };
+}
+
+const echo = (start: AgentStart): AgentReply => ({ kind: 'ok', value: `<${start.prompt}>` });
+
+async function finished(script: string, options: SessionOptions = {}): Promise<DoneOutcome> {
+  return session(script, { respond: echo, ...options }).done;
+}
+
+function assertError(outcome: DoneOutcome, code: string | undefined, pattern?: RegExp) {
+  assert.equal(outcome.kind, 'error', JSON.stringify(outcome));
+  if (outcome.kind !== 'error') return;
+  assert.equal(outcome.code, code, outcome.message);
+  if (pattern) assert.match(outcome.message, pattern);
+}
+
+test('the session says ready, runs the body only after go, and posts done last', async () => {
+  const run = session(`log('ran'); return 1;`, { go: false });
+  await run.ready();
+  assert.deepEqual(run.tags(), [WorkerMessage.Ready]);
+  run.go();
+  assert.deepEqual(await run.done, { kind: 'ok', value: 1 });
+  assert.deepEqual(run.tags(), [WorkerMessage.Ready, WorkerMessage.Log, WorkerMessage.Done]);
+});
+
+test('a run cancelled before go never runs its body', async () => {
+  const run = session(`log('ran'); await agent('x'); return 1;`, { go: false });
+  await run.ready();
+  run.cancel('changed my mind');
+  run.go();
+  assertError(await run.done, 'CANCELLED', /changed my mind/);
+  assert.deepEqual(run.tags(), [WorkerMessage.Ready, WorkerMessage.Done]);
+});
+
+test('the script sees exactly the hooks, args and the language builtins', async () => {
+  const outcome = await finished(`
+    return {
+      names: Object.getOwnPropertyNames(globalThis),
+      types: [typeof agent, typeof parallel, typeof pipeline, typeof phase, typeof log, typeof args],
+      absent: [typeof setTimeout, typeof fetch, typeof process, typeof console, typeof require,
+        typeof queueMicrotask, typeof structuredClone, typeof setImmediate],
+    };`);
+  assert.equal(outcome.kind, 'ok');
+  const value = (outcome as { value: { names: string[]; types: string[]; absent: string[] } })
+    .value;
+  const builtins = (vm.runInNewContext('Object.getOwnPropertyNames(globalThis)') as string[])
+    .filter((name) => name !== 'console')
+    .sort();
+  const hooks = ['agent', 'parallel', 'pipeline', 'phase', 'log', 'args'];
+  assert.deepEqual([...value.names].sort(), [...builtins, ...hooks].sort());
+  assert.deepEqual(value.types, [
+    'function',
+    'function',
+    'function',
+    'function',
+    'function',
+    'object',
+  ]);
+  assert.deepEqual(value.absent, Array(8).fill('undefined'));
+});
+
+test('phase and log post events; agent sends its checked options and resolves the reply', async () => {
+  const run = session(
+    `phase('Scan');
+     log('scanning');
+     const text = await agent('plain');
+     const data = await agent('typed', { label: 'L', phase: 'P', model: 'm:1', schema: { type: 'object', properties: { n: { type: 'number' } } } });
+     return { text, data };`,
+    {
+      respond: (start) => (start.options.schema ? { kind: 'ok', value: { n: 7 } } : echo(start)),
+    },
+  );
+  assert.deepEqual(await run.done, { kind: 'ok', value: { text: '<plain>', data: { n: 7 } } });
+  const events = run.messages.filter(
+    (message) => message.tag === WorkerMessage.Phase || message.tag === WorkerMessage.Log,
+  );
+  assert.deepEqual(
+    events.map((message) => message.payload),
+    [{ title: 'Scan' }, { message: 'scanning' }],
+  );
+  assert.deepEqual(run.agentStarts(), [
+    { call: 1, prompt: 'plain', options: {} },
+    {
+      call: 2,
+      prompt: 'typed',
+      options: {
+        label: 'L',
+        phase: 'P',
+        model: 'm:1',
+        schema: { type: 'object', properties: { n: { type: 'number' } } },
+      },
+    },
+  ]);
+});
+
+test('an unknown agent() option is fatal and named', async () => {
+  assertError(
+    await finished(`return await agent('x', { lable: 'typo' });`),
+    'UNSUPPORTED_OPTION',
+    /"lable".*label, phase, schema, model/,
+  );
+});
+
+test('malformed hook arguments are fatal INVALID_ARGUMENT errors', async () => {
+  const cases: Array<[string, RegExp]> = [
+    [`await agent('')`, /prompt must be a non-empty string/],
+    [`await agent(42)`, /prompt must be a non-empty string, not a number/],
+    [`await agent('x', 'label')`, /options must be a plain object/],
+    [`await agent('x', { label: 3 })`, /option label must be a non-empty string/],
+    [`await agent('x', { schema: [] })`, /option schema must be a JSON Schema object/],
+    [`phase(1)`, /phase\(\) title must be a non-empty string/],
+    [`log({})`, /log\(\) message must be a string/],
+    [`await parallel(() => 1)`, /parallel\(\) takes an array of functions/],
+    [`await parallel([1])`, /parallel\(\) item 0 must be a function/],
+    [`await pipeline('abc', (x) => x)`, /pipeline\(\) takes an array of items/],
+    [`await pipeline([1])`, /at least one stage/],
+    [`await pipeline([1], (x) => x, 'no')`, /stage 2 must be a function/],
+  ];
+  for (const [body, pattern] of cases) {
+    const outcome = await finished(`${body}; return 'survived';`);
+    assertError(outcome, 'INVALID_ARGUMENT', pattern);
+    assert.equal((outcome as { fatal: boolean }).fatal, true);
+  }
+});
+
+test('a schema JSON cannot carry is fatal before any child starts', async () => {
+  const run = session(`return await agent('x', { schema: { type: 'object', check: () => 1 } });`, {
+    respond: echo,
+  });
+  assertError(await run.done, 'RESULT_UNSERIALIZABLE', /schema\.check: a function/);
+  assert.deepEqual(run.agentStarts(), []);
+});
+
+test('deferred agent() options are fatal inside parallel, not nulled', async () => {
+  for (const option of ['effort', 'isolation', 'agentType']) {
+    const outcome = await finished(
+      `return await parallel([() => agent('a'), () => agent('b', { ${option}: 'x' })]);`,
+    );
+    assertError(outcome, 'UNSUPPORTED_OPTION', new RegExp(`${option} is deferred`));
+  }
+  const inPipeline = await finished(
+    `return await pipeline(['a'], (item) => agent(item, { effort: 'high' }));`,
+  );
+  assertError(inPipeline, 'UNSUPPORTED_OPTION', /effort is deferred/);
+});
+
+test('hook errors are not instanceof Error in the script; name, code and fatal are readable', async () => {
+  const outcome = await finished(`
+    try { agent('x', { isolation: 'worktree' }); }
+    catch (error) { return [error instanceof Error, error.name, error.code, error.fatal]; }`);
+  assert.deepEqual(outcome, {
+    kind: 'ok',
+    value: [false, 'WorkflowError', 'UNSUPPORTED_OPTION', true],
+  });
+});
+
+test('parallel nulls ordinary failures and keeps order', async () => {
+  const outcome = await finished(
+    `
+    return await parallel([
+      () => agent('a'),
+      () => { throw new Error('sync'); },
+      async () => { throw new Error('async'); },
+      () => agent('fails'),
+      () => 'plain',
+    ]);`,
+    {
+      respond: (start) =>
+        start.prompt === 'fails' ? { kind: 'failure', reason: 'model error' } : echo(start),
+    },
+  );
+  assert.deepEqual(outcome, { kind: 'ok', value: ['<a>', null, null, null, 'plain'] });
+});
+
+test('a child failure resolves null; a fatal reply rejects and is re-thrown by parallel', async () => {
+  const failed = await finished(`return await agent('x');`, {
+    respond: () => ({ kind: 'failure', reason: 'it broke' }),
+  });
+  assert.deepEqual(failed, { kind: 'ok', value: null });
+  const capped = await finished(`return await parallel([() => agent('a'), () => agent('b')]);`, {
+    respond: (start) =>
+      start.prompt === 'b'
+        ? { kind: 'fatal', code: 'AGENT_CAP', message: 'too many agents' }
+        : echo(start),
+  });
+  assertError(capped, 'AGENT_CAP', /too many agents/);
+});
+
+test('a pipeline stage throw nulls its item and skips its later stages; null passes on', async () => {
+  const outcome = await finished(`
+    const seen = [];
+    const results = await pipeline([1, 2, 3, 4],
+      (value) => { if (value === 2) throw new Error('no'); return value === 4 ? null : value * 10; },
+      (previous, item, index) => { seen.push([previous, item, index]); return previous === null ? 'was null' : previous + 1; });
+    return { results, seen };`);
+  assert.deepEqual(outcome, {
+    kind: 'ok',
+    value: {
+      results: [11, null, 31, 'was null'],
+      seen: [
+        [10, 1, 0],
+        [30, 3, 2],
+        [null, 4, 3],
+      ],
+    },
+  });
+});
+
+test('pipeline has no barrier between stages', async () => {
+  const run = session(`
+    return await pipeline(['A', 'B'],
+      (item) => agent('one ' + item),
+      (previous, item) => agent('two ' + item + ' after ' + previous));`);
+  const firstA = await run.agentStart('one A');
+  const firstB = await run.agentStart('one B');
+  run.reply(firstA.call, { kind: 'ok', value: 'a1' });
+  const secondA = await run.agentStart('two A after a1');
+  assert.ok(
+    !run.agentStarts().some((start) => start.prompt.startsWith('two B')),
+    'item B is still in stage 1 while item A has reached stage 2',
+  );
+  run.reply(secondA.call, { kind: 'ok', value: 'a2' });
+  run.reply(firstB.call, { kind: 'ok', value: 'b1' });
+  const secondB = await run.agentStart('two B after b1');
+  run.reply(secondB.call, { kind: 'ok', value: 'b2' });
+  assert.deepEqual(await run.done, { kind: 'ok', value: ['a2', 'b2'] });
+});
+
+test('agent calls reach the host in the order the script makes them', async () => {
+  const outcome = session(
+    `return await parallel(['p0', 'p1', 'p2', 'p3', 'p4'].map((prompt) => () => agent(prompt)));`,
+    { respond: echo },
+  );
+  assert.deepEqual(await outcome.done, {
+    kind: 'ok',
+    value: ['<p0>', '<p1>', '<p2>', '<p3>', '<p4>'],
+  });
+  assert.deepEqual(
+    outcome.agentStarts().map((start) => [start.call, start.prompt]),
+    [
+      [1, 'p0'],
+      [2, 'p1'],
+      [3, 'p2'],
+      [4, 'p3'],
+      [5, 'p4'],
+    ],
+  );
+});
+
+test('parallel and pipeline refuse more items than maxItemsPerCall', async () => {
+  const limits = { maxItemsPerCall: 3 };
+  assertError(
+    await finished(`return await parallel([1, 2, 3, 4].map(() => () => 1));`, { limits }),
+    'ITEM_CAP',
+    /4 items; the limit is 3/,
+  );
+  assertError(
+    await finished(`return await pipeline([1, 2, 3, 4], (x) => x);`, { limits }),
+    'ITEM_CAP',
+  );
+  assert.deepEqual(await finished(`return await pipeline([1, 2, 3], (x) => x);`, { limits }), {
+    kind: 'ok',
+    value: [1, 2, 3],
+  });
+});
+
+test('args is a copy: the script cannot change the caller object', async () => {
+  const args = { list: [1, 2], nested: { flag: true } };
+  const outcome = await finished(
+    `args.list.push(3); args.nested.flag = false; args.added = 1; return args;`,
+    { args },
+  );
+  assert.deepEqual(outcome, {
+    kind: 'ok',
+    value: { list: [1, 2, 3], nested: { flag: false }, added: 1 },
+  });
+  assert.deepEqual(args, { list: [1, 2], nested: { flag: true } });
+});
+
+test('a return value JSON cannot carry ends the run RESULT_UNSERIALIZABLE', async () => {
+  assertError(
+    await finished(`return { when: new Date(0) };`),
+    'RESULT_UNSERIALIZABLE',
+    /return value\.when: a Date/,
+  );
+  assertError(await finished(`return [1, () => 2];`), 'RESULT_UNSERIALIZABLE', /\[1\]/);
+});
+
+test('a "__proto__" key in the return value stays a data property', async () => {
+  const outcome = await finished(`return JSON.parse('{"__proto__": {"polluted": true}, "a": 1}');`);
+  assert.equal(outcome.kind, 'ok');
+  const value = (outcome as { value: Record<string, unknown> }).value;
+  assert.equal(Object.getPrototypeOf(value), Object.prototype);
+  assert.ok(Object.hasOwn(value, '__proto__'));
+  assert.equal(value.polluted, undefined);
+  assert.deepEqual(Object.keys(value), ['__proto__', 'a']);
+});
+
+test('a thrown value is rendered; the script has no code', async () => {
+  const thrown = await finished(`throw new Error('bad input');`);
+  assertError(thrown, undefined, /Error: bad input/);
+  assert.equal((thrown as { fatal: boolean }).fatal, false);
+  assertError(await finished(`throw 42;`), undefined, /^42$/);
+  assert.deepEqual(await finished(`return;`), { kind: 'ok', value: null });
+});
+
+test('a synchronous spin in the first slice is stopped by syncTimeoutMs', async () => {
+  const outcome = await finished(`while (true) {}`, { limits: { syncTimeoutMs: 100 } });
+  assertError(outcome, undefined, /first synchronous slice ran longer than 100 ms/);
+});
+
+test('after cancel, pending and future hook calls fail with a fatal CANCELLED', async () => {
+  const run = session(`
+    const codes = [];
+    try { await agent('held'); } catch (error) { codes.push(error.code, error.fatal); }
+    try { log('after'); } catch (error) { codes.push(error.code); }
+    try { await agent('later'); } catch (error) { codes.push(error.code); }
+    try { await parallel([() => 1]); } catch (error) { codes.push(error.code); }
+    return codes;`);
+  await run.agentStart('held');
+  run.cancel('stop now');
+  assert.deepEqual(await run.done, {
+    kind: 'ok',
+    value: ['CANCELLED', true, 'CANCELLED', 'CANCELLED', 'CANCELLED'],
+  });
+  assert.deepEqual(
+    run.agentStarts().map((start) => start.prompt),
+    ['held'],
+  );
+});
+
+test('cancel rejects a pending parallel even when its items never settle', async () => {
+  const run = session(`
+    try { await parallel([() => new Promise(() => {})]); }
+    catch (error) { return error.code; }`);
+  await run.ready();
+  run.cancel();
+  assert.deepEqual(await run.done, { kind: 'ok', value: 'CANCELLED' });
+});
+
+test('dropped hook promises never raise unhandled rejections', async () => {
+  const unhandled: unknown[] = [];
+  const record = (reason: unknown) => unhandled.push(reason);
+  process.on('unhandledRejection', record);
+  try {
+    const run = session(`
+      agent('dropped');
+      parallel([() => agent('dropped too')]);
+      pipeline(['x'], (item) => agent(item));
+      return 'left early';`);
+    assert.deepEqual(await run.done, { kind: 'ok', value: 'left early' });
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(unhandled, []);
+  } finally {
+    process.off('unhandledRejection', record);
+  }
+});
