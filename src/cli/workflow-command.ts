@@ -2,7 +2,8 @@
  * `loom workflow run FILE` and `loom workflow check FILE` (SPEC §3): read the script, take meta
  * from `--meta` or the file's Claude Code header, and start the run through the workflow seam
  * outside any chat. Exit 0 completed, 1 error, 2 could not start, 130 cancelled by Ctrl-C.
- * stdout carries only the `--json` result; progress and errors go to stderr.
+ * stdout carries the result (`--json`: the result object; otherwise the returned value as
+ * indented JSON); progress and errors go to stderr.
  */
 import { readFileSync } from 'node:fs';
 import { UserError } from '../core/errors.js';
@@ -229,6 +230,9 @@ export async function workflowRunCommand(
   const eventsFailure = events?.close();
   if (eventsFailure) process.stderr.write(`loom: ${eventsFailure}\n`);
   if (options.json) await writeOut(`${JSON.stringify(jsonResult(result))}\n`);
+  else if (result.stopReason === 'completed') {
+    await writeOut(`${JSON.stringify(result.value ?? null, null, 2)}\n`);
+  }
   setup.workflow.dispose();
   setup.subagents.dispose();
   return exitCodeOf(result, interrupts > 0);

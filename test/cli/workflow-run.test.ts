@@ -107,7 +107,11 @@ test('workflow run --events: one line per event with the SPEC fields, every agen
     home,
   });
   assert.equal(run.code, 0, run.stderr);
-  assert.equal(run.stdout, '', 'without --json nothing goes to stdout');
+  assert.equal(
+    typeof JSON.parse(run.stdout),
+    'object',
+    'without --json the returned value is printed as JSON',
+  );
   const events = readEvents(eventsPath);
   const first = events[0];
   const last = events.at(-1);
