@@ -26,9 +26,22 @@ export interface AgentOptions {
 
 export const DEFAULT_MAX_STEPS = 50;
 
-interface QueuedFollowup {
+/** Where a message came from when not from the human: `job`, `subagent`, … (logged as is). */
+export interface MessageOptions {
+  source?: string;
+}
+
+interface QueuedMessage {
   text: string;
+  source?: string;
+}
+
+interface QueuedFollowup extends QueuedMessage {
   settle?: (outcome: TurnOutcome) => void;
+}
+
+function queued(text: string, options: MessageOptions): QueuedMessage {
+  return options.source === undefined ? { text } : { text, source: options.source };
 }
 
 export class Agent {
@@ -39,8 +52,8 @@ export class Agent {
   private readonly projection = new MessageProjection();
   private readonly limits: TurnLimits;
   private followups: QueuedFollowup[] = [];
-  private steering: string[] = [];
-  private injected: string[] = [];
+  private steering: QueuedMessage[] = [];
+  private injected: QueuedMessage[] = [];
   private currentStatus: AgentStatus = 'idle';
   private turnController: AbortController | undefined;
   private idleWaiters: Array<() => void> = [];
@@ -70,22 +83,22 @@ export class Agent {
     };
   }
 
-  followup(text: string): void {
-    this.followups.push({ text });
+  followup(text: string, options: MessageOptions = {}): void {
+    this.followups.push(queued(text, options));
     this.wake();
   }
 
   /** Joins the running turn at its next step; an idle agent takes it as a follow-up. */
-  steer(text: string): void {
+  steer(text: string, options: MessageOptions = {}): void {
     if (this.currentStatus === 'idle') {
-      this.followup(text);
+      this.followup(text, options);
       return;
     }
-    this.steering.push(text);
+    this.steering.push(queued(text, options));
   }
 
-  inject(text: string): void {
-    this.injected.push(text);
+  inject(text: string, options: MessageOptions = {}): void {
+    this.injected.push(queued(text, options));
   }
 
   /** Queues `text` as a follow-up and resolves with that turn's outcome; never rejects. */
@@ -136,8 +149,8 @@ export class Agent {
     while (this.followups.length > 0) {
       const next = this.followups.shift() as QueuedFollowup;
       const incoming: IncomingMessage[] = [
-        ...this.injected.map((text) => ({ text, delivery: 'inject' as const })),
-        { text: next.text, delivery: 'followup' },
+        ...this.injected.map((message) => ({ ...message, delivery: 'inject' as const })),
+        { ...queued(next.text, next), delivery: 'followup' },
       ];
       this.injected = [];
       const controller = new AbortController();
@@ -160,7 +173,7 @@ export class Agent {
       this.turnController = undefined;
       this.context.emit(agentTurnEnd, { agentId: this.id, outcome });
       next.settle?.(outcome);
-      for (const leftover of this.takeSteering()) this.followups.push({ text: leftover });
+      for (const leftover of this.takeSteering()) this.followups.push(leftover);
     }
     this.setStatus('idle');
     const waiters = this.idleWaiters;
@@ -168,7 +181,7 @@ export class Agent {
     for (const resolve of waiters) resolve();
   }
 
-  private takeSteering(): string[] {
+  private takeSteering(): QueuedMessage[] {
     const taken = this.steering;
     this.steering = [];
     return taken;

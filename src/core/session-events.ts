@@ -38,7 +38,13 @@ export interface TurnError {
 
 export interface SessionEventMap {
   'turn/start': { turnId: string };
-  'user/message': { text: string; delivery: Delivery; turnId: string };
+  'user/message': {
+    text: string;
+    delivery: Delivery;
+    turnId: string;
+    /** Absent when the human wrote it; otherwise its sender, such as `job` or `subagent`. */
+    source?: string;
+  };
   'step/start': { turnId: string; step: number };
   'request/header': {
     turnId: string;

@@ -38,12 +38,24 @@ export interface TurnEnvironment {
   projection: MessageProjection;
   limits: TurnLimits;
   /** Steering messages that arrived since the last step; each is taken once. */
-  takeSteering(): string[];
+  takeSteering(): Array<{ text: string; source?: string }>;
 }
 
 export interface IncomingMessage {
   text: string;
   delivery: Delivery;
+  /** Absent for the human; otherwise who sent it (`job`, `subagent`, …). */
+  source?: string;
+}
+
+function userMessage(message: IncomingMessage, turnId: string): SessionEventMap['user/message'] {
+  const data: SessionEventMap['user/message'] = {
+    text: message.text,
+    delivery: message.delivery,
+    turnId,
+  };
+  if (message.source !== undefined) data.source = message.source;
+  return data;
 }
 
 export interface StepOutcome {
@@ -63,7 +75,7 @@ export async function runTurn(
   const turnId = `turn-${log.lastSeq + 1}`;
   log.append('turn/start', { turnId });
   for (const message of incoming) {
-    log.append('user/message', { text: message.text, delivery: message.delivery, turnId });
+    log.append('user/message', userMessage(message, turnId));
   }
   let usage = emptyUsage();
   let steps = 0;
@@ -82,7 +94,7 @@ export async function runTurn(
         break;
       }
       for (const steer of environment.takeSteering()) {
-        log.append('user/message', { text: steer, delivery: 'steer', turnId });
+        log.append('user/message', userMessage({ ...steer, delivery: 'steer' }, turnId));
       }
       steps += 1;
       const step = await runStep(environment, turnId, steps, signal, () => {

@@ -162,8 +162,8 @@ export class ChildRegistry {
     const parent = this.runtime.find(entry.parentSession);
     if (!parent) return;
     const notice = settledNotice(entry, outcome);
-    if (outcome.reason === 'aborted') parent.agent.inject(notice);
-    else parent.agent.followup(notice);
+    if (outcome.reason === 'aborted') parent.agent.inject(notice, { source: 'subagent' });
+    else parent.agent.followup(notice, { source: 'subagent' });
   }
 
   private authorized(caller: ChildCaller, childId: string): ChildEntry {

@@ -28,8 +28,8 @@ export function reportTool(services: SubagentServices): ToolDefinition {
           'your parent agent is not active; the report was not delivered',
         );
       const text = `[report from subagent ${execution.agentId}]\n${args.output}`;
-      if (args.wake === false) parent.agent.inject(text);
-      else parent.agent.followup(text);
+      if (args.wake === false) parent.agent.inject(text, { source: 'subagent' });
+      else parent.agent.followup(text, { source: 'subagent' });
       return `Reported to ${parent.log.header.sessionId}.`;
     },
   });
