@@ -1,6 +1,6 @@
 /**
  * Builds the runtime a command works in from config, flags and environment: the model resolver,
- * the built-in tools, permission rules, and the capability layers. The one place the CLI wires
+ * the built-in tools, permission rules, and the capability layers (subagents, workflows, jobs). The one place the CLI wires
  * layers together; each layer still installs itself.
  */
 import { resolve } from 'node:path';
@@ -11,6 +11,7 @@ import { Context } from '../core/context.js';
 import { UserError } from '../core/errors.js';
 import { AgentRuntime, agentRuntimeKey } from '../core/runtime.js';
 import { noHuman, userQuestionsKey } from '../interaction/user-questions.js';
+import { installJobs, type JobsLayer } from '../jobs/install.js';
 import type { ModelClient } from '../llm/contract.js';
 import { createModelClient, defaultModelSpec } from '../llm/providers.js';
 import { installSubagents, type SubagentLayer } from '../subagent/install.js';
@@ -35,6 +36,8 @@ export interface LoomSetup {
   subagents: SubagentLayer;
   /** Layer 2: the workflow service on the root scope and the `workflow` tool on every agent. */
   workflow: WorkflowLayer;
+  /** Layer 3: the job service (the background runner) and the job tools on every agent. */
+  jobs: JobsLayer;
   config: LoomConfig;
   /** The default model's spec. */
   modelSpec: string;
@@ -70,9 +73,19 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
   root.provide(agentRuntimeKey, runtime);
   root.provide(userQuestionsKey, noHuman);
   const extraRoots = (config.tools?.extraRoots ?? []).map((root) => resolve(flags.cwd, root));
+  const jobs = installJobs(runtime, {
+    ...(config.jobs?.maxPerOwner !== undefined ? { maxPerOwner: config.jobs.maxPerOwner } : {}),
+    ...(config.jobs?.outputLimitBytes !== undefined
+      ? { outputLimitBytes: config.jobs.outputLimitBytes }
+      : {}),
+  });
   const tools = builtinTools({
     workspace: { root: flags.cwd, extraRoots },
     ...(config.tools?.bashTimeoutMs ? { bashTimeoutMs: config.tools.bashTimeoutMs } : {}),
+    background: true,
+    ...(config.jobs?.outputLimitBytes !== undefined
+      ? { backgroundOutputLimit: config.jobs.outputLimitBytes }
+      : {}),
   });
   runtime.onAgent((handle) => {
     const undo = tools.map((tool) => handle.tools.register(tool));
@@ -90,5 +103,5 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
     ...(Object.keys(limits).length > 0 ? { limits } : {}),
     ...(offerTool ? { offerTool } : {}),
   });
-  return { runtime, subagents, workflow, config, modelSpec };
+  return { runtime, subagents, workflow, jobs, config, modelSpec };
 }

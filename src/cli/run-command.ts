@@ -1,14 +1,20 @@
 /**
  * `loom run [prompt]`: one headless turn. Streams the answer (or, with --json, every session
  * event as NDJSON) and exits 0 when the turn completed, 1 on error, 130 when interrupted. An
- * event reaches stdout only after it is on disk, so what a watcher saw survives a crash.
+ * event reaches stdout only after it is on disk, so what a watcher saw survives a crash. The
+ * run lasts while the root's children and its subagent and workflow jobs work (their notices
+ * wake it); background commands do not keep it alive: they are killed, and logged, at the end.
  */
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { agentTurnEnd, type TurnOutcome } from '../core/agent-hooks.js';
+import type { Context } from '../core/context.js';
+import type { AgentHandle } from '../core/create-agent.js';
 import { UserError } from '../core/errors.js';
 import { loomHome } from '../core/home.js';
 import type { SessionEvent } from '../core/session-events.js';
+import { type JobService, jobSettled } from '../jobs/contract.js';
+import type { ChildRegistry } from '../subagent/children.js';
 import { buildRuntime } from './build-runtime.js';
 import { plainRenderer } from './render-plain.js';
 
@@ -67,7 +73,7 @@ export async function runCommand(
 ): Promise<number> {
   const cwd = resolveWorkspace(options.cwd);
   const maxSteps = parseMaxSteps(options.maxSteps);
-  const { runtime, subagents } = buildRuntime({
+  const { runtime, subagents, jobs } = buildRuntime({
     cwd,
     home: loomHome(),
     ...(options.model ? { model: options.model } : {}),
@@ -92,11 +98,13 @@ export async function runCommand(
       process.exit(130);
     }
     subagents.services.children.cancelTree(sessionId, 'interrupted by the user');
+    jobs.service.abandonAll('interrupted by the user');
   };
   process.on('SIGINT', onInterrupt);
   const first = await handle.agent.prompt(prompt);
-  await subagents.services.children.whenSettled(handle);
+  await whenRunSettled(handle, subagents.services.children, jobs.service, runtime.root);
   process.off('SIGINT', onInterrupt);
+  jobs.service.abandonAll('loom run is exiting');
   subagents.services.children.releaseUnder(sessionId);
   output?.drain();
   renderer?.finish();
@@ -104,6 +112,35 @@ export async function runCommand(
   if (output && outcome.error) process.stderr.write(`error: ${outcome.error.message}\n`);
   handle.close();
   return exitCodeOf(outcome);
+}
+
+/** Job kinds whose end the run waits for: their notices carry answers the root asked for. */
+const AWAITED_JOB_KINDS = new Set(['subagent', 'workflow']);
+
+/**
+ * Resolves once the root is idle, owns no running child, and no subagent or workflow job runs:
+ * each settlement may wake the root again (its notice is a follow-up), so this loops.
+ */
+async function whenRunSettled(
+  handle: AgentHandle,
+  children: ChildRegistry,
+  jobs: JobService,
+  events: Context,
+): Promise<void> {
+  while (true) {
+    let stopListening = () => {};
+    const nextJobEnd = new Promise<void>((resolve) => {
+      stopListening = events.on(jobSettled, () => resolve());
+    });
+    try {
+      await children.whenSettled(handle);
+      if (handle.agent.status !== 'idle') continue;
+      if (!jobs.running().some((record) => AWAITED_JOB_KINDS.has(record.kind))) return;
+      await nextJobEnd;
+    } finally {
+      stopListening();
+    }
+  }
 }
 
 /** Buffers NDJSON lines and writes them only after the log has flushed them to disk. */

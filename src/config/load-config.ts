@@ -70,6 +70,7 @@ function merge(base: LoomConfig, override: LoomConfig): LoomConfig {
   if (base.workflow || override.workflow) {
     merged.workflow = { ...base.workflow, ...override.workflow };
   }
+  if (base.jobs || override.jobs) merged.jobs = { ...base.jobs, ...override.jobs };
   if (base.subagents || override.subagents) {
     merged.subagents = { ...base.subagents, ...override.subagents };
   }

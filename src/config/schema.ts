@@ -81,6 +81,19 @@ export const configSchema = z.strictObject({
       offerTool: z.enum(['explicit', 'always']).optional(),
     })
     .optional(),
+  jobs: z
+    .strictObject({
+      /** Unfinished background jobs one agent may have at once; default 10. */
+      maxPerOwner: z.number().int().min(1).max(1000).optional(),
+      /** Unread output kept per background job, in bytes (the oldest goes first); default 1048576. */
+      outputLimitBytes: z
+        .number()
+        .int()
+        .min(1024)
+        .max(256 * 1024 * 1024)
+        .optional(),
+    })
+    .optional(),
   retry: z
     .strictObject({
       /** Attempts per model request, retries included; default 4. */

@@ -39,6 +39,7 @@ export class ChildRegistry {
   private readonly entries = new Map<string, ChildEntry>();
   private readonly prepare: ChildPreparer;
   private settleWaiters: Array<() => void> = [];
+  private readonly quiet = new Set<string>();
 
   constructor(runtime: AgentRuntime, prepare: ChildPreparer) {
     this.runtime = runtime;
@@ -100,6 +101,14 @@ export class ChildRegistry {
     }
   }
 
+  /**
+   * The next settled-turn notice of `childId` is not sent: someone else reports that turn (a
+   * background job reports a child's first turn itself). Call it before that turn can end.
+   */
+  skipNextNotice(childId: string): void {
+    this.quiet.add(childId);
+  }
+
   /** Queues `message` into the child, waking it; a stopped child is cold-resumed first. */
   sendMessage(caller: ChildCaller, childId: string, message: string): ChildSummary {
     const entry = this.authorized(caller, childId);
@@ -158,6 +167,7 @@ export class ChildRegistry {
    * the user, who need no waking, so its notice waits quietly for the parent's next turn.
    */
   private notifyParent(entry: ChildEntry, outcome: TurnOutcome): void {
+    if (this.quiet.delete(entry.id)) return;
     if (!entry.parentSession) return;
     const parent = this.runtime.find(entry.parentSession);
     if (!parent) return;

@@ -2,17 +2,19 @@
  * The `bash` tool: runs one shell command in the workspace root in its own process group and
  * returns its combined output (head and tail kept under a cap) and exit code. A non-zero exit is
  * data for the model, not an error. Must never leave the group running after a timeout or an
- * abort: both kill the whole group and the call returns promptly.
+ * abort: both kill the whole group and the call returns promptly. With `background` it also
+ * offers `run_in_background`, which hands the command to the scope's background runner.
  */
-import { spawn } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
-import { delimiter, join, resolve } from 'node:path';
-import { StringDecoder } from 'node:string_decoder';
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { defineTool } from '../core/define-tool.js';
 import type { ToolDefinition, ToolOutput } from '../core/tool-contract.js';
+import { startBackgroundCommand } from './background-bash.js';
 import { BoundedOutput } from './bounded-output.js';
+import { findShell, type ShellExit, spawnShell } from './shell-process.js';
 import type { Workspace } from './workspace.js';
+
+export { killProcessGroup } from './shell-process.js';
 
 export interface BashToolOptions {
   workspace: Workspace;
@@ -26,25 +28,30 @@ export interface BashToolOptions {
   shell?: string;
   /** How long to wait for output pipes to close after the shell ends. Default 250 ms. */
   drainGraceMs?: number;
+  /**
+   * Offer `run_in_background` (a job of kind `bash`). Default false; turn it on only where a
+   * background runner is installed, or the model is offered a choice that always fails.
+   */
+  background?: boolean;
+  /** Characters of a background job's unread output kept between reads. Default 1048576. */
+  backgroundOutputLimit?: number;
 }
 
-/** Sends SIGKILL to the process group led by `pid` (the process alone if that fails). */
-export function killProcessGroup(pid: number): void {
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // Already gone: nothing left to kill.
-    }
-  }
+/** How a command is run, shared by the foreground call and background jobs. */
+export interface RunSettings {
+  shell: string;
+  cwd: string;
+  outputLimit: number;
+  drainGraceMs: number;
 }
 
-export function bashTool(options: BashToolOptions): ToolDefinition {
-  const defaultTimeoutMs = options.defaultTimeoutMs ?? 120_000;
-  const maxTimeoutMs = options.maxTimeoutMs ?? 600_000;
-  const schema = z.strictObject({
+const BACKGROUND_DESCRIPTION =
+  ' With run_in_background the command runs as a background job: the call returns its job id at ' +
+  'once, job_output reads what it printed so far, job_kill stops it, and you are told when it ' +
+  'ends. Use it for servers, watchers and long builds; timeout_ms still applies.';
+
+function argumentsSchema(defaultTimeoutMs: number, maxTimeoutMs: number, background: boolean) {
+  return z.strictObject({
     command: z.string().min(1).describe('The shell command to run (bash syntax).'),
     timeout_ms: z
       .number()
@@ -59,13 +66,30 @@ export function bashTool(options: BashToolOptions): ToolDefinition {
       .string()
       .optional()
       .describe('A short summary of what the command does, shown to the user.'),
+    ...(background
+      ? {
+          run_in_background: z
+            .boolean()
+            .optional()
+            .describe(
+              'Run as a background job and return its id at once; read its output with job_output.',
+            ),
+        }
+      : {}),
   });
+}
+
+export function bashTool(options: BashToolOptions): ToolDefinition {
+  const defaultTimeoutMs = options.defaultTimeoutMs ?? 120_000;
+  const maxTimeoutMs = options.maxTimeoutMs ?? 600_000;
+  const background = options.background === true;
   const settings: RunSettings = {
     shell: options.shell ?? findShell(),
     cwd: resolve(options.workspace.root),
     outputLimit: options.outputLimit ?? 30_000,
     drainGraceMs: options.drainGraceMs ?? 250,
   };
+  const backgroundOutputLimit = options.backgroundOutputLimit ?? 1_048_576;
   return defineTool({
     name: 'bash',
     description:
@@ -73,93 +97,60 @@ export function bashTool(options: BashToolOptions): ToolDefinition {
       'ending with "[exit code: N]". A non-zero exit code is reported, not treated as a failure. ' +
       `Long output keeps its start and end. Times out after ${defaultTimeoutMs} ms unless ` +
       'timeout_ms says otherwise; the whole process tree is killed on timeout. Stdin is empty, ' +
-      'so avoid interactive commands. Prefer read_file, grep and glob for reading files.',
-    schema,
+      'so avoid interactive commands. Prefer read_file, grep and glob for reading files.' +
+      (background ? BACKGROUND_DESCRIPTION : ''),
+    schema: argumentsSchema(defaultTimeoutMs, maxTimeoutMs, background),
     timeoutMs: maxTimeoutMs + 10_000,
     execute(args, execution) {
-      return runCommand(
-        args.command,
-        args.timeout_ms ?? defaultTimeoutMs,
-        settings,
-        execution.signal,
-      );
+      const timeoutMs = args.timeout_ms ?? defaultTimeoutMs;
+      if (background && 'run_in_background' in args && args.run_in_background === true) {
+        return startBackgroundCommand({
+          command: args.command,
+          timeoutMs,
+          settings: { ...settings, outputLimit: backgroundOutputLimit },
+          execution,
+        });
+      }
+      return runCommand(args.command, timeoutMs, settings, execution.signal);
     },
   });
 }
 
-interface RunSettings {
-  shell: string;
-  cwd: string;
-  outputLimit: number;
-  drainGraceMs: number;
-}
-
-function runCommand(
+async function runCommand(
   command: string,
   timeoutMs: number,
   settings: RunSettings,
   signal: AbortSignal,
 ): Promise<ToolOutput> {
-  if (signal.aborted) return Promise.resolve({ content: '[killed: aborted]', isError: true });
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(settings.shell, ['-c', command], {
-      cwd: settings.cwd,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const output = new BoundedOutput(settings.outputLimit);
-    const decoders = [new StringDecoder('utf8'), new StringDecoder('utf8')] as const;
-    child.stdout.on('data', (chunk: Buffer) => output.append(decoders[0].write(chunk)));
-    child.stderr.on('data', (chunk: Buffer) => output.append(decoders[1].write(chunk)));
-    let killedFor: 'timeout' | 'aborted' | undefined;
-    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-    let settled = false;
-    let drainTimer: NodeJS.Timeout | undefined;
-
-    const cleanUp = () => {
-      settled = true;
-      clearTimeout(timeoutTimer);
-      clearTimeout(drainTimer);
-      signal.removeEventListener('abort', onAbort);
-      child.stdout.destroy();
-      child.stderr.destroy();
-    };
-    const finish = () => {
-      if (settled) return;
-      cleanUp();
-      for (const decoder of decoders) output.append(decoder.end());
-      resolvePromise(render(output, killedFor, exit, timeoutMs, child.pid));
-    };
-    const finishSoon = () => {
-      drainTimer ??= setTimeout(finish, settings.drainGraceMs);
-    };
-    const kill = (reason: 'timeout' | 'aborted') => {
-      if (settled || killedFor !== undefined) return;
-      if (exit !== undefined) return finish();
-      killedFor = reason;
-      if (child.pid !== undefined) killProcessGroup(child.pid);
-      finishSoon();
-    };
-    const onAbort = () => kill('aborted');
-    const timeoutTimer = setTimeout(() => kill('timeout'), timeoutMs);
-    signal.addEventListener('abort', onAbort, { once: true });
-    child.on('error', (error) => {
-      if (settled) return;
-      cleanUp();
-      reject(new Error(`could not run ${settings.shell}: ${error.message}`, { cause: error }));
-    });
-    child.on('exit', (code, exitSignal) => {
-      exit = { code, signal: exitSignal };
-      finishSoon();
-    });
-    child.on('close', finish);
+  if (signal.aborted) return { content: '[killed: aborted]', isError: true };
+  const output = new BoundedOutput(settings.outputLimit);
+  const shell = spawnShell({
+    shell: settings.shell,
+    command,
+    cwd: settings.cwd,
+    drainGraceMs: settings.drainGraceMs,
+    onOutput: (text) => output.append(text),
   });
+  let killedFor: 'timeout' | 'aborted' | undefined;
+  const kill = (reason: 'timeout' | 'aborted') => {
+    if (killedFor === undefined && shell.kill()) killedFor = reason;
+  };
+  const onAbort = () => kill('aborted');
+  const timeoutTimer = setTimeout(() => kill('timeout'), timeoutMs);
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    const exit = await shell.ended;
+    return render(output, killedFor, exit, timeoutMs, shell.pid);
+  } finally {
+    clearTimeout(timeoutTimer);
+    signal.removeEventListener('abort', onAbort);
+  }
 }
 
 function render(
   output: BoundedOutput,
   killedFor: 'timeout' | 'aborted' | undefined,
-  exit: { code: number | null; signal: NodeJS.Signals | null } | undefined,
+  exit: ShellExit | undefined,
   timeoutMs: number,
   pid: number | undefined,
 ): ToolOutput {
@@ -183,19 +174,4 @@ function render(
       pid: pid ?? null,
     },
   };
-}
-
-function findShell(): string {
-  const folders = (process.env.PATH ?? '').split(delimiter).filter((folder) => folder !== '');
-  const bash = folders.map((folder) => join(folder, 'bash')).find(isExecutable);
-  return bash ?? 'sh';
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -1,7 +1,7 @@
 /**
  * The built-in tools and their shared pieces, in one list a caller registers: read_file,
- * write_file, edit_file, glob, grep and bash, all bound to one workspace. Must never register
- * anything itself; the caller owns the tool registry.
+ * write_file, edit_file, glob, grep and bash (with background jobs when asked), all bound to one
+ * workspace. Must never register anything itself; the caller owns the tool registry.
  */
 import type { ToolDefinition } from '../core/tool-contract.js';
 import { bashTool } from './bash.js';
@@ -12,6 +12,7 @@ import { readFileTool } from './read-file.js';
 import type { Workspace } from './workspace.js';
 import { writeFileTool } from './write-file.js';
 
+export { startBackgroundCommand } from './background-bash.js';
 export { type BashToolOptions, bashTool, killProcessGroup } from './bash.js';
 export { BoundedOutput } from './bounded-output.js';
 export { compileGlob, splitGlobBase } from './compile-glob.js';
@@ -40,6 +41,13 @@ export interface BuiltinToolOptions {
   bashTimeoutMs?: number;
   /** Characters of bash output kept. Default 30000. */
   outputLimit?: number;
+  /**
+   * Offer `run_in_background` on bash. Default false; pass true only where a background runner
+   * (the jobs layer) is installed.
+   */
+  background?: boolean;
+  /** Characters of a background command's unread output kept between reads. Default 1048576. */
+  backgroundOutputLimit?: number;
 }
 
 export function builtinTools(options: BuiltinToolOptions): ToolDefinition[] {
@@ -54,6 +62,10 @@ export function builtinTools(options: BuiltinToolOptions): ToolDefinition[] {
       workspace,
       ...(options.bashTimeoutMs !== undefined && { defaultTimeoutMs: options.bashTimeoutMs }),
       ...(options.outputLimit !== undefined && { outputLimit: options.outputLimit }),
+      ...(options.background !== undefined && { background: options.background }),
+      ...(options.backgroundOutputLimit !== undefined && {
+        backgroundOutputLimit: options.backgroundOutputLimit,
+      }),
     }),
   ];
 }

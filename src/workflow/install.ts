@@ -41,7 +41,9 @@ export function installWorkflows(
   const disposers: Disposer[] = [
     runtime.root.provide(workflowServiceKey, service),
     runtime.onAgent((handle) => {
-      const undoTool = handle.tools.register(workflowTool({ service, subagents }));
+      const undoTool = handle.tools.register(
+        workflowTool({ service, subagents, context: runtime.root }),
+      );
       const undoSection = handle.prompt.section({
         id: `tool:${WORKFLOW_TOOL}`,
         order: 600,

@@ -2,12 +2,21 @@
  * The `workflow` tool: starts a run with the model's meta, script and args, waits for it, and
  * always disposes it. The tool call's abort cancels the run. Returns the name, the agent count
  * and the JSON value (capped, with a note when cut); a run that did not complete is an error
- * result that says why and which agents failed.
+ * result that says why and which agents failed. With `run_in_background` the run is a job of
+ * kind `workflow` instead (see workflow-job.ts) and the call returns its id at once.
  */
+import { backgroundRunnerKey } from '../core/background.js';
+import type { Context } from '../core/context.js';
 import type { ToolDefinition, ToolOutput } from '../core/tool-contract.js';
 import { callerOf, type SubagentServices } from '../subagent/services.js';
 import { WORKFLOW_TOOL_DESCRIPTION } from './authoring-guide.js';
-import { WorkflowError, type WorkflowResult, type WorkflowService } from './contract.js';
+import {
+  WorkflowError,
+  type WorkflowResult,
+  type WorkflowService,
+  type WorkflowStartRequest,
+} from './contract.js';
+import { startWorkflowJob } from './workflow-job.js';
 
 export const WORKFLOW_TOOL = 'workflow';
 export const DEFAULT_RESULT_LIMIT = 20_000;
@@ -17,12 +26,18 @@ export interface WorkflowToolOptions {
   subagents: SubagentServices;
   /** Characters of the JSON value returned to the model; default 20000. */
   resultLimit?: number;
+  /**
+   * The scope the service emits its `workflow/*` events on (the runtime's root); a background
+   * run's progress lines are read from there. Without it a background run has no output.
+   */
+  context?: Context;
 }
 
 interface WorkflowArguments {
   meta: Record<string, unknown>;
   script: string;
   args?: unknown;
+  run_in_background?: boolean;
 }
 
 /** A bare non-object `args` is wrapped as a field so the script always sees an object. */
@@ -73,30 +88,52 @@ export function workflowTool(options: WorkflowToolOptions): ToolDefinition<Workf
           description: 'The script body (JavaScript, top-level await, ends in return).',
         },
         args: { description: 'A JSON object given to the script as `args`.' },
+        run_in_background: {
+          type: 'boolean',
+          description:
+            'Run as a background job and return its id at once: job_output shows its progress, job_kill cancels it, and its result arrives as a message when it ends.',
+        },
       },
       required: ['meta', 'script'],
       additionalProperties: false,
     },
     async execute(args, execution) {
       const caller = callerOf(options.subagents, execution.agentId);
-      let run: ReturnType<WorkflowService['start']>;
+      const request: WorkflowStartRequest = {
+        meta: args.meta as never,
+        script: args.script,
+        args: argsObject(args.args),
+        parent: { sessionId: caller.sessionId, delegationDepth: caller.delegationDepth },
+      };
       try {
-        run = options.service.start({
-          meta: args.meta as never,
-          script: args.script,
-          args: argsObject(args.args),
-          parent: { sessionId: caller.sessionId, delegationDepth: caller.delegationDepth },
-          signal: execution.signal,
-        });
+        if (args.run_in_background === true) {
+          const runner = execution.context.find(backgroundRunnerKey);
+          if (!runner) {
+            return {
+              content:
+                'run_in_background is not available here: no background job runner is installed. Run the workflow in the foreground instead.',
+              isError: true,
+            };
+          }
+          return startWorkflowJob({
+            runner,
+            service: options.service,
+            request,
+            owner: caller.sessionId,
+            render: (result) => renderResult(result, limit),
+            ...(options.context ? { context: options.context } : {}),
+          });
+        }
+        const run = options.service.start({ ...request, signal: execution.signal });
+        try {
+          return renderResult(await run.result, limit);
+        } finally {
+          run.dispose();
+        }
       } catch (error) {
         if (error instanceof WorkflowError)
           return { content: `${error.code}: ${error.message}`, isError: true };
         throw error;
-      }
-      try {
-        return renderResult(await run.result, limit);
-      } finally {
-        run.dispose();
       }
     },
   };

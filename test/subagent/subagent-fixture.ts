@@ -154,6 +154,11 @@ export interface FixtureOptions {
   layer?: SubagentLayerOptions;
   /** Reuse a LOOM_HOME (a simulated restart); default a new temporary folder. */
   home?: string;
+  /**
+   * Installs more layers (jobs, workflows) after the subagent layer and before the root agent
+   * starts, so the root gets their tools too; returns their undo, run by `close()`.
+   */
+  install?: (runtime: AgentRuntime, services: SubagentServices) => () => void;
 }
 
 export interface SubagentFixture {
@@ -194,6 +199,7 @@ export function subagentFixture(options: FixtureOptions): SubagentFixture {
     };
   });
   const layer = installSubagents(runtime, options.layer);
+  const uninstall = options.install?.(runtime, layer.services) ?? (() => {});
   const starts: SubagentStartEvent[] = [];
   const ends: SubagentEndEvent[] = [];
   const endWaiters: Array<{
@@ -238,6 +244,7 @@ export function subagentFixture(options: FixtureOptions): SubagentFixture {
       for (const handle of live) handle.close();
       await Promise.all(live.map((handle) => handle.agent.whenIdle()));
       for (const dispose of undoEvents) dispose();
+      uninstall();
       undoTools();
       layer.dispose();
     },

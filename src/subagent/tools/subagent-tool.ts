@@ -1,13 +1,24 @@
 /**
  * The `subagent` tool: hands one task to a fresh child. In the foreground it returns the child's
  * final text (a failing child is an error result; the parent goes on); with `run_in_background`
- * the child's id comes back at once and its answer arrives later as a message. Several calls in
- * one step run concurrently and their results commit in model order.
+ * the child's id comes back at once and its answer arrives later as a message. Where a background
+ * runner is in scope, that first turn is also a job of kind `subagent` (readable, killable) whose
+ * completion notice replaces the child registry's. Several calls in one step run concurrently
+ * and their results commit in model order.
  */
 import { z } from 'zod';
+import {
+  type BackgroundHooks,
+  type BackgroundOutcome,
+  type BackgroundRunner,
+  backgroundRunnerKey,
+} from '../../core/background.js';
 import { defineTool } from '../../core/define-tool.js';
+import { errorMessage } from '../../core/errors.js';
+import { isEvent } from '../../core/session-events.js';
 import type { ToolDefinition } from '../../core/tool-contract.js';
-import { callerOf, type SubagentServices } from '../services.js';
+import type { SubagentResult, SubagentRun, SubagentStartRequest } from '../contract.js';
+import { type Caller, callerOf, type SubagentServices } from '../services.js';
 
 const schema = z.strictObject({
   description: z
@@ -37,6 +48,8 @@ const description = [
   'the depth limit.',
 ].join(' ');
 
+type Arguments = z.infer<typeof schema>;
+
 export function subagentTool(services: SubagentServices): ToolDefinition {
   return defineTool({
     name: 'subagent',
@@ -46,11 +59,10 @@ export function subagentTool(services: SubagentServices): ToolDefinition {
     async execute(args, execution) {
       const caller = callerOf(services, execution.agentId);
       const background = args.run_in_background === true;
+      const runner = background ? execution.context.find(backgroundRunnerKey) : undefined;
+      if (runner) return startAsJob(services, runner, caller, args);
       const run = services.registry.start(services.defaultProvider, {
-        parent: { sessionId: caller.sessionId, delegationDepth: caller.delegationDepth },
-        prompt: args.prompt,
-        description: args.description,
-        ...(caller.maxDepth !== undefined ? { maxDepth: caller.maxDepth } : {}),
+        ...request(caller, args),
         ...(background ? { continuable: true } : { signal: execution.signal }),
       });
       if (background) {
@@ -66,4 +78,80 @@ export function subagentTool(services: SubagentServices): ToolDefinition {
       };
     },
   });
+}
+
+function request(caller: Caller, args: Arguments): SubagentStartRequest {
+  return {
+    parent: { sessionId: caller.sessionId, delegationDepth: caller.delegationDepth },
+    prompt: args.prompt,
+    description: args.description,
+    ...(caller.maxDepth !== undefined ? { maxDepth: caller.maxDepth } : {}),
+  };
+}
+
+/** The child starts only once the runner has accepted the job, so a refused job starts nothing. */
+function startAsJob(
+  services: SubagentServices,
+  runner: BackgroundRunner,
+  caller: Caller,
+  args: Arguments,
+): string {
+  let childId = '';
+  const { id } = runner.start({
+    kind: 'subagent',
+    label: args.description,
+    owner: caller.sessionId,
+    run: () => {
+      const run = services.registry.start(services.defaultProvider, {
+        ...request(caller, args),
+        continuable: true,
+      });
+      childId = run.id;
+      services.children.skipNextNotice(run.id);
+      return childJob(services, run);
+    },
+  });
+  return `Started subagent ${childId} (${args.description}) in the background as job ${id}. Its answer will arrive as a message; read its progress with job_output (job_id "${id}"), stop it with job_kill, and use send_message with subagent_id "${childId}" to add instructions.`;
+}
+
+/** The child's first turn as background work: its streamed text is the job's output. */
+function childJob(services: SubagentServices, run: SubagentRun): BackgroundHooks {
+  let unread = '';
+  let stepText = '';
+  const unsubscribe =
+    services.runtime.find(run.id)?.log.onAppend((event) => {
+      if (isEvent(event, 'assistant/chunk')) {
+        if (event.data.kind !== 'text') return;
+        unread += event.data.text;
+        stepText += event.data.text;
+      } else if (isEvent(event, 'assistant/message')) {
+        if (stepText !== '' && !stepText.endsWith('\n')) unread += '\n';
+        stepText = '';
+      }
+    }) ?? (() => {});
+  const done = run.result
+    .then(outcomeOf, (error: unknown): BackgroundOutcome => {
+      return { status: 'failed', summary: `the subagent failed: ${errorMessage(error)}` };
+    })
+    .finally(unsubscribe);
+  return {
+    cancel: (reason) => run.cancel(reason ?? 'the job was killed'),
+    done,
+    readOutput: () => {
+      const text = unread;
+      unread = '';
+      return text;
+    },
+  };
+}
+
+function outcomeOf(result: SubagentResult): BackgroundOutcome {
+  switch (result.stopReason) {
+    case 'completed':
+      return { status: 'completed', summary: result.output || '(the subagent gave no text)' };
+    case 'error':
+      return { status: 'failed', summary: result.diagnostic ?? 'the subagent failed' };
+    case 'cancelled':
+      return { status: 'killed', summary: result.diagnostic ?? 'the subagent was cancelled' };
+  }
 }

@@ -1,0 +1,86 @@
+/**
+ * The jobs seam: the lifecycle of background work (a command, a child, a workflow) that runs
+ * while its owner goes on. Ids are `<kind>-N` from 1 per owner session; the first settlement
+ * wins; only the owner may read or kill a job; an owner's notice is delivered after every other
+ * observer has seen the committed record. Producers reach it through core's `BackgroundRunner`.
+ */
+
+import type {
+  BackgroundHooks,
+  BackgroundRunner,
+  BackgroundStatus,
+  BackgroundWork,
+} from '../core/background.js';
+import { type Disposer, defineEmit, serviceKey } from '../core/context.js';
+import { LoomError } from '../core/errors.js';
+
+export type JobStatus = 'running' | 'stopping' | BackgroundStatus;
+
+export interface JobRecord {
+  id: string;
+  kind: string;
+  label: string;
+  owner: string | null;
+  status: JobStatus;
+  /** Milliseconds since the epoch. */
+  startedAt: number;
+  endedAt?: number;
+  /** The producer's summary once settled (the exit code, the child's answer, …). */
+  summary?: string;
+  /** Why it was killed, when it was. */
+  reason?: string;
+}
+
+/** Takes an owner's completion notices; one per owner, registered by the owner's tools. */
+export interface JobController {
+  /** Must not throw. Called last, after the record is committed and observers have run. */
+  deliver(record: JobRecord, notice: string): void;
+}
+
+export type JobErrorCode = 'NO_CONTROLLER' | 'JOB_CAP' | 'UNKNOWN_JOB' | 'NOT_OWNER' | 'JOB_START';
+
+export class JobError extends LoomError<JobErrorCode> {}
+
+export interface JobRead {
+  /** Output since the previous read (with a marker where output was dropped over the limit). */
+  output: string;
+  record: JobRecord;
+}
+
+/** The caller of a job operation: an agent session, or `null` for the user / the process. */
+export type JobCaller = string | null;
+
+export interface JobService extends BackgroundRunner {
+  start(work: BackgroundWork): { id: string };
+  get(id: string, caller: JobCaller): JobRecord;
+  list(caller: JobCaller): JobRecord[];
+  /** Output since the last read of this job. */
+  read(id: string, caller: JobCaller): JobRead;
+  /** Resolves when the job settles or after `timeoutMs`, whichever is first; never rejects. */
+  wait(id: string, caller: JobCaller, timeoutMs: number, signal?: AbortSignal): Promise<JobRecord>;
+  /** Asks the job to stop; the record is `stopping` until the producer settles it as `killed`. */
+  kill(id: string, caller: JobCaller, reason?: string): JobRecord;
+  /** Registers the collector of `owner`'s notices; jobs can only be started for owners that have one. */
+  registerController(owner: string, controller: JobController): Disposer;
+  /** Kills every running job (or only `owner`'s) and resolves when all have settled. */
+  killAll(reason: string, owner?: string): Promise<void>;
+  /** Running jobs, optionally of one owner. */
+  running(owner?: string): JobRecord[];
+}
+
+export const jobServiceKey = serviceKey<JobService>('jobs/service');
+
+export const jobStarted = defineEmit<JobRecord>('job/start');
+/** The committed final record; emitted before the owner's notice is delivered. */
+export const jobSettled = defineEmit<JobRecord>('job/end');
+
+export type { BackgroundHooks, BackgroundWork };
+
+declare module '../core/session-events.js' {
+  interface SessionEventMap {
+    /** A job this session owns started. */
+    'job/start': { jobId: string; kind: string; label: string };
+    /** A job this session owns settled. */
+    'job/end': { jobId: string; status: BackgroundStatus; summary: string; reason?: string };
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * `bash` with `run_in_background`: the command becomes a job of kind `bash` in the scope's
+ * background runner and the call returns its id at once. The command runs exactly as in the
+ * foreground (workspace root, own process group); its output is kept for incremental reads. A
+ * timeout or a cancel kills the whole group, and nothing of the group outlives the job.
+ */
+import type { BackgroundHooks, BackgroundOutcome } from '../core/background.js';
+import { backgroundRunnerKey } from '../core/background.js';
+import { errorMessage } from '../core/errors.js';
+import type { ToolExecution, ToolOutput } from '../core/tool-contract.js';
+import type { RunSettings } from './bash.js';
+import { BoundedOutput } from './bounded-output.js';
+import { type ShellExit, spawnShell } from './shell-process.js';
+
+export interface BackgroundCommandRequest {
+  command: string;
+  timeoutMs: number;
+  /** `outputLimit` caps the output kept between two reads (head and tail). */
+  settings: RunSettings;
+  execution: ToolExecution;
+}
+
+type StopCause = { kind: 'timeout' } | { kind: 'cancel'; reason?: string };
+
+const LABEL_LIMIT = 200;
+
+export function startBackgroundCommand(request: BackgroundCommandRequest): ToolOutput {
+  const { command, execution } = request;
+  const runner = execution.context.find(backgroundRunnerKey);
+  if (!runner) {
+    return {
+      content:
+        'run_in_background is not available here: no background job runner is installed. Run the command in the foreground instead.',
+      isError: true,
+    };
+  }
+  let pid: number | undefined;
+  const { id } = runner.start({
+    kind: 'bash',
+    label: command.length > LABEL_LIMIT ? `${command.slice(0, LABEL_LIMIT)}…` : command,
+    owner: execution.agentId,
+    run: () => {
+      const job = runCommandJob(command, request.timeoutMs, request.settings);
+      pid = job.pid;
+      return job.hooks;
+    },
+  });
+  return {
+    content: `Started background job ${id}: ${command}. Read its output with job_output (job_id "${id}"); you will be told when it ends.`,
+    metadata: { jobId: id, pid: pid ?? null },
+  };
+}
+
+/** Starts the command; the hooks the runner keeps, and the shell's pid. */
+export function runCommandJob(
+  command: string,
+  timeoutMs: number,
+  settings: RunSettings,
+): { hooks: BackgroundHooks; pid: number | undefined } {
+  let unread = new BoundedOutput(settings.outputLimit);
+  const shell = spawnShell({
+    shell: settings.shell,
+    command,
+    cwd: settings.cwd,
+    drainGraceMs: settings.drainGraceMs,
+    onOutput: (text) => unread.append(text),
+  });
+  let stoppedBy: StopCause | undefined;
+  const stop = (cause: StopCause) => {
+    if (stoppedBy === undefined && shell.kill()) stoppedBy = cause;
+  };
+  const timeoutTimer = setTimeout(() => stop({ kind: 'timeout' }), timeoutMs);
+  const done = shell.ended
+    .then(
+      (exit) => outcomeOf(stoppedBy, exit, timeoutMs),
+      (error: unknown): BackgroundOutcome => ({ status: 'failed', summary: errorMessage(error) }),
+    )
+    .finally(() => {
+      clearTimeout(timeoutTimer);
+      if (shell.pid !== undefined) killLeftovers(shell.pid);
+    });
+  return {
+    pid: shell.pid,
+    hooks: {
+      cancel: (reason) =>
+        stop(reason === undefined ? { kind: 'cancel' } : { kind: 'cancel', reason }),
+      done,
+      readOutput: () => {
+        const text = unread.toString();
+        unread = new BoundedOutput(settings.outputLimit);
+        return text;
+      },
+    },
+  };
+}
+
+function outcomeOf(
+  stoppedBy: StopCause | undefined,
+  exit: ShellExit | undefined,
+  timeoutMs: number,
+): BackgroundOutcome {
+  if (stoppedBy?.kind === 'timeout') {
+    return { status: 'failed', summary: `killed after ${timeoutMs} ms (timeout)` };
+  }
+  if (stoppedBy?.kind === 'cancel') {
+    return {
+      status: 'killed',
+      summary: stoppedBy.reason ? `killed: ${stoppedBy.reason}` : 'killed',
+    };
+  }
+  if (exit === undefined || exit.code === null) {
+    return { status: 'failed', summary: `killed by signal ${exit?.signal ?? 'unknown'}` };
+  }
+  return { status: exit.code === 0 ? 'completed' : 'failed', summary: `exit code ${exit.code}` };
+}
+
+/** The shell has ended; whatever it left behind in its group (`sleep 30 &`) goes with it. */
+function killLeftovers(groupId: number): void {
+  try {
+    process.kill(-groupId, 'SIGKILL');
+  } catch {
+    // The group is already empty.
+  }
+}
