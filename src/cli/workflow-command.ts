@@ -8,21 +8,15 @@
 import { readFileSync } from 'node:fs';
 import { UserError } from '../core/errors.js';
 import { loomHome } from '../core/home.js';
-import {
-  type WorkflowEventRecord,
-  type WorkflowLimits,
-  type WorkflowMeta,
-  type WorkflowResult,
-  type WorkflowRun,
-  workflowAgentEnd,
-  workflowAgentStart,
-  workflowEnd,
-  workflowLog,
-  workflowPhase,
-  workflowStart,
+import type {
+  WorkflowLimits,
+  WorkflowMeta,
+  WorkflowResult,
+  WorkflowRun,
 } from '../workflow/contract.js';
 import { validateMeta } from '../workflow/meta.js';
 import { splitMetaHeader } from '../workflow/meta-header.js';
+import { followWorkflowRun } from '../workflow/run-events.js';
 import { checkScriptBody } from '../workflow/script-parse.js';
 import { buildRuntime, type LoomSetup } from './build-runtime.js';
 import { type EventsFile, openEventsFile } from './workflow-events-file.js';
@@ -132,37 +126,6 @@ export function workflowCheckCommand(file: string, options: WorkflowCheckOptions
   }
 }
 
-/** Subscribes to this run's events only (a child agent may run workflows of its own). */
-function followRun(setup: LoomSetup, deliver: (record: WorkflowEventRecord) => void) {
-  let ownRunId: string | undefined;
-  let early: WorkflowEventRecord[] | undefined = [];
-  const accept = (record: WorkflowEventRecord) => {
-    if (early) early.push(record);
-    else if (record.runId === ownRunId) deliver(record);
-  };
-  const root = setup.runtime.root;
-  const disposers = [
-    root.on(workflowStart, (event) => accept({ type: 'workflow/start', ...event })),
-    root.on(workflowPhase, (event) => accept({ type: 'workflow/phase', ...event })),
-    root.on(workflowLog, (event) => accept({ type: 'workflow/log', ...event })),
-    root.on(workflowAgentStart, (event) => accept({ type: 'workflow/agent-start', ...event })),
-    root.on(workflowAgentEnd, (event) => accept({ type: 'workflow/agent-end', ...event })),
-    root.on(workflowEnd, (event) => accept({ type: 'workflow/end', ...event })),
-  ];
-  return {
-    /** Called once start() returned: delivers what arrived meanwhile, then follows live. */
-    started(runId: string) {
-      ownRunId = runId;
-      const pending = early ?? [];
-      early = undefined;
-      for (const record of pending) if (record.runId === runId) deliver(record);
-    },
-    dispose() {
-      for (const dispose of disposers) dispose();
-    },
-  };
-}
-
 export async function workflowRunCommand(
   file: string,
   options: WorkflowRunOptions,
@@ -187,7 +150,7 @@ export async function workflowRunCommand(
   }
 
   const view = createProgressView({ output: process.stderr });
-  const follower = followRun(setup, (record) => {
+  const follower = followWorkflowRun(setup.runtime.root, (record) => {
     events?.write(record);
     view.record(record);
   });

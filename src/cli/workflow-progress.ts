@@ -6,6 +6,7 @@
  */
 import type { Usage } from '../llm/contract.js';
 import type { WorkflowEventRecord, WorkflowResult } from '../workflow/contract.js';
+import { describeWorkflowEvent, formatTokens } from '../workflow/run-events.js';
 import { WorkflowProgressState } from './workflow-progress-state.js';
 
 export interface ProgressOutput {
@@ -43,12 +44,6 @@ const GREEN = '\x1b[32m';
 const YELLOW = '\x1b[33m';
 const CYAN = '\x1b[36m';
 
-export function formatTokens(count: number): string {
-  if (count < 1000) return String(count);
-  if (count < 1_000_000) return `${(count / 1000).toFixed(count < 10_000 ? 1 : 0)}k`;
-  return `${(count / 1_000_000).toFixed(1)}M`;
-}
-
 export function formatElapsed(milliseconds: number): string {
   const seconds = milliseconds / 1000;
   if (seconds < 60) return `${seconds.toFixed(1)}s`;
@@ -72,29 +67,7 @@ export function summaryLine(
 }
 
 /** One plain line for an event (non-terminal output). */
-export function plainLine(event: WorkflowEventRecord): string {
-  switch (event.type) {
-    case 'workflow/start': {
-      const phases = event.phases.length > 0 ? ` (phases: ${event.phases.join(', ')})` : '';
-      return `workflow ${event.name}: ${event.description}${phases}`;
-    }
-    case 'workflow/phase':
-      return `phase: ${event.title}`;
-    case 'workflow/log':
-      return `log: ${event.message}`;
-    case 'workflow/agent-start':
-      return `agent #${event.seq} started: ${event.label}${event.phase ? ` [${event.phase}]` : ''}`;
-    case 'workflow/agent-end': {
-      const usage = event.usage
-        ? ` (${formatTokens(event.usage.input)} in / ${formatTokens(event.usage.output)} out)`
-        : '';
-      const reason = event.reason ? `: ${event.reason}` : '';
-      return `agent #${event.seq} ${event.outcome}: ${event.label}${usage}${reason}`;
-    }
-    case 'workflow/end':
-      return `workflow ${event.stopReason}: ${event.agentsStarted} agents started`;
-  }
-}
+export const plainLine = describeWorkflowEvent;
 
 function clip(line: string, width: number): string {
   return line.length > width ? `${line.slice(0, Math.max(0, width - 1))}…` : line;

@@ -5,21 +5,16 @@
  * (the job's cancel cancels it) and it is always disposed when it settles.
  */
 import type { BackgroundOutcome, BackgroundRunner } from '../core/background.js';
-import type { Context, Disposer } from '../core/context.js';
+import type { Context } from '../core/context.js';
 import { errorMessage } from '../core/errors.js';
 import type { ToolOutput } from '../core/tool-contract.js';
-import {
-  type WorkflowResult,
-  type WorkflowRun,
-  type WorkflowService,
-  type WorkflowStartRequest,
-  workflowAgentEnd,
-  workflowAgentStart,
-  workflowEnd,
-  workflowLog,
-  workflowPhase,
-  workflowStart,
+import type {
+  WorkflowResult,
+  WorkflowRun,
+  WorkflowService,
+  WorkflowStartRequest,
 } from './contract.js';
+import { describeWorkflowEvent, followWorkflowRun } from './run-events.js';
 
 export interface WorkflowJobRequest {
   runner: BackgroundRunner;
@@ -86,50 +81,19 @@ function outcomeOf(result: WorkflowResult, rendered: ToolOutput): BackgroundOutc
   }
 }
 
-/**
- * Progress lines of one run. Listening starts before the run does (its start event is emitted
- * while `start` runs); events seen before the run id is known are kept and filtered once it is.
- */
+/** Progress lines of one run, kept until the job's output is read. */
 function watchProgress(context: Context) {
-  let runId: string | undefined;
-  let early: Array<{ runId: string; line: string }> = [];
   let unread = '';
-  const add = (eventRunId: string, line: string) => {
-    if (runId === undefined) early.push({ runId: eventRunId, line });
-    else if (eventRunId === runId) unread += `${line}\n`;
-  };
-  const undo: Disposer[] = [
-    context.on(workflowStart, (event) => {
-      const phases = event.phases.length > 0 ? ` (phases: ${event.phases.join(', ')})` : '';
-      add(event.runId, `started "${event.name}"${phases}`);
-    }),
-    context.on(workflowPhase, (event) => add(event.runId, `phase: ${event.title}`)),
-    context.on(workflowLog, (event) => add(event.runId, `log: ${event.message}`)),
-    context.on(workflowAgentStart, (event) =>
-      add(event.runId, `agent #${event.seq} started: ${event.label}`),
-    ),
-    context.on(workflowAgentEnd, (event) => {
-      const reason = event.reason ? ` (${event.reason})` : '';
-      add(event.runId, `agent #${event.seq} ${event.outcome}: ${event.label}${reason}`);
-    }),
-    context.on(workflowEnd, (event) => {
-      const error = event.error ? `: ${event.error.code}: ${event.error.message}` : '';
-      add(event.runId, `ended ${event.stopReason} with ${event.agentsStarted} agents${error}`);
-    }),
-  ];
+  const follower = followWorkflowRun(context, (record) => {
+    unread += `${describeWorkflowEvent(record)}\n`;
+  });
   return {
-    follow(id: string) {
-      runId = id;
-      for (const entry of early) if (entry.runId === id) unread += `${entry.line}\n`;
-      early = [];
-    },
+    follow: (runId: string) => follower.started(runId),
     take() {
       const text = unread;
       unread = '';
       return text;
     },
-    stop() {
-      for (const dispose of undo) dispose();
-    },
+    stop: () => follower.dispose(),
   };
 }

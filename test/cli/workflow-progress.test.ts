@@ -1,13 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import {
-  createProgressView,
-  formatElapsed,
-  formatTokens,
-  liveBlock,
-} from '../../src/cli/workflow-progress.js';
+import { createProgressView, formatElapsed, liveBlock } from '../../src/cli/workflow-progress.js';
 import { WorkflowProgressState } from '../../src/cli/workflow-progress-state.js';
 import type { WorkflowEventRecord, WorkflowResult } from '../../src/workflow/contract.js';
+import { formatTokens } from '../../src/workflow/run-events.js';
 
 const ESC = '\u001b';
 const colourCodes = new RegExp(`${ESC}\\[[0-9;]*m`, 'g');

@@ -100,7 +100,7 @@ test('a background workflow is a job: progress to read, the rendered result when
     await gate.arrived('alpha');
     assert.equal(
       read('workflow-1'),
-      'started "shouter" (phases: shout)\nphase: shout\nlog: about to shout\nagent #1 started: alpha\n',
+      'workflow shouter: Shouts a word (phases: shout)\nphase: shout\nlog: about to shout\nagent #1 started: alpha [shout]\n',
     );
     gate.open('alpha');
     const record = await settlement;
@@ -108,7 +108,10 @@ test('a background workflow is a job: progress to read, the rendered result when
     assert.equal(record.status, 'completed');
     assert.equal(record.summary, foreground.replace('beta', 'alpha'));
     assert.equal(service.liveWorkers, 0, 'the run was disposed before the job settled');
-    assert.equal(read('workflow-1'), 'agent #1 completed: alpha\nended completed with 1 agents\n');
+    assert.match(
+      read('workflow-1'),
+      /^agent #1 completed: alpha \(\d+ in \/ \d+ out\)\nworkflow completed: 1 agents started\n$/,
+    );
 
     await fixture.model.waitForRequest(/^\[job workflow-1 completed\]/);
     await fixture.root.agent.whenIdle();

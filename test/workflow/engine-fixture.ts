@@ -13,20 +13,15 @@ import type {
 } from '../../src/subagent/contract.js';
 import { SubagentRegistry } from '../../src/subagent/registry.js';
 import { checkPairs } from '../../src/testing/invariants.js';
-import {
-  type WorkflowEventRecord,
-  type WorkflowLimits,
-  type WorkflowMeta,
-  type WorkflowRun,
-  type WorkflowStartRequest,
-  workflowAgentEnd,
-  workflowAgentStart,
-  workflowEnd,
-  workflowLog,
-  workflowPhase,
-  workflowStart,
+import type {
+  WorkflowEventRecord,
+  WorkflowLimits,
+  WorkflowMeta,
+  WorkflowRun,
+  WorkflowStartRequest,
 } from '../../src/workflow/contract.js';
 import { WorkerWorkflowService } from '../../src/workflow/host.js';
+import { onWorkflowEvents } from '../../src/workflow/run-events.js';
 
 /** A promise with its resolver and rejecter, for waiting on events instead of time. */
 export function deferred<T = void>() {
@@ -207,14 +202,7 @@ export function recordEvents(context: Context): EventRecorder {
     records.push(record);
     waiters.notify();
   };
-  const undo = [
-    context.on(workflowStart, (data) => push({ type: 'workflow/start', ...data })),
-    context.on(workflowPhase, (data) => push({ type: 'workflow/phase', ...data })),
-    context.on(workflowLog, (data) => push({ type: 'workflow/log', ...data })),
-    context.on(workflowAgentStart, (data) => push({ type: 'workflow/agent-start', ...data })),
-    context.on(workflowAgentEnd, (data) => push({ type: 'workflow/agent-end', ...data })),
-    context.on(workflowEnd, (data) => push({ type: 'workflow/end', ...data })),
-  ];
+  const stop = onWorkflowEvents(context, push);
   return {
     records,
     of<Type extends WorkflowEventRecord['type']>(type: Type) {
@@ -231,7 +219,7 @@ export function recordEvents(context: Context): EventRecorder {
       return found as WorkflowEventRecord;
     },
     dispose: () => {
-      for (const dispose of undo) dispose();
+      stop();
     },
   };
 }

@@ -1,0 +1,94 @@
+/**
+ * Following a run's `workflow/*` events as named records, and one plain line for each. A
+ * follower subscribes before the run starts (its start event is emitted while `start` runs) and
+ * keeps what arrives until the run id is known, then delivers only that run's events. Reads
+ * events only; never changes a run.
+ */
+import type { Context, Disposer } from '../core/context.js';
+import {
+  type WorkflowEventRecord,
+  workflowAgentEnd,
+  workflowAgentStart,
+  workflowEnd,
+  workflowLog,
+  workflowPhase,
+  workflowStart,
+} from './contract.js';
+
+/** Every workflow event emitted on `context` (and its child scopes), as a record with its name. */
+export function onWorkflowEvents(
+  context: Context,
+  listener: (record: WorkflowEventRecord) => void,
+): Disposer {
+  const undo = [
+    context.on(workflowStart, (event) => listener({ type: 'workflow/start', ...event })),
+    context.on(workflowPhase, (event) => listener({ type: 'workflow/phase', ...event })),
+    context.on(workflowLog, (event) => listener({ type: 'workflow/log', ...event })),
+    context.on(workflowAgentStart, (event) => listener({ type: 'workflow/agent-start', ...event })),
+    context.on(workflowAgentEnd, (event) => listener({ type: 'workflow/agent-end', ...event })),
+    context.on(workflowEnd, (event) => listener({ type: 'workflow/end', ...event })),
+  ];
+  return () => {
+    for (const dispose of undo) dispose();
+  };
+}
+
+export interface RunFollower {
+  /** Call once `start` returned: delivers what arrived meanwhile for `runId`, then follows live. */
+  started(runId: string): void;
+  dispose(): void;
+}
+
+export function followWorkflowRun(
+  context: Context,
+  deliver: (record: WorkflowEventRecord) => void,
+): RunFollower {
+  let runId: string | undefined;
+  let early: WorkflowEventRecord[] | undefined = [];
+  const dispose = onWorkflowEvents(context, (record) => {
+    if (early) early.push(record);
+    else if (record.runId === runId) deliver(record);
+  });
+  return {
+    started(id) {
+      runId = id;
+      const pending = early ?? [];
+      early = undefined;
+      for (const record of pending) if (record.runId === id) deliver(record);
+    },
+    dispose,
+  };
+}
+
+export function formatTokens(count: number): string {
+  if (count < 1000) return String(count);
+  if (count < 1_000_000) return `${(count / 1000).toFixed(count < 10_000 ? 1 : 0)}k`;
+  return `${(count / 1_000_000).toFixed(1)}M`;
+}
+
+/** One plain line for an event: progress without a terminal, and a background job's output. */
+export function describeWorkflowEvent(event: WorkflowEventRecord): string {
+  switch (event.type) {
+    case 'workflow/start': {
+      const phases = event.phases.length > 0 ? ` (phases: ${event.phases.join(', ')})` : '';
+      return `workflow ${event.name}: ${event.description}${phases}`;
+    }
+    case 'workflow/phase':
+      return `phase: ${event.title}`;
+    case 'workflow/log':
+      return `log: ${event.message}`;
+    case 'workflow/agent-start':
+      return `agent #${event.seq} started: ${event.label}${event.phase ? ` [${event.phase}]` : ''}`;
+    case 'workflow/agent-end': {
+      const usage = event.usage
+        ? ` (${formatTokens(event.usage.input)} in / ${formatTokens(event.usage.output)} out)`
+        : '';
+      const reason = event.reason ? `: ${event.reason}` : '';
+      return `agent #${event.seq} ${event.outcome}: ${event.label}${usage}${reason}`;
+    }
+    case 'workflow/end': {
+      const error = event.error ? `: ${event.error.code}: ${event.error.message}` : '';
+      return `workflow ${event.stopReason}: ${event.agentsStarted} agents started${error}`;
+    }
+  }
+}
