@@ -5,15 +5,10 @@
  * the grace period, ending in `worker.terminate()`. Every path ends with one `workflow/end`.
  */
 import type { Worker } from 'node:worker_threads';
-import type { Context } from '../core/context.js';
 import { errorMessage } from '../core/errors.js';
-import type { SubagentRegistry } from '../subagent/registry.js';
 import {
-  type WorkflowLimits,
-  type WorkflowMeta,
   type WorkflowResult,
   type WorkflowRun,
-  type WorkflowStartRequest,
   type WorkflowStopReason,
   workflowEnd,
   workflowLog,
@@ -28,17 +23,9 @@ import {
   sendToWorker,
   WorkerMessage,
 } from './protocol.js';
-import { RunChildren } from './run-children.js';
+import { RunChildren, type RunSetup } from './run-children.js';
 
-export interface HostRunSetup {
-  runId: string;
-  context: Context;
-  registry: SubagentRegistry;
-  provider: string;
-  meta: WorkflowMeta;
-  limits: WorkflowLimits;
-  request: WorkflowStartRequest;
-  childInstructions: (schema: boolean) => string;
+export interface HostRunSetup extends RunSetup {
   worker: Worker;
   /** Called once, when the worker thread has exited. Must not throw. */
   onWorkerExit(): void;

@@ -28,7 +28,8 @@ import {
 import type { AgentReply, AgentStartOptions } from './protocol.js';
 import { FifoSlots } from './slots.js';
 
-export interface RunChildrenSetup {
+/** What a run is: shared by the run and its children's bookkeeping. */
+export interface RunSetup {
   runId: string;
   context: Context;
   registry: SubagentRegistry;
@@ -37,6 +38,9 @@ export interface RunChildrenSetup {
   limits: WorkflowLimits;
   request: WorkflowStartRequest;
   childInstructions: (schema: boolean) => string;
+}
+
+export interface RunChildrenSetup extends RunSetup {
   /** Sends one `agent()` call's outcome to the script. Must not throw. */
   reply(call: number, reply: AgentReply): void;
   /** Called after a child's end was emitted. Must not throw. */
