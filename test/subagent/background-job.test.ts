@@ -93,7 +93,11 @@ test('a background subagent is a job: its answer arrives as one notice that wake
     assert.equal(fixture.model.requests.at(-1)?.prompt, messagesOf(fixture)[1]?.text);
     assert.equal(record.status, 'completed');
     assert.equal(record.summary, 'bg answer');
-    assert.equal(jobs.service.read('subagent-1', fixture.rootId).output, 'bg answer\n');
+    assert.equal(
+      jobs.service.read('subagent-1', fixture.rootId).output,
+      '',
+      'the answer is the summary; it is not repeated as unread output',
+    );
     const messages = messagesOf(fixture);
     assert.deepEqual(
       messages.map((message) => [message.delivery, message.source ?? 'human']),
@@ -103,10 +107,7 @@ test('a background subagent is a job: its answer arrives as one notice that wake
       ],
       'one notice, from the job; none from the child registry',
     );
-    assert.equal(
-      messages[1]?.text,
-      '[job subagent-1 completed] bg job\nbg answer\nIt has unread output: read it with job_output.',
-    );
+    assert.equal(messages[1]?.text, '[job subagent-1 completed] bg job\nbg answer');
     assert.deepEqual(
       eventsOf(fixture.root.log.events, 'job/end').map((end) => [end.jobId, end.status]),
       [['subagent-1', 'completed']],

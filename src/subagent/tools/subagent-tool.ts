@@ -130,9 +130,16 @@ function childJob(services: SubagentServices, run: SubagentRun): BackgroundHooks
       }
     }) ?? (() => {});
   const done = run.result
-    .then(outcomeOf, (error: unknown): BackgroundOutcome => {
-      return { status: 'failed', summary: `the subagent failed: ${errorMessage(error)}` };
-    })
+    .then(
+      (result) => {
+        // The answer travels in the summary; the same text left unread would only repeat it.
+        if (result.stopReason === 'completed') unread = '';
+        return outcomeOf(result);
+      },
+      (error: unknown): BackgroundOutcome => {
+        return { status: 'failed', summary: `the subagent failed: ${errorMessage(error)}` };
+      },
+    )
     .finally(unsubscribe);
   return {
     cancel: (reason) => run.cancel(reason ?? 'the job was killed'),
