@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { ToolOutput } from '../../src/core/tool-contract.js';
 import { bashTool, killProcessGroup } from '../../src/tools/bash.js';
 import { BoundedOutput } from '../../src/tools/bounded-output.js';
+import { isAlive, isGroupAlive, waitUntil } from '../helpers/process-state.js';
 import { contentOf, fakeExecution, isErrorOutput, temporaryWorkspace } from './fake-execution.js';
 
 function setup(options: { outputLimit?: number } = {}) {
@@ -13,57 +14,6 @@ function setup(options: { outputLimit?: number } = {}) {
   const run = (args: Record<string, unknown>, signal?: AbortSignal) =>
     Promise.resolve(tool.execute(args, fakeExecution(signal)));
   return { workspace, tool, run };
-}
-
-/** Alive means signalable and not a zombie waiting for a parent that never reaps it. */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
-    throw error;
-  }
-  const state = readStatus(pid)?.[0];
-  return state !== 'Z' && state !== 'X';
-}
-
-/** A group is alive while a member is signalable and not a zombie (zombies keep their group). */
-function isGroupAlive(groupId: number): boolean {
-  try {
-    process.kill(-groupId, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
-    throw error;
-  }
-  if (!existsSync('/proc/self/stat')) return true;
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .some((entry) => {
-      const fields = readStatus(Number(entry));
-      return (
-        fields !== undefined &&
-        Number(fields[2]) === groupId &&
-        !['Z', 'X'].includes(fields[0] ?? '')
-      );
-    });
-}
-
-/** The fields of /proc/PID/stat after the command name: state, parent, group, … */
-function readStatus(pid: number): string[] | undefined {
-  try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ');
-  } catch {
-    return undefined;
-  }
-}
-
-/** Waits for a condition the test itself cannot trigger; fails after the deadline. */
-async function waitUntil(condition: () => boolean, what: string, deadlineMs = 10_000) {
-  const start = Date.now();
-  while (!condition()) {
-    if (Date.now() - start > deadlineMs) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 function metadataOf(output: ToolOutput): Record<string, unknown> {
