@@ -5,6 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { errorMessage, UserError } from '../core/errors.js';
+import { parseJsonText } from '../core/json-text.js';
 import { WorkflowError, type WorkflowLimits } from '../workflow/contract.js';
 import { LIMIT_RANGES } from '../workflow/limits.js';
 
@@ -14,14 +15,13 @@ export interface LimitFlags {
 }
 
 function parseJson(flag: string, text: string, where: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new UserError(
-      'INVALID_ARGUMENT',
-      `${flag}: ${where} is not valid JSON: ${errorMessage(error)}`,
-    );
-  }
+  const parsed = parseJsonText(text);
+  if (parsed.ok) return parsed.value;
+  const at = parsed.where ? ` at ${parsed.where}` : '';
+  throw new UserError(
+    'INVALID_ARGUMENT',
+    `${flag}: ${where} is not valid JSON${at}: ${parsed.problem}`,
+  );
 }
 
 /**

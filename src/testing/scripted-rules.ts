@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { errorMessage, UserError } from '../core/errors.js';
+import { parseJsonText } from '../core/json-text.js';
 
 export interface ScriptedUsage {
   input: number;
@@ -110,21 +111,13 @@ export function loadScriptedModel(path: string): ScriptedModelFile {
 /** Parses JSON text and validates it; `source` names the file in every problem. */
 export function parseScriptedModel(text: string, source: string): ScriptedModelFile {
   const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
-  let value: unknown;
-  try {
-    value = JSON.parse(body);
-  } catch (error) {
+  const parsed = parseJsonText(body);
+  if (!parsed.ok) {
     const problems = new Problems(source);
-    const located = locateJsonError(body);
-    if (located) {
-      const { line, column } = lineAndColumn(body, located.offset);
-      problems.add(`line ${line}, column ${column}`, `invalid JSON: ${located.problem}`);
-    } else {
-      problems.add('', `invalid JSON: ${errorMessage(error)}`);
-    }
+    problems.add(parsed.where, `invalid JSON: ${parsed.problem}`);
     problems.throwIfAny();
   }
-  return validateScriptedModel(value, source);
+  return validateScriptedModel(parsed.ok ? parsed.value : undefined, source);
 }
 
 /** Validates an already parsed value (for example an object literal in a test). */
@@ -275,104 +268,4 @@ function checkTools(tools: unknown, path: string, problems: Problems): void {
       problems.add(join(callPath, 'arguments'), 'must be an object');
     }
   });
-}
-
-function lineAndColumn(text: string, offset: number): { line: number; column: number } {
-  const before = text.slice(0, offset);
-  const line = before.split('\n').length;
-  return { line, column: offset - before.lastIndexOf('\n') };
-}
-
-class JsonSyntaxProblem {
-  constructor(
-    readonly offset: number,
-    readonly problem: string,
-  ) {}
-}
-
-/**
- * Finds where JSON text first breaks the grammar, because V8's JSON.parse does not always say
- * where. Returns undefined when it finds nothing (the caller then reports V8's message).
- */
-function locateJsonError(text: string): JsonSyntaxProblem | undefined {
-  let at = 0;
-  const found = () => (at >= text.length ? 'end of input' : JSON.stringify(text[at]));
-  const fail = (expected: string): never => {
-    throw new JsonSyntaxProblem(at, `expected ${expected}, found ${found()}`);
-  };
-  const skipSpace = () => {
-    while (at < text.length && ' \t\n\r'.includes(text[at] as string)) at++;
-  };
-  const expectWord = (word: string) => {
-    for (const letter of word) {
-      if (text[at] !== letter) fail(`"${word}"`);
-      at++;
-    }
-  };
-  const readString = () => {
-    at++;
-    for (;;) {
-      const character = text[at];
-      if (character === undefined) fail("a closing '\"'");
-      else if (character === '"') return void at++;
-      else if (character < ' ') fail('no control character inside a string');
-      else if (character !== '\\') at++;
-      else if (text[at + 1] === 'u') {
-        at += 2;
-        if (!/^[0-9a-fA-F]{4}$/.test(text.slice(at, at + 4))) fail('4 hex digits after \\u');
-        at += 4;
-      } else if ('"\\/bfnrt'.includes(text[at + 1] ?? 'x')) at += 2;
-      else {
-        at++;
-        fail('a valid escape after "\\"');
-      }
-    }
-  };
-  const numberPattern = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
-  const readValue = (): void => {
-    skipSpace();
-    const character = text[at];
-    if (character === '{') readSequence('}', () => readMember());
-    else if (character === '[') readSequence(']', readValue);
-    else if (character === '"') readString();
-    else if (character === 't') expectWord('true');
-    else if (character === 'f') expectWord('false');
-    else if (character === 'n') expectWord('null');
-    else {
-      numberPattern.lastIndex = at;
-      const number = numberPattern.exec(text);
-      if (!number) fail('a value');
-      at += (number as RegExpExecArray)[0].length;
-    }
-  };
-  const readMember = () => {
-    skipSpace();
-    if (text[at] !== '"') fail('a property name in double quotes');
-    readString();
-    skipSpace();
-    if (text[at] !== ':') fail("':'");
-    at++;
-    readValue();
-  };
-  const readSequence = (close: string, readItem: () => void) => {
-    at++;
-    skipSpace();
-    if (text[at] === close) return void at++;
-    for (;;) {
-      readItem();
-      skipSpace();
-      if (text[at] === close) return void at++;
-      if (text[at] !== ',') fail(`',' or '${close}'`);
-      at++;
-    }
-  };
-  try {
-    readValue();
-    skipSpace();
-    if (at < text.length) fail('end of input after the JSON value');
-  } catch (problem) {
-    if (problem instanceof JsonSyntaxProblem) return problem;
-    return undefined;
-  }
-  return undefined;
 }
