@@ -12,6 +12,7 @@ import {
   SESSION_FORMAT_VERSION,
   type SessionEvent,
   type SessionEventMap,
+  type SessionEventType,
   type SessionHeader,
 } from './session-events.js';
 
@@ -201,4 +202,29 @@ export function repairEvents(events: readonly SessionEvent[]): RepairEvent[] {
     });
   }
   return repairs;
+}
+
+/**
+ * A layer's own repair: given a loaded session's events, the events that close what that layer
+ * left open (a `job/start` without its `job/end`, say). Must be pure and must return nothing
+ * when nothing is open, so repairing twice adds nothing.
+ */
+export type SessionRepairer = (
+  events: readonly SessionEvent[],
+) => Array<
+  { [Type in SessionEventType]: { type: Type; data: SessionEventMap[Type] } }[SessionEventType]
+>;
+
+const repairers = new Set<SessionRepairer>();
+
+/** Registers a layer's repair for every session opened from now on; returns its undo. */
+export function addSessionRepairer(repairer: SessionRepairer): () => void {
+  repairers.add(repairer);
+  return () => {
+    repairers.delete(repairer);
+  };
+}
+
+export function sessionRepairers(): SessionRepairer[] {
+  return [...repairers];
 }

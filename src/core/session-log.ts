@@ -16,7 +16,7 @@ import {
   type SessionEventType,
   type SessionHeader,
 } from './session-events.js';
-import { loadSessionFile, repairEvents } from './session-load.js';
+import { loadSessionFile, repairEvents, sessionRepairers } from './session-load.js';
 
 /** Pending lines beyond this many characters are written at once instead of on the next tick. */
 export const DEFAULT_FLUSH_THRESHOLD = 1024 * 1024;
@@ -171,6 +171,9 @@ export class SessionLog {
     for (const repair of repairEvents(loaded.events)) {
       if (repair.type === 'step/end') log.append('step/end', repair.data);
       else log.append('turn/end', repair.data);
+    }
+    for (const repairer of sessionRepairers()) {
+      for (const repair of repairer(log.events)) log.append(repair.type, repair.data as never);
     }
     log.flush();
     return log;

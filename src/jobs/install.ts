@@ -9,10 +9,12 @@ import type { Disposer } from '../core/context.js';
 import type { AgentHandle } from '../core/create-agent.js';
 import { errorMessage } from '../core/errors.js';
 import type { AgentRuntime } from '../core/runtime.js';
+import { addSessionRepairer } from '../core/session-load.js';
 import { jobServiceKey } from './contract.js';
 import type { JobLimits } from './job-settings.js';
 import { LocalJobService } from './local-job-service.js';
 import { agentController } from './owner-controller.js';
+import { repairOpenJobs } from './session-repair.js';
 import { jobTools } from './tools.js';
 
 export interface JobsLayerOptions extends Partial<JobLimits> {
@@ -67,6 +69,7 @@ export function installJobs(runtime: AgentRuntime, options: JobsLayerOptions = {
     runtime.root.provide(jobServiceKey, service),
     runtime.root.provide(backgroundRunnerKey, service),
     runtime.onAgent(setUp),
+    addSessionRepairer(repairOpenJobs),
   ];
   let disposed = false;
   return {
