@@ -11,6 +11,11 @@ export {
   type TurnOutcome,
 } from './core/agent-hooks.js';
 export {
+  type BackgroundRunner,
+  type BackgroundWork,
+  backgroundRunnerKey,
+} from './core/background.js';
+export {
   Context,
   type Disposer,
   defineEmit,
@@ -33,6 +38,12 @@ export {
 } from './core/errors.js';
 export { loomHome } from './core/home.js';
 export { deriveMessages, MessageProjection } from './core/messages.js';
+export {
+  AgentRuntime,
+  agentRuntimeKey,
+  type RuntimeOptions,
+  type StartAgentOptions,
+} from './core/runtime.js';
 export type * from './core/session-events.js';
 export { loadSessionFile, repairEvents } from './core/session-load.js';
 export { newSessionId, SessionLog } from './core/session-log.js';
@@ -53,6 +64,38 @@ export {
   toolPreExecute,
   toolResultObserved,
 } from './core/tool-pipeline.js';
+export {
+  rootOnlyQuestions,
+  type UserQuestions,
+  userQuestionsKey,
+} from './interaction/user-questions.js';
+export type * from './jobs/contract.js';
+export { JobError, jobServiceKey, jobSettled, jobStarted } from './jobs/contract.js';
+export { installJobs, type JobsLayer, type JobsLayerOptions } from './jobs/install.js';
 export type * from './llm/contract.js';
 export { createModelClient, defaultModelSpec } from './llm/providers.js';
 export { withRetry } from './llm/retry.js';
+export type * from './subagent/contract.js';
+export { SubagentError, subagentEnd, subagentStart } from './subagent/contract.js';
+export {
+  installSubagents,
+  type SubagentLayer,
+  type SubagentLayerOptions,
+} from './subagent/install.js';
+export { builtinTools } from './tools/index.js';
+export type * from './workflow/contract.js';
+export {
+  WorkflowError,
+  workflowAgentEnd,
+  workflowAgentStart,
+  workflowEnd,
+  workflowLog,
+  workflowPhase,
+  workflowServiceKey,
+  workflowStart,
+} from './workflow/contract.js';
+export {
+  installWorkflows,
+  type WorkflowLayer,
+  type WorkflowLayerOptions,
+} from './workflow/install.js';
