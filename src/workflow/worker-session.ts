@@ -208,7 +208,7 @@ class WorkerSession implements HookHost {
         fatal: true,
       };
     }
-    return { kind: 'error', message: renderThrown(error), fatal: false };
+    return { kind: 'error', message: scriptFrames(renderThrown(error)), fatal: false };
   }
 
   private finish(outcome: DoneOutcome): void {
@@ -232,4 +232,11 @@ function isCode(error: unknown, code: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** A thrown value's stack without the engine's own frames: the author reads only script lines. */
+export function scriptFrames(rendered: string): string {
+  const lines = rendered.split('\n');
+  const kept = lines.filter((line) => !/^\s+at /.test(line) || line.includes(SCRIPT_FILENAME));
+  return kept.join('\n');
 }

@@ -14,7 +14,7 @@ import {
   WorkerMessage,
   type WorkerPayloads,
 } from '../../src/workflow/protocol.js';
-import { runWorkerSession } from '../../src/workflow/worker-session.js';
+import { runWorkerSession, scriptFrames } from '../../src/workflow/worker-session.js';
 import { deferred, testMeta } from './engine-fixture.js';
 
 type AgentStart = WorkerPayloads[WorkerMessage.AgentStart];
@@ -439,4 +439,18 @@ test('dropped hook promises never raise unhandled rejections', async () => {
   } finally {
     process.off('unhandledRejection', record);
   }
+});
+
+test('a thrown error keeps only the script frames of its stack', () => {
+  const rendered = [
+    'Error: boom',
+    '    at workflow-script.js:8:7',
+    '    at async WorkerSession.execute (file:///x/dist/workflow/worker-session.js:124:27)',
+    '    at inner (workflow-script.js:3:1)',
+  ].join('\n');
+  assert.equal(
+    scriptFrames(rendered),
+    'Error: boom\n    at workflow-script.js:8:7\n    at inner (workflow-script.js:3:1)',
+  );
+  assert.equal(scriptFrames('just a message'), 'just a message');
 });
