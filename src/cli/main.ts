@@ -20,6 +20,7 @@ Examples:
   $ loom sessions show 20261130-001500-k3x9q2
   $ loom workflow run examples/workflows/review.js --model scripted:examples/workflows/review.model.json
   $ loom workflow check my-workflow.js --meta '{"name":"x","description":"y"}'
+  $ loom acp                                         serve an editor over ACP on stdio
 
 Config: $LOOM_HOME/config.yaml and ./.loom/config.yaml (LOOM_HOME defaults to ~/.loom).`;
 
@@ -100,6 +101,14 @@ export function buildProgram(): Command {
     .action(async (file: string, options: import('./workflow-command.js').WorkflowCheckOptions) => {
       const { workflowCheckCommand } = await import('./workflow-command.js');
       process.exit(workflowCheckCommand(file, options));
+    });
+  program
+    .command('acp')
+    .description('serve the Agent Client Protocol on stdio, for editors and out-of-process agents')
+    .option('--model <spec>', 'the model of every session (default: $LOOM_MODEL, then config)')
+    .action(async (options: import('./acp-command.js').AcpOptions) => {
+      const { acpCommand } = await import('./acp-command.js');
+      process.exit(await acpCommand(options));
     });
   return program;
 }

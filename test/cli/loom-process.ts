@@ -25,7 +25,13 @@ export function writeScriptedModel(folder: string, model: unknown): string {
 
 export function startLoom(
   args: string[],
-  options: { home: string; env?: NodeJS.ProcessEnv; input?: string },
+  options: {
+    home: string;
+    env?: NodeJS.ProcessEnv;
+    input?: string;
+    /** Leave standard input open for the test to write to (and end). */
+    keepStdinOpen?: boolean;
+  },
 ): LoomRun {
   const child = spawn(process.execPath, [LOOM_BIN, ...args], {
     env: { ...process.env, ...options.env, LOOM_HOME: options.home },
@@ -51,7 +57,7 @@ export function startLoom(
   child.stderr.on('data', (chunk: Buffer) => {
     err += chunk.toString('utf8');
   });
-  child.stdin.end(options.input ?? '');
+  if (!options.keepStdinOpen) child.stdin.end(options.input ?? '');
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.on('close', (code, signal) => resolve({ code, signal })),
   );

@@ -1,0 +1,137 @@
+/**
+ * The sessions one ACP connection serves: a Loom runtime per workspace folder (built on first
+ * use, like `loom run` builds one) and, per session, its agent, its permission asker and an
+ * ordered queue of `session/update` notifications. It owns every agent it opens and closes
+ * them all on `closeAll()`.
+ */
+import { statSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
+import { type AgentContext, RequestError, type SessionUpdate } from '@agentclientprotocol/sdk';
+import { buildRuntime, type LoomSetup } from '../cli/build-runtime.js';
+import type { AgentHandle } from '../core/create-agent.js';
+import { UserError } from '../core/errors.js';
+import { permissionAskerKey } from '../core/tool-execution.js';
+import { clientPermissionAsker } from './permission-asker.js';
+import { liveUpdateOf } from './session-updates.js';
+
+export interface AcpSession {
+  id: string;
+  handle: AgentHandle;
+  setup: LoomSetup;
+  /** Queues an update; notifications leave in the order they were queued. */
+  send(update: SessionUpdate): void;
+  /** Resolves once every queued update has been written. */
+  flushed(): Promise<void>;
+}
+
+export interface AcpSessionsOptions {
+  home: string;
+  /** The default model spec; absent means config, then the environment's default. */
+  model?: string;
+  client: AgentContext;
+}
+
+export class AcpSessions {
+  private readonly runtimes = new Map<string, LoomSetup>();
+  private readonly sessions = new Map<string, AcpSession>();
+
+  constructor(private readonly options: AcpSessionsOptions) {}
+
+  /** A new session in `cwd`. */
+  open(cwd: string): AcpSession {
+    const setup = this.runtimeFor(cwd);
+    return this.attach(setup, setup.runtime.start());
+  }
+
+  /** A stored session continued in `cwd`; a session this connection already serves is returned as it is. */
+  resume(sessionId: string, cwd: string): AcpSession {
+    const served = this.sessions.get(sessionId);
+    if (served) return served;
+    const setup = this.runtimeFor(cwd);
+    try {
+      return this.attach(setup, setup.runtime.resume(sessionId));
+    } catch (error) {
+      if (error instanceof UserError && error.code === 'SESSION_NOT_FOUND')
+        throw RequestError.sessionNotFound(sessionId);
+      if (error instanceof UserError) throw RequestError.invalidParams(undefined, error.message);
+      throw error;
+    }
+  }
+
+  get(sessionId: string): AcpSession {
+    const session = this.sessions.get(sessionId);
+    if (!session) throw RequestError.sessionNotFound(sessionId);
+    return session;
+  }
+
+  find(sessionId: string): AcpSession | undefined {
+    return this.sessions.get(sessionId);
+  }
+
+  /** Cancels the session's turn and its subagent tree. */
+  cancel(session: AcpSession, cause: string): void {
+    session.setup.subagents.services.children.cancelTree(session.id, cause);
+  }
+
+  /** Cancels and closes every agent, then resolves once their logs are closed. */
+  async closeAll(cause: string): Promise<void> {
+    const settled: Promise<void>[] = [];
+    for (const session of this.sessions.values()) {
+      this.cancel(session, cause);
+      settled.push(session.handle.agent.whenIdle());
+      session.setup.subagents.services.children.releaseUnder(session.id);
+      session.handle.close();
+    }
+    this.sessions.clear();
+    for (const setup of this.runtimes.values()) setup.jobs.service.abandonAll(cause);
+    await Promise.all(settled);
+  }
+
+  private runtimeFor(cwd: string): LoomSetup {
+    if (!isAbsolute(cwd))
+      throw RequestError.invalidParams(
+        { field: 'cwd', value: cwd },
+        'cwd must be an absolute path',
+      );
+    if (!statSync(cwd, { throwIfNoEntry: false })?.isDirectory())
+      throw RequestError.invalidParams({ field: 'cwd', value: cwd }, `cwd ${cwd} is not a folder`);
+    let setup = this.runtimes.get(cwd);
+    if (!setup) {
+      setup = buildRuntime({
+        cwd,
+        home: this.options.home,
+        ...(this.options.model ? { model: this.options.model } : {}),
+      });
+      this.runtimes.set(cwd, setup);
+    }
+    return setup;
+  }
+
+  private attach(setup: LoomSetup, handle: AgentHandle): AcpSession {
+    const id = handle.log.header.sessionId;
+    const { client } = this.options;
+    let tail = Promise.resolve();
+    const session: AcpSession = {
+      id,
+      handle,
+      setup,
+      send(update) {
+        tail = tail
+          .then(() => client.notify('session/update', { sessionId: id, update }))
+          .catch((error: unknown) => {
+            process.stderr.write(`loom acp: session/update for ${id} failed: ${error}\n`);
+          });
+      },
+      flushed: () => tail,
+    };
+    handle.onClose(handle.context.provide(permissionAskerKey, clientPermissionAsker(client, id)));
+    handle.onClose(
+      handle.log.onAppend((event) => {
+        const update = liveUpdateOf(event);
+        if (update) session.send(update);
+      }),
+    );
+    this.sessions.set(id, session);
+    return session;
+  }
+}

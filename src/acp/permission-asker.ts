@@ -1,0 +1,44 @@
+/**
+ * A permission asker that forwards Loom's "ask" decisions to the ACP client as
+ * `session/request_permission`. Only an explicit "allow" selection approves; a rejected,
+ * cancelled or failed request denies. It never rejects: a broken client denies the call.
+ */
+import type { AgentContext } from '@agentclientprotocol/sdk';
+import type { PermissionAsker } from '../core/tool-execution.js';
+import { toolKindOf, toolTitleOf } from './session-updates.js';
+
+const ALLOW = 'allow';
+const REJECT = 'reject';
+
+export function clientPermissionAsker(client: AgentContext, sessionId: string): PermissionAsker {
+  return {
+    async ask({ call, reason, signal }) {
+      try {
+        const response = await client.request(
+          'session/request_permission',
+          {
+            sessionId,
+            toolCall: {
+              toolCallId: call.callId,
+              title: toolTitleOf(call.name, call.arguments),
+              kind: toolKindOf(call.name),
+              status: 'pending',
+              rawInput: call.arguments,
+              _meta: { loomReason: reason },
+            },
+            options: [
+              { optionId: ALLOW, name: 'Allow', kind: 'allow_once' },
+              { optionId: REJECT, name: 'Reject', kind: 'reject_once' },
+            ],
+          },
+          { cancellationSignal: signal, stopWaitingOnCancel: true },
+        );
+        return response.outcome.outcome === 'selected' && response.outcome.optionId === ALLOW;
+      } catch (error) {
+        if (!signal.aborted)
+          process.stderr.write(`loom acp: permission request failed: ${error}\n`);
+        return false;
+      }
+    },
+  };
+}

@@ -1,0 +1,92 @@
+/**
+ * Loom as an ACP agent: `initialize`, `session/new`, `session/load` (replays a stored session),
+ * `session/prompt` (one Loom turn, streamed as `session/update`) and `session/cancel`. It speaks
+ * only through the given stream; the caller owns the transport and must keep anything else
+ * off it.
+ */
+
+import { createRequire } from 'node:module';
+import * as acp from '@agentclientprotocol/sdk';
+import { AcpSessions } from './acp-sessions.js';
+import { promptTextOf, stopReasonOf } from './prompt-turn.js';
+import { replayUpdatesOf } from './session-updates.js';
+
+const require = createRequire(import.meta.url);
+const { version } = require('../../package.json') as { version: string };
+
+export interface AcpServerOptions {
+  stream: acp.Stream;
+  /** `$LOOM_HOME`. */
+  home: string;
+  /** The default model spec of every session. */
+  model?: string;
+}
+
+export interface AcpServer {
+  /** Resolves when the client disconnects. */
+  closed: Promise<void>;
+  /** Cancels and closes every session; resolves once their logs are closed. */
+  shutdown(cause: string): Promise<void>;
+}
+
+function warnAboutMcpServers(servers: readonly unknown[]): void {
+  if (servers.length === 0) return;
+  process.stderr.write(
+    `loom acp: ignoring ${servers.length} MCP server(s): loom does not connect to MCP servers yet\n`,
+  );
+}
+
+export function serveAcp(options: AcpServerOptions): AcpServer {
+  let sessions: AcpSessions | undefined;
+  const served = () => {
+    if (!sessions) throw acp.RequestError.internalError(undefined, 'the connection is not open');
+    return sessions;
+  };
+  const app = acp
+    .agent({ name: 'loom' })
+    .onConnect((connection) => {
+      sessions = new AcpSessions({
+        home: options.home,
+        client: connection.client,
+        ...(options.model ? { model: options.model } : {}),
+      });
+    })
+    .onRequest('initialize', () => ({
+      protocolVersion: acp.PROTOCOL_VERSION,
+      agentCapabilities: {
+        loadSession: true,
+        promptCapabilities: { image: false, audio: false, embeddedContext: false },
+      },
+      agentInfo: { name: 'loom', title: 'Loom', version },
+      authMethods: [],
+    }))
+    .onRequest('session/new', ({ params }) => {
+      warnAboutMcpServers(params.mcpServers);
+      return { sessionId: served().open(params.cwd).id };
+    })
+    .onRequest('session/load', async ({ params }) => {
+      warnAboutMcpServers(params.mcpServers);
+      const session = served().resume(params.sessionId, params.cwd);
+      for (const update of replayUpdatesOf(session.handle.log.events)) session.send(update);
+      await session.flushed();
+      return {};
+    })
+    .onRequest('session/prompt', async ({ params }) => {
+      const session = served().get(params.sessionId);
+      const outcome = await session.handle.agent.prompt(promptTextOf(params.prompt));
+      await session.flushed();
+      return { stopReason: stopReasonOf(outcome) };
+    })
+    .onNotification('session/cancel', ({ params }) => {
+      const session = served().find(params.sessionId);
+      if (session) served().cancel(session, 'cancelled by the client');
+    });
+  const connection = app.connect(options.stream);
+  return {
+    closed: connection.closed,
+    shutdown: async (cause) => {
+      await sessions?.closeAll(cause);
+      connection.close();
+    },
+  };
+}

@@ -1,0 +1,104 @@
+/**
+ * Translates Loom session events into ACP `session/update` payloads: streamed text and
+ * reasoning, tool calls and their results, and (for `session/load`) the stored history. Pure
+ * mapping: it reads events and never touches the log or the connection.
+ */
+import type { SessionUpdate, ToolKind } from '@agentclientprotocol/sdk';
+import type { AnySessionEvent, SessionEvent } from '../core/session-events.js';
+
+const TOOL_KINDS: Readonly<Record<string, ToolKind>> = {
+  read_file: 'read',
+  write_file: 'edit',
+  edit_file: 'edit',
+  glob: 'search',
+  grep: 'search',
+  bash: 'execute',
+};
+
+export function toolKindOf(name: string): ToolKind {
+  return TOOL_KINDS[name] ?? 'other';
+}
+
+/** The tool name and the argument a reader recognises first (a path, a command, a pattern). */
+export function toolTitleOf(name: string, input: unknown): string {
+  if (typeof input !== 'object' || input === null) return name;
+  const fields = input as Record<string, unknown>;
+  for (const key of ['path', 'command', 'pattern', 'description', 'prompt']) {
+    const value = fields[key];
+    if (typeof value === 'string' && value.length > 0) return `${name} ${oneLine(value)}`;
+  }
+  return name;
+}
+
+function oneLine(text: string, limit = 80): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > limit ? `${flat.slice(0, limit - 1)}…` : flat;
+}
+
+function text(value: string) {
+  return { type: 'text' as const, text: value };
+}
+
+/** The update a live event streams as, or undefined for events the client has no view of. */
+export function liveUpdateOf(event: SessionEvent): SessionUpdate | undefined {
+  const typed = event as AnySessionEvent;
+  switch (typed.type) {
+    case 'assistant/chunk': {
+      if (typed.data.text.length === 0) return undefined;
+      const kind = typed.data.kind === 'text' ? 'agent_message_chunk' : 'agent_thought_chunk';
+      return { sessionUpdate: kind, content: text(typed.data.text) };
+    }
+    case 'tool/call':
+      return {
+        sessionUpdate: 'tool_call',
+        toolCallId: typed.data.callId,
+        title: toolTitleOf(typed.data.name, typed.data.arguments),
+        kind: toolKindOf(typed.data.name),
+        status: 'pending',
+        rawInput: typed.data.arguments,
+      };
+    case 'tool/result':
+      return {
+        sessionUpdate: 'tool_call_update',
+        toolCallId: typed.data.callId,
+        status: typed.data.isError ? 'failed' : 'completed',
+        content: [{ type: 'content', content: text(typed.data.content) }],
+      };
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The updates that show a stored session again: the human's messages, whole assistant
+ * messages and reasoning (not their chunks), and each tool call with its result.
+ */
+export function replayUpdatesOf(events: readonly SessionEvent[]): SessionUpdate[] {
+  const updates: SessionUpdate[] = [];
+  for (const event of events as readonly AnySessionEvent[]) {
+    switch (event.type) {
+      case 'user/message':
+        if (event.data.source === undefined)
+          updates.push({ sessionUpdate: 'user_message_chunk', content: text(event.data.text) });
+        break;
+      case 'assistant/message':
+        if (event.data.reasoning)
+          updates.push({
+            sessionUpdate: 'agent_thought_chunk',
+            content: text(event.data.reasoning),
+          });
+        if (event.data.text.length > 0)
+          updates.push({ sessionUpdate: 'agent_message_chunk', content: text(event.data.text) });
+        break;
+      case 'tool/call':
+      case 'tool/result': {
+        const update = liveUpdateOf(event);
+        if (update) updates.push(update);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  return updates;
+}
