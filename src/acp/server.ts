@@ -5,14 +5,11 @@
  * off it.
  */
 
-import { createRequire } from 'node:module';
 import * as acp from '@agentclientprotocol/sdk';
+import { loomVersion as version } from '../core/version.js';
 import { AcpSessions } from './acp-sessions.js';
 import { promptTextOf, stopReasonOf } from './prompt-turn.js';
 import { replayUpdatesOf } from './session-updates.js';
-
-const require = createRequire(import.meta.url);
-const { version } = require('../../package.json') as { version: string };
 
 export interface AcpServerOptions {
   stream: acp.Stream;

@@ -3,11 +3,8 @@
  * only when it runs, so `loom --version` starts fast. Exit codes are the public contract of
  * SPEC §3: usage mistakes exit 2, failures 1.
  */
-import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
-
-const require = createRequire(import.meta.url);
-const { version } = require('../../package.json') as { version: string };
+import { loomVersion as version } from '../core/version.js';
 
 const EXAMPLES = `
 Examples:
