@@ -1,0 +1,107 @@
+/**
+ * A loopback OpenAI-compatible server that fails every request and echoes the credential it was
+ * sent back in every place a careless server would: the error body, the status text, the
+ * response headers and a streamed error. The prompt picks the failure (`mode:retry`, `mode:json`,
+ * `mode:text`, `mode:stream`). It listens on 127.0.0.1 only and never answers with success.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export const echoModes = ['retry', 'json', 'text', 'stream'] as const;
+export type EchoMode = (typeof echoModes)[number];
+
+export interface KeyEchoServer {
+  /** `http://127.0.0.1:PORT/v1`, the base URL an OpenAI-compatible route takes. */
+  baseURL: string;
+  /** The credential of each request as it arrived (the `Authorization` value after `Bearer`). */
+  receivedKeys: string[];
+  /** The mode of each request, in arrival order. */
+  modes: EchoMode[];
+  close(): Promise<void>;
+}
+
+/** Every encoding of `key` the server puts in an echo, the raw key first. */
+export function echoedForms(key: string): string[] {
+  return [
+    key,
+    `Bearer ${key}`,
+    Buffer.from(key).toString('base64'),
+    Buffer.from(`:${key}`).toString('base64'),
+    Buffer.from(`user:${key}`).toString('base64'),
+    Buffer.from(`api:${key}`).toString('base64url'),
+    encodeURIComponent(key),
+  ];
+}
+
+function describeEcho(key: string, request: IncomingMessage): string {
+  const [raw, bearer, base64, colonBase64, basic, base64url, urlEncoded] = echoedForms(key);
+  return [
+    `Incorrect API key provided: ${raw}.`,
+    `You sent Authorization: ${bearer}, x-api-key: ${raw}, "authorization":"${bearer}",`,
+    `Basic ${basic}, ${colonBase64}, key ${base64}, ${base64url},`,
+    `${request.url}?api_key=${urlEncoded} and ${JSON.stringify({ key: raw })}`,
+  ].join(' ');
+}
+
+function modeOf(body: string): EchoMode {
+  const match = /mode:(\w+)/.exec(body);
+  const mode = echoModes.find((candidate) => candidate === match?.[1]);
+  if (mode === undefined) throw new Error(`key echo server: no known mode:NAME in ${body}`);
+  return mode;
+}
+
+export async function startKeyEchoServer(): Promise<KeyEchoServer> {
+  const receivedKeys: string[] = [];
+  const modes: EchoMode[] = [];
+  const server: Server = createServer(async (request, response) => {
+    const parts: Buffer[] = [];
+    for await (const part of request) parts.push(part as Buffer);
+    const authorization = request.headers.authorization ?? '';
+    const key = authorization.replace(/^Bearer\s+/, '');
+    receivedKeys.push(key);
+    const mode = modeOf(Buffer.concat(parts).toString('utf8'));
+    modes.push(mode);
+    const echo = describeEcho(key, request);
+    const headers = {
+      'x-echo-authorization': authorization,
+      'x-echo-key': key,
+      'www-authenticate': `Bearer error="invalid_token", token="${key}"`,
+    };
+    const errorBody = JSON.stringify({
+      error: { message: echo, type: 'invalid_request_error', code: 'invalid_api_key' },
+    });
+    switch (mode) {
+      case 'retry':
+        response.writeHead(429, { ...headers, 'content-type': 'application/json' });
+        response.end(errorBody);
+        return;
+      case 'json':
+        response.writeHead(401, { ...headers, 'content-type': 'application/json' });
+        response.end(errorBody);
+        return;
+      case 'text':
+        response.writeHead(401, `Unauthorized ${key} ${echoedForms(key).join(' ')}`, {
+          ...headers,
+          'content-type': 'text/plain',
+        });
+        response.end(`not json: ${echo}`);
+        return;
+      case 'stream':
+        response.writeHead(200, { ...headers, 'content-type': 'text/event-stream' });
+        response.end(`data: ${errorBody}\n\n`);
+        return;
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseURL: `http://127.0.0.1:${port}/v1`,
+    receivedKeys,
+    modes,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
