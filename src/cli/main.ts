@@ -117,7 +117,8 @@ export async function main(argv: string[]): Promise<void> {
   } catch (error) {
     if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : 2);
     const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`loom: ${message}\n`);
+    const { credentialValues, redactCredentials } = await import('../llm/credential-redaction.js');
+    process.stderr.write(`loom: ${redactCredentials(message, credentialValues(process.env))}\n`);
     process.exit(1);
   }
 }

@@ -26,7 +26,8 @@ import type {
   ToolChoice,
   Usage,
 } from './contract.js';
-import { abortedError, describeFailure, redactSecrets } from './model-failure.js';
+import { abortedError, describeFailure } from './model-failure.js';
+import { redactMessage } from './redacting-client.js';
 
 export interface AiSdkModelClientOptions {
   /** The spec the client was made from (`provider:model`); safe to log. */
@@ -36,7 +37,10 @@ export interface AiSdkModelClientOptions {
    * (for example a `MISSING_CREDENTIAL` LoomError); the throw becomes an `error` part.
    */
   createModel: () => LanguageModelV3;
-  /** Credential values to scrub from error messages, read per request. Default: none. */
+  /**
+   * Credential values (as set) to scrub from error messages, with their trimmed and encoded
+   * forms (`credential-redaction.ts`); read per failure. Default: none.
+   */
   secrets?: () => string[];
 }
 
@@ -97,15 +101,10 @@ export class AiSdkModelClient implements ModelClient {
 
   #failurePart(failure: ModelErrorInfo, signal: AbortSignal): ModelStreamPart {
     const error = signal.aborted ? abortedError() : failure;
-    return { type: 'error', error: { ...error, message: this.#redact(error.message) } };
-  }
-
-  #redact(message: string): string {
-    try {
-      return redactSecrets(message, this.#secrets());
-    } catch {
-      return 'the provider failed and its error could not be shown safely';
-    }
+    return {
+      type: 'error',
+      error: { ...error, message: redactMessage(error.message, this.#secrets) },
+    };
   }
 }
 

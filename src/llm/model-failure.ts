@@ -1,8 +1,8 @@
 /**
  * Turns whatever a provider call threw or streamed as an error into `ModelErrorInfo`: the HTTP
  * status, whether trying again may help (429, 5xx, network), the provider's requested wait and
- * whether it was an abort; and scrubs credential values from messages. Never throws. The
- * descriptions are not yet redacted: callers must pass every message through `redactSecrets`.
+ * whether it was an abort. Never throws. The descriptions are not redacted: callers pass every
+ * message through `redactCredentials` (credential-redaction.ts) before it leaves the model seam.
  */
 import { APICallError } from 'ai';
 import { errorMessage, LoomError } from '../core/errors.js';
@@ -28,8 +28,6 @@ const networkErrorMessages =
   /fetch failed|failed to fetch|terminated|other side closed|socket hang up/i;
 const retryableStreamErrorTypes = /overloaded|rate_limit|server_error|api_error/i;
 const maximumCauseDepth = 8;
-
-export const redactedMarker = '[redacted]';
 
 export function abortedError(): ModelErrorInfo {
   return { message: 'the request was aborted', retryable: false, aborted: true };
@@ -107,15 +105,6 @@ export function parseRetryAfter(
   if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number.parseFloat(value) * 1000);
   const date = Date.parse(value);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
-
-export function redactSecrets(message: string, secrets: readonly string[]): string {
-  const values = secrets
-    .filter((secret) => typeof secret === 'string' && secret.length > 0)
-    .sort((left, right) => right.length - left.length);
-  let result = message;
-  for (const secret of values) result = result.split(secret).join(redactedMarker);
-  return result;
 }
 
 function isAbortError(error: unknown): boolean {

@@ -1,8 +1,9 @@
 /**
  * Makes a `ModelClient` from a model spec: AI SDK providers (DeepSeek, OpenAI chat completions,
  * Anthropic messages, any OpenAI-compatible server) or the scripted model. Keys are read from the
- * environment when each request is made, so a missing key is an `error` part naming the variable,
- * never a throw and never a value. Only a malformed spec or route throws (a UserError).
+ * environment when each request is made (trimmed, as fetch would send them), so a missing key is
+ * an `error` part naming the variable, never a throw and never a value; every message the client
+ * streams is redacted last. Only a malformed spec or route throws (a UserError).
  */
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createDeepSeek } from '@ai-sdk/deepseek';
@@ -13,7 +14,9 @@ import { assertNever, LoomError } from '../core/errors.js';
 import { createScriptedModel } from '../testing/scripted-model.js';
 import { AiSdkModelClient } from './ai-sdk-client.js';
 import type { ModelClient } from './contract.js';
+import { credentialValues } from './credential-redaction.js';
 import { type ApiProvider, type ModelRoute, type ModelSpec, parseModelSpec } from './model-spec.js';
+import { redactingModelClient } from './redacting-client.js';
 import { type RetryPolicy, withRetry } from './retry.js';
 
 export { type ModelRoute, type ModelSpec, parseModelSpec } from './model-spec.js';
@@ -51,13 +54,15 @@ export function createModelClient(
   const provider = parsed.provider;
   const env = options.env ?? process.env;
   const keyVariable = parsed.apiKeyEnv ?? defaultKeyVariables[provider];
+  const credentials = () => knownCredentials(env, keyVariable, options.routes);
   const client = new AiSdkModelClient({
     id: parsed.route === undefined ? spec.trim() : `${parsed.route}:${parsed.model}`,
     createModel: () =>
       createLanguageModel(provider, parsed, readKey(env, keyVariable), options.fetch),
-    secrets: () => knownSecrets(env, keyVariable),
+    secrets: credentials,
   });
-  return options.retry === false ? client : withRetry(client, options.retry ?? {});
+  const retrying = options.retry === false ? client : withRetry(client, options.retry ?? {});
+  return redactingModelClient(retrying, credentials);
 }
 
 function createLanguageModel(
@@ -99,13 +104,19 @@ function readKey(env: NodeJS.ProcessEnv, variable: string | undefined): string |
       `${variable} is not set; export it or choose another model with --model`,
     );
   }
-  return value;
+  return value.trim();
 }
 
-function knownSecrets(env: NodeJS.ProcessEnv, variable: string | undefined): string[] {
-  const variables = new Set([variable, ...Object.values(defaultKeyVariables)]);
-  return [...variables].flatMap((name) => {
-    const value = name === undefined ? undefined : env[name];
-    return value ? [value] : [];
-  });
+/** The values of this client's key variable, the default ones, every route's, and `*_API_KEY`s. */
+function knownCredentials(
+  env: NodeJS.ProcessEnv,
+  variable: string | undefined,
+  routes: Record<string, ModelRoute> | undefined,
+): string[] {
+  const routeVariables = Object.values(routes ?? {}).map((route) => route?.apiKeyEnv);
+  return credentialValues(env, [
+    variable,
+    ...Object.values(defaultKeyVariables),
+    ...routeVariables,
+  ]);
 }

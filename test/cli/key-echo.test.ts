@@ -139,7 +139,13 @@ test('loom workflow run: children whose server echoes the key leak it nowhere', 
   });
 
   assert.equal(run.code, 0, run.stderr);
-  assert.deepEqual(server.modes.slice(requestsBefore), ['retry', 'retry', 'json', 'text', 'stream']);
+  assert.deepEqual(server.modes.slice(requestsBefore), [
+    'retry',
+    'retry',
+    'json',
+    'text',
+    'stream',
+  ]);
   assert.deepEqual(new Set(server.receivedKeys), new Set([keyAsSent]), 'sent trimmed');
   const ends = events
     .trim()

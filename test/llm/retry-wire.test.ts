@@ -179,6 +179,28 @@ describe('redaction', () => {
     });
   });
 
+  test('a key set with surrounding whitespace is sent trimmed and redacted as sent', async () => {
+    const before = server.requests.length;
+    const basic = Buffer.from(`user:${fakeKey}`).toString('base64');
+    server.enqueue(
+      failure(401, `bad key ${fakeKey}; you sent Basic ${basic} and x-api-key ${fakeKey}`),
+    );
+    const client = createModelClient(
+      spec,
+      options({ retry: false, env: { DEEPSEEK_API_KEY: ` ${fakeKey}\t\n` } }),
+    );
+    const parts = await collectParts(client.stream(makeRequest()));
+    assert.equal(server.requests[before]?.headers.authorization, `Bearer ${fakeKey}`);
+    const serialized = JSON.stringify(parts);
+    assert.equal(serialized.includes(fakeKey), false);
+    assert.equal(serialized.includes(basic.slice(8, 40)), false);
+    const last = lastPart(parts);
+    assert.equal(
+      last?.type === 'error' && last.error.message,
+      'HTTP 401: bad key [redacted]; you sent Basic [redacted] and x-api-key [redacted]',
+    );
+  });
+
   test('a key echoed in a streamed error event is redacted too', async () => {
     server.enqueue({
       chunks: [
