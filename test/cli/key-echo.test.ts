@@ -1,3 +1,10 @@
+/**
+ * A key must not leak through a provider that echoes it: whole `bin/loom run` and `bin/loom
+ * workflow run` processes against a loopback server that answers every request with the key it
+ * was sent (raw, `Bearer`, `x-api-key`, base64 of it and of `user:key`, URL-encoded) in error
+ * bodies, status text, headers and a streamed error. Nothing under LOOM_HOME, on stdout, stderr
+ * or in the --events file may hold it, nor decode to it.
+ */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
