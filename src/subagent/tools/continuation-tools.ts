@@ -1,7 +1,8 @@
 /**
  * Tools a parent uses on its continuable children: `send_message` (queue into a running child or
  * cold-resume a settled one), `interrupt_agent` (stop the current turn, keep queued messages) and
- * `list_agents` (with the children earlier processes left on disk). Only the direct parent may message or interrupt a child; anyone else is refused.
+ * `list_agents` (also the children earlier processes left on disk). Only the direct parent may
+ * message or interrupt a child; anyone else is refused.
  */
 import { z } from 'zod';
 import { defineTool } from '../../core/define-tool.js';
