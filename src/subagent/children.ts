@@ -228,14 +228,16 @@ export class ChildRegistry {
     if (!descriptor || !(descriptor.data as ChildDescriptor).continuable) {
       throw new SubagentError('UNKNOWN_AGENT', `${childId} is not a continuable subagent`);
     }
-    const lastEnd = events.findLast((event) => isEvent(event, 'turn/end'));
+    const lastEnd = events.findLast((event): event is SessionEvent<'turn/end'> =>
+      isEvent(event, 'turn/end'),
+    );
     const entry: ChildEntry = {
       id: childId,
       parentSession: header.parentSession,
       created: header.created,
       descriptor: descriptor.data as ChildDescriptor,
       handle: undefined,
-      ...(lastEnd && isEvent(lastEnd, 'turn/end') ? { lastOutcome: lastEnd.data.reason } : {}),
+      ...(lastEnd ? { lastOutcome: lastEnd.data.reason } : {}),
     };
     this.entries.set(childId, entry);
     return entry;
