@@ -36,7 +36,10 @@ export function buildProgram(): Command {
     .option('--model <spec>', 'provider:model, e.g. deepseek:deepseek-chat or scripted:model.json')
     .option('--session <id>', 'continue this session with its history')
     .option('--json', 'print the session events as NDJSON on stdout')
-    .option('--cwd <dir>', 'the workspace folder (default: the current folder)')
+    .option(
+      '--cwd <dir>',
+      'the workspace folder (default: the current folder; --session keeps its own)',
+    )
     .option('--max-steps <n>', 'model requests a turn may take (default 50)')
     .action(async (prompt: string | undefined, options: import('./run-command.js').RunOptions) => {
       const { runCommand } = await import('./run-command.js');

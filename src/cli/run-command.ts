@@ -5,8 +5,6 @@
  * run lasts while the root's children and its subagent and workflow jobs work (their notices
  * wake it); background commands do not keep it alive: they are killed, and logged, at the end.
  */
-import { statSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { agentTurnEnd, type TurnOutcome } from '../core/agent-hooks.js';
 import type { Context } from '../core/context.js';
 import type { AgentHandle } from '../core/create-agent.js';
@@ -17,6 +15,7 @@ import { type JobService, jobSettled } from '../jobs/contract.js';
 import type { ChildRegistry } from '../subagent/children.js';
 import { buildRuntime } from './build-runtime.js';
 import { plainRenderer } from './render-plain.js';
+import { runWorkspace } from './session-workspace.js';
 
 export interface RunOptions {
   model?: string;
@@ -53,14 +52,6 @@ function parseMaxSteps(value: string | undefined): number | undefined {
   return steps;
 }
 
-function resolveWorkspace(cwd: string | undefined): string {
-  const folder = resolve(cwd ?? process.cwd());
-  const stat = statSync(folder, { throwIfNoEntry: false });
-  if (!stat?.isDirectory())
-    throw new UserError('INVALID_ARGUMENT', `--cwd ${folder} is not a folder`);
-  return folder;
-}
-
 export function exitCodeOf(outcome: TurnOutcome): number {
   if (outcome.reason === 'completed') return 0;
   if (outcome.reason === 'aborted') return 130;
@@ -71,7 +62,7 @@ export async function runCommand(
   argument: string | undefined,
   options: RunOptions,
 ): Promise<number> {
-  const cwd = resolveWorkspace(options.cwd);
+  const cwd = runWorkspace(options, loomHome());
   const maxSteps = parseMaxSteps(options.maxSteps);
   const { runtime, subagents, jobs } = buildRuntime({
     cwd,

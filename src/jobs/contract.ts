@@ -47,6 +47,13 @@ export interface JobRead {
   record: JobRecord;
 }
 
+export interface KillOptions {
+  /** Why it is stopped; shown in its status. */
+  reason?: string;
+  /** The caller's cancellation: stop waiting (the kill itself stands). */
+  signal?: AbortSignal;
+}
+
 /** The caller of a job operation: an agent session, or `null` for the user / the process. */
 export type JobCaller = string | null;
 
@@ -60,6 +67,14 @@ export interface JobService extends BackgroundRunner {
   wait(id: string, caller: JobCaller, timeoutMs: number, signal?: AbortSignal): Promise<JobRecord>;
   /** Asks the job to stop; the record is `stopping` until the producer settles it as `killed`. */
   kill(id: string, caller: JobCaller, reason?: string): JobRecord;
+  /**
+   * Kills the job and resolves with its settled record: once the producer has stopped, at the
+   * latest after the kill grace (then it is recorded as killed anyway). A job already settled is
+   * returned as it is; an aborted `signal` resolves at once with the record as it is then. The
+   * settlement is reported by this call, so the owner gets no notice of it. Never rejects after
+   * the ownership check.
+   */
+  killAndWait(id: string, caller: JobCaller, options?: KillOptions): Promise<JobRecord>;
   /** Registers the collector of `owner`'s notices; jobs can only be started for owners that have one. */
   registerController(owner: string, controller: JobController): Disposer;
   /** Kills every running job (or only `owner`'s) and resolves when all have settled. */

@@ -16,6 +16,7 @@ import {
   type JobService,
   jobSettled,
   jobStarted,
+  type KillOptions,
 } from './contract.js';
 import { jobNotice } from './job-notice.js';
 import { JobOutput } from './job-output.js';
@@ -41,6 +42,8 @@ interface Entry {
 }
 
 const DEFAULT_KILL_REASON = 'stopped on request';
+/** The longest timer Node keeps; a wait this long ends only by settlement or its signal. */
+const NO_TIMEOUT_MS = 2 ** 31 - 1;
 
 const copy = (entry: Entry): JobRecord => ({ ...entry.record });
 
@@ -132,7 +135,7 @@ export class LocalJobService implements JobService {
         entry.waiters.delete(finish);
         resolve();
       };
-      const timer = setTimeout(finish, Math.min(Math.max(0, timeoutMs), 2 ** 31 - 1));
+      const timer = setTimeout(finish, Math.min(Math.max(0, timeoutMs), NO_TIMEOUT_MS));
       signal?.addEventListener('abort', finish, { once: true });
       entry.waiters.add(finish);
     });
@@ -143,6 +146,14 @@ export class LocalJobService implements JobService {
     const entry = this.find(id, caller);
     this.stop(entry, reason ?? DEFAULT_KILL_REASON);
     return copy(entry);
+  }
+
+  async killAndWait(id: string, caller: JobCaller, options: KillOptions = {}): Promise<JobRecord> {
+    const entry = this.find(id, caller);
+    if (isSettled(entry.record.status)) return copy(entry);
+    this.stop(entry, options.reason ?? DEFAULT_KILL_REASON);
+    // The grace timer set by `stop` settles the job at the latest after the kill grace.
+    return this.wait(id, caller, NO_TIMEOUT_MS, options.signal);
   }
 
   registerController(owner: string, controller: JobController): Disposer {

@@ -72,17 +72,20 @@ export function jobKillTool(service: JobService): ToolDefinition {
   return defineTool({
     name: 'job_kill',
     description:
-      'Stop one of your background jobs. It is reported as killed once it has stopped; read its last output with job_output.',
+      'Stop one of your background jobs and wait until it has stopped (one that has not stopped within a short grace is recorded as killed anyway). Reports its final status; read its last output with job_output.',
     schema: z.strictObject({
       job_id: jobId,
       reason: z.string().min(1).optional().describe('Why it is stopped; shown in its status.'),
     }),
-    execute(args, execution) {
+    async execute(args, execution) {
       const before = service.get(args.job_id, execution.agentId);
       if (isSettled(before.status)) return `${before.id} was already ${before.status}.`;
-      if (before.status === 'stopping') return `${before.id} is already stopping.`;
-      service.kill(args.job_id, execution.agentId, args.reason);
-      return `Stopping ${before.id}…`;
+      const after = await service.killAndWait(args.job_id, execution.agentId, {
+        ...(args.reason !== undefined ? { reason: args.reason } : {}),
+        signal: execution.signal,
+      });
+      if (!isSettled(after.status)) return `${after.id} was asked to stop and is still stopping.`;
+      return `${after.id} has stopped. ${statusLine(after)}`;
     },
   });
 }

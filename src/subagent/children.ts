@@ -7,9 +7,10 @@
 import { agentTurnEnd, type TurnOutcome } from '../core/agent-hooks.js';
 import type { AgentHandle } from '../core/create-agent.js';
 import type { AgentRuntime } from '../core/runtime.js';
-import type { SessionEvent } from '../core/session-events.js';
+import { isEvent, type SessionEvent, type SessionHeader } from '../core/session-events.js';
 import { loadSessionFile } from '../core/session-load.js';
 import { type ChildDescriptor, SubagentError } from './contract.js';
+import { persistedChildren } from './persisted-children.js';
 
 export type ChildState = 'running' | 'idle' | 'stopped';
 
@@ -26,9 +27,11 @@ export type ChildCaller = { sessionId: string } | 'user';
 interface ChildEntry {
   id: string;
   parentSession: string | null;
+  /** The session header's creation time: children are listed oldest first. */
+  created: string;
   descriptor: ChildDescriptor;
   handle: AgentHandle | undefined;
-  lastOutcome?: TurnOutcome;
+  lastOutcome?: TurnOutcome['reason'];
 }
 
 /** Re-applies a descriptor's parts (tool filter, instructions, report tool) to a fresh activation. */
@@ -40,6 +43,8 @@ export class ChildRegistry {
   private readonly prepare: ChildPreparer;
   private settleWaiters: Array<() => void> = [];
   private readonly quiet = new Set<string>();
+  /** Parents whose children of earlier processes have been read from disk. */
+  private readonly searchedParents = new Set<string>();
 
   constructor(runtime: AgentRuntime, prepare: ChildPreparer) {
     this.runtime = runtime;
@@ -52,6 +57,7 @@ export class ChildRegistry {
     const entry: ChildEntry = {
       id,
       parentSession: handle.log.header.parentSession,
+      created: handle.log.header.created,
       descriptor,
       handle,
     };
@@ -59,15 +65,20 @@ export class ChildRegistry {
     this.watch(entry, handle);
   }
 
-  /** Children of `parentSession` that this process knows, live or stopped. */
+  /**
+   * Continuable children of `parentSession`, oldest first: those this process runs or ran, and
+   * those earlier processes left on disk (stopped until a message cold-resumes them).
+   */
   childrenOf(parentSession: string): ChildSummary[] {
+    this.readPersistedChildren(parentSession);
     return [...this.entries.values()]
       .filter((entry) => entry.parentSession === parentSession)
+      .sort((left, right) => left.created.localeCompare(right.created))
       .map((entry) => ({
         id: entry.id,
         description: entry.descriptor.description,
         state: this.stateOf(entry),
-        ...(entry.lastOutcome ? { lastOutcome: entry.lastOutcome.reason } : {}),
+        ...(entry.lastOutcome ? { lastOutcome: entry.lastOutcome } : {}),
       }));
   }
 
@@ -151,7 +162,7 @@ export class ChildRegistry {
 
   private watch(entry: ChildEntry, handle: AgentHandle): void {
     handle.context.on(agentTurnEnd, ({ outcome }) => {
-      entry.lastOutcome = outcome;
+      entry.lastOutcome = outcome.reason;
       this.notifyParent(entry, outcome);
       const waiters = this.settleWaiters;
       this.settleWaiters = [];
@@ -187,14 +198,29 @@ export class ChildRegistry {
     return entry;
   }
 
+  /** Takes in the continuable children of `parentSession` that earlier processes persisted. */
+  private readPersistedChildren(parentSession: string): void {
+    if (this.searchedParents.has(parentSession)) return;
+    this.searchedParents.add(parentSession);
+    for (const child of persistedChildren(this.runtime.store.directory, parentSession)) {
+      if (this.entries.has(child.id)) continue;
+      try {
+        this.inspect(child.id);
+      } catch (error) {
+        // A one-shot child cannot be messaged, so it is not listed; anything else is a fault.
+        if (!(error instanceof SubagentError)) throw error;
+      }
+    }
+  }
+
   /** Reads a child that this process has not seen (after a restart) from its session file. */
   private inspect(childId: string): ChildEntry {
     let events: SessionEvent[];
-    let parentSession: string | null;
+    let header: SessionHeader;
     try {
       const loaded = loadSessionFile(this.runtime.store.pathOf(childId));
       events = loaded.events;
-      parentSession = loaded.header.parentSession;
+      header = loaded.header;
     } catch {
       throw new SubagentError('UNKNOWN_AGENT', `no subagent ${childId}`);
     }
@@ -202,11 +228,16 @@ export class ChildRegistry {
     if (!descriptor || !(descriptor.data as ChildDescriptor).continuable) {
       throw new SubagentError('UNKNOWN_AGENT', `${childId} is not a continuable subagent`);
     }
+    const lastEnd = events.findLast((event): event is SessionEvent<'turn/end'> =>
+      isEvent(event, 'turn/end'),
+    );
     const entry: ChildEntry = {
       id: childId,
-      parentSession,
+      parentSession: header.parentSession,
+      created: header.created,
       descriptor: descriptor.data as ChildDescriptor,
       handle: undefined,
+      ...(lastEnd ? { lastOutcome: lastEnd.data.reason } : {}),
     };
     this.entries.set(childId, entry);
     return entry;

@@ -305,3 +305,53 @@ test('removing an owner controller kills its jobs at once, without a notice', ()
   service.registerController(B, recordingController());
   assert.throws(() => service.registerController(B, recordingController()), /already has/);
 });
+
+test('killAndWait resolves with the killed record once the producer settles, and sends no notice', async () => {
+  const { service, controller, context } = setup();
+  const job = fakeJob({ owner: A, label: 'npm run watch' });
+  service.start(job.work);
+  const settled: JobRecord[] = [];
+  context.on(jobSettled, (record) => {
+    settled.push(record);
+  });
+  const killing = service.killAndWait('fake-1', A, { reason: 'enough' });
+  assert.equal(service.get('fake-1', A).status, 'stopping');
+  assert.deepEqual(job.cancels, ['enough']);
+  job.finish({ status: 'killed', summary: 'killed: enough' });
+  const record = await killing;
+  assert.equal(record.status, 'killed');
+  assert.equal(record.reason, 'enough');
+  assert.deepEqual(
+    settled.map((item) => item.status),
+    ['killed'],
+  );
+  assert.equal(controller.deliveries.length, 0, 'the kill reported the end itself');
+  const again = await service.killAndWait('fake-1', A);
+  assert.deepEqual(again, record, 'a settled job is returned as it is');
+});
+
+test('killAndWait of a producer that ignores cancel resolves killed after the kill grace', async () => {
+  const { service } = setup({ killGraceMs: 5 });
+  const job = fakeJob({ owner: A });
+  service.start(job.work);
+  const record = await service.killAndWait('fake-1', A);
+  assert.equal(record.status, 'killed');
+  assert.match(record.summary ?? '', /did not stop within 5 ms/);
+});
+
+test('an aborted signal ends the wait of killAndWait with the job still stopping', async () => {
+  const { service, controller } = setup();
+  const job = fakeJob({ owner: A });
+  service.start(job.work);
+  const abort = new AbortController();
+  const killing = service.killAndWait('fake-1', A, { signal: abort.signal });
+  abort.abort();
+  assert.equal((await killing).status, 'stopping');
+  const notice = controller.next();
+  job.finish();
+  assert.equal((await notice).record.status, 'killed', 'with nobody waiting, the owner is told');
+  await assert.rejects(
+    service.killAndWait('fake-1', B),
+    (error: Error & { code?: string }) => error.code === 'NOT_OWNER',
+  );
+});

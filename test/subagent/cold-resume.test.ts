@@ -140,3 +140,78 @@ test('a released child is resumed from its file within the same process', async 
   assert.match(notices.at(-1)?.text ?? '', /ok: again/);
   await fixture.close();
 });
+
+test('after a restart, list_agents shows the persisted children as stopped, by ids send_message accepts', async () => {
+  const listModel = {
+    rules: [
+      { when: '^list$', steps: [{ tools: [{ name: 'list_agents' }] }, { reply: 'listed' }] },
+      {
+        when: '^tell (\\S+): (.*)$',
+        steps: [
+          {
+            tools: [
+              { name: 'send_message', arguments: { subagent_id: '{{1}}', message: '{{2}}' } },
+            ],
+          },
+          { reply: 'sent' },
+        ],
+      },
+    ],
+    default: { reply: 'ok: {{prompt}}' },
+  };
+  const first = subagentFixture({ model: listModel });
+  const { registry } = first.services;
+  const parent = { sessionId: first.rootId, delegationDepth: 0 };
+  const older = registry.start('spawn', {
+    parent,
+    prompt: 'older task',
+    description: 'older',
+    continuable: true,
+  });
+  await older.result;
+  const oneShot = registry.start('spawn', { parent, prompt: 'one shot', description: 'once' });
+  await oneShot.result;
+  const newer = registry.start('spawn', {
+    parent,
+    prompt: 'newer task',
+    description: 'newer',
+    continuable: true,
+  });
+  await newer.result;
+  const stranger = registry.start('spawn', {
+    parent: { sessionId: first.runtime.start().log.header.sessionId, delegationDepth: 0 },
+    prompt: 'not yours',
+    continuable: true,
+  });
+  await stranger.result;
+  await first.close();
+
+  const second = subagentFixture({ model: listModel, home: first.home });
+  const root = second.runtime.resume(first.rootId);
+  await root.agent.prompt('list');
+  // Two children made in the same millisecond may be listed in either order.
+  const listing = () =>
+    (eventsOf(root.log.events, 'tool/result').at(-1)?.content ?? '').split('\n').sort();
+  assert.deepEqual(
+    listing(),
+    [
+      `${older.id}  stopped (not running; send_message resumes it) (last turn: completed)  older`,
+      `${newer.id}  stopped (not running; send_message resumes it) (last turn: completed)  newer`,
+    ].sort(),
+  );
+  assert.equal(second.runtime.find(older.id), undefined, 'listing resumes nothing');
+
+  await root.agent.prompt(`tell ${older.id}: again`);
+  assert.match(listing()[0] ?? '', /^Message queued for subagent/);
+  await second.services.children.whenSettled(root);
+  await root.agent.prompt('list');
+  assert.deepEqual(
+    listing(),
+    [
+      `${older.id}  idle (last turn: completed)  older`,
+      `${newer.id}  stopped (not running; send_message resumes it) (last turn: completed)  newer`,
+    ].sort(),
+  );
+  assert.equal(eventsOf(second.load(older.id).events, 'turn/end').length, 2);
+  await second.close();
+});

@@ -398,3 +398,65 @@ test('report with wake false joins the parent’s next turn without waking it', 
   assert.match(messages[1]?.text ?? '', /quiet child done/);
   await fixture.close();
 });
+
+const subagentSpec = (handle: AgentHandle) => {
+  const header = eventsOf(handle.log.events, 'request/header').at(-1);
+  const spec = header?.tools.find((tool) => tool.name === 'subagent');
+  assert.ok(spec, 'the subagent tool was offered');
+  const prompt = (spec.parameters as { properties: { prompt: { description: string } } }).properties
+    .prompt.description;
+  return { description: spec.description, prompt };
+};
+
+test('under spawn the subagent tool promises a fresh context', async () => {
+  const { fixture } = setup();
+  await fixture.root.agent.prompt('delegate count the files');
+  const spec = subagentSpec(fixture.root);
+  assert.match(spec.description, /a fresh context/);
+  assert.match(spec.prompt, /It has not seen this conversation/);
+  const [result] = eventsOf(fixture.root.log.events, 'tool/result');
+  assert.equal(result?.content, 'ok: count the files');
+  await fixture.close();
+});
+
+test("under fork the subagent tool and its results say the child has seen this session's completed turns", async () => {
+  const gate = gateTool();
+  const fixture = subagentFixture({
+    model,
+    tools: [gate.tool],
+    layer: { defaultProvider: 'fork' },
+  });
+  const { root } = fixture;
+  await root.agent.prompt('first question');
+  await root.agent.prompt('delegate count the files');
+  const spec = subagentSpec(root);
+  assert.doesNotMatch(spec.description, /fresh context/);
+  assert.match(spec.description, /it has seen this session's completed turns/);
+  assert.doesNotMatch(spec.prompt, /has not seen this conversation/);
+  assert.match(spec.prompt, /It has seen this session's completed turns but not the current one/);
+
+  const [foreground] = eventsOf(root.log.events, 'tool/result');
+  const childId = fixture.starts[0]?.runId;
+  assert.equal(
+    foreground?.content,
+    `[forked subagent ${childId}; it has seen this session's 1 completed turn, not the current one]\nok: count the files`,
+  );
+  const child = fixture.load(childId ?? '');
+  assert.deepEqual(
+    eventsOf(child.events, 'user/message').map((message) => message.text),
+    ['first question', 'count the files'],
+    'what the result says is what the child saw',
+  );
+
+  await root.agent.prompt('start in background');
+  const background = eventsOf(root.log.events, 'tool/result').at(-1);
+  const backgroundId = fixture.starts[1]?.runId;
+  assert.equal(
+    background?.content,
+    `Started subagent ${backgroundId} (bg job) in the background; it has seen this session's 2 completed turns, not the current one. Its answer will arrive as a message; use send_message with subagent_id "${backgroundId}" to add instructions.`,
+  );
+  await gate.arrived('bg');
+  gate.open('bg');
+  await fixture.services.children.whenSettled(root);
+  await fixture.close();
+});

@@ -1,11 +1,13 @@
 /**
  * Tools a parent uses on its continuable children: `send_message` (queue into a running child or
  * cold-resume a settled one), `interrupt_agent` (stop the current turn, keep queued messages) and
- * `list_agents`. Only the direct parent may message or interrupt a child; anyone else is refused.
+ * `list_agents` (also the children earlier processes left on disk). Only the direct parent may
+ * message or interrupt a child; anyone else is refused.
  */
 import { z } from 'zod';
 import { defineTool } from '../../core/define-tool.js';
 import type { ToolDefinition } from '../../core/tool-contract.js';
+import type { ChildSummary } from '../children.js';
 import type { SubagentServices } from '../services.js';
 
 export function sendMessageTool(services: SubagentServices): ToolDefinition {
@@ -47,18 +49,21 @@ export function listAgentsTool(services: SubagentServices): ToolDefinition {
   return defineTool({
     name: 'list_agents',
     description:
-      'List your background subagents with their state (running, idle, stopped) and last outcome.',
+      'List your background subagents, also those started before this session was resumed, with their state (running; idle; stopped: not running, but send_message resumes it) and last outcome.',
     schema: z.strictObject({}),
     concurrencySafe: true,
     execute(_args, execution) {
       const children = services.children.childrenOf(execution.agentId);
       if (children.length === 0) return 'You have no background subagents.';
-      return children
-        .map(
-          (child) =>
-            `${child.id}  ${child.state}${child.lastOutcome ? ` (last turn: ${child.lastOutcome})` : ''}  ${child.description}`,
-        )
-        .join('\n');
+      return children.map(listingLine).join('\n');
     },
   });
+}
+
+/** `<id>  <state>[ (last turn: <reason>)]  <description>`; a stopped child says how to wake it. */
+function listingLine(child: ChildSummary): string {
+  const state =
+    child.state === 'stopped' ? 'stopped (not running; send_message resumes it)' : child.state;
+  const last = child.lastOutcome ? ` (last turn: ${child.lastOutcome})` : '';
+  return `${child.id}  ${state}${last}  ${child.description}`;
 }

@@ -1,8 +1,10 @@
 /**
- * The `subagent` tool: hands one task to a fresh child. In the foreground it returns the child's
- * final text (a failing child is an error result; the parent goes on); with `run_in_background`
- * the child's id comes back at once and its answer arrives later as a message. Where a background
- * runner is in scope, that first turn is also a job of kind `subagent` (readable, killable) whose
+ * The `subagent` tool: hands one task to a child of the default provider, a fresh one (`spawn`)
+ * or a fork that has seen the caller's completed turns; its description and results say which,
+ * and never promise a fork a fresh context. In the foreground it returns the child's final text
+ * (a failing child is an error result; the parent goes on); with `run_in_background` the child's
+ * id comes back at once and its answer arrives later as a message. Where a background runner is
+ * in scope, that first turn is also a job of kind `subagent` (readable, killable) whose
  * completion notice replaces the child registry's. Several calls in one step run concurrently
  * and their results commit in model order.
  */
@@ -20,64 +22,95 @@ import type { ToolDefinition } from '../../core/tool-contract.js';
 import type { SubagentResult, SubagentRun, SubagentStartRequest } from '../contract.js';
 import { type Caller, callerOf, type SubagentServices } from '../services.js';
 
-const schema = z.strictObject({
-  description: z
-    .string()
-    .min(1)
-    .max(120)
-    .describe('A short label for the task (3-8 words), shown in progress views.'),
-  prompt: z
-    .string()
-    .min(1)
-    .describe(
-      'The complete task for the subagent. It has not seen this conversation: include every fact, path and constraint it needs, and say what to report back.',
-    ),
-  run_in_background: z
-    .boolean()
-    .optional()
-    .describe(
-      'Start the subagent and return its id at once; its answer arrives later as a message. Use send_message to give it more instructions.',
-    ),
-});
+const promptText = {
+  fresh:
+    'The complete task for the subagent. It has not seen this conversation: include every fact, path and constraint it needs, and say what to report back.',
+  forked:
+    "The complete task for the subagent. It has seen this session's completed turns but not the current one (neither the latest request nor your work on it): include every fact, path and constraint from this turn it needs, and say what to report back.",
+};
 
-const description = [
-  'Delegate a self-contained task to a subagent: a separate agent with the same tools and a fresh context.',
-  'Use it for work that can be done independently (research, a focused change, a review) so that its',
-  'intermediate steps stay out of this conversation. The subagent returns its final answer as text.',
-  'Several subagent calls in one message run in parallel. Subagents can delegate further only up to',
-  'the depth limit.',
-].join(' ');
+const schemaFor = (forked: boolean) =>
+  z.strictObject({
+    description: z
+      .string()
+      .min(1)
+      .max(120)
+      .describe('A short label for the task (3-8 words), shown in progress views.'),
+    prompt: z
+      .string()
+      .min(1)
+      .describe(forked ? promptText.forked : promptText.fresh),
+    run_in_background: z
+      .boolean()
+      .optional()
+      .describe(
+        'Start the subagent and return its id at once; its answer arrives later as a message. Use send_message to give it more instructions.',
+      ),
+  });
 
-type Arguments = z.infer<typeof schema>;
+const describeTool = (forked: boolean) =>
+  [
+    forked
+      ? "Delegate a task to a subagent: a separate agent with the same tools, forked from this session: it has seen this session's completed turns, but not the turn in progress (neither the latest request nor your work on it so far)."
+      : 'Delegate a self-contained task to a subagent: a separate agent with the same tools and a fresh context.',
+    'Use it for work that can be done independently (research, a focused change, a review) so that its',
+    'intermediate steps stay out of this conversation. The subagent returns its final answer as text.',
+    'Several subagent calls in one message run in parallel. Subagents can delegate further only up to',
+    'the depth limit.',
+  ].join(' ');
+
+type Arguments = z.infer<ReturnType<typeof schemaFor>>;
 
 export function subagentTool(services: SubagentServices): ToolDefinition {
+  const forked = forksTheCaller(services);
   return defineTool({
     name: 'subagent',
-    description,
-    schema,
+    description: describeTool(forked),
+    schema: schemaFor(forked),
     concurrencySafe: true,
     async execute(args, execution) {
       const caller = callerOf(services, execution.agentId);
+      const seen = forked ? `; ${forkNote(services, caller.sessionId)}` : '';
       const background = args.run_in_background === true;
       const runner = background ? execution.context.find(backgroundRunnerKey) : undefined;
-      if (runner) return startAsJob(services, runner, caller, args);
+      if (runner) return startAsJob(services, runner, caller, args, seen);
       const run = services.registry.start(services.defaultProvider, {
         ...request(caller, args),
         ...(background ? { continuable: true } : { signal: execution.signal }),
       });
       if (background) {
         void run.result.catch(() => undefined);
-        return `Started subagent ${run.id} (${args.description}) in the background. Its answer will arrive as a message; use send_message with subagent_id "${run.id}" to add instructions.`;
+        return `Started subagent ${run.id} (${args.description}) in the background${seen}. Its answer will arrive as a message; use send_message with subagent_id "${run.id}" to add instructions.`;
       }
       const result = await run.result;
-      if (result.stopReason === 'completed') return result.output || '(the subagent gave no text)';
+      const heading = forked ? `[forked subagent ${run.id}${seen}]\n` : '';
+      if (result.stopReason === 'completed')
+        return `${heading}${result.output || '(the subagent gave no text)'}`;
       const reason = result.diagnostic ?? result.stopReason;
       return {
-        content: `The subagent ${run.id} did not complete (${result.stopReason}): ${reason}`,
+        content: `${heading}The subagent ${run.id} did not complete (${result.stopReason}): ${reason}`,
         isError: true,
       };
     },
   });
+}
+
+/** Whether the tool's provider starts a child with the caller's completed turns (a fork). */
+function forksTheCaller(services: SubagentServices): boolean {
+  const { registry, defaultProvider } = services;
+  return (
+    registry.names().includes(defaultProvider) &&
+    registry.get(defaultProvider).capabilities.inheritsParentContext
+  );
+}
+
+/** What a fork of `sessionId` made now has seen: its completed turns (the current one is open). */
+function forkNote(services: SubagentServices, sessionId: string): string {
+  const events = services.runtime.find(sessionId)?.log.events ?? [];
+  const turns = events.filter((event) => event.type === 'turn/end').length;
+  if (turns === 0) return 'it has no history: this session had no completed turn yet';
+  const plural = turns === 1 ? '' : 's';
+  return `it has seen this session's ${turns} completed turn${plural}, not the current one`;
 }
 
 function request(caller: Caller, args: Arguments): SubagentStartRequest {
@@ -95,6 +128,7 @@ function startAsJob(
   runner: BackgroundRunner,
   caller: Caller,
   args: Arguments,
+  seen: string,
 ): string {
   let childId = '';
   const { id } = runner.start({
@@ -111,7 +145,7 @@ function startAsJob(
       return childJob(services, run);
     },
   });
-  return `Started subagent ${childId} (${args.description}) in the background as job ${id}. Its answer will arrive as a message; read its progress with job_output (job_id "${id}"), stop it with job_kill, and use send_message with subagent_id "${childId}" to add instructions.`;
+  return `Started subagent ${childId} (${args.description}) in the background as job ${id}${seen}. Its answer will arrive as a message; read its progress with job_output (job_id "${id}"), stop it with job_kill, and use send_message with subagent_id "${childId}" to add instructions.`;
 }
 
 /** The child's first turn as background work: its streamed text is the job's output. */
