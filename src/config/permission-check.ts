@@ -80,8 +80,9 @@ export function permissionRuleProblems(
       );
       return;
     }
+    // A tool whose schema names no arguments takes any; `*` is checked against the named ones.
+    if (entry && entry.argumentNames === undefined) return;
     const candidates = entry ? [entry] : tools;
-    if (candidates.some((tool) => tool.argumentNames === undefined)) return;
     const argumentNames = [...new Set(candidates.flatMap((tool) => tool.argumentNames ?? []))];
     for (const key of Object.keys(rule.match ?? {})) {
       if (argumentNames.includes(key)) continue;
