@@ -5,6 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { loadConfig } from '../config/load-config.js';
+import { checkPermissionRules } from '../config/permission-check.js';
 import { installPermissionRules } from '../config/permissions.js';
 import type { LoomConfig } from '../config/schema.js';
 import { Context } from '../core/context.js';
@@ -87,6 +88,7 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
       ? { backgroundOutputLimit: config.jobs.outputLimitBytes }
       : {}),
   });
+  runtime.toolCatalog.declare(tools);
   runtime.onAgent((handle) => {
     const undo = tools.map((tool) => handle.tools.register(tool));
     return () => {
@@ -103,5 +105,15 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
     ...(Object.keys(limits).length > 0 ? { limits } : {}),
     ...(offerTool ? { offerTool } : {}),
   });
+  if (config.permissions) {
+    try {
+      checkPermissionRules(config.permissions, runtime.toolCatalog.entries());
+    } catch (error) {
+      workflow.dispose();
+      subagents.dispose();
+      jobs.dispose();
+      throw error;
+    }
+  }
   return { runtime, subagents, workflow, jobs, config, modelSpec };
 }

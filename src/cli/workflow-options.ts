@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { errorMessage, UserError } from '../core/errors.js';
-import { parseJsonText } from '../core/json-text.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan, parseJsonText } from '../core/json-text.js';
 import { WorkflowError, type WorkflowLimits } from '../workflow/contract.js';
 import { LIMIT_RANGES } from '../workflow/limits.js';
 
@@ -16,7 +16,15 @@ export interface LimitFlags {
 
 function parseJson(flag: string, text: string, where: string): unknown {
   const parsed = parseJsonText(text);
-  if (parsed.ok) return parsed.value;
+  if (parsed.ok) {
+    if (nestedDeeperThan(parsed.value, MAX_JSON_DEPTH)) {
+      throw new UserError(
+        'INVALID_ARGUMENT',
+        `${flag}: ${where} is nested more than ${MAX_JSON_DEPTH} levels deep; flatten it`,
+      );
+    }
+    return parsed.value;
+  }
   const at = parsed.where ? ` at ${parsed.where}` : '';
   throw new UserError(
     'INVALID_ARGUMENT',

@@ -1,13 +1,39 @@
 /**
  * Finds and reads config.yaml from `$LOOM_HOME` and `./.loom/` (the project's wins, key by key
  * at the top level and per section). An invalid file is one UserError naming the file, line
- * and field of every problem. Reads only; never writes a config file.
+ * and field of every problem; so is one that is not UTF-8 text, is a folder, or whose aliases
+ * expand too far. Reads only; never writes a config file.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
-import { UserError } from '../core/errors.js';
-import { configSchema, type LoomConfig } from './schema.js';
+import { errorMessage, UserError } from '../core/errors.js';
+import { configSchema, type LoomConfig, type PermissionRule } from './schema.js';
+
+/** Alias expansions a config file may use; more is an error (a "billion laughs" file). */
+export const MAX_CONFIG_ALIASES = 100;
+
+/** Where a permission rule was written, for problems found after loading (unknown tool names). */
+export interface RuleOrigin {
+  file: string;
+  /** The rule's index in its file's `permissions` list. */
+  index: number;
+  /** 1-based line of the rule, its `tool` value and each `match` key, when known. */
+  line?: number;
+  toolLine?: number;
+  matchLines: Record<string, number>;
+}
+
+const ruleOrigins = new WeakMap<PermissionRule, RuleOrigin>();
+
+/** The file and lines a loaded rule came from; undefined for a rule not read from a file. */
+export function ruleOrigin(rule: PermissionRule): RuleOrigin | undefined {
+  return ruleOrigins.get(rule);
+}
+
+function invalid(file: string, problem: string): UserError {
+  return new UserError('INVALID_CONFIG', `invalid config:\n${file}: ${problem}`);
+}
 
 export function configPaths(home: string, cwd: string): string[] {
   return [join(home, 'config.yaml'), join(cwd, '.loom', 'config.yaml')];
@@ -27,9 +53,20 @@ export function parseConfig(text: string, file: string): LoomConfig {
     });
     throw new UserError('INVALID_CONFIG', `invalid config:\n${problems.join('\n')}`);
   }
-  const value = document.toJS() ?? {};
+  let value: unknown;
+  try {
+    value = document.toJS({ maxAliasCount: MAX_CONFIG_ALIASES }) ?? {};
+  } catch (error) {
+    throw invalid(
+      file,
+      `its YAML aliases expand too far (${errorMessage(error)}); at most ${MAX_CONFIG_ALIASES} alias expansions are allowed`,
+    );
+  }
   const parsed = configSchema.safeParse(value);
-  if (parsed.success) return parsed.data;
+  if (parsed.success) {
+    recordRuleOrigins(parsed.data, document, lineCounter, file);
+    return parsed.data;
+  }
   const problems = parsed.error.issues.map((issue) => {
     const path = issue.path.map(String);
     const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
@@ -61,6 +98,63 @@ function locateKey(document: ReturnType<typeof parseDocument>, path: string[]): 
   return pair?.key?.range?.[0];
 }
 
+function recordRuleOrigins(
+  config: LoomConfig,
+  document: ReturnType<typeof parseDocument>,
+  lineCounter: LineCounter,
+  file: string,
+): void {
+  const lineOf = (offset: number | undefined) =>
+    offset === undefined ? undefined : lineCounter.linePos(offset).line;
+  config.permissions?.forEach((rule, index) => {
+    const path = ['permissions', String(index)];
+    const node = document.getIn(['permissions', index], true) as
+      | { range?: [number, number, number] }
+      | undefined;
+    const line = lineOf(node?.range?.[0]);
+    const toolLine = lineOf(locateKey(document, [...path, 'tool']));
+    const matchLines: Record<string, number> = {};
+    for (const key of Object.keys(rule.match ?? {})) {
+      const keyLine = lineOf(locateKey(document, [...path, 'match', key]));
+      if (keyLine !== undefined) matchLines[key] = keyLine;
+    }
+    ruleOrigins.set(rule, {
+      file,
+      index,
+      ...(line !== undefined ? { line } : {}),
+      ...(toolLine !== undefined ? { toolLine } : {}),
+      matchLines,
+    });
+  });
+}
+
+/**
+ * The text of a config file; undefined when there is none. A folder, a file that is not UTF-8
+ * (UTF-16 is detected by its byte-order mark or NUL bytes) or an unreadable one is a UserError.
+ */
+export function readConfigFile(file: string): string | undefined {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    if (code === 'EISDIR') throw invalid(file, 'is a directory; it must be a YAML file');
+    throw invalid(file, `cannot be read: ${errorMessage(error)}`);
+  }
+  const utf16 =
+    (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
+  if (utf16) throw invalid(file, 'is UTF-16 text; config files must be UTF-8');
+  if (bytes.includes(0)) {
+    throw invalid(file, 'contains NUL bytes (UTF-16 or binary?); config files must be UTF-8 text');
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    throw invalid(file, 'is not valid UTF-8; config files must be UTF-8 text');
+  }
+}
+
 function merge(base: LoomConfig, override: LoomConfig): LoomConfig {
   const merged: LoomConfig = { ...base, ...override };
   if (base.models || override.models) merged.models = { ...base.models, ...override.models };
@@ -83,8 +177,9 @@ function merge(base: LoomConfig, override: LoomConfig): LoomConfig {
 export function loadConfig(home: string, cwd: string): LoomConfig {
   let config: LoomConfig = {};
   for (const file of configPaths(home, cwd)) {
-    if (!existsSync(file)) continue;
-    config = merge(config, parseConfig(readFileSync(file, 'utf8'), file));
+    const text = readConfigFile(file);
+    if (text === undefined) continue;
+    config = merge(config, parseConfig(text, file));
   }
   return config;
 }

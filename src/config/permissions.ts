@@ -1,20 +1,37 @@
 /**
  * Enforces config permission rules in the tool pipeline's pre-execute stage: the first rule
  * whose tool and argument patterns match decides allow, deny or ask; no match passes the call on.
- * A pattern matches the whole argument text, `*` standing for any run of characters.
+ * A pattern matches the whole argument text, `*` standing for any run of characters. A `bash`
+ * `command` pattern is matched against each simple command of the line instead (see
+ * shell-commands.ts): deny and ask apply when any one matches, allow only when all do.
  */
 import type { Context, Disposer } from '../core/context.js';
 import { type PreExecuteDecision, toolPreExecute } from '../core/tool-pipeline.js';
 import type { PermissionRule } from './schema.js';
+import { normaliseWhitespace, splitShellCommands } from './shell-commands.js';
+
+/** The tool and argument whose patterns are matched per simple command of a shell line. */
+export const SHELL_TOOL = 'bash';
+export const SHELL_COMMAND_ARGUMENT = 'command';
 
 function patternToRegExp(pattern: string): RegExp {
   const escaped = pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
   return new RegExp(`^${escaped.join('[\\s\\S]*')}$`);
 }
 
+interface Matcher {
+  argument: string;
+  /** Anchored at both ends: the pattern must cover the whole text. */
+  whole: RegExp;
+  /** For a shell command: the pattern anywhere from a word's start, for lines it cannot see into. */
+  anywhere: RegExp;
+  /** The pattern is `*` alone and matches any text. */
+  matchesAll: boolean;
+}
+
 interface CompiledRule {
   rule: PermissionRule;
-  matchers: Array<[string, RegExp]>;
+  matchers: Matcher[];
 }
 
 function argumentText(value: unknown): string | undefined {
@@ -22,22 +39,61 @@ function argumentText(value: unknown): string | undefined {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
+/**
+ * A restricting rule (deny, ask) matches a line when any simple command matches, or, when the
+ * line hides commands, when the pattern occurs anywhere in it. An allow rule matches only a
+ * line whose every simple command matches and that hides none (unless its pattern is `*`).
+ */
+function matchesShellLine(
+  matcher: Matcher,
+  line: string,
+  action: PermissionRule['action'],
+): boolean {
+  if (matcher.matchesAll) return true;
+  const { commands, text, opaque } = splitShellCommands(line);
+  if (action === 'allow') {
+    return (
+      !opaque && commands.length > 0 && commands.every((command) => matcher.whole.test(command))
+    );
+  }
+  if (commands.some((command) => matcher.whole.test(command))) return true;
+  return matcher.whole.test(text) || (opaque && matcher.anywhere.test(text));
+}
+
 export function matchesRule(compiled: CompiledRule, tool: string, args: unknown): boolean {
   if (compiled.rule.tool !== '*' && compiled.rule.tool !== tool) return false;
   const record = (args ?? {}) as Record<string, unknown>;
-  return compiled.matchers.every(([name, pattern]) => {
-    const text = argumentText(record[name]);
-    return text !== undefined && pattern.test(text);
+  return compiled.matchers.every((matcher) => {
+    const value = record[matcher.argument];
+    if (tool === SHELL_TOOL && matcher.argument === SHELL_COMMAND_ARGUMENT) {
+      return typeof value === 'string' && matchesShellLine(matcher, value, compiled.rule.action);
+    }
+    const text = argumentText(value);
+    return text !== undefined && matcher.whole.test(text);
   });
+}
+
+/** Characters around a word of a shell line: blanks, operators, quotes and substitution marks. */
+const wordEdge = '[\\s;&|()<>`"\'$]';
+
+function compileMatcher(tool: string, argument: string, pattern: string): Matcher {
+  const shell = (tool === SHELL_TOOL || tool === '*') && argument === SHELL_COMMAND_ARGUMENT;
+  const source = shell ? normaliseWhitespace(pattern) : pattern;
+  const whole = patternToRegExp(source);
+  return {
+    argument,
+    whole,
+    anywhere: new RegExp(`(?<=^|${wordEdge})${whole.source.slice(1, -1)}(?=$|${wordEdge})`),
+    matchesAll: /^\**$/.test(source) && source !== '',
+  };
 }
 
 export function compileRules(rules: PermissionRule[]): CompiledRule[] {
   return rules.map((rule) => ({
     rule,
-    matchers: Object.entries(rule.match ?? {}).map(([name, pattern]) => [
-      name,
-      patternToRegExp(pattern),
-    ]),
+    matchers: Object.entries(rule.match ?? {}).map(([argument, pattern]) =>
+      compileMatcher(rule.tool, argument, pattern),
+    ),
   }));
 }
 

@@ -21,9 +21,13 @@ export const modelRouteSchema = z.strictObject({
 });
 
 export const permissionRuleSchema = z.strictObject({
-  /** The tool the rule applies to, or `*` for every tool. */
+  /** The tool the rule applies to, or `*` for every tool; an unknown name fails the load. */
   tool: z.string().min(1),
-  /** Argument name to pattern (`*` matches any run of characters); all must match. */
+  /**
+   * Argument name (one the tool takes, else the load fails) to pattern (`*` matches any run of
+   * characters); all must match. A `bash` `command` pattern is tested against each simple
+   * command of the line, whitespace normalised.
+   */
   match: z.record(z.string(), z.string()).optional(),
   action: z.enum(['allow', 'deny', 'ask']),
   /** Shown to the model when the rule denies. */

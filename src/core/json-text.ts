@@ -1,8 +1,26 @@
 /**
  * Parses JSON text and, when it is malformed, says where: V8's JSON.parse messages on Node 20
  * often give no position, so a small grammar walk finds the first offending line and column.
+ * Also measures nesting without recursion, so a value too deep to copy is refused by name.
  * Pure; never throws for bad input.
  */
+
+/** How deeply a JSON value handed to a script may nest; deeper copies overflow the stack. */
+export const MAX_JSON_DEPTH = 256;
+
+/** True when `value` has arrays or objects nested more than `limit` levels deep. */
+export function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const pending: Array<[unknown, number]> = [[value, 0]];
+  const seen = new Set<object>();
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [item, depth] = next;
+    if (typeof item !== 'object' || item === null || seen.has(item)) continue;
+    if (depth + 1 > limit) return true;
+    seen.add(item);
+    for (const child of Object.values(item)) pending.push([child, depth + 1]);
+  }
+  return false;
+}
 
 export type JsonTextResult =
   | { ok: true; value: unknown }

@@ -10,6 +10,7 @@ import { type AgentHandle, assembleAgent } from './create-agent.js';
 import { UserError } from './errors.js';
 import type { SessionEvent } from './session-events.js';
 import { SessionStore } from './session-store.js';
+import { ToolCatalog } from './tool-catalog.js';
 import type { TurnLimits } from './turn.js';
 
 /** Prepares a new agent (tools, prompt sections) before its first turn; returns its undo. */
@@ -45,6 +46,8 @@ export class AgentRuntime {
   readonly home: string;
   readonly cwd: string;
   readonly store: SessionStore;
+  /** The tools its agents may be given; whoever registers tools on agents declares them here. */
+  readonly toolCatalog = new ToolCatalog();
   private readonly options: RuntimeOptions;
   private readonly setups: AgentSetup[] = [];
   private readonly live = new Map<string, AgentHandle>();

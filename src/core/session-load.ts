@@ -78,8 +78,12 @@ function readSession(path: string): Buffer {
   try {
     return readFileSync(path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') {
       throw new UserError('SESSION_NOT_FOUND', `session file ${path} does not exist`);
+    }
+    if (code === 'EISDIR') {
+      throw new UserError('SESSION_CORRUPT', `session file ${path} is a directory, not a file`);
     }
     throw error;
   }

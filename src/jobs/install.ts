@@ -69,6 +69,7 @@ export function installJobs(runtime: AgentRuntime, options: JobsLayerOptions = {
     runtime.root.provide(jobServiceKey, service),
     runtime.root.provide(backgroundRunnerKey, service),
     runtime.onAgent(setUp),
+    runtime.toolCatalog.declare(jobTools(service)),
     addSessionRepairer(repairOpenJobs),
   ];
   let disposed = false;

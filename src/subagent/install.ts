@@ -11,6 +11,7 @@ import type { ChildDescriptor } from './contract.js';
 import { createInProcessProvider } from './in-process-provider.js';
 import { SubagentRegistry, subagentRegistryKey } from './registry.js';
 import { type SubagentServices, subagentServicesKey } from './services.js';
+import { STRUCTURED_OUTPUT_TOOL } from './structured-output/capture-instructions.js';
 import { interruptAgentTool, listAgentsTool, sendMessageTool } from './tools/continuation-tools.js';
 import { reportTool } from './tools/report-tool.js';
 import { subagentTool } from './tools/subagent-tool.js';
@@ -59,15 +60,19 @@ export function installSubagents(
     prepare,
     ...(options.maxDepth !== undefined ? { maxDepth: options.maxDepth } : {}),
   };
+  const tools = [subagentTool, sendMessageTool, interruptAgentTool, listAgentsTool];
   const disposers: Disposer[] = [
+    runtime.toolCatalog.declare([
+      ...tools.map((make) => make(services)),
+      reportTool(services),
+      { name: STRUCTURED_OUTPUT_TOOL, parameters: { type: 'object' } },
+    ]),
     registry.register(createInProcessProvider({ ...providerOptions, name: 'spawn' })),
     registry.register(createInProcessProvider({ ...providerOptions, name: 'fork' })),
     runtime.root.provide(subagentRegistryKey, registry),
     runtime.root.provide(subagentServicesKey, services),
     runtime.onAgent((handle) => {
-      const undo = [subagentTool, sendMessageTool, interruptAgentTool, listAgentsTool].map((make) =>
-        handle.tools.register(make(services)),
-      );
+      const undo = tools.map((make) => handle.tools.register(make(services)));
       return () => {
         for (const dispose of undo) dispose();
       };

@@ -20,5 +20,6 @@ export {
   type ScriptedStep,
   type ScriptedToolCall,
   type ScriptedUsage,
+  type ValidScriptedModel,
   validateScriptedModel,
 } from './scripted-rules.js';

@@ -49,10 +49,14 @@ export type ScriptedRule = ScriptedResponse & {
 };
 
 export interface ScriptedModelFile {
-  rules: ScriptedRule[];
+  /** Tried in order; may be omitted when `default` answers everything. */
+  rules?: ScriptedRule[];
   /** Answers when no rule matches; without it an unmatched prompt is an error. */
   default?: ScriptedResponse;
 }
+
+/** A validated file: `rules` is always present (empty when the file has only a default). */
+export type ValidScriptedModel = ScriptedModelFile & { rules: ScriptedRule[] };
 
 type Place = 'rule' | 'default' | 'step';
 
@@ -94,7 +98,7 @@ class Problems {
 }
 
 /** Reads and validates a scripted model file; a missing or unreadable file is a UserError. */
-export function loadScriptedModel(path: string): ScriptedModelFile {
+export function loadScriptedModel(path: string): ValidScriptedModel {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -109,7 +113,7 @@ export function loadScriptedModel(path: string): ScriptedModelFile {
 }
 
 /** Parses JSON text and validates it; `source` names the file in every problem. */
-export function parseScriptedModel(text: string, source: string): ScriptedModelFile {
+export function parseScriptedModel(text: string, source: string): ValidScriptedModel {
   const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
   const parsed = parseJsonText(body);
   if (!parsed.ok) {
@@ -121,18 +125,19 @@ export function parseScriptedModel(text: string, source: string): ScriptedModelF
 }
 
 /** Validates an already parsed value (for example an object literal in a test). */
-export function validateScriptedModel(value: unknown, source: string): ScriptedModelFile {
+export function validateScriptedModel(value: unknown, source: string): ValidScriptedModel {
   const problems = new Problems(source);
   if (!isObject(value)) {
-    problems.add('', 'must be a JSON object with a "rules" array');
+    problems.add('', 'must be a JSON object with a "rules" array, a "default" answer or both');
     problems.throwIfAny();
     return value as never;
   }
   for (const key of Object.keys(value)) {
     if (key !== 'rules' && key !== 'default') problems.add(key, 'unknown field');
   }
-  if (!has(value, 'rules')) problems.add('rules', 'is required');
-  else if (!Array.isArray(value.rules)) problems.add('rules', 'must be an array');
+  if (!has(value, 'rules')) {
+    if (!has(value, 'default')) problems.add('rules', 'is required when there is no default');
+  } else if (!Array.isArray(value.rules)) problems.add('rules', 'must be an array');
   else {
     value.rules.forEach((rule, index) => {
       checkResponse(rule, `rules[${index}]`, 'rule', problems);
@@ -140,7 +145,8 @@ export function validateScriptedModel(value: unknown, source: string): ScriptedM
   }
   if (has(value, 'default')) checkResponse(value.default, 'default', 'default', problems);
   problems.throwIfAny();
-  return value as unknown as ScriptedModelFile;
+  const file = value as unknown as ScriptedModelFile;
+  return { ...file, rules: file.rules ?? [] };
 }
 
 function checkResponse(value: unknown, path: string, place: Place, problems: Problems): void {

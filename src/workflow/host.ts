@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Worker } from 'node:worker_threads';
 import type { Context } from '../core/context.js';
 import { errorMessage } from '../core/errors.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../core/json-text.js';
 import type { SubagentRegistry } from '../subagent/registry.js';
 import { workflowChildInstructions } from './authoring-guide.js';
 import {
@@ -41,6 +42,12 @@ function checkArgs(args: unknown): Record<string, unknown> {
   if (args === undefined) return {};
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
     throw new WorkflowError('INVALID_ARGUMENT', 'workflow args must be a JSON object');
+  }
+  if (nestedDeeperThan(args, MAX_JSON_DEPTH)) {
+    throw new WorkflowError(
+      'INVALID_ARGUMENT',
+      `workflow args are nested more than ${MAX_JSON_DEPTH} levels deep`,
+    );
   }
   return args as Record<string, unknown>;
 }

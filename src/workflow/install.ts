@@ -40,6 +40,7 @@ export function installWorkflows(
   const policy = options.offerTool === 'always' ? WORKFLOW_POLICY_ALWAYS : WORKFLOW_POLICY_EXPLICIT;
   const disposers: Disposer[] = [
     runtime.root.provide(workflowServiceKey, service),
+    runtime.toolCatalog.declare([workflowTool({ service, subagents, context: runtime.root })]),
     runtime.onAgent((handle) => {
       const undoTool = handle.tools.register(
         workflowTool({ service, subagents, context: runtime.root }),

@@ -84,3 +84,53 @@ test('permission patterns match whole argument text with * wildcards', () => {
   assert.equal(matchesRule(rule, 'bash', { command: 'rm -rf ./build' }), false);
   assert.equal(matchesRule(rule, 'read_file', { command: 'rm -rf /' }), false);
 });
+
+test('a config file that is not UTF-8 text says it must be UTF-8, naming the file', () => {
+  const home = temporaryFolder();
+  const file = join(home, 'config.yaml');
+  const utf16 = Buffer.from('model: openai:gpt-4o\n', 'utf16le');
+  const cases: Array<[Buffer, RegExp]> = [
+    [
+      Buffer.concat([Buffer.from([0xff, 0xfe]), utf16]),
+      /is UTF-16 text; config files must be UTF-8/,
+    ],
+    [Buffer.concat([Buffer.from([0xfe, 0xff]), utf16.swap16()]), /is UTF-16 text/],
+    [Buffer.from('model: openai:gpt-4o\n', 'utf16le'), /contains NUL bytes .*must be UTF-8/],
+    [Buffer.from([0x6d, 0x3a, 0x20, 0xc3, 0x28, 0x0a]), /is not valid UTF-8/],
+  ];
+  for (const [bytes, message] of cases) {
+    writeFileSync(file, bytes);
+    assert.throws(
+      () => loadConfig(home, home),
+      (error: Error & { code?: string }) => {
+        assert.equal(error.code, 'INVALID_CONFIG');
+        assert.ok(error.message.includes(`${file}: `), error.message);
+        assert.match(error.message, message);
+        return true;
+      },
+    );
+  }
+  writeFileSync(file, `\uFEFFmodel: openai:gpt-4o\n`);
+  assert.equal(loadConfig(home, home).model, 'openai:gpt-4o');
+});
+
+test('a config path that is a folder, or aliases that expand too far, name the file', () => {
+  const home = temporaryFolder();
+  const file = join(home, 'config.yaml');
+  mkdirSync(file);
+  assert.throws(() => loadConfig(home, home), new RegExp(`${file}: is a directory`));
+  const lines = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]'];
+  for (let level = 1; level < 9; level++) {
+    lines.push(
+      `a${level}: &a${level} [${Array(10)
+        .fill(`*a${level - 1}`)
+        .join(', ')}]`,
+    );
+  }
+  assert.throws(
+    () => parseConfig(lines.join('\n'), 'bomb.yaml'),
+    /bomb\.yaml: its YAML aliases expand too far .*at most 100 alias expansions/,
+  );
+  const reused = parseConfig('models:\n  a: &route { provider: openai }\n  b: *route\n', 'ok.yaml');
+  assert.equal(reused.models?.b?.provider, 'openai');
+});

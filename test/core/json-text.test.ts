@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseJsonText } from '../../src/core/json-text.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan, parseJsonText } from '../../src/core/json-text.js';
 
 test('valid JSON parses, a byte-order mark included', () => {
   assert.deepEqual(parseJsonText('\uFEFF{"a": [1, true, null]}'), {
@@ -23,4 +23,12 @@ test('malformed JSON names the line, the column and what was expected', () => {
   const unterminated = parseJsonText('["open');
   assert.equal(unterminated.ok, false);
   assert.match(unterminated.ok ? '' : unterminated.problem, /closing/);
+});
+
+test('nesting is measured without recursion, however deep', () => {
+  const deep = JSON.parse(`${'['.repeat(100_000)}${']'.repeat(100_000)}`);
+  assert.equal(nestedDeeperThan(deep, MAX_JSON_DEPTH), true);
+  assert.equal(nestedDeeperThan({ a: [[1]] }, 3), false);
+  assert.equal(nestedDeeperThan({ a: [[1]] }, 2), true);
+  assert.equal(nestedDeeperThan('text', 0), false);
 });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { LoomError } from '../../src/core/errors.js';
@@ -54,6 +54,18 @@ describe('loadSessionFile', () => {
         error instanceof LoomError &&
         error.code === 'SESSION_NOT_FOUND' &&
         error.message.includes(path),
+    );
+  });
+
+  test('a session path that is a folder is refused naming the path', () => {
+    const path = join(temporaryFolder(folderPrefix), 'folder.jsonl');
+    mkdirSync(path);
+    assert.throws(
+      () => loadSessionFile(path),
+      (error: unknown) =>
+        error instanceof LoomError &&
+        error.code === 'SESSION_CORRUPT' &&
+        error.message === `session file ${path} is a directory, not a file`,
     );
   });
 

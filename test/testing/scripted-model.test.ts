@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { UserError } from '../../src/core/errors.js';
@@ -11,6 +13,7 @@ import type {
 } from '../../src/llm/contract.js';
 import { createScriptedModel } from '../../src/testing/scripted-model.js';
 import type { ScriptedModelFile } from '../../src/testing/scripted-rules.js';
+import { temporaryFolder } from '../helpers/temporary-folder.js';
 
 const user = (content: string): ModelMessage => ({ role: 'user', content });
 const assistant = (text = ''): ModelMessage => ({ role: 'assistant', text, toolCalls: [] });
@@ -98,6 +101,16 @@ describe('scripted model: choosing a rule', () => {
       default: { reply: 'ok: {{prompt}} [{{1}}{{9}}]' },
     });
     assert.equal(textOf(await ask(client, user('hello there'))), 'ok: hello there []');
+  });
+
+  test('a file with only a default answers every prompt from it', async () => {
+    const folder = temporaryFolder('loom-scripted-');
+    const path = join(folder, 'default-only.json');
+    writeFileSync(path, JSON.stringify({ default: { reply: 'ok: {{prompt}}' } }));
+    const client = createScriptedModel(path);
+    assert.equal(textOf(await ask(client, user('anything'))), 'ok: anything');
+    const inline = createScriptedModel({ default: { reply: 'same' } });
+    assert.equal(textOf(await ask(inline, user('else'))), 'same');
   });
 
   test('no match and no default is an error naming the prompt', async () => {

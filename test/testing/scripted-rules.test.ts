@@ -158,11 +158,23 @@ describe('parseScriptedModel', () => {
     }
   });
 
+  test('a file with only a default is valid and has no rules (SPEC §3)', () => {
+    const model = parseScriptedModel('{"default": {"reply": "ok: {{prompt}}"}}', source);
+    assert.deepEqual(model.rules, []);
+    assert.deepEqual(model.default, { reply: 'ok: {{prompt}}' });
+    assert.deepEqual(valueProblems({ default: { replay: 'x' } }), [
+      `${source}: default.replay: unknown field`,
+      `${source}: default: exactly one of reply, output, tools, error, hang, steps is required (found none)`,
+    ]);
+  });
+
   test('rejects a root that is not an object, and missing or non-array rules', () => {
     assert.deepEqual(parseProblems('[]'), [
-      `${source}: must be a JSON object with a "rules" array`,
+      `${source}: must be a JSON object with a "rules" array, a "default" answer or both`,
     ]);
-    assert.deepEqual(parseProblems('{}'), [`${source}: rules: is required`]);
+    assert.deepEqual(parseProblems('{}'), [
+      `${source}: rules: is required when there is no default`,
+    ]);
     assert.deepEqual(valueProblems({ rules: {} }), [`${source}: rules: must be an array`]);
     assert.deepEqual(valueProblems({ rules: [], default: 'x' }), [
       `${source}: default: must be an object`,

@@ -54,6 +54,14 @@ test('start throws synchronously for a run that cannot begin, and starts nothing
     /args must be a JSON object/,
   );
   assertThrowsCode(
+    () =>
+      fixture.start('return 1', {
+        args: { deep: JSON.parse(`${'['.repeat(4000)}${']'.repeat(4000)}`) },
+      }),
+    'INVALID_ARGUMENT',
+    /args are nested more than 256 levels deep/,
+  );
+  assertThrowsCode(
     () => fixture.start('return 1', { args: { callback: () => 1 } }),
     'INVALID_ARGUMENT',
     /args cannot be copied/,

@@ -1,0 +1,106 @@
+/**
+ * Checks permission rules against the tools a runtime declares, once every layer has declared
+ * its tools: an unknown tool name or an argument name the tool does not take would otherwise
+ * never match, silently. Every problem names the file, line and closest valid name. Pure: it
+ * reads the catalog entries it is given and never installs anything.
+ */
+import { UserError } from '../core/errors.js';
+import type { CatalogEntry } from '../core/tool-catalog.js';
+import { ruleOrigin } from './load-config.js';
+import type { PermissionRule } from './schema.js';
+
+/** Edits (insert, delete, replace, swap two neighbours) that turn `from` into `to`. */
+export function editDistance(from: string, to: string): number {
+  const rows = from.length + 1;
+  const columns = to.length + 1;
+  const table: number[][] = Array.from({ length: rows }, (_, row) =>
+    Array.from({ length: columns }, (_, column) => (row === 0 ? column : column === 0 ? row : 0)),
+  );
+  const at = (row: number, column: number) => table[row]?.[column] ?? 0;
+  for (let row = 1; row < rows; row++) {
+    for (let column = 1; column < columns; column++) {
+      const cost = from[row - 1] === to[column - 1] ? 0 : 1;
+      let best = Math.min(
+        at(row - 1, column) + 1,
+        at(row, column - 1) + 1,
+        at(row - 1, column - 1) + cost,
+      );
+      const swapped =
+        row > 1 &&
+        column > 1 &&
+        from[row - 1] === to[column - 2] &&
+        from[row - 2] === to[column - 1];
+      if (swapped) best = Math.min(best, at(row - 2, column - 2) + 1);
+      (table[row] as number[])[column] = best;
+    }
+  }
+  return at(from.length, to.length);
+}
+
+/** The closest of `names` when it is close enough to be a likely typo, else undefined. */
+export function closestName(name: string, names: readonly string[]): string | undefined {
+  let best: { name: string; distance: number } | undefined;
+  for (const candidate of names) {
+    const distance = editDistance(name.toLowerCase(), candidate.toLowerCase());
+    if (!best || distance < best.distance) best = { name: candidate, distance };
+  }
+  if (!best) return undefined;
+  const allowed = Math.max(2, Math.floor(Math.max(name.length, best.name.length) / 3));
+  return best.distance <= allowed ? best.name : undefined;
+}
+
+function hint(name: string, names: readonly string[], kind: string): string {
+  const closest = closestName(name, names);
+  if (closest) return `did you mean ${closest}?`;
+  return `known ${kind}: ${[...names].sort().join(', ') || 'none'}`;
+}
+
+function where(rule: PermissionRule, position: number, line: number | undefined): string {
+  const origin = ruleOrigin(rule);
+  const index = origin?.index ?? position;
+  const at = line ?? origin?.line;
+  const place = origin ? `${origin.file}${at ? `:${at}` : ''}: ` : '';
+  return `${place}permissions[${index}]`;
+}
+
+/** Every problem of `rules`, one line each; empty when all are sound. */
+export function permissionRuleProblems(
+  rules: readonly PermissionRule[],
+  tools: readonly CatalogEntry[],
+): string[] {
+  const problems: string[] = [];
+  const toolNames = tools.map((tool) => tool.name);
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  rules.forEach((rule, position) => {
+    const origin = ruleOrigin(rule);
+    const entry = byName.get(rule.tool);
+    if (rule.tool !== '*' && !entry) {
+      problems.push(
+        `${where(rule, position, origin?.toolLine)}.tool: unknown tool "${rule.tool}" (${hint(rule.tool, toolNames, 'tools')})`,
+      );
+      return;
+    }
+    // A tool whose schema names no arguments takes any; `*` is checked against the named ones.
+    if (entry && entry.argumentNames === undefined) return;
+    const candidates = entry ? [entry] : tools;
+    const argumentNames = [...new Set(candidates.flatMap((tool) => tool.argumentNames ?? []))];
+    for (const key of Object.keys(rule.match ?? {})) {
+      if (argumentNames.includes(key)) continue;
+      const owner = entry ? `tool ${entry.name} has no argument` : 'no tool has an argument';
+      problems.push(
+        `${where(rule, position, origin?.matchLines[key])}.match.${key}: ${owner} "${key}" (${hint(key, argumentNames, 'arguments')})`,
+      );
+    }
+  });
+  return problems;
+}
+
+/** Throws one INVALID_CONFIG UserError listing every problem of `rules`. */
+export function checkPermissionRules(
+  rules: readonly PermissionRule[],
+  tools: readonly CatalogEntry[],
+): void {
+  const problems = permissionRuleProblems(rules, tools);
+  if (problems.length === 0) return;
+  throw new UserError('INVALID_CONFIG', `invalid config:\n${problems.join('\n')}`);
+}

@@ -1,0 +1,50 @@
+/**
+ * The tools that agents of one runtime may be given, declared by whoever registers them (the
+ * built-in tools, each layer's install), so config that names tools, such as permission rules,
+ * is checked against real tool and argument names before any agent starts. Declaring gives no
+ * agent a tool and must never run one; every declaration returns its undo.
+ */
+import type { Disposer } from './context.js';
+import type { ToolDefinition } from './tool-contract.js';
+
+/** What a declaration needs: the name, and the JSON Schema whose `properties` name the arguments. */
+export type DeclaredTool = Pick<ToolDefinition, 'name' | 'parameters'>;
+
+export interface CatalogEntry {
+  name: string;
+  /** The argument names; undefined when the schema names none, so any argument may appear. */
+  argumentNames: readonly string[] | undefined;
+}
+
+function argumentNames(parameters: DeclaredTool['parameters']): string[] | undefined {
+  const properties = (parameters as { properties?: unknown }).properties;
+  if (typeof properties !== 'object' || properties === null) return undefined;
+  return Object.keys(properties);
+}
+
+export class ToolCatalog {
+  private readonly declarations: Array<readonly DeclaredTool[]> = [];
+
+  declare(tools: readonly DeclaredTool[]): Disposer {
+    const entry = [...tools];
+    this.declarations.push(entry);
+    return () => {
+      const index = this.declarations.indexOf(entry);
+      if (index >= 0) this.declarations.splice(index, 1);
+    };
+  }
+
+  /** One entry a name; a name declared twice keeps the union of its argument names. */
+  entries(): CatalogEntry[] {
+    const byName = new Map<string, CatalogEntry>();
+    for (const tool of this.declarations.flat()) {
+      const names = argumentNames(tool.parameters);
+      const known = byName.get(tool.name);
+      if (!known) byName.set(tool.name, { name: tool.name, argumentNames: names });
+      else if (known.argumentNames && names) {
+        known.argumentNames = [...new Set([...known.argumentNames, ...names])];
+      } else known.argumentNames = undefined;
+    }
+    return [...byName.values()];
+  }
+}

@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { compileRules, matchesRule } from '../../src/config/permissions.js';
+import type { PermissionRule } from '../../src/config/schema.js';
+import { splitShellCommands } from '../../src/config/shell-commands.js';
+
+/** A shell parameter expansion hiding a command substitution (built so no linter reads it as JS). */
+const hiddenInExpansion = ['echo $', '{A:-$(rm -rf x)}'].join('');
+
+function rule(action: PermissionRule['action'], command: string) {
+  const [compiled] = compileRules([{ tool: 'bash', match: { command }, action }]);
+  assert.ok(compiled);
+  return (line: string) => matchesRule(compiled, 'bash', { command: line });
+}
+
+test('a command line splits into its simple commands at every operator, whitespace normalised', () => {
+  const cases: Array<[string, string[]]> = [
+    ['echo hi &&  rm  -rf x', ['echo hi', 'rm -rf x']],
+    ['a; b', ['a', 'b']],
+    ['a | b || c & d', ['a', 'b', 'c', 'd']],
+    ['(cd x && rm -rf y)', ['cd x', 'rm -rf y']],
+    ['echo one\nrm -rf x', ['echo one', 'rm -rf x']],
+    ['echo $(rm -rf x)', ['echo', 'rm -rf x']],
+    ['diff <(sort a) b', ['diff', 'sort a', 'b']],
+    ['FOO=1 rm -rf x', ['rm -rf x']],
+    ['if true; then rm -rf x; fi', ['true', 'rm -rf x']],
+    ["echo 'a && b'", ['echo a && b']],
+    ['r""m  -rf "x"', ['rm -rf x']],
+    ['ls *.ts # list them', ['ls *.ts']],
+  ];
+  for (const [line, commands] of cases) {
+    const split = splitShellCommands(line);
+    assert.deepEqual(split.commands, commands, line);
+    assert.equal(split.opaque, false, line);
+  }
+});
+
+test('a line the parser cannot see into is marked opaque', () => {
+  for (const line of [
+    'echo `rm -rf x`',
+    'echo "$(rm -rf x)"',
+    hiddenInExpansion,
+    'bash -c "rm -rf x"',
+    'eval "rm -rf x"',
+    'sudo rm -rf x',
+    'find . | xargs rm -rf',
+  ]) {
+    assert.equal(splitShellCommands(line).opaque, true, line);
+  }
+});
+
+test('a deny rule matches any simple command of a compound line', () => {
+  const denies = rule('deny', 'rm  -rf *');
+  for (const line of [
+    'rm -rf x',
+    'echo hi &&  rm  -rf x',
+    'echo hi; rm -rf x',
+    'ls | rm -rf x',
+    'false || rm -rf x',
+    '(cd / && rm -rf x)',
+    'echo $(rm -rf x)',
+    'echo hi\nrm -rf x',
+    'X=1 rm -rf x',
+  ]) {
+    assert.equal(denies(line), true, line);
+  }
+  for (const line of ['echo rm -rf x', "echo 'rm -rf x'", 'farm -rf x', 'rm -r x']) {
+    assert.equal(denies(line), false, line);
+  }
+});
+
+test('a deny rule also matches a command hidden in backquotes, $(…) in quotes, or bash -c', () => {
+  const denies = rule('deny', 'rm -rf *');
+  for (const line of [
+    'echo `rm -rf x`',
+    'echo "$(rm   -rf x)"',
+    'bash -c "rm -rf x"',
+    hiddenInExpansion,
+  ]) {
+    assert.equal(denies(line), true, line);
+  }
+  const exact = rule('deny', 'rm -rf /');
+  assert.equal(exact('echo `rm -rf /`'), true);
+  assert.equal(exact('echo `rm -rf /home`'), false);
+});
+
+test('an allow rule applies only when every simple command matches and none is hidden', () => {
+  const allows = rule('allow', 'git *');
+  assert.equal(allows('git status'), true);
+  assert.equal(allows('git  add . && git commit -m x'), true);
+  assert.equal(allows('git status && rm -rf x'), false);
+  assert.equal(allows('git log $(rm -rf x)'), false);
+  assert.equal(allows('git log "$(rm -rf x)"'), false);
+  assert.equal(allows('git log `rm -rf x`'), false);
+  const anything = rule('allow', '*');
+  assert.equal(anything('echo `date`'), true);
+});
+
+test('other arguments and other tools still match the whole argument text', () => {
+  const [compiled] = compileRules([
+    { tool: 'write_file', match: { path: '*.env' }, action: 'deny' },
+  ]);
+  assert.ok(compiled);
+  assert.equal(matchesRule(compiled, 'write_file', { path: 'a/.env' }), true);
+  assert.equal(matchesRule(compiled, 'write_file', { path: 'a/.env && x' }), false);
+  assert.equal(matchesRule(compiled, 'read_file', { path: 'a/.env' }), false);
+  const [anyTool] = compileRules([{ tool: '*', match: { command: 'rm *' }, action: 'ask' }]);
+  assert.ok(anyTool);
+  assert.equal(matchesRule(anyTool, 'bash', { command: 'ls; rm x' }), true);
+});
