@@ -8,13 +8,14 @@ import {
   type AgentReply,
   type DoneOutcome,
   HostMessage,
-  readWorkerMessage,
   sendToWorker,
   type WorkerEnvelope,
   WorkerMessage,
   type WorkerPayloads,
 } from '../../src/workflow/protocol.js';
-import { runWorkerSession, scriptFrames } from '../../src/workflow/worker-session.js';
+import { scriptFrames } from '../../src/workflow/render-thrown.js';
+import { readWorkerMessage } from '../../src/workflow/wire-check.js';
+import { runWorkerSession } from '../../src/workflow/worker-session.js';
 import { deferred, testMeta } from './engine-fixture.js';
 
 type AgentStart = WorkerPayloads[WorkerMessage.AgentStart];
@@ -38,8 +39,9 @@ function session(script: string, options: SessionOptions = {}) {
   const reply = (call: number, answer: AgentReply) =>
     sendToWorker(host, HostMessage.AgentResult, { call, reply: answer });
   host.on('message', (raw) => {
-    const message = readWorkerMessage(raw);
-    assert.ok(message, `the worker sent an unknown message: ${JSON.stringify(raw)}`);
+    const reading = readWorkerMessage(raw);
+    assert.ok('message' in reading, `the worker broke the protocol: ${JSON.stringify(reading)}`);
+    const { message } = reading;
     messages.push(message);
     if (message.tag === WorkerMessage.Ready && options.go !== false) {
       sendToWorker(host, HostMessage.Go, {});
