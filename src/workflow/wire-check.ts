@@ -119,7 +119,9 @@ function checkDone(payload: unknown): void {
     error.code !== undefined &&
     !(typeof error.code === 'string' && Object.hasOwn(errorCodes, error.code))
   ) {
-    malformed(`payload.code is not a workflow error code: ${kind(error.code)}`);
+    const named =
+      typeof error.code === 'string' ? JSON.stringify(error.code.slice(0, 40)) : kind(error.code);
+    malformed(`payload.code is not a workflow error code: ${named}`);
   }
   text(error.message, 'payload.message', true);
   if (typeof error.fatal !== 'boolean') {
@@ -196,7 +198,7 @@ function jsonValue(value: unknown, path: string, depth: number, ancestors: Set<o
 
 /** A short description of a value's type for a fault; never the value itself. */
 function kind(value: unknown): string {
-  if (value === null) return 'null';
+  if (value === null || value === undefined) return String(value);
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object') {
     const prototype: unknown = Object.getPrototypeOf(value);
@@ -204,6 +206,5 @@ function kind(value: unknown): string {
     const name = (prototype as { constructor?: { name?: unknown } } | null)?.constructor?.name;
     return typeof name === 'string' && name ? `a ${name}` : 'an object with a foreign prototype';
   }
-  if (typeof value === 'string') return JSON.stringify(value.slice(0, 40));
   return `${/^[aeiou]/.test(typeof value) ? 'an' : 'a'} ${typeof value}`;
 }
