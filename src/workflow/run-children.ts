@@ -186,8 +186,9 @@ export class RunChildren {
       if (registry.get(provider).capabilities.toolFilter) startRequest.toolFilter = [WORKFLOW_TOOL];
       run = registry.start(provider, startRequest);
     } catch (error) {
-      this.slots.release();
+      // Reply first: the failure ends the run, so no queued call starts in the freed slot.
       this.setup.reply(call, startFailure(label, error));
+      this.slots.release();
       return;
     }
     this.lastSeq += 1;

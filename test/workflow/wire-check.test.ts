@@ -50,7 +50,8 @@ test('every message the worker session sends is accepted as it is', () => {
 test('anything else is a fault that says what is wrong, never echoing the value', () => {
   const cycle: Record<string, unknown> = {};
   cycle.self = cycle;
-  const sparse = [1, , 3];
+  const sparse = [1, 2, 3];
+  delete sparse[1];
   const named = Object.assign([1], { extra: 2 });
   let deep: unknown = 'leaf';
   for (let level = 0; level < 1001; level += 1) deep = [deep];
