@@ -134,7 +134,7 @@ test('workflow run: a workflow child has no workflow tool and is not told about 
   assert.equal(run.code, 0, run.stderr);
   const result = parseResult(run);
   assert.equal(result.agentsStarted, 1);
-  assert.doesNotMatch(String(result.value), /Workflow "inner"/);
+  assert.match(String(result.value), /^child saw: Unknown tool "workflow"/);
   assert.equal(events.filter((event) => event.type === 'workflow/start').length, 1);
   const folder = join(home, 'sessions');
   const sessions = readdirSync(folder).map((name) =>
@@ -154,4 +154,5 @@ test('workflow run: a workflow child has no workflow tool and is not told about 
   }
   const toolResult = (sessions[0] ?? []).find((line) => line.type === 'tool/result');
   assert.equal(toolResult?.data.isError, true, toolResult?.data.content);
+  assert.match(toolResult?.data.content ?? '', /Unknown tool "workflow"/);
 });
