@@ -108,21 +108,26 @@ interface SessionLine {
   data: { system?: string; tools?: Array<{ name: string }>; content?: string; isError?: boolean };
 }
 
-test('workflow run: a workflow child has no workflow tool and is not told about workflows', async () => {
+const NESTED_WORKFLOW = {
+  name: 'workflow',
+  arguments: { meta: { name: 'inner', description: 'nested' }, script: 'return 7' },
+};
+
+test('workflow run: a workflow child and its own subagents have no workflow tool and are not told about workflows', async () => {
   const { home, model } = setup([
     {
-      when: '^nest',
+      when: '^nest a workflow',
       steps: [
+        { tools: [NESTED_WORKFLOW] },
         {
-          tools: [
-            {
-              name: 'workflow',
-              arguments: { meta: { name: 'inner', description: 'nested' }, script: 'return 7' },
-            },
-          ],
+          tools: [{ name: 'subagent', arguments: { description: 'deeper', prompt: 'go deeper' } }],
         },
         { reply: 'child saw: {{lastToolResult}}' },
       ],
+    },
+    {
+      when: '^go deeper',
+      steps: [{ tools: [NESTED_WORKFLOW] }, { reply: 'grandchild saw: {{lastToolResult}}' }],
     },
   ]);
   const { run, events } = await runScript(
@@ -134,7 +139,7 @@ test('workflow run: a workflow child has no workflow tool and is not told about 
   assert.equal(run.code, 0, run.stderr);
   const result = parseResult(run);
   assert.equal(result.agentsStarted, 1);
-  assert.match(String(result.value), /^child saw: Unknown tool "workflow"/);
+  assert.match(String(result.value), /^child saw: grandchild saw: Unknown tool "workflow"/);
   assert.equal(events.filter((event) => event.type === 'workflow/start').length, 1);
   const folder = join(home, 'sessions');
   const sessions = readdirSync(folder).map((name) =>
@@ -143,16 +148,20 @@ test('workflow run: a workflow child has no workflow tool and is not told about 
       .filter(Boolean)
       .map((line) => JSON.parse(line) as SessionLine),
   );
-  assert.equal(sessions.length, 1, 'one child session, no inner run');
-  const headers = (sessions[0] ?? []).filter((line) => line.type === 'request/header');
-  assert.ok(headers.length > 0);
-  for (const header of headers) {
-    const tools = header.data.tools?.map((tool) => tool.name) ?? [];
-    assert.ok(tools.includes('read_file') && tools.includes('subagent'), tools.join(', '));
-    assert.ok(!tools.includes('workflow'), tools.join(', '));
-    assert.doesNotMatch(header.data.system ?? '', /# Workflows/);
+  assert.equal(sessions.length, 2, 'the child and its subagent; no inner run');
+  for (const session of sessions) {
+    const headers = session.filter((line) => line.type === 'request/header');
+    assert.ok(headers.length > 0);
+    for (const header of headers) {
+      const tools = header.data.tools?.map((tool) => tool.name) ?? [];
+      assert.ok(tools.includes('read_file') && tools.includes('subagent'), tools.join(', '));
+      assert.ok(!tools.includes('workflow'), tools.join(', '));
+      assert.doesNotMatch(header.data.system ?? '', /# Workflows/);
+    }
+    const refused = session.find(
+      (line) =>
+        line.type === 'tool/result' && /Unknown tool "workflow"/.test(line.data.content ?? ''),
+    );
+    assert.equal(refused?.data.isError, true);
   }
-  const toolResult = (sessions[0] ?? []).find((line) => line.type === 'tool/result');
-  assert.equal(toolResult?.data.isError, true, toolResult?.data.content);
-  assert.match(toolResult?.data.content ?? '', /Unknown tool "workflow"/);
 });
