@@ -22,18 +22,21 @@ export interface Caller extends SubagentParent {
   sessionId: string;
   /** The depth limit this agent's line was started with, if one was given. */
   maxDepth?: number;
+  /** Tools hidden from this agent; its own children inherit them (delegating cannot unhide). */
+  toolFilter?: string[];
 }
 
-/** The calling agent as a parent: its session, depth and inherited depth limit. */
+/** The calling agent as a parent: its session, depth, inherited depth limit and hidden tools. */
 export function callerOf(services: SubagentServices, agentId: string): Caller {
   const handle = services.runtime.find(agentId);
   if (!handle)
     throw new SubagentError('UNKNOWN_AGENT', `the calling agent ${agentId} is not active`);
   const descriptor = handle.log.events.find((event) => event.type === 'subagent/descriptor');
-  const maxDepth = (descriptor?.data as ChildDescriptor | undefined)?.maxDepth;
+  const { maxDepth, toolFilter } = (descriptor?.data as ChildDescriptor | undefined) ?? {};
   return {
     sessionId: agentId,
     delegationDepth: handle.log.header.delegationDepth,
     ...(maxDepth !== undefined ? { maxDepth } : {}),
+    ...(toolFilter?.length ? { toolFilter: [...toolFilter] } : {}),
   };
 }

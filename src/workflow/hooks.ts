@@ -7,6 +7,7 @@
 import { WorkflowError, type WorkflowLimits } from './contract.js';
 import { materializeFromRealm } from './materialize.js';
 import type { AgentStartOptions } from './protocol.js';
+import { withScriptFrames } from './render-thrown.js';
 
 /** What the hooks need from the session that runs them. */
 export interface HookHost {
@@ -39,8 +40,9 @@ export function isFatal(error: unknown): error is WorkflowError {
   return error instanceof WorkflowError && error.fatal;
 }
 
+/** A fatal error for the script; its stack shows the script's frames, never the engine's. */
 export function fatal(code: WorkflowError['code'], message: string): WorkflowError {
-  return new WorkflowError(code, message, { fatal: true });
+  return withScriptFrames(new WorkflowError(code, message, { fatal: true }));
 }
 
 /** A short, total description of a value's type for error messages. */

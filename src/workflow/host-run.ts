@@ -16,14 +16,16 @@ import {
   workflowStart,
 } from './contract.js';
 import {
+  type AgentReply,
   type DoneOutcome,
   HostMessage,
   type HostPayloads,
-  readWorkerMessage,
   sendToWorker,
+  type WorkerEnvelope,
   WorkerMessage,
 } from './protocol.js';
 import { RunChildren, type RunSetup } from './run-children.js';
+import { readWorkerMessage } from './wire-check.js';
 
 export interface HostRunSetup extends RunSetup {
   worker: Worker;
@@ -49,6 +51,7 @@ export class HostRun implements WorkflowRun {
   private outcome: RunOutcome | undefined;
   private final: WorkflowResult | undefined;
   private currentPhase = '';
+  private lastCall = 0;
   private graceTimer: NodeJS.Timeout | undefined;
   private workerExited = false;
   private disposed = false;
@@ -60,7 +63,10 @@ export class HostRun implements WorkflowRun {
     this.worker = setup.worker;
     this.children = new RunChildren({
       ...setup,
-      reply: (call, reply) => this.post(HostMessage.AgentResult, { call, reply }),
+      reply: (call, reply) => {
+        this.post(HostMessage.AgentResult, { call, reply });
+        if (reply.kind === 'fatal' && reply.code !== 'CANCELLED') this.startFailed(reply);
+      },
       onChildEnded: () => {
         if (this.stage === 'draining' && this.children.active === 0) this.complete();
       },
@@ -106,23 +112,29 @@ export class HostRun implements WorkflowRun {
     this.cancel('the caller aborted the workflow');
   };
 
+  /** Once the outcome is known nothing the worker says matters; it is terminated next. */
   private readonly onMessage = (raw: unknown): void => {
-    if (this.stage === 'ended') return;
-    const message = readWorkerMessage(raw);
-    if (message === undefined) {
-      this.fail('workflow protocol fault: the worker sent an unknown message');
+    if (this.stage === 'ended' || this.outcome) return;
+    const reading = readWorkerMessage(raw);
+    if ('fault' in reading) {
+      this.protocolFault(reading.fault);
+      return;
+    }
+    const { message } = reading;
+    const wrongTime = this.outOfOrder(message);
+    if (wrongTime !== undefined) {
+      this.protocolFault(wrongTime);
       return;
     }
     const { context } = this.setup;
     switch (message.tag) {
       case WorkerMessage.Ready:
-        if (this.stage === 'booting') {
-          this.stage = 'running';
-          this.post(HostMessage.Go, {});
-        }
+        this.stage = 'running';
+        this.post(HostMessage.Go, {});
         return;
       case WorkerMessage.AgentStart: {
         const { call, prompt, options } = message.payload;
+        this.lastCall = call;
         this.children.request({ call, prompt, options, phase: options.phase ?? this.currentPhase });
         return;
       }
@@ -138,6 +150,23 @@ export class HostRun implements WorkflowRun {
         return;
     }
   };
+
+  /** The worker (or a script that reached its port) broke the protocol: the run ends, loud. */
+  private protocolFault(fault: string): void {
+    this.fail(`workflow protocol fault: the worker sent ${fault}; the run was stopped`);
+  }
+
+  /** A well-formed message the protocol does not allow now; undefined when it does. */
+  private outOfOrder(message: WorkerEnvelope): string | undefined {
+    if (message.tag === WorkerMessage.Ready) {
+      return this.stage === 'booting' ? undefined : 'ready twice';
+    }
+    if (this.stage === 'booting') return `${message.tag} before ready`;
+    if (message.tag === WorkerMessage.AgentStart && message.payload.call !== this.lastCall + 1) {
+      return `agent-start numbered ${message.payload.call} after ${this.lastCall}`;
+    }
+    return undefined;
+  }
 
   private readonly onError = (error: unknown): void => {
     this.fail(`the workflow worker failed: ${errorMessage(error)}`);
@@ -160,6 +189,18 @@ export class HostRun implements WorkflowRun {
       this.cancelReason !== undefined
         ? this.cancelledOutcome()
         : { stopReason: 'error', error: { code: 'SCRIPT_ERROR', message } },
+    );
+  }
+
+  /**
+   * A child that could not start (AGENT_CAP, AGENT_START, UNSUPPORTED_SCHEMA) ends the run with
+   * its code, whether or not the script awaits, drops or catches the call's promise.
+   */
+  private startFailed(reply: Extract<AgentReply, { kind: 'fatal' }>): void {
+    this.finish(
+      this.cancelReason !== undefined
+        ? this.cancelledOutcome()
+        : { stopReason: 'error', error: { code: reply.code, message: reply.message } },
     );
   }
 

@@ -48,7 +48,8 @@ export function installWorkflows(
       const undoSection = handle.prompt.section({
         id: `tool:${WORKFLOW_TOOL}`,
         order: 600,
-        text: policy,
+        // A child that may not run workflows (a workflow's own child) is not told about them.
+        text: () => (handle.tools.lookup(WORKFLOW_TOOL) ? policy : ''),
       });
       return () => {
         undoSection();

@@ -6,7 +6,7 @@
  */
 import vm from 'node:vm';
 import { WorkflowError } from './contract.js';
-import { renderThrown } from './render-thrown.js';
+import { renderForScript, withScriptFrames } from './render-thrown.js';
 
 export interface MaterializeOptions {
   /** Names the value at the root of every message: `return value`, `agent() options`. */
@@ -74,17 +74,19 @@ function renderTrail(trail: Trail): string {
 }
 
 function reject(trail: Trail, problem: string, cause?: unknown): WorkflowError {
-  return new WorkflowError('RESULT_UNSERIALIZABLE', `${renderTrail(trail)}: ${problem}`, {
-    fatal: true,
-    cause,
-  });
+  return withScriptFrames(
+    new WorkflowError('RESULT_UNSERIALIZABLE', `${renderTrail(trail)}: ${problem}`, {
+      fatal: true,
+      cause,
+    }),
+  );
 }
 
 function attempt<Result>(trail: Trail, action: string, operation: () => Result): Result {
   try {
     return operation();
   } catch (error) {
-    throw reject(trail, `${action} threw: ${renderThrown(error)}`, error);
+    throw reject(trail, `${action} threw: ${renderForScript(error)}`, error);
   }
 }
 

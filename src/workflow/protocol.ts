@@ -100,7 +100,6 @@ export function sendToHost<Tag extends WorkerMessage>(
 }
 
 const hostTags = new Set<string>(Object.values(HostMessage));
-const workerTags = new Set<string>(Object.values(WorkerMessage));
 
 function hasTag(message: unknown, tags: Set<string>): boolean {
   if (typeof message !== 'object' || message === null) return false;
@@ -115,7 +114,5 @@ export function readHostMessage(message: unknown): HostEnvelope | undefined {
   return hasTag(message, hostTags) ? (message as HostEnvelope) : undefined;
 }
 
-/** The message as a worker envelope, or undefined for anything else (a protocol fault). */
-export function readWorkerMessage(message: unknown): WorkerEnvelope | undefined {
-  return hasTag(message, workerTags) ? (message as WorkerEnvelope) : undefined;
-}
+// The host reads the worker's messages through `readWorkerMessage` (wire-check.ts), which checks
+// each payload too: the worker's port is within a script's reach.

@@ -27,6 +27,7 @@ import {
 } from './contract.js';
 import type { AgentReply, AgentStartOptions } from './protocol.js';
 import { FifoSlots } from './slots.js';
+import { WORKFLOW_TOOL } from './tool.js';
 
 /** What a run is: shared by the run and its children's bookkeeping. */
 export interface RunSetup {
@@ -127,7 +128,7 @@ export class RunChildren {
       this.setup.reply(agent.call, {
         kind: 'fatal',
         code: 'AGENT_CAP',
-        message: `this run has already started ${this.requested} agents; the limit is ${maxTotalAgents} (maxTotalAgents)`,
+        message: `agent() refused: this run has already asked for ${this.requested} agents (${this.lastSeq} started, ${this.slots.queued} waiting for a free slot); the limit is ${maxTotalAgents} (maxTotalAgents)`,
       });
       return;
     }
@@ -179,10 +180,15 @@ export class RunChildren {
     if (model !== undefined) startRequest.model = model;
     let run: SubagentRun;
     try {
-      run = this.setup.registry.start(this.setup.provider, startRequest);
+      const { registry, provider } = this.setup;
+      // A child may not run a workflow of its own: it would escape this run's caps, events and
+      // cancellation. A provider that cannot hide tools runs its children outside Loom's tools.
+      if (registry.get(provider).capabilities.toolFilter) startRequest.toolFilter = [WORKFLOW_TOOL];
+      run = registry.start(provider, startRequest);
     } catch (error) {
-      this.slots.release();
+      // Reply first: the failure ends the run, so no queued call starts in the freed slot.
       this.setup.reply(call, startFailure(label, error));
+      this.slots.release();
       return;
     }
     this.lastSeq += 1;

@@ -12,6 +12,11 @@ export class FifoSlots {
     this.capacity = capacity;
   }
 
+  /** Starts queued and not yet begun. */
+  get queued(): number {
+    return this.waiting.length;
+  }
+
   /** Runs `start` now if a slot is free, else when one frees up. */
   enqueue(start: () => void): void {
     if (this.running < this.capacity) {

@@ -28,9 +28,7 @@ import {
   WorkerMessage,
   type WorkerSessionData,
 } from './protocol.js';
-import { renderThrown } from './render-thrown.js';
-
-export const SCRIPT_FILENAME = 'workflow-script.js';
+import { renderForScript, SCRIPT_FILENAME } from './render-thrown.js';
 
 /** Starts the session: posts `ready` and waits for the host. Returns at once. */
 export function runWorkerSession(port: WirePort, data: WorkerSessionData): void {
@@ -176,7 +174,7 @@ class WorkerSession implements HookHost {
         filename: SCRIPT_FILENAME,
       });
     } catch (error) {
-      throw fatal('SCRIPT_PARSE', `the script does not compile: ${renderThrown(error)}`);
+      throw fatal('SCRIPT_PARSE', `the script does not compile: ${renderForScript(error)}`);
     }
   }
 
@@ -208,7 +206,7 @@ class WorkerSession implements HookHost {
         fatal: true,
       };
     }
-    return { kind: 'error', message: scriptFrames(renderThrown(error)), fatal: false };
+    return { kind: 'error', message: renderForScript(error), fatal: false };
   }
 
   private finish(outcome: DoneOutcome): void {
@@ -232,11 +230,4 @@ function isCode(error: unknown, code: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** A thrown value's stack without the engine's own frames: the author reads only script lines. */
-export function scriptFrames(rendered: string): string {
-  const lines = rendered.split('\n');
-  const kept = lines.filter((line) => !/^\s+at /.test(line) || line.includes(SCRIPT_FILENAME));
-  return kept.join('\n');
 }

@@ -86,3 +86,20 @@ test('long renderings are capped', () => {
   assert.ok(rendered.endsWith('… (500 more characters)'));
   assert.ok(rendered.length < RENDERED_THROWN_MAXIMUM_LENGTH + 40);
 });
+
+test('a function renders as its name, never its source', () => {
+  function secretHelper() {
+    return 'source text';
+  }
+  assert.equal(renderThrown(secretHelper), '[function secretHelper]');
+  assert.equal(
+    renderThrown(() => 1),
+    '[function]',
+  );
+  const hostileName = Object.defineProperty(() => 1, 'name', {
+    get() {
+      throw new Error('no name');
+    },
+  });
+  assert.equal(renderThrown(hostileName), '[function]');
+});

@@ -8,13 +8,14 @@ import {
   type AgentReply,
   type DoneOutcome,
   HostMessage,
-  readWorkerMessage,
   sendToWorker,
   type WorkerEnvelope,
   WorkerMessage,
   type WorkerPayloads,
 } from '../../src/workflow/protocol.js';
-import { runWorkerSession, scriptFrames } from '../../src/workflow/worker-session.js';
+import { scriptFrames } from '../../src/workflow/render-thrown.js';
+import { readWorkerMessage } from '../../src/workflow/wire-check.js';
+import { runWorkerSession } from '../../src/workflow/worker-session.js';
 import { deferred, testMeta } from './engine-fixture.js';
 
 type AgentStart = WorkerPayloads[WorkerMessage.AgentStart];
@@ -38,8 +39,9 @@ function session(script: string, options: SessionOptions = {}) {
   const reply = (call: number, answer: AgentReply) =>
     sendToWorker(host, HostMessage.AgentResult, { call, reply: answer });
   host.on('message', (raw) => {
-    const message = readWorkerMessage(raw);
-    assert.ok(message, `the worker sent an unknown message: ${JSON.stringify(raw)}`);
+    const reading = readWorkerMessage(raw);
+    assert.ok('message' in reading, `the worker broke the protocol: ${JSON.stringify(reading)}`);
+    const { message } = reading;
     messages.push(message);
     if (message.tag === WorkerMessage.Ready && options.go !== false) {
       sendToWorker(host, HostMessage.Go, {});
@@ -453,4 +455,55 @@ test('a thrown error keeps only the script frames of its stack', () => {
     'Error: boom\n    at workflow-script.js:8:7\n    at inner (workflow-script.js:3:1)',
   );
   assert.equal(scriptFrames('just a message'), 'just a message');
+});
+
+/** Every stack line of `text` names the script; the engine's files and source never show. */
+function assertScriptFramesOnly(text: string) {
+  const frames = text.split('\n').filter((line) => /^\s+at /.test(line));
+  assert.ok(frames.length > 0, `no script frame left in:\n${text}`);
+  for (const frame of frames) assert.match(frame, /workflow-script\.js/, text);
+  assert.doesNotMatch(text, /materialize|worker-session|hooks|combinators|host\.stopped/);
+}
+
+test('value-boundary errors show the script frames only', async () => {
+  const returned = await finished(`return { get x() { throw new Error('boom'); } };`);
+  assertError(
+    returned,
+    'RESULT_UNSERIALIZABLE',
+    /^return value\.x: reading it threw: Error: boom\n/,
+  );
+  assert.ok(returned.kind === 'error');
+  assertScriptFramesOnly(returned.message);
+  const option = await finished(
+    `await agent('x', { schema: { get type() { throw new Error('no type'); } } });`,
+  );
+  assertError(option, 'RESULT_UNSERIALIZABLE', /^agent\(\) option schema\.type: reading it threw/);
+  assert.ok(option.kind === 'error');
+  assertScriptFramesOnly(option.message);
+});
+
+test('a thrown hook is named, never printed as source', async () => {
+  const outcome = await finished(`throw agent;`);
+  assert.deepEqual(outcome, { kind: 'error', message: '[function agent]', fatal: false });
+  const inGetter = await finished(`return { get x() { throw parallel; } };`);
+  assertError(inGetter, 'RESULT_UNSERIALIZABLE', /reading it threw: \[function parallel\]$/);
+});
+
+test('errors from hooks and combinators carry only the script frames in their stack', async () => {
+  const outcome = await finished(`
+    const stacks = [];
+    const record = (action) => { try { action(); } catch (error) { stacks.push(error.stack); } };
+    record(() => agent(''));
+    record(() => parallel([1]));
+    record(() => pipeline([1]));
+    record(() => phase(3));
+    try { await agent('x', { schema: { get type() { throw 1; } } }); } catch (error) { stacks.push(error.stack); }
+    return stacks;`);
+  assert.equal(outcome.kind, 'ok', JSON.stringify(outcome));
+  const stacks = (outcome as { value: string[] }).value;
+  assert.equal(stacks.length, 5);
+  for (const stack of stacks) {
+    assert.match(stack, /^WorkflowError: /);
+    assertScriptFramesOnly(stack);
+  }
 });

@@ -119,6 +119,7 @@ function request(caller: Caller, args: Arguments): SubagentStartRequest {
     prompt: args.prompt,
     description: args.description,
     ...(caller.maxDepth !== undefined ? { maxDepth: caller.maxDepth } : {}),
+    ...(caller.toolFilter ? { toolFilter: caller.toolFilter } : {}),
   };
 }
 

@@ -1,0 +1,149 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { SubagentError } from '../../src/subagent/contract.js';
+import type { WorkflowResult } from '../../src/workflow/contract.js';
+import { engineFixture, pairViolations } from './engine-fixture.js';
+
+const echo = (request: { prompt: string }) => ({ output: `<${request.prompt}>` });
+
+/** Asserts the run's events are sound and its worker is gone; returns the result. */
+async function settled(
+  fixture: ReturnType<typeof engineFixture>,
+  run: { result: Promise<WorkflowResult> },
+): Promise<WorkflowResult> {
+  const result = await run.result;
+  assert.deepEqual(pairViolations(fixture.events.records), []);
+  assert.equal(fixture.service.liveWorkers, 0, 'the worker has exited when the result settles');
+  assert.equal(fixture.events.records.at(-1)?.type, 'workflow/end');
+  return result;
+}
+
+/** A script line that reaches the worker's real port, as a script can (see README.md). */
+const REACH_PORT = `const port = log.constructor('return process')().getBuiltinModule('node:worker_threads').parentPort;`;
+
+test('a child that cannot start ends the run even when the script drops or catches its promise', async () => {
+  const fixture = engineFixture({
+    limits: { maxTotalAgents: 2 },
+    respond: (request) => {
+      if (request.outputSchema) throw new SubagentError('UNSUPPORTED_SCHEMA', 'no oneOf here');
+      if (request.prompt === 'deep') throw new SubagentError('DEPTH_LIMIT', 'too deep');
+      return echo(request);
+    },
+  });
+  const dropped = await settled(
+    fixture,
+    fixture.start(`agent('x', { schema: { oneOf: [] } }); return 5;`),
+  );
+  assert.equal(dropped.stopReason, 'error');
+  assert.equal(dropped.value, null);
+  assert.equal(dropped.error?.code, 'UNSUPPORTED_SCHEMA');
+  assert.match(dropped.error?.message ?? '', /no oneOf here/);
+
+  const caught = await settled(
+    fixture,
+    fixture.start(`try { await agent('deep'); } catch (error) { log(error.code); } return 5;`),
+  );
+  assert.equal(caught.stopReason, 'error');
+  assert.equal(caught.error?.code, 'AGENT_START');
+  assert.match(caught.error?.message ?? '', /agent "deep" could not start: too deep/);
+
+  const capped = await settled(
+    fixture,
+    fixture.start(`agent('a'); agent('b'); agent('c'); return 5;`),
+  );
+  assert.equal(capped.stopReason, 'error');
+  assert.equal(capped.error?.code, 'AGENT_CAP');
+  assert.equal(capped.agentsStarted, 2);
+});
+
+test('AGENT_CAP states how many agents were asked for, started and waiting, and the cap', async () => {
+  const fixture = engineFixture({ limits: { maxConcurrentAgents: 2, maxTotalAgents: 5 } });
+  const run = fixture.start(
+    `return await parallel(Array.from({ length: 8 }, (_, index) => () => agent('item ' + index)));`,
+  );
+  const result = await settled(fixture, run);
+  assert.equal(result.error?.code, 'AGENT_CAP');
+  assert.equal(
+    result.error?.message,
+    'agent() refused: this run has already asked for 5 agents (2 started, 3 waiting for a free slot); the limit is 5 (maxTotalAgents)',
+  );
+  assert.equal(result.agentsStarted, 2);
+  assert.deepEqual(
+    fixture.events.of('workflow/agent-end').map((event) => event.outcome),
+    ['cancelled', 'cancelled'],
+  );
+});
+
+test('a workflow child is started without the workflow tool', async () => {
+  const fixture = engineFixture({ respond: echo });
+  const result = await settled(fixture, fixture.start(`return await agent('child');`));
+  assert.equal(result.stopReason, 'completed');
+  assert.deepEqual(fixture.fake.children[0]?.request.toolFilter, ['workflow']);
+});
+
+const forgeries: Array<{ name: string; message: string; fault: RegExp }> = [
+  {
+    name: 'a done whose value is a bigint',
+    message: `{ tag: 'done', payload: { kind: 'ok', value: 10n } }`,
+    fault: /a malformed done message: payload\.value is a bigint, which JSON cannot carry/,
+  },
+  {
+    name: 'a done whose value the value boundary would refuse (a Map)',
+    message: `{ tag: 'done', payload: { kind: 'ok', value: { nested: [new Map()] } } }`,
+    fault: /payload\.value\["nested"\]\[0\] is a Map, which JSON cannot carry/,
+  },
+  {
+    name: 'a log whose message is a bigint',
+    message: `{ tag: 'log', payload: { message: 10n } }`,
+    fault: /a malformed log message: payload\.message must be a string, not a bigint/,
+  },
+  {
+    name: 'an agent-start out of sequence',
+    message: `{ tag: 'agent-start', payload: { call: 7, prompt: 'forged', options: {} } }`,
+    fault: /agent-start numbered 7 after 1/,
+  },
+  {
+    name: 'a second ready',
+    message: `{ tag: 'ready', payload: {} }`,
+    fault: /sent ready twice/,
+  },
+  {
+    name: 'an unknown tag',
+    message: `{ tag: 'spawn', payload: {} }`,
+    fault: /a message with an unknown tag "spawn"/,
+  },
+];
+
+test('every message from the worker is checked: a forged one ends the run as SCRIPT_ERROR, events paired', async () => {
+  for (const forgery of forgeries) {
+    const fixture = engineFixture();
+    const run = fixture.start(
+      `${REACH_PORT}
+       const held = agent('held');
+       log('holding');
+       port.postMessage(${forgery.message});
+       return await held;`,
+    );
+    const held = await fixture.fake.child(/held/);
+    const result = await settled(fixture, run);
+    assert.equal(result.stopReason, 'error', forgery.name);
+    assert.equal(result.value, null, forgery.name);
+    assert.equal(result.error?.code, 'SCRIPT_ERROR', forgery.name);
+    assert.match(result.error?.message ?? '', /^workflow protocol fault: the worker sent /);
+    assert.match(result.error?.message ?? '', forgery.fault, forgery.name);
+    assert.ok(held.cancelledBy, `${forgery.name}: the held child was cancelled`);
+    assert.deepEqual(
+      fixture.events.of('workflow/agent-end').map((event) => event.outcome),
+      ['cancelled'],
+      forgery.name,
+    );
+    assert.deepEqual(
+      fixture.events.of('workflow/log').map((event) => event.message),
+      ['holding'],
+      forgery.name,
+    );
+    const [end] = fixture.events.of('workflow/end');
+    assert.deepEqual(end?.error, result.error, forgery.name);
+    assert.doesNotThrow(() => JSON.stringify(fixture.events.records), forgery.name);
+  }
+});
