@@ -39,10 +39,18 @@ test('loom run --session continues a session; sessions list and show see both tu
 
   const list = await runLoom(['sessions', 'list'], { home });
   assert.equal(list.code, 0, list.stderr);
-  assert.match(list.stdout, new RegExp(`${id} .* 2 turns +remember apples`));
+  assert.match(list.stdout, new RegExp(`^${id} +\\S+ +remember apples +2 turns$`, 'm'));
 
   const show = await runLoom(['sessions', 'show', id], { home });
   assert.equal(show.code, 0, show.stderr);
+  assert.doesNotMatch(show.stdout, /^ +\d+ +assistant\/chunk/m);
+  assert.match(
+    show.stdout,
+    /^\(\d+ streamed assistant\/chunk events hidden; --chunks shows them\)$/m,
+  );
+  const withChunks = await runLoom(['sessions', 'show', '--chunks', id], { home });
+  assert.match(withChunks.stdout, /^ +\d+ +assistant\/chunk/m);
+  assert.doesNotMatch(withChunks.stdout, /hidden/);
   assert.match(show.stdout, /\[followup\] remember apples/);
   assert.match(show.stdout, /\[followup\] what now/);
   assert.match(show.stdout, /noted apples/);
@@ -84,4 +92,65 @@ test('loom sessions show names a session that does not exist', async () => {
   const result = await runLoom(['sessions', 'show', 'no-such-session'], { home });
   assert.equal(result.code, 1);
   assert.match(result.stderr, /no-such-session/);
+});
+
+test('loom sessions list: a header row, id, created, first prompt, turns; children only with --all', async () => {
+  const home = temporaryFolder();
+  const path = writeScriptedModel(home, {
+    rules: [
+      {
+        when: '^ask the expert$',
+        steps: [
+          {
+            tools: [
+              { name: 'subagent', arguments: { description: 'ask', prompt: 'six times seven?' } },
+            ],
+          },
+          { reply: 'the expert said: {{lastToolResult}}' },
+        ],
+      },
+      { when: 'six times seven', reply: 'forty-two' },
+    ],
+    default: { reply: 'heard: {{prompt}}' },
+  });
+  const run = (...args: string[]) =>
+    runLoom(['run', '--json', '--model', `scripted:${path}`, '--cwd', home, ...args], { home });
+  const parent = await run('ask the expert');
+  assert.equal(parent.code, 0, parent.stderr);
+  const parentId = sessionIdOf(parent.stdout);
+  const other = await run('remember pears');
+  assert.equal(other.code, 0, other.stderr);
+  const otherId = sessionIdOf(other.stdout);
+  assert.equal((await run('--session', otherId, 'and plums')).code, 0);
+
+  const list = await runLoom(['sessions', 'list'], { home });
+  assert.equal(list.code, 0, list.stderr);
+  const lines = list.stdout.trimEnd().split('\n');
+  assert.match(lines[0] ?? '', /^ID +CREATED +FIRST PROMPT +TURNS$/);
+  assert.equal(lines.length, 3, list.stdout);
+  assert.match(lines[1] ?? '', new RegExp(`^${parentId} +\\d{4}-\\S+ +ask the expert +1 turn$`));
+  assert.match(lines[2] ?? '', new RegExp(`^${otherId} +\\d{4}-\\S+ +remember pears +2 turns$`));
+  const promptColumn = (lines[0] ?? '').indexOf('FIRST PROMPT');
+  assert.equal(lines[1]?.indexOf('ask the expert'), promptColumn);
+  assert.equal(lines[2]?.indexOf('remember pears'), promptColumn);
+  assert.match(list.stderr, /1 child session of subagents not shown; --all lists them/);
+
+  const all = await runLoom(['sessions', 'list', '--all'], { home });
+  assert.equal(all.code, 0, all.stderr);
+  const allLines = all.stdout.trimEnd().split('\n');
+  assert.equal(allLines.length, 4, all.stdout);
+  assert.match(allLines[1] ?? '', new RegExp(`^${parentId} `));
+  assert.match(allLines[2] ?? '', /^└ \S+ +\d{4}-\S+ +six times seven\? +1 turn$/);
+  assert.match(allLines[3] ?? '', new RegExp(`^${otherId} `));
+  assert.equal(all.stderr, '');
+
+  const json = await runLoom(['sessions', 'list', '--json', '--all'], { home });
+  const summaries = json.stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { id: string; parentSession: string | null });
+  assert.deepEqual(
+    summaries.map((summary) => summary.parentSession),
+    [null, parentId, null],
+  );
 });
