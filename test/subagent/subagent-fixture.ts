@@ -260,10 +260,3 @@ export function eventsOf<Type extends SessionEventType>(
     .filter((event): event is SessionEvent<Type> => event.type === type)
     .map((event) => event.data);
 }
-
-/** Lets queued microtasks and immediates run; for checking that something has NOT happened. */
-export async function settleQueues(rounds = 3): Promise<void> {
-  for (let round = 0; round < rounds; round++) {
-    await new Promise<void>((resolve) => setImmediate(resolve));
-  }
-}

@@ -15,6 +15,7 @@ import {
   type WorkerPayloads,
 } from '../../src/workflow/protocol.js';
 import { runWorkerSession, scriptFrames } from '../../src/workflow/worker-session.js';
+import { afterRejectionsReported } from '../helpers/event-loop.js';
 import { deferred, testMeta } from './engine-fixture.js';
 
 type AgentStart = WorkerPayloads[WorkerMessage.AgentStart];
@@ -434,7 +435,7 @@ test('dropped hook promises never raise unhandled rejections', async () => {
       pipeline(['x'], (item) => agent(item));
       return 'left early';`);
     assert.deepEqual(await run.done, { kind: 'ok', value: 'left early' });
-    await new Promise((resolve) => setImmediate(resolve));
+    await afterRejectionsReported();
     assert.deepEqual(unhandled, []);
   } finally {
     process.off('unhandledRejection', record);
