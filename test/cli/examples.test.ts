@@ -5,10 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { loadSessionFile } from '../../src/core/session-load.js';
+import { sessionPaths } from '../helpers/session-files.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { LOOM_BIN } from './loom-process.js';
 
@@ -49,11 +50,6 @@ function sandbox(): Sandbox {
   return { home, scratch, env };
 }
 
-function sessionFiles(home: string): string[] {
-  const folder = join(home, 'sessions');
-  return existsSync(folder) ? readdirSync(folder).map((name) => join(folder, name)) : [];
-}
-
 /** The command as it runs here: its own /tmp, a scripted model, ID the newest session. */
 function adapt(command: string, sandbox: Sandbox, latestSession: string | undefined): string {
   let adapted = command
@@ -70,7 +66,7 @@ function runExamples(commands: readonly string[]): void {
   const box = sandbox();
   let latestSession: string | undefined;
   for (const command of commands) {
-    const before = new Set(sessionFiles(box.home));
+    const before = new Set(sessionPaths(box.home));
     const adapted = adapt(command, box, latestSession);
     const result = spawnSync('sh', ['-c', adapted], {
       cwd: ROOT,
@@ -79,7 +75,7 @@ function runExamples(commands: readonly string[]): void {
       encoding: 'utf8',
     });
     assert.equal(result.status, 0, `"${command}" exited ${result.status}:\n${result.stderr}`);
-    for (const path of sessionFiles(box.home)) {
+    for (const path of sessionPaths(box.home)) {
       const { header, events } = loadSessionFile(path);
       for (const event of events) {
         if (event.type === 'tool/result') {

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { isEvent, type SessionEvent } from '../../src/core/session-events.js';
-import { loadSessionFile } from '../../src/core/session-load.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
+import { sessions } from '../helpers/session-files.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { runLoom, writeScriptedModel } from './loom-process.js';
 
@@ -12,11 +12,6 @@ const subagentCall = (description: string, prompt: string) => ({
   name: 'subagent',
   arguments: { description, prompt },
 });
-
-function sessions(home: string) {
-  const folder = join(home, 'sessions');
-  return readdirSync(folder).map((name) => loadSessionFile(join(folder, name)));
-}
 
 test('loom run: the parent delegates with the subagent tool and quotes the answer', async () => {
   const home = temporaryFolder();
