@@ -51,43 +51,49 @@ function turnCount(turns: number): string {
   return `${turns} ${turns === 1 ? 'turn' : 'turns'}`;
 }
 
+/** A row of the list: `depth` 0 for a session the user started. */
+export interface SessionRow {
+  summary: SessionSummary;
+  depth: number;
+  /** False for a child listed without its parent (marked `↳` instead of `└`). */
+  parentListed: boolean;
+}
+
+const isChild = (summary: SessionSummary) =>
+  summary.parentSession !== null || summary.delegationDepth > 0;
+
 /**
- * Root sessions in creation order; with `all`, each root is followed by its children (depth
- * first). Children whose root is not in the folder are listed at the end, at depth 1.
+ * The sessions users started, in creation order; with `all`, each followed by its children
+ * (depth first), and a child whose parent is not listed (a `loom workflow run` child, or a parent
+ * that is gone) in creation order among them, marked as a child.
  */
-export function orderSessions(
-  summaries: readonly SessionSummary[],
-  all: boolean,
-): Array<{ summary: SessionSummary; depth: number }> {
+export function orderSessions(summaries: readonly SessionSummary[], all: boolean): SessionRow[] {
   const ids = new Set(summaries.map((summary) => summary.id));
   const childrenOf = new Map<string, SessionSummary[]>();
   for (const summary of summaries) {
-    if (summary.parentSession === null) continue;
+    if (summary.parentSession === null || !ids.has(summary.parentSession)) continue;
     const siblings = childrenOf.get(summary.parentSession) ?? [];
     siblings.push(summary);
     childrenOf.set(summary.parentSession, siblings);
   }
-  const ordered: Array<{ summary: SessionSummary; depth: number }> = [];
-  const visit = (summary: SessionSummary, depth: number) => {
-    ordered.push({ summary, depth });
-    if (!all) return;
-    for (const child of childrenOf.get(summary.id) ?? []) visit(child, depth + 1);
+  const ordered: SessionRow[] = [];
+  const visit = (summary: SessionSummary, depth: number, parentListed: boolean) => {
+    ordered.push({ summary, depth, parentListed });
+    for (const child of childrenOf.get(summary.id) ?? []) visit(child, depth + 1, true);
   };
-  for (const summary of summaries) if (summary.parentSession === null) visit(summary, 0);
-  if (all) {
-    for (const summary of summaries) {
-      if (summary.parentSession !== null && !ids.has(summary.parentSession)) visit(summary, 1);
+  for (const summary of summaries) {
+    if (!isChild(summary)) visit(summary, 0, false);
+    else if (all && (summary.parentSession === null || !ids.has(summary.parentSession))) {
+      visit(summary, 1, false);
     }
   }
-  return ordered;
+  return all ? ordered : ordered.filter(({ summary }) => !isChild(summary));
 }
 
 /** The table of `loom sessions list`: a header row, then id, created, first prompt, turns. */
-export function formatSessionTable(
-  rows: ReadonlyArray<{ summary: SessionSummary; depth: number }>,
-): string {
-  const cells = rows.map(({ summary, depth }) => [
-    `${depth > 0 ? `${'  '.repeat(depth - 1)}└ ` : ''}${summary.id}`,
+export function formatSessionTable(rows: readonly SessionRow[]): string {
+  const cells = rows.map(({ summary, depth, parentListed }) => [
+    `${depth > 0 ? `${'  '.repeat(depth - 1)}${parentListed ? '└' : '↳'} ` : ''}${summary.id}`,
     summary.created,
     summary.error
       ? `(unreadable: ${oneLine(summary.error, PROMPT_COLUMN_WIDTH - 14)})`

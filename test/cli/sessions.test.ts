@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { runLoom, startLoom, writeScriptedModel } from './loom-process.js';
@@ -122,6 +124,15 @@ test('loom sessions list: a header row, id, created, first prompt, turns; childr
   assert.equal(other.code, 0, other.stderr);
   const otherId = sessionIdOf(other.stdout);
   assert.equal((await run('--session', otherId, 'and plums')).code, 0);
+  const script = join(home, 'one.js');
+  writeFileSync(
+    script,
+    "export const meta = { name: 'one', description: 'One child' };\nreturn await agent('six times seven?');\n",
+  );
+  const workflow = await runLoom(['workflow', 'run', script, '--model', `scripted:${path}`], {
+    home,
+  });
+  assert.equal(workflow.code, 0, workflow.stderr);
 
   const list = await runLoom(['sessions', 'list'], { home });
   assert.equal(list.code, 0, list.stderr);
@@ -133,24 +144,34 @@ test('loom sessions list: a header row, id, created, first prompt, turns; childr
   const promptColumn = (lines[0] ?? '').indexOf('FIRST PROMPT');
   assert.equal(lines[1]?.indexOf('ask the expert'), promptColumn);
   assert.equal(lines[2]?.indexOf('remember pears'), promptColumn);
-  assert.match(list.stderr, /1 child session of subagents not shown; --all lists them/);
+  assert.match(list.stderr, /^2 child sessions of subagents not shown; --all lists them/);
 
   const all = await runLoom(['sessions', 'list', '--all'], { home });
   assert.equal(all.code, 0, all.stderr);
   const allLines = all.stdout.trimEnd().split('\n');
-  assert.equal(allLines.length, 4, all.stdout);
+  assert.equal(allLines.length, 5, all.stdout);
   assert.match(allLines[1] ?? '', new RegExp(`^${parentId} `));
   assert.match(allLines[2] ?? '', /^└ \S+ +\d{4}-\S+ +six times seven\? +1 turn$/);
   assert.match(allLines[3] ?? '', new RegExp(`^${otherId} `));
+  // A `loom workflow run` child has no parent session: listed in its place, marked as a child.
+  assert.match(allLines[4] ?? '', /^↳ \S+ +\d{4}-\S+ +six times seven\? +1 turn$/);
   assert.equal(all.stderr, '');
 
   const json = await runLoom(['sessions', 'list', '--json', '--all'], { home });
   const summaries = json.stdout
     .trim()
     .split('\n')
-    .map((line) => JSON.parse(line) as { id: string; parentSession: string | null });
+    .map(
+      (line) =>
+        JSON.parse(line) as { id: string; parentSession: string | null; delegationDepth: number },
+    );
   assert.deepEqual(
-    summaries.map((summary) => summary.parentSession),
-    [null, parentId, null],
+    summaries.map((summary) => [summary.parentSession, summary.delegationDepth]),
+    [
+      [null, 0],
+      [parentId, 1],
+      [null, 0],
+      [null, 1],
+    ],
   );
 });
