@@ -83,7 +83,7 @@ function runExamples(commands: readonly string[]): void {
           assert.equal(data.isError, false, `"${command}": ${data.name} failed: ${data.content}`);
         }
       }
-      if (!before.has(path) && header.parentSession === null) latestSession = header.sessionId;
+      if (!before.has(path) && header.delegationDepth === 0) latestSession = header.sessionId;
     }
   }
 }
