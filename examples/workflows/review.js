@@ -69,7 +69,8 @@ log(`${confirmed.length} confirmed, ${findings.length - confirmed.length} reject
 
 return {
   target,
-  reviewed: files.length,
+  listed: files.length,
+  reviewed: files.length - unaudited.length,
   unaudited,
   confirmed: confirmed.map((entry) => ({ file: entry.file, finding: entry.finding })),
   rejected: findings

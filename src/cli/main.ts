@@ -7,17 +7,18 @@ import { Command, CommanderError } from 'commander';
 import { loomVersion as version } from '../core/version.js';
 
 const EXAMPLES = `
-Examples:
-  $ loom run "add a test for the parser"             uses DEEPSEEK_API_KEY by default
+Examples (from the repository root; ID is a session id from \`loom sessions list\`):
+  $ loom run "add a test for the parser"             # uses DEEPSEEK_API_KEY by default
   $ loom run --model openai:gpt-4o-mini "explain src/"
-  $ echo "fix the build" | loom run --json            NDJSON session events on stdout
-  $ loom run --model scripted:examples/demo/model.json --cwd /tmp/demo "tidy the greeting"
-  $ loom run --session 20261130-001500-k3x9q2 "now run the tests"
-  $ loom sessions list
-  $ loom sessions show 20261130-001500-k3x9q2
+  $ echo "fix the build" | loom run --json            # NDJSON session events on stdout
+  $ cp -R examples/demo/workspace/. /tmp/loom-demo    # a scratch folder for the next one
+  $ loom run --model scripted:examples/demo/model.json --cwd /tmp/loom-demo "tidy the greeting"
+  $ loom sessions list                               # --all adds the sessions of subagents
+  $ loom run --session ID "now run the tests"        # continue session ID
+  $ loom sessions show ID
   $ loom workflow run examples/workflows/review.js --model scripted:examples/workflows/review.model.json
-  $ loom workflow check my-workflow.js --meta '{"name":"x","description":"y"}'
-  $ loom acp                                         serve an editor over ACP on stdio
+  $ loom workflow check examples/workflows/review.js --meta '{"name":"x","description":"y"}'
+  $ loom acp                                         # serve an editor over ACP on stdio
 
 Config: $LOOM_HOME/config.yaml and ./.loom/config.yaml (LOOM_HOME defaults to ~/.loom).`;
 
@@ -51,7 +52,8 @@ export function buildProgram(): Command {
     .command('list')
     .description('list sessions: id, created, first prompt, turns')
     .option('--json', 'one JSON object per session')
-    .action(async (options: { json?: boolean }) => {
+    .option('--all', 'also list the sessions of subagents, each under its parent')
+    .action(async (options: { json?: boolean; all?: boolean }) => {
       const { listSessions } = await import('./sessions-command.js');
       listSessions(options);
     });

@@ -5,7 +5,7 @@
 import { loomHome } from '../core/home.js';
 import type { SessionEvent } from '../core/session-events.js';
 import { loadSessionFile } from '../core/session-load.js';
-import { SessionStore } from '../core/session-store.js';
+import { SessionStore, type SessionSummary } from '../core/session-store.js';
 
 function oneLine(text: string, limit: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
@@ -44,21 +44,93 @@ export function describeEvent(event: SessionEvent): string {
   }
 }
 
-export function listSessions(options: { json?: boolean }): void {
-  const summaries = new SessionStore(loomHome()).list();
+const LIST_COLUMNS = ['ID', 'CREATED', 'FIRST PROMPT', 'TURNS'] as const;
+const PROMPT_COLUMN_WIDTH = 60;
+
+function turnCount(turns: number): string {
+  return `${turns} ${turns === 1 ? 'turn' : 'turns'}`;
+}
+
+/** A row of the list: `depth` 0 for a session the user started. */
+export interface SessionRow {
+  summary: SessionSummary;
+  depth: number;
+  /** False for a child listed without its parent (marked `↳` instead of `└`). */
+  parentListed: boolean;
+}
+
+const isChild = (summary: SessionSummary) =>
+  summary.parentSession !== null || summary.delegationDepth > 0;
+
+/**
+ * The sessions users started, in creation order; with `all`, each followed by its children
+ * (depth first), and a child whose parent is not listed (a `loom workflow run` child, or a parent
+ * that is gone) in creation order among them, marked as a child.
+ */
+export function orderSessions(summaries: readonly SessionSummary[], all: boolean): SessionRow[] {
+  const ids = new Set(summaries.map((summary) => summary.id));
+  const childrenOf = new Map<string, SessionSummary[]>();
   for (const summary of summaries) {
-    if (options.json) {
-      process.stdout.write(`${JSON.stringify(summary)}\n`);
-      continue;
+    if (summary.parentSession === null || !ids.has(summary.parentSession)) continue;
+    const siblings = childrenOf.get(summary.parentSession) ?? [];
+    siblings.push(summary);
+    childrenOf.set(summary.parentSession, siblings);
+  }
+  const ordered: SessionRow[] = [];
+  const visit = (summary: SessionSummary, depth: number, parentListed: boolean) => {
+    ordered.push({ summary, depth, parentListed });
+    for (const child of childrenOf.get(summary.id) ?? []) visit(child, depth + 1, true);
+  };
+  for (const summary of summaries) {
+    if (!isChild(summary)) visit(summary, 0, false);
+    else if (all && (summary.parentSession === null || !ids.has(summary.parentSession))) {
+      visit(summary, 1, false);
     }
-    const prompt = summary.error
-      ? `(unreadable: ${summary.error})`
-      : oneLine(summary.firstPrompt ?? '', 60);
-    process.stdout.write(
-      `${summary.id}  ${summary.created}  ${String(summary.turns).padStart(3)} turns  ${prompt}\n`,
+  }
+  return all ? ordered : ordered.filter(({ summary }) => !isChild(summary));
+}
+
+/** The table of `loom sessions list`: a header row, then id, created, first prompt, turns. */
+export function formatSessionTable(rows: readonly SessionRow[]): string {
+  const cells = rows.map(({ summary, depth, parentListed }) => [
+    `${depth > 0 ? `${'  '.repeat(depth - 1)}${parentListed ? '└' : '↳'} ` : ''}${summary.id}`,
+    summary.created,
+    summary.error
+      ? `(unreadable: ${oneLine(summary.error, PROMPT_COLUMN_WIDTH - 14)})`
+      : oneLine(summary.firstPrompt, PROMPT_COLUMN_WIDTH),
+    turnCount(summary.turns),
+  ]);
+  const widths = LIST_COLUMNS.map((title, column) =>
+    Math.max(title.length, ...cells.map((row) => row[column]?.length ?? 0)),
+  );
+  return [[...LIST_COLUMNS], ...cells]
+    .map((row) =>
+      row
+        .map((cell, column) =>
+          column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0),
+        )
+        .join('  ')
+        .trimEnd(),
+    )
+    .map((line) => `${line}\n`)
+    .join('');
+}
+
+export function listSessions(options: { json?: boolean; all?: boolean }): void {
+  const summaries = new SessionStore(loomHome()).list();
+  const rows = orderSessions(summaries, options.all === true);
+  if (options.json) {
+    for (const { summary } of rows) process.stdout.write(`${JSON.stringify(summary)}\n`);
+    return;
+  }
+  if (rows.length > 0) process.stdout.write(formatSessionTable(rows));
+  else if (summaries.length === 0) process.stderr.write('no sessions yet\n');
+  const hidden = summaries.length - rows.length;
+  if (hidden > 0) {
+    process.stderr.write(
+      `${hidden} child ${hidden === 1 ? 'session' : 'sessions'} of subagents not shown; --all lists them under their parent\n`,
     );
   }
-  if (summaries.length === 0 && !options.json) process.stderr.write('no sessions yet\n');
 }
 
 export function showSession(id: string, options: { json?: boolean; chunks?: boolean }): void {
@@ -71,8 +143,17 @@ export function showSession(id: string, options: { json?: boolean; chunks?: bool
   }
   const parent = header.parentSession ? `, parent ${header.parentSession}` : '';
   process.stdout.write(`session ${header.sessionId}, created ${header.created}${parent}\n`);
+  let hiddenChunks = 0;
   for (const event of events) {
-    if (event.type === 'assistant/chunk' && !options.chunks) continue;
+    if (event.type === 'assistant/chunk' && !options.chunks) {
+      hiddenChunks += 1;
+      continue;
+    }
     process.stdout.write(`${describeEvent(event)}\n`);
+  }
+  if (hiddenChunks > 0) {
+    process.stdout.write(
+      `(${hiddenChunks} streamed assistant/chunk ${hiddenChunks === 1 ? 'event' : 'events'} hidden; --chunks shows them)\n`,
+    );
   }
 }

@@ -27,6 +27,20 @@ export interface ProgressView {
   tokens(): Usage;
 }
 
+/** Starts and stops the redraw timer; tests pass their own to see and drive it. */
+export interface RedrawTimer {
+  /** Calls `tick` every `intervalMs` until `stop`; must not keep the process alive. */
+  start(tick: () => void, intervalMs: number): { stop(): void };
+}
+
+const unrefInterval: RedrawTimer = {
+  start(tick, intervalMs) {
+    const handle = setInterval(tick, intervalMs);
+    handle.unref();
+    return { stop: () => clearInterval(handle) };
+  },
+};
+
 export interface ProgressOptions {
   output: ProgressOutput;
   /** Default: `output.isTTY`. */
@@ -34,6 +48,8 @@ export interface ProgressOptions {
   /** Redraw interval of the live block; default 100 ms. */
   intervalMs?: number;
   now?: () => number;
+  /** Default: an unref'd `setInterval`. */
+  redrawTimer?: RedrawTimer;
 }
 
 const RESET = '\x1b[0m';
@@ -140,11 +156,10 @@ export function createProgressView(options: ProgressOptions): ProgressView {
     lastDraw = now();
   };
   const timer = live
-    ? setInterval(() => {
+    ? (options.redrawTimer ?? unrefInterval).start(() => {
         if (dirty || now() - lastDraw >= 1000) draw();
       }, options.intervalMs ?? 100)
     : undefined;
-  timer?.unref();
 
   return {
     record(event) {
@@ -163,13 +178,13 @@ export function createProgressView(options: ProgressOptions): ProgressView {
     abandon() {
       if (finished) return;
       finished = true;
-      if (timer) clearInterval(timer);
+      timer?.stop();
       if (live && drawnLines > 0) write(`\x1b[${drawnLines}A\r\x1b[J`);
     },
     finish(result) {
       if (finished) return;
       finished = true;
-      if (timer) clearInterval(timer);
+      timer?.stop();
       if (live) draw();
       const colour =
         result.stopReason === 'completed' ? GREEN : result.stopReason === 'error' ? RED : YELLOW;

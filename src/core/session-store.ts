@@ -25,6 +25,8 @@ export interface SessionSummary {
   /** How many turns started. */
   turns: number;
   parentSession: string | null;
+  /** 0 for a session the user started; more for a subagent's (whose parent may be a workflow run). */
+  delegationDepth: number;
   /** Why the file could not be read; the other fields are then placeholders. */
   error?: string;
 }
@@ -80,6 +82,7 @@ export class SessionStore {
         firstPrompt: firstMessage ? preview(firstMessage.data.text) : '',
         turns: events.filter((event) => event.type === 'turn/start').length,
         parentSession: header.parentSession,
+        delegationDepth: header.delegationDepth,
       };
     } catch (error) {
       return {
@@ -88,6 +91,7 @@ export class SessionStore {
         firstPrompt: '',
         turns: 0,
         parentSession: null,
+        delegationDepth: 0,
         error: errorMessage(error),
       };
     }

@@ -76,6 +76,8 @@ export class AiSdkModelClient implements ModelClient {
       const model = this.#createModel();
       const result = await Promise.race([model.doStream(toCallOptions(request)), abort.promise]);
       reader = result.stream.getReader();
+      // An abort that came while the stream was being opened found no reader to cancel.
+      if (signal.aborted) reader.cancel().catch(() => undefined);
       for (;;) {
         const next = await reader.read();
         if (next.done) {

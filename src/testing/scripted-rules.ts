@@ -68,6 +68,8 @@ const allowedFields: Record<Place, readonly string[]> = {
   default: [...sharedFields, 'steps'],
   step: sharedFields,
 };
+/** Every field a rule may have (the README documents each one). */
+export const scriptedRuleFields: readonly string[] = allowedFields.rule;
 const placeNames: Record<Place, string> = { rule: 'a rule', default: 'default', step: 'a step' };
 
 type JsonObject = Record<string, unknown>;

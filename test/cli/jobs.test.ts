@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { SessionEvent, SessionEventType } from '../../src/core/session-events.js';
-import { type LoadedSession, loadSessionFile } from '../../src/core/session-load.js';
+import type { LoadedSession } from '../../src/core/session-load.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
 import { processesIn } from '../helpers/process-state.js';
+import { sessions, toolResults as toolResultsOf } from '../helpers/session-files.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { startLoom, writeScriptedModel } from './loom-process.js';
 
@@ -44,11 +45,6 @@ async function runJson(model: unknown, prompt: string, setup?: (home: string) =>
   return { code, stderr: run.stderr(), lines, home, workspace, elapsedMs: Date.now() - started };
 }
 
-function sessions(home: string): LoadedSession[] {
-  const folder = join(home, 'sessions');
-  return readdirSync(folder).map((name) => loadSessionFile(join(folder, name)));
-}
-
 function rootSession(home: string): LoadedSession {
   const root = sessions(home).find((session) => session.header.delegationDepth === 0);
   assert.ok(root);
@@ -65,9 +61,7 @@ function dataOf<Type extends SessionEventType>(
 }
 
 function toolResults(lines: Line[], name: string): string[] {
-  return lines
-    .filter((line) => line.type === 'tool/result' && line.data.name === name)
-    .map((line) => String(line.data.content));
+  return toolResultsOf(lines, name).map((data) => data.content);
 }
 
 test('loom run: a background bash job is read with job_output and ends completed', async () => {

@@ -14,6 +14,8 @@ export interface LoomRun {
   stderr(): string;
   /** Resolves with the first stdout line that matches. */
   waitForLine(pattern: RegExp): Promise<string>;
+  /** Resolves once stderr holds `count` lines matching `pattern` (such as progress lines). */
+  waitForStderr(pattern: RegExp, count?: number): Promise<void>;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -31,15 +33,28 @@ export function startLoom(
     input?: string;
     /** Leave standard input open for the test to write to (and end). */
     keepStdinOpen?: boolean;
+    /** The working folder; default the test's own. */
+    cwd?: string;
   },
 ): LoomRun {
   const child = spawn(process.execPath, [LOOM_BIN, ...args], {
     env: { ...process.env, ...options.env, LOOM_HOME: options.home },
     stdio: 'pipe',
+    ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
   });
   let out = '';
   let err = '';
   const waiters: Array<{ pattern: RegExp; resolve: (line: string) => void }> = [];
+  const stderrWaiters: Array<{ pattern: RegExp; count: number; resolve: () => void }> = [];
+  const checkStderr = () => {
+    const lines = err.split('\n');
+    for (const waiter of [...stderrWaiters]) {
+      if (lines.filter((line) => waiter.pattern.test(line)).length >= waiter.count) {
+        stderrWaiters.splice(stderrWaiters.indexOf(waiter), 1);
+        waiter.resolve();
+      }
+    }
+  };
   const check = () => {
     for (const line of out.split('\n')) {
       for (const waiter of [...waiters]) {
@@ -56,6 +71,7 @@ export function startLoom(
   });
   child.stderr.on('data', (chunk: Buffer) => {
     err += chunk.toString('utf8');
+    checkStderr();
   });
   if (!options.keepStdinOpen) child.stdin.end(options.input ?? '');
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
@@ -71,6 +87,15 @@ export function startLoom(
         check();
         exited.then(() =>
           reject(new Error(`loom exited before printing ${pattern}\n${out}\n${err}`)),
+        );
+      });
+    },
+    waitForStderr(pattern, count = 1) {
+      return new Promise((resolve, reject) => {
+        stderrWaiters.push({ pattern, count, resolve });
+        checkStderr();
+        exited.then(() =>
+          reject(new Error(`loom exited before printing ${count} × ${pattern}\n${out}\n${err}`)),
         );
       });
     },

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { runLoom, startLoom, writeScriptedModel } from './loom-process.js';
@@ -39,10 +41,18 @@ test('loom run --session continues a session; sessions list and show see both tu
 
   const list = await runLoom(['sessions', 'list'], { home });
   assert.equal(list.code, 0, list.stderr);
-  assert.match(list.stdout, new RegExp(`${id} .* 2 turns +remember apples`));
+  assert.match(list.stdout, new RegExp(`^${id} +\\S+ +remember apples +2 turns$`, 'm'));
 
   const show = await runLoom(['sessions', 'show', id], { home });
   assert.equal(show.code, 0, show.stderr);
+  assert.doesNotMatch(show.stdout, /^ +\d+ +assistant\/chunk/m);
+  assert.match(
+    show.stdout,
+    /^\(\d+ streamed assistant\/chunk events hidden; --chunks shows them\)$/m,
+  );
+  const withChunks = await runLoom(['sessions', 'show', '--chunks', id], { home });
+  assert.match(withChunks.stdout, /^ +\d+ +assistant\/chunk/m);
+  assert.doesNotMatch(withChunks.stdout, /hidden/);
   assert.match(show.stdout, /\[followup\] remember apples/);
   assert.match(show.stdout, /\[followup\] what now/);
   assert.match(show.stdout, /noted apples/);
@@ -84,4 +94,84 @@ test('loom sessions show names a session that does not exist', async () => {
   const result = await runLoom(['sessions', 'show', 'no-such-session'], { home });
   assert.equal(result.code, 1);
   assert.match(result.stderr, /no-such-session/);
+});
+
+test('loom sessions list: a header row, id, created, first prompt, turns; children only with --all', async () => {
+  const home = temporaryFolder();
+  const path = writeScriptedModel(home, {
+    rules: [
+      {
+        when: '^ask the expert$',
+        steps: [
+          {
+            tools: [
+              { name: 'subagent', arguments: { description: 'ask', prompt: 'six times seven?' } },
+            ],
+          },
+          { reply: 'the expert said: {{lastToolResult}}' },
+        ],
+      },
+      { when: 'six times seven', reply: 'forty-two' },
+    ],
+    default: { reply: 'heard: {{prompt}}' },
+  });
+  const run = (...args: string[]) =>
+    runLoom(['run', '--json', '--model', `scripted:${path}`, '--cwd', home, ...args], { home });
+  const parent = await run('ask the expert');
+  assert.equal(parent.code, 0, parent.stderr);
+  const parentId = sessionIdOf(parent.stdout);
+  const other = await run('remember pears');
+  assert.equal(other.code, 0, other.stderr);
+  const otherId = sessionIdOf(other.stdout);
+  assert.equal((await run('--session', otherId, 'and plums')).code, 0);
+  const script = join(home, 'one.js');
+  writeFileSync(
+    script,
+    "export const meta = { name: 'one', description: 'One child' };\nreturn await agent('six times seven?');\n",
+  );
+  const workflow = await runLoom(['workflow', 'run', script, '--model', `scripted:${path}`], {
+    home,
+  });
+  assert.equal(workflow.code, 0, workflow.stderr);
+
+  const list = await runLoom(['sessions', 'list'], { home });
+  assert.equal(list.code, 0, list.stderr);
+  const lines = list.stdout.trimEnd().split('\n');
+  assert.match(lines[0] ?? '', /^ID +CREATED +FIRST PROMPT +TURNS$/);
+  assert.equal(lines.length, 3, list.stdout);
+  assert.match(lines[1] ?? '', new RegExp(`^${parentId} +\\d{4}-\\S+ +ask the expert +1 turn$`));
+  assert.match(lines[2] ?? '', new RegExp(`^${otherId} +\\d{4}-\\S+ +remember pears +2 turns$`));
+  const promptColumn = (lines[0] ?? '').indexOf('FIRST PROMPT');
+  assert.equal(lines[1]?.indexOf('ask the expert'), promptColumn);
+  assert.equal(lines[2]?.indexOf('remember pears'), promptColumn);
+  assert.match(list.stderr, /^2 child sessions of subagents not shown; --all lists them/);
+
+  const all = await runLoom(['sessions', 'list', '--all'], { home });
+  assert.equal(all.code, 0, all.stderr);
+  const allLines = all.stdout.trimEnd().split('\n');
+  assert.equal(allLines.length, 5, all.stdout);
+  assert.match(allLines[1] ?? '', new RegExp(`^${parentId} `));
+  assert.match(allLines[2] ?? '', /^└ \S+ +\d{4}-\S+ +six times seven\? +1 turn$/);
+  assert.match(allLines[3] ?? '', new RegExp(`^${otherId} `));
+  // A `loom workflow run` child has no parent session: listed in its place, marked as a child.
+  assert.match(allLines[4] ?? '', /^↳ \S+ +\d{4}-\S+ +six times seven\? +1 turn$/);
+  assert.equal(all.stderr, '');
+
+  const json = await runLoom(['sessions', 'list', '--json', '--all'], { home });
+  const summaries = json.stdout
+    .trim()
+    .split('\n')
+    .map(
+      (line) =>
+        JSON.parse(line) as { id: string; parentSession: string | null; delegationDepth: number },
+    );
+  assert.deepEqual(
+    summaries.map((summary) => [summary.parentSession, summary.delegationDepth]),
+    [
+      [null, 0],
+      [parentId, 1],
+      [null, 0],
+      [null, 1],
+    ],
+  );
 });

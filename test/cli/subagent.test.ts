@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { isEvent, type SessionEvent } from '../../src/core/session-events.js';
-import { loadSessionFile } from '../../src/core/session-load.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
+import { sessions } from '../helpers/session-files.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { runLoom, writeScriptedModel } from './loom-process.js';
 
@@ -12,11 +12,6 @@ const subagentCall = (description: string, prompt: string) => ({
   name: 'subagent',
   arguments: { description, prompt },
 });
-
-function sessions(home: string) {
-  const folder = join(home, 'sessions');
-  return readdirSync(folder).map((name) => loadSessionFile(join(folder, name)));
-}
 
 test('loom run: the parent delegates with the subagent tool and quotes the answer', async () => {
   const home = temporaryFolder();
@@ -80,6 +75,8 @@ test('loom run: a child that keeps delegating stops at the depth limit with an e
 
 test('loom run --json: six subagent calls in one step answer in model order', async () => {
   const home = temporaryFolder();
+  // Run one after another, job 1 would wait for job 6 until this timeout and fail the test.
+  writeFileSync(join(home, 'config.yaml'), 'tools:\n  bashTimeoutMs: 20000\n');
   const jobs = [1, 2, 3, 4, 5, 6];
   const model = writeScriptedModel(home, {
     rules: [
@@ -90,8 +87,25 @@ test('loom run --json: six subagent calls in one step answer in model order', as
           { reply: 'all six answered' },
         ],
       },
-      // Later jobs answer sooner, so completion order differs from model order.
-      ...jobs.map((n) => ({ when: `^job ${n}$`, delayMs: (6 - n) * 15, reply: `answer ${n}` })),
+      // Job 1 cannot finish before job 6 has: its command waits for job 6's turn/end in the
+      // session folder. So the completion order differs from the model order, every time.
+      {
+        when: '^job 1$',
+        steps: [
+          {
+            tools: [
+              {
+                name: 'bash',
+                arguments: {
+                  command: `until grep -l '"type":"turn/end"' $(grep -l '"text":"job 6"' ${join(home, 'sessions')}/*.jsonl) </dev/null >/dev/null 2>&1; do sleep 0.02; done; echo job 6 is done`,
+                },
+              },
+            ],
+          },
+          { reply: 'answer 1' },
+        ],
+      },
+      ...jobs.slice(1).map((n) => ({ when: `^job ${n}$`, reply: `answer ${n}` })),
     ],
   });
   const result = await runLoom(
@@ -116,5 +130,19 @@ test('loom run --json: six subagent calls in one step answer in model order', as
   );
   assert.equal(lines.at(-1)?.type, 'turn/end');
   assert.equal(lines.at(-1)?.data.reason, 'completed');
-  assert.equal(sessions(home).length, 7);
+  const children = sessions(home).filter((session) => session.header.parentSession !== null);
+  assert.equal(children.length, 6);
+  const endOf = (prompt: string) => {
+    const child = children.find((session) =>
+      session.events.some((event) => isEvent(event, 'user/message') && event.data.text === prompt),
+    );
+    const end = child?.events.find((event) => event.type === 'turn/end');
+    return end?.time ?? assert.fail(`no finished child for ${prompt}`);
+  };
+  assert.ok(endOf('job 6') <= endOf('job 1'), 'job 6 finished first');
+  const firstChild = children.find((session) =>
+    session.events.some((event) => isEvent(event, 'user/message') && event.data.text === 'job 1'),
+  );
+  const bash = firstChild?.events.find((event) => isEvent(event, 'tool/result'));
+  assert.match(String((bash?.data as { content?: string })?.content), /^job 6 is done/);
 });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { ndjsonLines, toolResults as toolResultsOf } from '../helpers/session-files.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { runLoom, writeScriptedModel } from './loom-process.js';
 
@@ -11,12 +12,7 @@ interface Line {
 }
 
 function toolResults(stdout: string): Line['data'][] {
-  return stdout
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as Line)
-    .filter((line) => line.type === 'tool/result')
-    .map((line) => line.data);
+  return toolResultsOf(ndjsonLines<Line>(stdout)) as Line['data'][];
 }
 
 test('loom run: file tools refuse paths that leave the workspace, and the model sees why', async () => {

@@ -3,10 +3,10 @@
  * models in a temporary folder, a child process whose stderr progress lines can be waited on, and
  * the `--events` file read back. Tests wait on lines and exits, never on time.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LOOM_BIN } from './loom-process.js';
+import { startLoom } from './loom-process.js';
 
 export interface WorkflowProcess {
   child: ChildProcessWithoutNullStreams;
@@ -31,48 +31,17 @@ export function startWorkflow(
   args: string[],
   options: { home: string; cwd?: string },
 ): WorkflowProcess {
-  const child = spawn(process.execPath, [LOOM_BIN, 'workflow', ...args], {
-    env: { ...process.env, LOOM_HOME: options.home, DEEPSEEK_API_KEY: '' },
+  const run = startLoom(['workflow', ...args], {
+    home: options.home,
     cwd: options.cwd ?? options.home,
-    stdio: 'pipe',
+    env: { DEEPSEEK_API_KEY: '' },
   });
-  let out = '';
-  let err = '';
-  const waiters: Array<{ pattern: RegExp; count: number; resolve: () => void }> = [];
-  const check = () => {
-    const lines = err.split('\n');
-    for (const waiter of [...waiters]) {
-      if (lines.filter((line) => waiter.pattern.test(line)).length >= waiter.count) {
-        waiters.splice(waiters.indexOf(waiter), 1);
-        waiter.resolve();
-      }
-    }
-  };
-  child.stdout.on('data', (chunk: Buffer) => {
-    out += chunk.toString('utf8');
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    err += chunk.toString('utf8');
-    check();
-  });
-  child.stdin.end();
-  const exited = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
-    child.on('close', (code) => resolve({ code, stdout: out, stderr: err })),
-  );
   return {
-    child,
-    stdout: () => out,
-    stderr: () => err,
-    waitForStderr(pattern, count = 1) {
-      return new Promise((resolve, reject) => {
-        waiters.push({ pattern, count, resolve });
-        check();
-        exited.then(() =>
-          reject(new Error(`loom exited before printing ${count} × ${pattern}\n${out}\n${err}`)),
-        );
-      });
-    },
-    exited,
+    child: run.child,
+    stdout: run.stdout,
+    stderr: run.stderr,
+    waitForStderr: run.waitForStderr,
+    exited: run.exited.then(({ code }) => ({ code, stdout: run.stdout(), stderr: run.stderr() })),
   };
 }
 

@@ -100,18 +100,50 @@ test('the live block shows the name, phase list, counts, tokens, running labels 
   for (const line of narrow) assert.ok(stripColour(line).length <= 30);
 });
 
-test('on a terminal the block is redrawn in place, and the timer is cleared at the end', () => {
+/** A redraw timer the test drives by hand; it records each start and stop. */
+function manualTimer() {
+  const timers: Array<{ intervalMs: number; tick: () => void; stopped: boolean }> = [];
+  return {
+    timers,
+    redrawTimer: {
+      start(tick: () => void, intervalMs: number) {
+        const timer = { intervalMs, tick, stopped: false };
+        timers.push(timer);
+        return {
+          stop: () => {
+            timer.stopped = true;
+          },
+        };
+      },
+    },
+  };
+}
+
+test('on a terminal the block is redrawn in place by the timer, which stops at the end', () => {
   const { writes, output } = capture(true);
+  const { timers, redrawTimer } = manualTimer();
   let clock = 0;
-  const view = createProgressView({ output, intervalMs: 5, now: () => clock });
-  for (const event of events) view.record(event);
+  const view = createProgressView({ output, intervalMs: 5, now: () => clock, redrawTimer });
+  assert.equal(timers.length, 1);
+  assert.equal(timers[0]?.intervalMs, 5);
+  const [first, ...rest] = events;
+  view.record(first as WorkflowEventRecord);
+  assert.equal(writes.length, 1, 'the first event draws the block at once');
+  for (const event of rest) view.record(event);
+  assert.equal(writes.length, 1, 'later events only mark the block for the next tick');
+  timers[0]?.tick();
+  assert.equal(writes.length, 2, 'a tick redraws the changed block');
+  assert.match(writes[1] ?? '', new RegExp(`^${ESC}\\[\\d+A\r`), 'over the previous block');
+  assert.ok(writes[1]?.includes(`${ESC}[2K`), 'clearing each line it redraws');
+  timers[0]?.tick();
+  assert.equal(writes.length, 2, 'an unchanged block is not redrawn within a second');
   clock = 1500;
+  timers[0]?.tick();
+  assert.equal(writes.length, 3, 'the elapsed time is redrawn once a second');
   view.finish(result);
-  const all = writes.join('');
-  assert.match(all, new RegExp(`${ESC}\\[\\d+A\r`), 'moves the cursor up over the previous block');
-  assert.ok(all.includes(`${ESC}[2K`), 'clears each line it redraws');
+  assert.equal(timers[0]?.stopped, true, 'finish stops the timer');
   assert.match(
-    all,
+    writes.join(''),
     /workflow review completed in 1\.5s: 3 agents \(1 done, 1 failed, 0 cancelled\)/,
   );
   const count = writes.length;
@@ -119,6 +151,20 @@ test('on a terminal the block is redrawn in place, and the timer is cleared at t
   view.finish(result);
   assert.equal(writes.length, count, 'nothing is drawn after finish');
   assert.deepEqual(view.tokens(), { input: 1210, output: 300 });
+});
+
+test('abandon stops the timer and wipes the block; off a terminal no timer starts', () => {
+  const { writes, output } = capture(true);
+  const { timers, redrawTimer } = manualTimer();
+  const view = createProgressView({ output, now: () => 0, redrawTimer });
+  view.record(events[0] as WorkflowEventRecord);
+  view.abandon();
+  assert.equal(timers[0]?.stopped, true);
+  const drawnLines = writes[0]?.split(`${ESC}[2K`).length ?? 1;
+  assert.equal(writes.at(-1), `${ESC}[${drawnLines - 1}A\r${ESC}[J`);
+  const plain = manualTimer();
+  createProgressView({ output: capture(false).output, redrawTimer: plain.redrawTimer });
+  assert.equal(plain.timers.length, 0);
 });
 
 test('off a terminal every event is one plain line with no control codes', () => {

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import {
   agentPairs,
+  type EventLine,
   parseResult,
   readEvents,
   runWorkflow,
@@ -82,7 +83,7 @@ test('workflow run: a Claude Code script with its header runs unchanged (schema,
     'agentsStarted',
     'failures',
   ]);
-  assert.equal(typeof result.runId, 'string');
+  assert.match(String(result.runId), /^workflow-[0-9a-f-]{36}$/);
   assert.equal(result.name, 'triage');
   assert.equal(result.stopReason, 'completed');
   assert.equal(result.agentsStarted, 1 + 3 + 6 + 2);
@@ -103,13 +104,16 @@ test('workflow run: a Claude Code script with its header runs unchanged (schema,
 test('workflow run --events: one line per event with the SPEC fields, every agent-start ended', async () => {
   const { home, script, model } = triageFiles();
   const eventsPath = join(home, 'events.ndjson');
+  const startedAt = Date.now();
   const run = await runWorkflow(['run', script, '--model', model, '--events', eventsPath], {
     home,
   });
+  const endedAt = Date.now();
   assert.equal(run.code, 0, run.stderr);
-  assert.equal(
-    typeof JSON.parse(run.stdout),
-    'object',
+  const printed = JSON.parse(run.stdout) as { files: string[]; words: number };
+  assert.deepEqual(
+    [printed.files, printed.words],
+    [['a.ts', 'b.ts', 'c.ts'], 12],
     'without --json the returned value is printed as JSON',
   );
   const events = readEvents(eventsPath);
@@ -123,7 +127,12 @@ test('workflow run --events: one line per event with the SPEC fields, every agen
   const runId = first?.runId;
   for (const event of events) {
     assert.equal(event.runId, runId);
-    assert.equal(typeof event.time, 'number');
+    assert.ok(
+      Number.isInteger(event.time) &&
+        (event.time as number) >= startedAt &&
+        (event.time as number) <= endedAt,
+      `time ${event.time} is a millisecond timestamp of the run`,
+    );
   }
   const phases = events.filter((event) => event.type === 'workflow/phase');
   assert.deepEqual(
@@ -139,18 +148,26 @@ test('workflow run --events: one line per event with the SPEC fields, every agen
   assert.equal(pairs.size, 12);
   for (const [seq, { start, end }] of pairs) {
     assert.ok(end, `agent ${seq} has an agent-end`);
-    assert.equal(typeof start.label, 'string');
-    assert.equal(typeof start.phase, 'string');
     assert.equal(end.label, start.label);
     assert.equal(end.phase, start.phase);
     assert.equal(end.outcome, 'completed');
     assert.ok(events.indexOf(start) < events.indexOf(end));
   }
   const labels = [...pairs.values()].map(({ start }) => `${start.phase}: ${start.label}`);
-  assert.ok(labels.includes('find: find'), labels.join('\n'));
-  assert.ok(labels.includes('check: lint b.ts'), labels.join('\n'));
-  assert.ok(labels.includes('check: review c.ts'), labels.join('\n'));
-  assert.ok(labels.includes('wrap up: round 2'), labels.join('\n'));
+  const perFile = (file: string) => [
+    `check: lint ${file}`,
+    `check: review ${file}`,
+    `check: test ${file}`,
+  ];
+  const expected = [
+    'find: find',
+    ...perFile('a.ts'),
+    ...perFile('b.ts'),
+    ...perFile('c.ts'),
+    'wrap up: round 1',
+    'wrap up: round 2',
+  ];
+  assert.deepEqual(labels.sort(), expected.sort());
 });
 
 test('workflow run: progress on a non-terminal stderr is one plain line per event', async () => {
@@ -197,7 +214,7 @@ return { results, audited: results.filter(Boolean).length };
   const failures = result.failures as Array<Record<string, unknown>>;
   assert.equal(failures.length, 1);
   assert.deepEqual(Object.keys(failures[0] ?? {}), ['seq', 'label', 'outcome', 'reason']);
-  assert.equal(typeof failures[0]?.seq, 'number');
+  assert.equal(failures[0]?.seq, 2, 'parallel starts its thunks in order: b.ts is the second');
   assert.equal(failures[0]?.label, 'audit b.ts');
   assert.equal(failures[0]?.outcome, 'failed');
   assert.match(String(failures[0]?.reason), /upstream 500: overloaded/);
@@ -236,7 +253,7 @@ return 1;
   assert.equal(result.stopReason, 'error');
   assert.equal(result.value, null);
   assert.match(String(result.error), /the audit list is empty/);
-  assert.equal(typeof result.code, 'string');
+  assert.equal(result.code, 'SCRIPT_ERROR');
   assert.equal(result.agentsStarted, 1);
 });
 
@@ -274,12 +291,88 @@ test('workflow run: --meta wins over the header, and --args can be a JSON file',
   assert.equal((result.value as { fromArgs: string }).fromArgs, 'a file');
 });
 
-test('workflow run: --max-concurrent 1 still completes every agent', async () => {
-  const { home, script, model } = triageFiles();
+const HANDSHAKE = `export const meta = { name: 'handshake', description: 'A waiter that ends once its partner has run' };
+return await parallel([
+  () => agent('wait for the partner', { label: 'waiter' }),
+  () => agent('signal the waiter', { label: 'signaller' }),
+]);
+`;
+
+/** The waiter's command ends when the signaller has written its file, or at the bash timeout. */
+const HANDSHAKE_MODEL = {
+  rules: [
+    {
+      when: '^wait for the partner',
+      steps: [
+        {
+          tools: [
+            {
+              name: 'bash',
+              arguments: {
+                command: 'until [ -e partner-done ]; do sleep 0.02; done; echo partner seen',
+              },
+            },
+          ],
+        },
+        { reply: 'waiter: {{lastToolResult}}' },
+      ],
+    },
+    {
+      when: '^signal the waiter',
+      steps: [
+        { tools: [{ name: 'write_file', arguments: { path: 'partner-done', content: 'done' } }] },
+        { reply: 'signalled' },
+      ],
+    },
+  ],
+};
+
+/** The most agents running at once, read from the order of agent-start and agent-end. */
+function mostRunningAtOnce(events: readonly EventLine[]): number {
+  let running = 0;
+  let most = 0;
+  for (const event of events) {
+    if (event.type === 'workflow/agent-start') running += 1;
+    if (event.type === 'workflow/agent-end') running -= 1;
+    most = Math.max(most, running);
+  }
+  return most;
+}
+
+async function runHandshake(flag: string, config: string) {
+  const home = temporaryFolder();
+  writeFile(home, 'config.yaml', config);
+  const script = writeFile(home, 'handshake.js', HANDSHAKE);
+  const model = `scripted:${writeJson(home, 'model.json', HANDSHAKE_MODEL)}`;
+  const eventsPath = join(home, 'events.ndjson');
   const run = await runWorkflow(
-    ['run', script, '--model', model, '--max-concurrent', '1', '--json'],
+    ['run', script, '--model', model, '--max-concurrent', flag, '--json', '--events', eventsPath],
     { home },
   );
   assert.equal(run.code, 0, run.stderr);
-  assert.equal(parseResult(run).agentsStarted, 12);
+  const events = readEvents(eventsPath);
+  const order = events
+    .filter((event) => event.type.startsWith('workflow/agent-'))
+    .map((event) => `${event.type.slice('workflow/agent-'.length)} ${event.label}`);
+  return { result: parseResult(run), events, order };
+}
+
+test('workflow run: --max-concurrent 1 runs one child at a time, over a config that allows 8', async () => {
+  const { result, events, order } = await runHandshake(
+    '1',
+    'workflow:\n  maxConcurrentAgents: 8\ntools:\n  bashTimeoutMs: 1000\n',
+  );
+  assert.equal(mostRunningAtOnce(events), 1);
+  assert.deepEqual(order, ['start waiter', 'end waiter', 'start signaller', 'end signaller']);
+  assert.match(String((result.value as string[])[0]), /^waiter: \[killed: timeout after 1000 ms\]/);
+});
+
+test('workflow run: --max-concurrent 2 runs two children at once, over a config that allows 1', async () => {
+  const { result, events, order } = await runHandshake(
+    '2',
+    'workflow:\n  maxConcurrentAgents: 1\ntools:\n  bashTimeoutMs: 60000\n',
+  );
+  assert.equal(mostRunningAtOnce(events), 2);
+  assert.deepEqual(order, ['start waiter', 'start signaller', 'end signaller', 'end waiter']);
+  assert.deepEqual(result.value, ['waiter: partner seen\n[exit code: 0]', 'signalled']);
 });

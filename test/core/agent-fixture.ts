@@ -8,7 +8,10 @@ import type { TurnLimits } from '../../src/core/turn.js';
 import type { ModelClient } from '../../src/llm/contract.js';
 import { createScriptedModel } from '../../src/testing/scripted-model.js';
 import type { ScriptedModelFile } from '../../src/testing/scripted-rules.js';
+import { deferred } from '../helpers/deferred.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
+
+export { deferred };
 
 export interface FixtureOptions {
   model: ScriptedModelFile | ModelClient;
@@ -32,13 +35,4 @@ export function agentFixture(options: FixtureOptions): AgentHandle & { home: str
     ...(options.limits ? { limits: options.limits } : {}),
   });
   return { ...handle, home };
-}
-
-/** A promise with its resolver, for waiting on events instead of time. */
-export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((settle) => {
-    resolve = settle;
-  });
-  return { promise, resolve };
 }

@@ -7,14 +7,8 @@ import { loadSessionFile } from '../../src/core/session-load.js';
 import type { ToolDefinition } from '../../src/core/tool-contract.js';
 import type { ModelClient, ModelRequest, ModelStreamPart } from '../../src/llm/contract.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
+import { echoTool } from '../helpers/echo-tool.js';
 import { agentFixture, deferred } from './agent-fixture.js';
-
-const echoTool: ToolDefinition = {
-  name: 'echo',
-  description: 'Echoes its text.',
-  parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-  execute: (args: { text: string }) => `echo: ${args.text}`,
-};
 
 const types = (events: readonly SessionEvent[]) => events.map((event) => event.type);
 

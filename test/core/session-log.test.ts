@@ -8,6 +8,7 @@ import { LoomError } from '../../src/core/errors.js';
 import { SESSION_FORMAT_VERSION, type SessionEvent } from '../../src/core/session-events.js';
 import { loadSessionFile } from '../../src/core/session-load.js';
 import { newSessionId, SessionLog } from '../../src/core/session-log.js';
+import { afterQueuedImmediates } from '../helpers/event-loop.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 
 const folderPrefix = 'loom-session-log-';
@@ -21,22 +22,26 @@ function fileLines(
     .map((line) => JSON.parse(line));
 }
 
-const nextTick = () => new Promise<void>((done) => setImmediate(done));
-
 function chunk(text: string) {
   return { turnId: 't1', step: 1, kind: 'text' as const, text };
 }
 
-async function captureStderr(body: () => void): Promise<string> {
+/** Runs `body` with stderr captured until what it wrote matches `until`. */
+async function captureStderr(body: () => void, until: RegExp): Promise<string> {
   const original = process.stderr.write;
   let captured = '';
+  let matched = () => {};
+  const written = new Promise<void>((resolve) => {
+    matched = resolve;
+  });
   process.stderr.write = ((text: string | Uint8Array) => {
     captured += String(text);
+    if (until.test(captured)) matched();
     return true;
   }) as typeof process.stderr.write;
   try {
     body();
-    await nextTick();
+    await written;
   } finally {
     process.stderr.write = original;
   }
@@ -148,7 +153,7 @@ describe('SessionLog.append', () => {
     log.append('turn/start', { turnId: 't1' });
     log.append('assistant/chunk', chunk('a'));
     assert.equal(fileLines(log.path).length, 1);
-    await nextTick();
+    await afterQueuedImmediates();
     assert.deepEqual(
       fileLines(log.path).map((line) => line.seq),
       [0, 1, 2],
@@ -251,7 +256,10 @@ describe('SessionLog.onAppend', () => {
       throw new Error('async observer broke');
     });
     log.onAppend((event) => seen.push(event.seq));
-    const stderr = await captureStderr(() => log.append('turn/start', { turnId: 't1' }));
+    const stderr = await captureStderr(
+      () => log.append('turn/start', { turnId: 't1' }),
+      /async observer broke/,
+    );
     assert.deepEqual(seen, [1]);
     assert.match(stderr, /observer broke/);
     assert.match(stderr, /async observer broke/);

@@ -79,6 +79,7 @@ describe('SessionStore', () => {
       firstPrompt: '',
       turns: 0,
       parentSession: 'a-first',
+      delegationDepth: 0,
     });
     const broken = byId.get('c-broken');
     assert.match(broken?.error ?? '', /corrupt at line 1/);

@@ -22,14 +22,7 @@ import {
   toolResultObserved,
 } from '../../src/core/tool-pipeline.js';
 import type { ModelToolCall } from '../../src/llm/contract.js';
-
-function deferred<T = void>() {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((settle) => {
-    resolve = settle;
-  });
-  return { promise, resolve };
-}
+import { deferred } from '../helpers/deferred.js';
 
 function makeTool(
   name: string,

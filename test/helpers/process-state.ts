@@ -1,7 +1,8 @@
 /**
  * Process checks for tests that must prove nothing was left running: liveness of a pid or a
  * process group (zombies count as gone), and the processes still working in a folder. Reads
- * /proc where it exists; a condition the test cannot trigger is polled with a deadline.
+ * /proc, and throws where there is none rather than let a check pass without looking; a condition
+ * the test cannot trigger is polled with a deadline.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
@@ -26,7 +27,6 @@ export function isGroupAlive(groupId: number): boolean {
     if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
     throw error;
   }
-  if (!existsSync('/proc/self/stat')) return true;
   return processIds().some((pid) => {
     const fields = readStatus(pid);
     return (
@@ -37,14 +37,13 @@ export function isGroupAlive(groupId: number): boolean {
 
 /**
  * Live processes whose working folder is `folder` and whose command line (arguments joined by
- * spaces) matches `pattern`. Empty where /proc is missing.
+ * spaces) matches `pattern`. Throws where `proc` (default /proc) is missing.
  */
-export function processesIn(folder: string, pattern: RegExp): number[] {
-  if (!existsSync('/proc/self/cwd')) return [];
-  return processIds().filter((pid) => {
+export function processesIn(folder: string, pattern: RegExp, proc = '/proc'): number[] {
+  return processIds(proc).filter((pid) => {
     try {
-      if (readlinkSync(`/proc/${pid}/cwd`) !== folder) return false;
-      const commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+      if (readlinkSync(`${proc}/${pid}/cwd`) !== folder) return false;
+      const commandLine = readFileSync(`${proc}/${pid}/cmdline`, 'utf8').split('\0').join(' ');
       return pattern.test(commandLine.trim()) && isAlive(pid);
     } catch {
       return false;
@@ -65,14 +64,22 @@ export async function waitUntil(
   }
 }
 
-function processIds(): number[] {
-  return readdirSync('/proc')
+function requireProc(proc: string): void {
+  if (!existsSync(`${proc}/self/stat`)) {
+    throw new Error(`process checks read ${proc}, which this system does not have`);
+  }
+}
+
+function processIds(proc = '/proc'): number[] {
+  requireProc(proc);
+  return readdirSync(proc)
     .filter((entry) => /^\d+$/.test(entry))
     .map(Number);
 }
 
 /** The fields of /proc/PID/stat after the command name: state, parent, group, … */
 function readStatus(pid: number): string[] | undefined {
+  requireProc('/proc');
   try {
     return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ');
   } catch {

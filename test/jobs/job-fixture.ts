@@ -26,6 +26,11 @@ export interface FakeJob {
   print(text: string): void;
   finish(outcome?: Partial<BackgroundOutcome>): void;
   reject(error: unknown): void;
+  /**
+   * The job's `done`, settled by `finish`/`reject`. Read after `run`, it is the positive signal
+   * that the service has reacted: its own reaction to `done` was registered first, at `run`.
+   */
+  readonly settled: Promise<unknown>;
 }
 
 export interface FakeJobOptions {
@@ -88,6 +93,12 @@ export function fakeJob(options: FakeJobOptions): FakeJob {
     },
     reject(error) {
       fail?.(error);
+    },
+    get settled() {
+      return done.then(
+        () => undefined,
+        () => undefined,
+      );
     },
   };
 }

@@ -148,7 +148,7 @@ test('a producer that ignores cancel is recorded as killed after the grace, once
   assert.equal(delivered.record.status, 'killed');
   assert.match(delivered.record.summary ?? '', /did not stop within 1 ms/);
   job.finish();
-  await new Promise<void>((resolve) => setImmediate(resolve));
+  await job.settled;
   assert.equal(controller.deliveries.length, 1);
   assert.equal(service.get('fake-1', A).status, 'killed');
 });

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { backgroundRunnerKey } from '../../src/core/background.js';
-import { isEvent, type SessionEvent } from '../../src/core/session-events.js';
 import type { ToolDefinition } from '../../src/core/tool-contract.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
 import { deferred } from '../core/agent-fixture.js';
+import { toolResults } from '../helpers/session-files.js';
 import { type FakeJob, fakeJob, jobsRuntime } from './job-fixture.js';
 
 const startFake = { name: 'start_fake', arguments: { label: '{{1}}' } };
@@ -83,12 +83,6 @@ function starter(jobs: Map<string, FakeJob>, name = 'start_fake'): ToolDefinitio
     },
   };
 }
-
-const toolResults = (events: readonly SessionEvent[], name: string) =>
-  events
-    .filter((event): event is SessionEvent<'tool/result'> => isEvent(event, 'tool/result'))
-    .filter((event) => event.data.name === name)
-    .map((event) => event.data);
 
 test('job_output with wait returns the output and the final status', async () => {
   const jobs = new Map<string, FakeJob>();

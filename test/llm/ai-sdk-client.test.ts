@@ -13,6 +13,7 @@ import { APICallError } from 'ai';
 import { LoomError } from '../../src/core/errors.js';
 import { AiSdkModelClient, toUsage } from '../../src/llm/ai-sdk-client.js';
 import { parseRetryAfter } from '../../src/llm/model-failure.js';
+import { deferred } from '../helpers/deferred.js';
 import { collectParts, fakeKey, lastPart, makeRequest } from './stream-helpers.js';
 
 const usage = {
@@ -257,11 +258,18 @@ describe('AiSdkModelClient stream mapping', () => {
 
   test('an abort ends a silent stream at once; an aborted request never calls the factory', async () => {
     const controller = new AbortController();
-    const silent = () => new ReadableStream<LanguageModelV3StreamPart>({ start() {} });
+    const opened = deferred();
+    const silent = () =>
+      new ReadableStream<LanguageModelV3StreamPart>({
+        start() {
+          opened.resolve();
+        },
+      });
     const pending = collectParts(
       clientOf(() => fakeModel(silent)).stream(makeRequest({ signal: controller.signal })),
     );
-    setTimeout(() => controller.abort(), 5);
+    await opened.promise;
+    controller.abort();
     assert.deepEqual(await pending, [
       {
         type: 'error',

@@ -1,12 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import {
-  eventsOf,
-  gateTool,
-  type SubagentFixture,
-  settleQueues,
-  subagentFixture,
-} from './subagent-fixture.js';
+import { eventsOf, gateTool, type SubagentFixture, subagentFixture } from './subagent-fixture.js';
 
 const backgroundCall = (prompt: string) => ({
   name: 'subagent',
@@ -40,6 +34,16 @@ function continuableChild(fixture: SubagentFixture, parent: string, depth: numbe
   });
 }
 
+/**
+ * The positive signal that a pending `whenSettled` had its chance: the same call on an agent with
+ * no children, made later, has resolved (it takes the same steps up to the children check).
+ */
+async function settledControl(fixture: SubagentFixture): Promise<void> {
+  const idle = fixture.runtime.start();
+  await fixture.services.children.whenSettled(idle);
+  idle.close();
+}
+
 test('whenSettled(parent) does not resolve while a background child runs', async () => {
   const gate = gateTool();
   const fixture = subagentFixture({ model, tools: [gate.tool] });
@@ -50,7 +54,7 @@ test('whenSettled(parent) does not resolve while a background child runs', async
     settled = true;
   });
   await gate.arrived('g');
-  await settleQueues();
+  await settledControl(fixture);
   assert.equal(root.agent.status, 'idle', 'the parent itself is idle');
   assert.equal(settled, false, 'but it owns a running child');
   assert.equal(services.children.runningUnder(fixture.rootId), 1);
@@ -77,7 +81,7 @@ test('whenSettled counts grandchildren too', async () => {
   const waiting = services.children.whenSettled(fixture.root).then(() => {
     settled = true;
   });
-  await settleQueues();
+  await settledControl(fixture);
   assert.equal(settled, false);
   gate.open('g');
   await waiting;

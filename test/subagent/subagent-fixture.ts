@@ -11,7 +11,6 @@ import { AgentRuntime } from '../../src/core/runtime.js';
 import type { SessionEvent, SessionEventType } from '../../src/core/session-events.js';
 import { type LoadedSession, loadSessionFile } from '../../src/core/session-load.js';
 import type { ToolDefinition } from '../../src/core/tool-contract.js';
-import type { ModelClient, ModelMessage } from '../../src/llm/contract.js';
 import {
   type SubagentEndEvent,
   type SubagentStartEvent,
@@ -24,78 +23,17 @@ import {
   type SubagentLayerOptions,
 } from '../../src/subagent/install.js';
 import type { SubagentServices } from '../../src/subagent/services.js';
-import { createScriptedModel } from '../../src/testing/scripted-model.js';
 import type { ScriptedModelFile } from '../../src/testing/scripted-rules.js';
-import { deferred } from '../core/agent-fixture.js';
+import { deferred } from '../helpers/deferred.js';
+import { echoTool } from '../helpers/echo-tool.js';
+import {
+  type RecordedRequest,
+  type RecordingModel,
+  recordingModel,
+} from '../helpers/recording-model.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 
-export { deferred };
-
-export interface RecordedRequest {
-  /** The latest user message of the request: what a scripted rule was matched against. */
-  prompt: string;
-  system: string;
-  tools: string[];
-  messages: ModelMessage[];
-}
-
-export interface RecordingModel extends ModelClient {
-  readonly requests: RecordedRequest[];
-  /** Prompts of requests in the order their signals aborted. */
-  readonly aborts: string[];
-  /**
-   * Resolves once the `occurrence`-th request (default the first) whose prompt matches has been
-   * sent, counting earlier ones.
-   */
-  waitForRequest(pattern: RegExp, occurrence?: number): Promise<RecordedRequest>;
-}
-
-export function recordingModel(file: ScriptedModelFile): RecordingModel {
-  const inner = createScriptedModel(file, { name: 'test' });
-  const requests: RecordedRequest[] = [];
-  const aborts: string[] = [];
-  const waiters: Array<{
-    pattern: RegExp;
-    occurrence: number;
-    resolve: (request: RecordedRequest) => void;
-  }> = [];
-  const matching = (pattern: RegExp) => requests.filter((request) => pattern.test(request.prompt));
-  return {
-    id: inner.id,
-    requests,
-    aborts,
-    stream(request) {
-      const prompt = latestUserMessage(request.messages);
-      const recorded: RecordedRequest = {
-        prompt,
-        system: request.system,
-        tools: request.tools.map((tool) => tool.name),
-        messages: structuredClone(request.messages),
-      };
-      requests.push(recorded);
-      request.signal.addEventListener('abort', () => aborts.push(prompt), { once: true });
-      for (const waiter of [...waiters]) {
-        if (matching(waiter.pattern).length < waiter.occurrence) continue;
-        waiters.splice(waiters.indexOf(waiter), 1);
-        waiter.resolve(recorded);
-      }
-      return inner.stream(request);
-    },
-    waitForRequest(pattern, occurrence = 1) {
-      const earlier = matching(pattern)[occurrence - 1];
-      if (earlier) return Promise.resolve(earlier);
-      return new Promise((resolve) => waiters.push({ pattern, occurrence, resolve }));
-    },
-  };
-}
-
-function latestUserMessage(messages: readonly ModelMessage[]): string {
-  for (let index = messages.length - 1; index >= 0; index--) {
-    const message = messages[index];
-    if (message?.role === 'user') return message.content;
-  }
-  return '';
-}
+export { deferred, type RecordedRequest, type RecordingModel, recordingModel };
 
 export interface Gate {
   /** `gate({key})`: holds its caller until the test opens `key`; honours cancellation. */
@@ -139,13 +77,7 @@ export function gateTool(): Gate {
   };
 }
 
-export const echoTool: ToolDefinition = {
-  name: 'echo',
-  description: 'Echoes its text.',
-  parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-  concurrencySafe: true,
-  execute: (args: { text: string }) => `echo: ${args.text}`,
-};
+export { echoTool };
 
 export interface FixtureOptions {
   model: ScriptedModelFile;
@@ -259,11 +191,4 @@ export function eventsOf<Type extends SessionEventType>(
   return events
     .filter((event): event is SessionEvent<Type> => event.type === type)
     .map((event) => event.data);
-}
-
-/** Lets queued microtasks and immediates run; for checking that something has NOT happened. */
-export async function settleQueues(rounds = 3): Promise<void> {
-  for (let round = 0; round < rounds; round++) {
-    await new Promise<void>((resolve) => setImmediate(resolve));
-  }
 }

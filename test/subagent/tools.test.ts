@@ -3,13 +3,7 @@ import { test } from 'node:test';
 import type { AgentHandle } from '../../src/core/create-agent.js';
 import type { SubagentRun } from '../../src/subagent/contract.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
-import {
-  eventsOf,
-  gateTool,
-  type SubagentFixture,
-  settleQueues,
-  subagentFixture,
-} from './subagent-fixture.js';
+import { eventsOf, gateTool, type SubagentFixture, subagentFixture } from './subagent-fixture.js';
 
 const subagentCall = (description: string, prompt: string, background = false) => ({
   name: 'subagent',
@@ -381,7 +375,8 @@ test('report with wake false joins the parent’s next turn without waking it', 
   const { root, services } = fixture;
   const run = backgroundChild(fixture, 'quiet task');
   await gate.arrived('quiet');
-  await settleQueues();
+  // The report returned before the child went on to the gate; a wake would have set the parent
+  // running at once (agent.followup changes the status synchronously).
   assert.equal(root.agent.status, 'idle');
   assert.deepEqual(root.agent.inbox, { followup: 0, steer: 0, inject: 1 });
   assert.equal(root.log.events.length, 0, 'the parent did not start a turn');

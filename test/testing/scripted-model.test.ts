@@ -64,7 +64,44 @@ function errorOf(parts: ModelStreamPart[]) {
   return final.type === 'error' ? final.error : assert.fail('no error part');
 }
 
-const nextTick = () => new Promise<void>((resolve) => setImmediate(resolve));
+/**
+ * An abort controller whose signal counts its abort listeners: the scripted model listens while
+ * it waits (a delay or a hang), so `armed` is the positive signal that it has started waiting.
+ */
+function watchedController() {
+  const controller = new AbortController();
+  const { signal } = controller;
+  let listening = 0;
+  let markArmed = () => {};
+  const armed = new Promise<void>((resolve) => {
+    markArmed = resolve;
+  });
+  const add = signal.addEventListener.bind(signal);
+  const remove = signal.removeEventListener.bind(signal);
+  signal.addEventListener = ((...args: Parameters<AbortSignal['addEventListener']>) => {
+    if (args[0] === 'abort') {
+      listening += 1;
+      markArmed();
+    }
+    add(...args);
+  }) as AbortSignal['addEventListener'];
+  signal.removeEventListener = ((...args: Parameters<AbortSignal['removeEventListener']>) => {
+    if (args[0] === 'abort') listening -= 1;
+    remove(...args);
+  }) as AbortSignal['removeEventListener'];
+  return { controller, armed, listening: () => listening };
+}
+
+/** Resolves when the model starts waiting; fails the test if the answer comes first. */
+function waitingFor(watched: { armed: Promise<void> }, answer: Promise<unknown>): Promise<void> {
+  return Promise.race([
+    watched.armed,
+    answer.then(() => assert.fail('the model answered without waiting')),
+  ]);
+}
+
+const activeTimeouts = () =>
+  process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
 
 describe('scripted model: choosing a rule', () => {
   test('the first matching rule answers, with capture groups substituted', async () => {
@@ -319,44 +356,47 @@ describe('scripted model: delay, hang and abort', () => {
   test('delayMs holds the answer until the delay elapses', async (t) => {
     t.mock.timers.enable({ apis: ['setTimeout'] });
     const client = createScriptedModel({ rules: [{ when: 'slow', delayMs: 300, reply: 'late' }] });
-    const iterator = client.stream(request([user('slow')]))[Symbol.asyncIterator]();
-    let settled = false;
-    const first = iterator.next().then((result) => {
-      settled = true;
-      return result;
-    });
-    await nextTick();
+    const watched = watchedController();
+    const iterator = client
+      .stream(request([user('slow')], { signal: watched.controller.signal }))
+      [Symbol.asyncIterator]();
+    const first = iterator.next();
+    await waitingFor(watched, first);
     t.mock.timers.tick(299);
-    await nextTick();
-    assert.equal(settled, false);
+    assert.equal(watched.listening(), 1, 'still waiting after 299 ms');
     t.mock.timers.tick(1);
+    assert.equal(watched.listening(), 0, 'the wait ended at 300 ms');
     assert.deepEqual((await first).value, { type: 'text', text: 'late' });
   });
 
-  test('abort during a delay ends with one aborted error and clears the timer', async (t) => {
-    const clearTimeoutSpy = t.mock.method(globalThis, 'clearTimeout');
+  test('abort during a delay ends with one aborted error and leaves no timer behind', async () => {
     const client = createScriptedModel({ rules: [{ when: 'slow', delayMs: 60_000, reply: 'x' }] });
-    const controller = new AbortController();
-    const pending = collect(client, request([user('slow')], { signal: controller.signal }));
-    await nextTick();
-    controller.abort();
+    const before = activeTimeouts();
+    const watched = watchedController();
+    const pending = collect(client, request([user('slow')], { signal: watched.controller.signal }));
+    await waitingFor(watched, pending);
+    assert.equal(activeTimeouts(), before + 1, 'the delay holds a timer');
+    watched.controller.abort();
     const parts = await pending;
     assert.equal(parts.length, 1);
     assert.equal(errorOf(parts).aborted, true);
-    assert.ok(clearTimeoutSpy.mock.callCount() >= 1);
+    assert.equal(activeTimeouts(), before, 'the timer went with the abort');
   });
 
   test('hang never answers until the signal aborts', async () => {
     const client = createScriptedModel({ rules: [{ when: 'stuck', hang: true }] });
-    const controller = new AbortController();
+    const watched = watchedController();
     let done = false;
-    const pending = collect(client, request([user('stuck')], { signal: controller.signal }));
+    const pending = collect(
+      client,
+      request([user('stuck')], { signal: watched.controller.signal }),
+    );
     pending.then(() => {
       done = true;
     });
-    await nextTick();
-    assert.equal(done, false);
-    controller.abort();
+    await waitingFor(watched, pending);
+    assert.equal(done, false, 'waiting for the abort, not for anything else');
+    watched.controller.abort();
     const parts = await pending;
     assert.equal(parts.length, 1);
     const error = errorOf(parts);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -7,6 +7,7 @@ import { UserError } from '../../src/core/errors.js';
 import {
   loadScriptedModel,
   parseScriptedModel,
+  scriptedRuleFields,
   validateScriptedModel,
 } from '../../src/testing/scripted-rules.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
@@ -207,5 +208,15 @@ describe('loadScriptedModel', () => {
   test('the shipped example is valid', () => {
     const path = fileURLToPath(new URL('../../examples/scripted/review.json', import.meta.url));
     assert.ok(loadScriptedModel(path).rules.some((rule) => 'steps' in rule));
+  });
+
+  test('the README documents every field of a rule with the others', () => {
+    const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+    const start = readme.indexOf('## Testing without tokens: the scripted model');
+    const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+    assert.ok(start >= 0 && section.length > 0, 'no scripted model section in the README');
+    const prose = section.replace(/```[\s\S]*?```/g, '');
+    const missing = scriptedRuleFields.filter((field) => !prose.includes(`\`${field}\``));
+    assert.deepEqual(missing, []);
   });
 });

@@ -1,17 +1,16 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { globTool } from '../../src/tools/glob.js';
+import { writeTree } from '../helpers/file-tree.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { contentOf, fakeExecution, temporaryWorkspace } from './fake-execution.js';
 
 function setup(files: Record<string, number>, maxResults?: number) {
   const workspace = temporaryWorkspace();
   for (const [path, modifiedSeconds] of Object.entries(files)) {
-    const absolute = join(workspace.root, path);
-    mkdirSync(dirname(absolute), { recursive: true });
-    writeFileSync(absolute, path);
+    const [absolute = ''] = writeTree(workspace.root, { [path]: path });
     utimesSync(absolute, modifiedSeconds, modifiedSeconds);
   }
   const tool = globTool({ workspace, ...(maxResults !== undefined && { maxResults }) });

@@ -1,17 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { grepTool } from '../../src/tools/grep.js';
+import { writeTree } from '../helpers/file-tree.js';
 import { contentOf, fakeExecution, temporaryWorkspace } from './fake-execution.js';
 
 function setup(files: Record<string, string | Buffer>) {
   const workspace = temporaryWorkspace();
-  for (const [path, content] of Object.entries(files)) {
-    const absolute = join(workspace.root, path);
-    mkdirSync(dirname(absolute), { recursive: true });
-    writeFileSync(absolute, content);
-  }
+  writeTree(workspace.root, files);
   const tool = grepTool({ workspace });
   const grep = async (args: Record<string, unknown>) =>
     contentOf(await tool.execute(args, fakeExecution()));

@@ -22,17 +22,9 @@ import type {
 } from '../../src/workflow/contract.js';
 import { WorkerWorkflowService } from '../../src/workflow/host.js';
 import { onWorkflowEvents } from '../../src/workflow/run-events.js';
+import { deferred } from '../helpers/deferred.js';
 
-/** A promise with its resolver and rejecter, for waiting on events instead of time. */
-export function deferred<T = void>() {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((settle, fail) => {
-    resolve = settle;
-    reject = fail;
-  });
-  return { promise, resolve, reject };
-}
+export { deferred };
 
 /** Resolves when `predicate` holds, checked now and after every `notify()`. */
 class Waiters {

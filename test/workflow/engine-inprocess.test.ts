@@ -2,16 +2,14 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Context } from '../../src/core/context.js';
 import { AgentRuntime } from '../../src/core/runtime.js';
-import type { ModelClient } from '../../src/llm/contract.js';
 import { installSubagents } from '../../src/subagent/install.js';
-import { createScriptedModel } from '../../src/testing/scripted-model.js';
 import { WorkerWorkflowService } from '../../src/workflow/host.js';
+import { recordingModel } from '../helpers/recording-model.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { pairViolations, recordEvents, testMeta } from './engine-fixture.js';
 
-/** The scripted model, noting the system prompt each request was sent with, by user message. */
-function recordingScriptedModel() {
-  const inner = createScriptedModel(
+const model = () =>
+  recordingModel(
     {
       rules: [
         { when: '^summarise (.*)$', reply: 'summary of {{1}}' },
@@ -19,25 +17,16 @@ function recordingScriptedModel() {
         { when: '^fail', error: 'the model is down' },
       ],
     },
-    { name: 'workflow' },
+    'workflow',
   );
-  const systems = new Map<string, string>();
-  const model: ModelClient = {
-    id: inner.id,
-    stream(request) {
-      const last = [...request.messages].reverse().find((message) => message.role === 'user');
-      if (last && typeof last.content === 'string') systems.set(last.content, request.system);
-      return inner.stream(request);
-    },
-  };
-  return { model, systems };
-}
 
 test('a workflow runs real in-process children over the scripted model', async () => {
-  const { model, systems } = recordingScriptedModel();
+  const recording = model();
+  const systemOf = (prompt: string) =>
+    recording.requests.find((request) => request.prompt === prompt)?.system ?? '';
   const home = temporaryFolder('loom-workflow-');
   const root = new Context();
-  const runtime = new AgentRuntime({ root, home, cwd: home, resolveModel: () => model });
+  const runtime = new AgentRuntime({ root, home, cwd: home, resolveModel: () => recording });
   const layer = installSubagents(runtime);
   const events = recordEvents(root);
   const service = new WorkerWorkflowService({
@@ -76,8 +65,8 @@ test('a workflow runs real in-process children over the scripted model', async (
     );
     assert.match(result.failures[0]?.reason ?? '', /the model is down/);
     assert.ok(result.usage.input > 0);
-    assert.match(systems.get('summarise the readme') ?? '', /returned verbatim to the script/);
-    assert.match(systems.get('rate the readme') ?? '', /structured_output tool exactly once/);
+    assert.match(systemOf('summarise the readme'), /returned verbatim to the script/);
+    assert.match(systemOf('rate the readme'), /structured_output tool exactly once/);
     assert.deepEqual(pairViolations(events.records), []);
     assert.deepEqual(
       events

@@ -16,6 +16,7 @@ import {
 import { scriptFrames } from '../../src/workflow/render-thrown.js';
 import { readWorkerMessage } from '../../src/workflow/wire-check.js';
 import { runWorkerSession } from '../../src/workflow/worker-session.js';
+import { afterRejectionsReported } from '../helpers/event-loop.js';
 import { deferred, testMeta } from './engine-fixture.js';
 
 type AgentStart = WorkerPayloads[WorkerMessage.AgentStart];
@@ -436,7 +437,7 @@ test('dropped hook promises never raise unhandled rejections', async () => {
       pipeline(['x'], (item) => agent(item));
       return 'left early';`);
     assert.deepEqual(await run.done, { kind: 'ok', value: 'left early' });
-    await new Promise((resolve) => setImmediate(resolve));
+    await afterRejectionsReported();
     assert.deepEqual(unhandled, []);
   } finally {
     process.off('unhandledRejection', record);

@@ -29,8 +29,10 @@ test('two agents under one root each see only their own capture tool and value',
   );
   assert.deepEqual(firstCapture.outcome(), { kind: 'captured', value: { title: 'one' } });
   assert.deepEqual(secondCapture.outcome(), { kind: 'captured', value: 2 });
-  const [firstOffered] = first.model.requests.map((request) => structuredTools(request.tools));
-  const [secondOffered] = second.model.requests.map((request) => structuredTools(request.tools));
+  const [firstOffered] = first.model.requests.map((request) => structuredTools(request.toolSpecs));
+  const [secondOffered] = second.model.requests.map((request) =>
+    structuredTools(request.toolSpecs),
+  );
   assert.equal(firstOffered?.length, 1);
   assert.equal(secondOffered?.length, 1);
   assert.deepEqual(firstOffered?.[0]?.parameters, firstSchema);

@@ -25,7 +25,7 @@ test('a valid capture commits and the turn ends with no extra model step', async
   assert.equal(outcome.steps, 1);
   assert.equal(handle.model.requests.length, 1);
   assert.deepEqual(capture.outcome(), { kind: 'captured', value: { name: 'ok', score: 3 } });
-  const offered = handle.model.requests[0]?.tools.find(
+  const offered = handle.model.requests[0]?.toolSpecs.find(
     (tool) => tool.name === STRUCTURED_OUTPUT_TOOL,
   );
   assert.deepEqual(offered?.parameters, reportSchema);
@@ -44,7 +44,7 @@ test('a non-object answer travels in a value wrapper and is unwrapped when captu
   handle.close();
   assert.equal(outcome.reason, 'completed');
   assert.deepEqual(capture.outcome(), { kind: 'captured', value: ['a', 'b'] });
-  const offered = handle.model.requests[0]?.tools.find(
+  const offered = handle.model.requests[0]?.toolSpecs.find(
     (tool) => tool.name === STRUCTURED_OUTPUT_TOOL,
   );
   assert.deepEqual(offered?.parameters, {
