@@ -142,9 +142,11 @@ test('SIGKILL while a tool runs: continuing answers the call as interrupted and 
   assert.equal(continued.code, 0, continued.stderr);
   const events = loadSessionFile(file).events;
   assert.deepEqual(checkSessionInvariants(events), []);
-  const result = events.find((event) => event.type === 'tool/result');
-  assert.equal(result?.data.isError, true);
-  assert.match(String(result?.data.content), /interrupted/);
+  const result = events.find((event) => event.type === 'tool/result')?.data as
+    | { isError: boolean; content: string }
+    | undefined;
+  assert.equal(result?.isError, true);
+  assert.match(String(result?.content), /interrupted/);
   assert.deepEqual(
     readdirSync(join(home, 'sessions')).filter((name) => !name.endsWith('.jsonl')),
     [],
