@@ -321,7 +321,7 @@ function restoreHeader(path: string): void {
   const name = basename(path);
   const sessionId = name.endsWith('.jsonl') ? name.slice(0, -'.jsonl'.length) : name;
   validateSessionId(sessionId);
-  const time = statSync(path).mtimeMs;
+  const time = Math.floor(statSync(path).mtimeMs);
   const header: SessionHeader = {
     version: SESSION_FORMAT_VERSION,
     sessionId,
@@ -330,7 +330,7 @@ function restoreHeader(path: string): void {
     seedLength: 0,
     delegationDepth: 0,
   };
-  const line = { type: 'session/header', seq: 0, time: Math.round(time), data: header };
+  const line = { type: 'session/header', seq: 0, time, data: header };
   replaceWithCompleteFile(path, `${JSON.stringify(line)}\n`);
   process.stderr.write(
     `loom: session file ${path} had no complete header (a crash while it was created); wrote a fresh one\n`,

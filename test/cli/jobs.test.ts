@@ -46,7 +46,9 @@ async function runJson(model: unknown, prompt: string, setup?: (home: string) =>
 
 function sessions(home: string): LoadedSession[] {
   const folder = join(home, 'sessions');
-  return readdirSync(folder).map((name) => loadSessionFile(join(folder, name)));
+  return readdirSync(folder)
+    .filter((name) => name.endsWith('.jsonl'))
+    .map((name) => loadSessionFile(join(folder, name)));
 }
 
 function rootSession(home: string): LoadedSession {

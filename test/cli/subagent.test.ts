@@ -15,7 +15,9 @@ const subagentCall = (description: string, prompt: string) => ({
 
 function sessions(home: string) {
   const folder = join(home, 'sessions');
-  return readdirSync(folder).map((name) => loadSessionFile(join(folder, name)));
+  return readdirSync(folder)
+    .filter((name) => name.endsWith('.jsonl'))
+    .map((name) => loadSessionFile(join(folder, name)));
 }
 
 test('loom run: the parent delegates with the subagent tool and quotes the answer', async () => {
