@@ -34,7 +34,9 @@ function sessionIdOf(stdout: string): string {
   return first.sessionId;
 }
 
-test('loom run --session ID twice at once: the second fails at once with SESSION_BUSY naming the first', async () => {
+test('loom run --session ID twice at once: the second fails at once with SESSION_BUSY naming the first', {
+  timeout: 120_000,
+}, async () => {
   const home = temporaryFolder();
   const path = writeScriptedModel(home, model);
   const created = await runLoom(
@@ -49,14 +51,15 @@ test('loom run --session ID twice at once: the second fails at once with SESSION
   );
   try {
     await first.waitForLine(/"type":"request\/header"/);
-    const second = await runLoom(
-      ['run', '--json', '--model', `scripted:${path}`, '--cwd', home, '--session', id, 'also'],
-      { home },
+    // The prompt would come from standard input, left open: the refusal must not wait for it.
+    const second = startLoom(
+      ['run', '--json', '--model', `scripted:${path}`, '--cwd', home, '--session', id],
+      { home, keepStdinOpen: true },
     );
-    assert.equal(second.code, 1, second.stderr);
-    assert.match(second.stderr, /SESSION_BUSY/);
-    assert.match(second.stderr, new RegExp(`process ${first.child.pid} is writing it`));
-    assert.equal(second.stdout, '');
+    assert.equal((await second.exited).code, 1, second.stderr());
+    assert.match(second.stderr(), /SESSION_BUSY/);
+    assert.match(second.stderr(), new RegExp(`process ${first.child.pid} is writing it`));
+    assert.equal(second.stdout(), '');
   } finally {
     first.child.kill('SIGINT');
   }
