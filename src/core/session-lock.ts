@@ -124,7 +124,8 @@ function isAlive(holder: Holder, path: string): boolean {
   try {
     process.kill(holder.pid, 0);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
+    // EPERM: it runs, as another user. Anything else (ESRCH, a pid out of range) means gone.
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
   const status = processStatus(holder.pid);
   if (status === undefined) return true;

@@ -71,7 +71,8 @@ describe('the writer lock of a session', () => {
 
   test('a lock naming a process that is gone, or garbage, is taken over', async () => {
     const path = newSession();
-    for (const content of [`${await deadPid()}\n`, `${process.pid} 1\n`, '', 'garbage']) {
+    const stale = [`${await deadPid()}\n`, `${process.pid} 1\n`, '99999999999\n', '', 'garbage'];
+    for (const content of stale) {
       writeFileSync(lockPathOf(path), content);
       const log = SessionLog.open(path);
       log.close();
