@@ -70,8 +70,10 @@ export async function runCommand(
     ...(options.model ? { model: options.model } : {}),
     ...(maxSteps ? { maxSteps } : {}),
   });
+  // A continued session is opened first, so a busy one fails before the prompt is read.
+  const resumed = options.session ? runtime.resume(options.session) : undefined;
   const prompt = await readPrompt(argument);
-  const handle = options.session ? runtime.resume(options.session) : runtime.start();
+  const handle = resumed ?? runtime.start();
   const sessionId = handle.log.header.sessionId;
   const output = options.json ? jsonPrinter(sessionId, () => handle.log.flush()) : undefined;
   const renderer = options.json ? undefined : plainRenderer(process.stdout, process.stderr);

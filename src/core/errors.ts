@@ -20,6 +20,7 @@ export type LoomErrorCode =
   | 'PROVIDER_ERROR'
   | 'SESSION_NOT_FOUND'
   | 'SESSION_CORRUPT'
+  | 'SESSION_BUSY'
   | 'AGENT_BUSY'
   | 'STEP_LIMIT'
   | 'ABORTED'

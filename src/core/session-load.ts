@@ -1,10 +1,12 @@
 /**
  * Reads a session file back into events and works out what a crash left open. A torn last line
  * (no newline, cut by a crash) is tolerated and reported; any other damage is SESSION_CORRUPT
- * naming the file and line. Loading must never modify the file, and repair only ever proposes
- * events to append: history is never rewritten.
+ * naming the file and line; so is a file cut off before its header was complete, with a message
+ * saying that opening it for writing repairs it. Loading must never modify the file, and repair
+ * only ever proposes events to append: history is never rewritten.
  */
 import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { addUsage, emptyUsage, type Usage } from '../llm/contract.js';
 import { UserError } from './errors.js';
 import {
@@ -30,13 +32,30 @@ export interface LoadedSession {
 
 /** An event that repair proposes to append. */
 export type RepairEvent =
+  | { type: 'tool/result'; data: SessionEventMap['tool/result'] }
   | { type: 'step/end'; data: SessionEventMap['step/end'] }
   | { type: 'turn/end'; data: SessionEventMap['turn/end'] };
 
+/** The content of the error result that repair gives a tool call that never got its own. */
+export const INTERRUPTED_CALL_TEXT =
+  'The call was interrupted: Loom stopped before the tool returned a result, so its effects are unknown.';
+
 const NEWLINE = 0x0a;
+/** How every session file begins; a header cut off by a crash is a prefix of it, or starts so. */
+const HEADER_OPENING = '{"type":"session/header","seq":0,';
 
 export function loadSessionFile(path: string): LoadedSession {
   const bytes = readSession(path);
+  if (lacksHeader(bytes)) {
+    const name = basename(path);
+    const sessionId = name.endsWith('.jsonl') ? name.slice(0, -'.jsonl'.length) : name;
+    throw new UserError(
+      'SESSION_CORRUPT',
+      `session file ${path} has no complete header: a crash cut it off while it was being ` +
+        `created, before any event was written. Continuing it (loom run --session ${sessionId}) ` +
+        'gives it a fresh header; deleting it loses nothing',
+    );
+  }
   const text = bytes.toString('utf8');
   const lines = text.split('\n');
   const endsWithNewline = text.endsWith('\n');
@@ -72,6 +91,29 @@ export function loadSessionFile(path: string): LoadedSession {
   }
   const intactBytes = tornTail ? bytes.lastIndexOf(NEWLINE) + 1 : bytes.length;
   return { header, events, tornTail, intactBytes, endsWithNewline: endsWithNewline || tornTail };
+}
+
+/** Whether the file at `path` was cut off before its header was complete (see `lacksHeader`). */
+export function isHeaderless(path: string): boolean {
+  return lacksHeader(readSession(path));
+}
+
+/**
+ * Empty, or one unterminated line that is the start of a header and not yet JSON: what a crash
+ * leaves between creating a session file and finishing its header. Anything else is not ours
+ * to replace.
+ */
+function lacksHeader(bytes: Buffer): boolean {
+  if (bytes.length === 0) return true;
+  if (bytes.includes(NEWLINE)) return false;
+  const text = bytes.toString('utf8');
+  if (!HEADER_OPENING.startsWith(text) && !text.startsWith(HEADER_OPENING)) return false;
+  try {
+    JSON.parse(text);
+    return false;
+  } catch {
+    return true;
+  }
 }
 
 function readSession(path: string): Buffer {
@@ -157,14 +199,24 @@ interface OpenTurn {
   steps: number;
 }
 
+interface OpenStep {
+  turnId: string;
+  step: number;
+  usage: Usage;
+  /** Calls still waiting for their result, in call order: call id to tool name. */
+  calls: Map<string, string>;
+}
+
 /**
- * The events that close what a crash left open, in the order to append them: each open
- * `step/start` gets a `step/end` (finishReason `error`), then each open turn a `turn/end` with
- * reason `interrupted`. Empty when nothing is open, so repairing twice adds nothing.
+ * The events that close what a crash left open, in the order to append them: each `tool/call`
+ * of an open step without its `tool/result` gets an error result saying it was interrupted (in
+ * call order), each open `step/start` a `step/end` (finishReason `error`), then each open turn a
+ * `turn/end` with reason `interrupted`. Empty when nothing is open, so repairing twice adds
+ * nothing.
  */
 export function repairEvents(events: readonly SessionEvent[]): RepairEvent[] {
   const turns = new Map<string, OpenTurn>();
-  const steps = new Map<string, { turnId: string; step: number; usage: Usage }>();
+  const steps = new Map<string, OpenStep>();
   const stepKey = (turnId: string, step: number) => `${turnId}\u0000${step}`;
   for (const event of events) {
     if (isEvent(event, 'turn/start')) {
@@ -173,11 +225,17 @@ export function repairEvents(events: readonly SessionEvent[]): RepairEvent[] {
       turns.delete(event.data.turnId);
     } else if (isEvent(event, 'step/start')) {
       const { turnId, step } = event.data;
-      steps.set(stepKey(turnId, step), { turnId, step, usage: emptyUsage() });
+      steps.set(stepKey(turnId, step), { turnId, step, usage: emptyUsage(), calls: new Map() });
       const turn = turns.get(turnId);
       if (turn) turn.steps += 1;
     } else if (isEvent(event, 'step/end')) {
       steps.delete(stepKey(event.data.turnId, event.data.step));
+    } else if (isEvent(event, 'tool/call')) {
+      const { turnId, step, callId, name } = event.data;
+      steps.get(stepKey(turnId, step))?.calls.set(callId, name);
+    } else if (isEvent(event, 'tool/result')) {
+      const { turnId, step, callId } = event.data;
+      steps.get(stepKey(turnId, step))?.calls.delete(callId);
     } else if (isEvent(event, 'assistant/message')) {
       const { turnId, step, usage } = event.data;
       const turn = turns.get(turnId);
@@ -190,6 +248,20 @@ export function repairEvents(events: readonly SessionEvent[]): RepairEvent[] {
   const closeSteps = (belongs: (turnId: string) => boolean) => {
     for (const [key, open] of steps) {
       if (!belongs(open.turnId)) continue;
+      for (const [callId, name] of open.calls) {
+        repairs.push({
+          type: 'tool/result',
+          data: {
+            turnId: open.turnId,
+            step: open.step,
+            callId,
+            name,
+            content: INTERRUPTED_CALL_TEXT,
+            isError: true,
+            errorCode: 'INTERRUPTED',
+          },
+        });
+      }
       repairs.push({
         type: 'step/end',
         data: { turnId: open.turnId, step: open.step, finishReason: 'error', usage: open.usage },

@@ -1,12 +1,14 @@
 /**
  * The session log: the append-only JSONL file that is the source of truth of one agent session.
  * Appends are numbered, kept in memory, shown to observers at once and written in batches; a
- * `flush()` puts them on disk before it returns. It must never rewrite history: the only bytes
- * it ever removes are a torn last line that never formed an event.
+ * `flush()` puts them on disk before it returns. One process writes a session at a time (see
+ * `session-lock`). It must never rewrite history: the only bytes it ever removes are a torn last
+ * line that never formed an event, or a header that a crash cut off before it was complete.
  */
 import { randomInt } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, truncateSync, writeSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { closeSync, mkdirSync, openSync, statSync, truncateSync, writeSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { createCompleteFile, replaceWithCompleteFile } from './complete-file.js';
 import type { Disposer } from './context.js';
 import { errorMessage, LoomError, UserError } from './errors.js';
 import {
@@ -16,7 +18,8 @@ import {
   type SessionEventType,
   type SessionHeader,
 } from './session-events.js';
-import { loadSessionFile, repairEvents, sessionRepairers } from './session-load.js';
+import { isHeaderless, loadSessionFile, repairEvents, sessionRepairers } from './session-load.js';
+import { acquireSessionLock, type SessionLock } from './session-lock.js';
 
 /** Pending lines beyond this many characters are written at once instead of on the next tick. */
 export const DEFAULT_FLUSH_THRESHOLD = 1024 * 1024;
@@ -62,15 +65,18 @@ export function validateSessionId(sessionId: string): string {
   return sessionId;
 }
 
-const openLogs = new Set<SessionLog>();
+/** Every open log of this process, with the writer lock it holds. */
+const openLogs = new Map<SessionLog, SessionLock>();
 let exitHookInstalled = false;
 
 function flushOpenLogsOnExit(): void {
-  for (const log of openLogs) {
+  for (const [log, lock] of openLogs) {
     try {
       log.flush();
     } catch (error) {
       process.stderr.write(`loom: could not flush ${log.path} at exit: ${errorMessage(error)}\n`);
+    } finally {
+      lock.release();
     }
   }
 }
@@ -94,20 +100,24 @@ export class SessionLog {
     events: SessionEvent[],
     descriptor: number,
     flushThreshold: number,
+    lock: SessionLock,
   ) {
     this.path = path;
     this.header = header;
     this.memory = events;
     this.descriptor = descriptor;
     this.flushThreshold = flushThreshold;
-    openLogs.add(this);
+    openLogs.set(this, lock);
     if (!exitHookInstalled) {
       exitHookInstalled = true;
       process.on('exit', flushOpenLogsOnExit);
     }
   }
 
-  /** Creates `<directory>/<sessionId>.jsonl` and writes the header and seed before returning. */
+  /**
+   * Creates `<directory>/<sessionId>.jsonl`, holding its writer lock: the file appears with its
+   * header and seed already in it, so a crash never leaves an empty or header-less file.
+   */
   static create(options: CreateSessionOptions): SessionLog {
     const flushThreshold = validateThreshold(options.flushThreshold);
     const sessionId = validateSessionId(options.sessionId ?? newSessionId());
@@ -135,42 +145,48 @@ export class SessionLog {
 
     mkdirSync(options.directory, { recursive: true });
     const path = join(options.directory, `${sessionId}.jsonl`);
-    let descriptor: number;
+    const lock = acquireSessionLock(path);
     try {
-      descriptor = openSync(path, 'ax');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+      if (!createCompleteFile(path, text)) {
         throw new UserError('INVALID_ARGUMENT', `session file ${path} already exists`);
       }
-      throw error;
-    }
-    try {
-      writeFully(descriptor, Buffer.from(text));
+      const descriptor = openSync(path, 'a');
+      return new SessionLog(path, header, events, descriptor, flushThreshold, lock);
     } catch (error) {
-      closeSync(descriptor);
+      lock.release();
       throw error;
     }
-    return new SessionLog(path, header, events, descriptor, flushThreshold);
   }
 
-  /** Loads an existing file for appending; closes what a crash left open (see `repairEvents`). */
+  /**
+   * Loads an existing file for appending, holding its writer lock (SESSION_BUSY when another
+   * live process writes it), and closes what a crash left open (see `repairEvents`). A file
+   * that a crash cut off before its header was complete gets a fresh header.
+   */
   static open(path: string, options: SessionLogOptions = {}): SessionLog {
     const flushThreshold = validateThreshold(options.flushThreshold);
     const absolute = resolve(path);
-    if ([...openLogs].some((log) => resolve(log.path) === absolute)) {
+    if ([...openLogs.keys()].some((log) => resolve(log.path) === absolute)) {
       throw new UserError(
         'INVALID_ARGUMENT',
         `session file ${path} is already open in this process`,
       );
     }
-    const loaded = loadSessionFile(path);
-    if (loaded.tornTail) truncateSync(path, loaded.intactBytes);
-    const descriptor = openSync(path, 'a');
-    if (!loaded.endsWithNewline) writeFully(descriptor, Buffer.from('\n'));
-    const log = new SessionLog(path, loaded.header, loaded.events, descriptor, flushThreshold);
-    for (const repair of repairEvents(loaded.events)) {
-      if (repair.type === 'step/end') log.append('step/end', repair.data);
-      else log.append('turn/end', repair.data);
+    const lock = acquireSessionLock(path);
+    let log: SessionLog;
+    try {
+      if (isHeaderless(path)) restoreHeader(path);
+      const loaded = loadSessionFile(path);
+      if (loaded.tornTail) truncateSync(path, loaded.intactBytes);
+      const descriptor = openSync(path, 'a');
+      if (!loaded.endsWithNewline) writeFully(descriptor, Buffer.from('\n'));
+      log = new SessionLog(path, loaded.header, loaded.events, descriptor, flushThreshold, lock);
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
+    for (const repair of repairEvents(log.events)) {
+      log.append(repair.type, repair.data as never);
     }
     for (const repairer of sessionRepairers()) {
       for (const repair of repairer(log.events)) log.append(repair.type, repair.data as never);
@@ -253,6 +269,7 @@ export class SessionLog {
     } finally {
       closeSync(this.descriptor);
       this.descriptor = undefined;
+      openLogs.get(this)?.release();
       openLogs.delete(this);
     }
   }
@@ -294,6 +311,30 @@ export class SessionLog {
       `loom: an observer of session ${this.header.sessionId} failed on ${event.type} (seq ${event.seq}): ${errorMessage(error)}\n`,
     );
   }
+}
+
+/**
+ * Gives a file that a crash cut off before its header was complete (see `isHeaderless`) the
+ * header it would have had: its id from the file name, its creation time from the file.
+ */
+function restoreHeader(path: string): void {
+  const name = basename(path);
+  const sessionId = name.endsWith('.jsonl') ? name.slice(0, -'.jsonl'.length) : name;
+  validateSessionId(sessionId);
+  const time = Math.floor(statSync(path).mtimeMs);
+  const header: SessionHeader = {
+    version: SESSION_FORMAT_VERSION,
+    sessionId,
+    created: new Date(time).toISOString(),
+    parentSession: null,
+    seedLength: 0,
+    delegationDepth: 0,
+  };
+  const line = { type: 'session/header', seq: 0, time, data: header };
+  replaceWithCompleteFile(path, `${JSON.stringify(line)}\n`);
+  process.stderr.write(
+    `loom: session file ${path} had no complete header (a crash while it was created); wrote a fresh one\n`,
+  );
 }
 
 function copyEvent(event: SessionEvent): SessionEvent {

@@ -120,7 +120,7 @@ test('loom acp: a prompt streams its tool call and answer, and the session is st
     return sessionId;
   });
   assert.equal(readFileSync(join(workspace, 'a.txt'), 'utf8'), 'hi there');
-  const file = readdirSync(join(home, 'sessions')).find((name) => name.includes(sessionId));
+  const file = readdirSync(join(home, 'sessions')).find((name) => name === `${sessionId}.jsonl`);
   assert.ok(file, `no session file for ${sessionId}`);
   const stored = loadSessionFile(join(home, 'sessions', file));
   assert.equal(stored.header.cwd, workspace);

@@ -8,7 +8,9 @@ import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { runLoom, startLoom, writeScriptedModel } from './loom-process.js';
 
 function sessionFiles(home: string): string[] {
-  return readdirSync(join(home, 'sessions')).map((name) => join(home, 'sessions', name));
+  return readdirSync(join(home, 'sessions'))
+    .filter((name) => name.endsWith('.jsonl'))
+    .map((name) => join(home, 'sessions', name));
 }
 
 test('loom run: a scripted turn writes and reads a file, streaming the answer', async () => {

@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { LoomError } from '../../src/core/errors.js';
 import type { SessionEvent } from '../../src/core/session-events.js';
-import { loadSessionFile, repairEvents } from '../../src/core/session-load.js';
+import {
+  INTERRUPTED_CALL_TEXT,
+  isHeaderless,
+  loadSessionFile,
+  repairEvents,
+} from '../../src/core/session-load.js';
 import { SessionLog } from '../../src/core/session-log.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
@@ -29,8 +34,8 @@ function eventLine(seq: number, turnId = 't1'): string {
   return JSON.stringify({ type: 'turn/start', seq, time: 2, data: { turnId } });
 }
 
-function writeSession(text: string): string {
-  const path = join(temporaryFolder(folderPrefix), 'session.jsonl');
+function writeSession(text: string, name = 'session'): string {
+  const path = join(temporaryFolder(folderPrefix), `${name}.jsonl`);
   writeFileSync(path, text);
   return path;
 }
@@ -82,12 +87,12 @@ describe('loadSessionFile', () => {
 
   test('a bad first line is SESSION_CORRUPT at line 1', () => {
     const badHeaders = [
-      '',
       'not json\n',
+      'not json',
       `${eventLine(0)}\n`,
       `${headerLine.replace('"version":1', '"version":99')}\n`,
       `${headerLine.replace('"seedLength":0', '"seedLength":-1')}\n`,
-      `{"type":"session/head`,
+      `{"type":"turn/start","seq":0,"ti`,
     ];
     for (const text of badHeaders) {
       const path = writeSession(text);
@@ -95,6 +100,25 @@ describe('loadSessionFile', () => {
     }
     const unsupported = writeSession(`${headerLine.replace('"version":1', '"version":99')}\n`);
     assert.throws(() => loadSessionFile(unsupported), /unsupported format version 99/);
+  });
+
+  test('a file cut off before its header was complete names the file and the way out', () => {
+    for (const text of ['', '{"type":"sess', headerLine.slice(0, 60)]) {
+      const path = writeSession(text);
+      assert.throws(
+        () => loadSessionFile(path),
+        (error: unknown) =>
+          error instanceof LoomError &&
+          error.code === 'SESSION_CORRUPT' &&
+          error.message.includes(path) &&
+          error.message.includes('no complete header') &&
+          error.message.includes('loom run --session session'),
+        JSON.stringify(text),
+      );
+      assert.equal(isHeaderless(path), true);
+    }
+    assert.equal(isHeaderless(writeSession('not a session')), false);
+    assert.equal(isHeaderless(writeSession(headerLine)), false);
   });
 
   test('tolerates a torn last line and reports it', () => {
@@ -157,6 +181,90 @@ describe('SessionLog.open', () => {
       loaded.events.map((event) => event.type),
       ['turn/start', 'turn/end'],
     );
+  });
+
+  test('gives a file cut off before its header was complete a fresh header, and nothing else', () => {
+    for (const text of ['', '{"type":"session/header","seq":0,"time":17']) {
+      const path = writeSession(text, 'cut-20261130');
+      const log = SessionLog.open(path);
+      assert.equal(log.header.sessionId, 'cut-20261130');
+      assert.equal(log.header.parentSession, null);
+      assert.deepEqual(log.events, []);
+      log.append('turn/start', { turnId: 't1' });
+      log.close();
+      const loaded = loadSessionFile(path);
+      assert.equal(loaded.header.sessionId, 'cut-20261130');
+      assert.deepEqual(
+        loaded.events.map((event) => event.type),
+        ['turn/start'],
+      );
+    }
+    const foreign = writeSession('my notes, not a session', 'notes');
+    assert.throws(() => SessionLog.open(foreign), corruptAt(foreign, 1));
+    assert.equal(readFileSync(foreign, 'utf8'), 'my notes, not a session');
+  });
+
+  test('answers each tool call left without a result, so the repaired log passes the invariants', () => {
+    const log = SessionLog.create({ directory: temporaryFolder(folderPrefix) });
+    log.append('turn/start', { turnId: 't1' });
+    log.append('user/message', { text: 'hi', delivery: 'followup', turnId: 't1' });
+    log.append('step/start', { turnId: 't1', step: 1 });
+    log.append('assistant/message', {
+      turnId: 't1',
+      step: 1,
+      text: '',
+      toolCalls: [
+        { id: 'c1', name: 'read_file', arguments: {} },
+        { id: 'c2', name: 'bash', arguments: {} },
+        { id: 'c3', name: 'grep', arguments: {} },
+      ],
+      finishReason: 'tool-calls',
+      usage: usage(10, 5),
+      model: 'scripted:x',
+      attempts: 1,
+    });
+    for (const [callId, name] of [
+      ['c1', 'read_file'],
+      ['c2', 'bash'],
+      ['c3', 'grep'],
+    ] as const) {
+      log.append('tool/call', { turnId: 't1', step: 1, callId, name, arguments: {} });
+    }
+    log.append('tool/result', {
+      turnId: 't1',
+      step: 1,
+      callId: 'c1',
+      name: 'read_file',
+      content: 'text',
+      isError: false,
+    });
+    log.close();
+    assert.notDeepEqual(checkSessionInvariants(loadSessionFile(log.path).events), []);
+
+    const reopened = SessionLog.open(log.path);
+    reopened.close();
+    const repaired = loadSessionFile(log.path).events;
+    assert.deepEqual(checkSessionInvariants(repaired), []);
+    const interrupted = (callId: string, name: string) => ({
+      turnId: 't1',
+      step: 1,
+      callId,
+      name,
+      content: INTERRUPTED_CALL_TEXT,
+      isError: true,
+      errorCode: 'INTERRUPTED',
+    });
+    assert.deepEqual(
+      repaired.slice(8).map((event) => [event.type, event.data]),
+      [
+        ['tool/result', interrupted('c2', 'bash')],
+        ['tool/result', interrupted('c3', 'grep')],
+        ['step/end', { turnId: 't1', step: 1, finishReason: 'error', usage: usage(10, 5) }],
+        ['turn/end', { turnId: 't1', reason: 'interrupted', usage: usage(10, 5), steps: 1 }],
+      ],
+    );
+    SessionLog.open(log.path).close();
+    assert.equal(loadSessionFile(log.path).events.length, repaired.length, 'repair is idempotent');
   });
 
   test('closes an interrupted turn exactly once, without touching history', () => {

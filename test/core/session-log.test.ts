@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync, writeFileSync } from 'node:fs';
+import fs, { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { LoomError } from '../../src/core/errors.js';
@@ -103,6 +104,56 @@ describe('SessionLog.create', () => {
       (error: LoomError) =>
         error.code === 'INVALID_ARGUMENT' && error.message.includes('../escape'),
     );
+  });
+
+  test('the file appears with its header and seed already complete, and leaves no temporary file', () => {
+    const directory = temporaryFolder(folderPrefix);
+    const path = join(directory, 'watched.jsonl');
+    // Looks at the file after every file-system call of `create`: the first moment it exists is
+    // where a kill would leave it.
+    const watched = [
+      'openSync',
+      'writeSync',
+      'writeFileSync',
+      'closeSync',
+      'linkSync',
+      'renameSync',
+      'rmSync',
+      'unlinkSync',
+    ] as const;
+    const originals = watched.map((name) => [name, fs[name]] as const);
+    let firstSight: string | undefined;
+    const original = { existsSync: fs.existsSync, readFileSync: fs.readFileSync };
+    for (const [name, call] of originals) {
+      Object.assign(fs, {
+        [name]: (...args: unknown[]) => {
+          const result = (call as (...values: unknown[]) => unknown)(...args);
+          if (firstSight === undefined && original.existsSync(path)) {
+            firstSight = original.readFileSync(path, 'utf8');
+          }
+          return result;
+        },
+      });
+    }
+    syncBuiltinESMExports();
+    let log: SessionLog;
+    try {
+      log = SessionLog.create({
+        directory,
+        sessionId: 'watched',
+        seed: [{ type: 'turn/start', seq: 1, time: 1, data: { turnId: 'p1' } }],
+      });
+    } finally {
+      for (const [name, call] of originals) Object.assign(fs, { [name]: call });
+      syncBuiltinESMExports();
+    }
+    log.close();
+    assert.equal(firstSight, readFileSync(path, 'utf8'));
+    assert.deepEqual(
+      fileLines(path).map((line) => line.type),
+      ['session/header', 'turn/start'],
+    );
+    assert.deepEqual(readdirSync(directory).sort(), ['watched.jsonl']);
   });
 
   test('writes seed events re-numbered from 1 right after the header', () => {

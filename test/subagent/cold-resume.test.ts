@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { LoomError } from '../../src/core/errors.js';
+import { lockPathOf } from '../../src/core/session-lock.js';
 import { SubagentError } from '../../src/subagent/contract.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
+import { holdSession } from '../helpers/session-holder.js';
 import { echoTool, eventsOf, type SubagentFixture, subagentFixture } from './subagent-fixture.js';
 
 const model = { rules: [], default: { reply: 'ok: {{prompt}}' } };
@@ -213,5 +216,31 @@ test('after a restart, list_agents shows the persisted children as stopped, by i
     ].sort(),
   );
   assert.equal(eventsOf(second.load(older.id).events, 'turn/end').length, 2);
+  await second.close();
+});
+
+test('a cold resume takes the child session’s writer lock: another writer makes it SESSION_BUSY', async () => {
+  const { home, parentId, childId } = await firstProcess();
+  const second = subagentFixture({ model, home });
+  const { children } = second.services;
+  const holder = await holdSession(second.runtime.store.pathOf(childId));
+  try {
+    assert.throws(
+      () => children.sendMessage({ sessionId: parentId }, childId, 'again'),
+      (error: unknown) =>
+        error instanceof LoomError &&
+        error.code === 'SESSION_BUSY' &&
+        error.message.includes(`process ${holder.pid} is writing it`),
+    );
+    assert.equal(second.runtime.find(childId), undefined, 'the child was not resumed');
+  } finally {
+    assert.equal(await holder.finish(), 0);
+  }
+  children.sendMessage({ sessionId: parentId }, childId, 'again');
+  const child = second.runtime.find(childId);
+  assert.ok(child);
+  assert.match(readFileSync(lockPathOf(child.log.path), 'utf8'), new RegExp(`^${process.pid}\\b`));
+  await child.agent.whenIdle();
+  assert.equal(eventsOf(second.load(childId).events, 'turn/end').length, 2);
   await second.close();
 });

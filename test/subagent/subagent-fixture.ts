@@ -169,7 +169,10 @@ export function subagentFixture(options: FixtureOptions): SubagentFixture {
       return new Promise((resolve) => endWaiters.push({ match, resolve }));
     },
     load: (sessionId) => loadSessionFile(runtime.store.pathOf(sessionId)),
-    sessionFiles: () => readdirSync(runtime.store.directory).sort(),
+    sessionFiles: () =>
+      readdirSync(runtime.store.directory)
+        .filter((name) => name.endsWith('.jsonl'))
+        .sort(),
     async close() {
       layer.services.children.releaseUnder(rootId);
       const live = runtime.liveAgents;

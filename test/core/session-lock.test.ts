@@ -1,0 +1,148 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { LoomError } from '../../src/core/errors.js';
+import { loadSessionFile } from '../../src/core/session-load.js';
+import { acquireSessionLock, lockPathOf } from '../../src/core/session-lock.js';
+import { SessionLog } from '../../src/core/session-log.js';
+import { deadPid, holdSession } from '../helpers/session-holder.js';
+import { temporaryFolder } from '../helpers/temporary-folder.js';
+
+const folderPrefix = 'loom-session-lock-';
+
+function newSession(): string {
+  const log = SessionLog.create({ directory: temporaryFolder(folderPrefix), sessionId: 'locked' });
+  log.close();
+  return log.path;
+}
+
+const busyNaming = (pid: number) => (error: unknown) =>
+  error instanceof LoomError &&
+  error.code === 'SESSION_BUSY' &&
+  error.message.includes(`process ${pid} `);
+
+describe('the writer lock of a session', () => {
+  test('lives beside the session file while a log is open, and goes with close()', () => {
+    const log = SessionLog.create({ directory: temporaryFolder(folderPrefix), sessionId: 's1' });
+    const lock = lockPathOf(log.path);
+    assert.equal(lock, join(log.path, '..', 's1.lock'));
+    assert.match(readFileSync(lock, 'utf8'), new RegExp(`^${process.pid}\\b`));
+    assert.throws(() => acquireSessionLock(log.path), busyNaming(process.pid));
+    log.close();
+    assert.equal(existsSync(lock), false);
+  });
+
+  test('a second writer fails at once with SESSION_BUSY naming the holder; then it is free', async () => {
+    const path = newSession();
+    const holder = await holdSession(path, { appendOnFinish: true });
+    assert.throws(() => SessionLog.open(path), busyNaming(holder.pid));
+    assert.throws(() => SessionLog.open(path), /one writer at a time/);
+    assert.equal(await holder.finish(), 0);
+    assert.equal(existsSync(lockPathOf(path)), false);
+    const log = SessionLog.open(path);
+    assert.deepEqual(
+      log.events.map((event) => event.type),
+      ['turn/start', 'turn/end'],
+    );
+    log.close();
+  });
+
+  test('a writer that exits without closing its log still lets go of the lock', async () => {
+    const path = newSession();
+    const holder = await holdSession(path, { exitWithoutClose: true, appendOnFinish: true });
+    assert.equal(await holder.finish(), 0);
+    assert.equal(existsSync(lockPathOf(path)), false);
+    assert.equal(loadSessionFile(path).events[0]?.type, 'turn/start');
+  });
+
+  test('the lock of a killed writer is taken over', async () => {
+    const path = newSession();
+    const holder = await holdSession(path);
+    await holder.kill();
+    assert.match(readFileSync(lockPathOf(path), 'utf8'), new RegExp(`^${holder.pid}\\b`));
+    const log = SessionLog.open(path);
+    assert.match(readFileSync(lockPathOf(path), 'utf8'), new RegExp(`^${process.pid}\\b`));
+    log.close();
+    assert.equal(existsSync(lockPathOf(path)), false);
+  });
+
+  test('a lock naming a process that is gone, or garbage, is taken over', async () => {
+    const path = newSession();
+    const stale = [`${await deadPid()}\n`, `${process.pid} 1\n`, '99999999999\n', '', 'garbage'];
+    for (const content of stale) {
+      writeFileSync(lockPathOf(path), content);
+      const log = SessionLog.open(path);
+      log.close();
+      assert.equal(existsSync(lockPathOf(path)), false, JSON.stringify(content));
+    }
+  });
+
+  test('racing writers on a stale lock: exactly one takes it over, the others are busy naming it', async () => {
+    const path = newSession();
+    const stale = await deadPid();
+    writeFileSync(lockPathOf(path), `${stale} 1\n`);
+    writeFileSync(`${lockPathOf(path)}.takeover-${stale}`, `${await deadPid()} 1\n`);
+    const moduleUrl = new URL('../../src/core/session-log.ts', import.meta.url).href;
+    const script = join(temporaryFolder(folderPrefix), 'race.mjs');
+    writeFileSync(
+      script,
+      [
+        `const { SessionLog } = await import(${JSON.stringify(moduleUrl)});`,
+        `process.stdin.resume();`,
+        `process.stdout.write('ready\\n');`,
+        `await new Promise((resolve) => process.stdin.once('data', resolve));`,
+        `let log;`,
+        `try {`,
+        `  log = SessionLog.open(${JSON.stringify(path)});`,
+        `  process.stdout.write('won\\n');`,
+        `} catch (error) {`,
+        `  process.stdout.write(error.code + ': ' + error.message + '\\n');`,
+        `}`,
+        `process.stdin.on('end', () => { log?.close(); process.stdin.pause(); });`,
+      ].join('\n'),
+    );
+    const racers = Array.from({ length: 6 }, () => {
+      const child = spawn(process.execPath, ['--import', 'tsx', script], {
+        stdio: ['pipe', 'pipe', 'inherit'],
+      });
+      child.stdout.setEncoding('utf8');
+      let output = '';
+      let onReady = () => {};
+      const ready = new Promise<void>((resolve) => {
+        onReady = resolve;
+      });
+      const exited = once(child, 'exit');
+      const answered = new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', (chunk: string) => {
+          output += chunk;
+          if (output.startsWith('ready\n')) onReady();
+          const lines = output.split('\n');
+          if (lines.length > 2) resolve(lines[1] as string);
+        });
+        exited.then(() => reject(new Error(`a racer exited early: ${output}`)));
+      });
+      return { child, ready: Promise.race([ready, answered]), answered, exited };
+    });
+    try {
+      await Promise.all(racers.map((racer) => racer.ready));
+      for (const racer of racers) racer.child.stdin.write('go\n');
+      const answers = await Promise.all(racers.map((racer) => racer.answered));
+      const winners = racers.filter((_, index) => answers[index] === 'won');
+      assert.equal(winners.length, 1, answers.join('\n'));
+      const winner = winners[0]?.child.pid as number;
+      for (const answer of answers.filter((text) => text !== 'won')) {
+        assert.ok(answer.startsWith('SESSION_BUSY: '), answer);
+        assert.ok(answer.includes(`process ${winner} `), answer);
+      }
+    } finally {
+      for (const racer of racers) racer.child.stdin.end();
+      await Promise.all(racers.map((racer) => racer.exited));
+    }
+    assert.equal(existsSync(lockPathOf(path)), false);
+    assert.equal(existsSync(`${lockPathOf(path)}.takeover-${stale}`), false);
+    SessionLog.open(path).close();
+  });
+});
