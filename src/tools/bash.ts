@@ -7,10 +7,13 @@
  */
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { credentialVariablesKey } from '../core/credential-variables.js';
 import { defineTool } from '../core/define-tool.js';
-import type { ToolDefinition, ToolOutput } from '../core/tool-contract.js';
+import type { ToolDefinition, ToolExecution, ToolOutput } from '../core/tool-contract.js';
 import { startBackgroundCommand } from './background-bash.js';
 import { BoundedOutput } from './bounded-output.js';
+import { commandEnvironment } from './command-environment.js';
+import { recordGroup } from './process-group-log.js';
 import { findShell, type ShellExit, spawnShell } from './shell-process.js';
 import type { Workspace } from './workspace.js';
 
@@ -35,6 +38,13 @@ export interface BashToolOptions {
   background?: boolean;
   /** Characters of a background job's unread output kept between reads. Default 1048576. */
   backgroundOutputLimit?: number;
+  /**
+   * The environment commands start from, before credentials are taken out (see
+   * `command-environment.ts`). Default `process.env`, read at each call.
+   */
+  environment?: NodeJS.ProcessEnv;
+  /** Credential variables passed to commands on purpose (`tools.bash.env.passthrough`). Default none. */
+  passthroughVariables?: readonly string[];
 }
 
 /** How a command is run, shared by the foreground call and background jobs. */
@@ -43,6 +53,8 @@ export interface RunSettings {
   cwd: string;
   outputLimit: number;
   drainGraceMs: number;
+  /** The command's environment, credentials already taken out. */
+  env: NodeJS.ProcessEnv;
 }
 
 const BACKGROUND_DESCRIPTION =
@@ -83,12 +95,20 @@ export function bashTool(options: BashToolOptions): ToolDefinition {
   const defaultTimeoutMs = options.defaultTimeoutMs ?? 120_000;
   const maxTimeoutMs = options.maxTimeoutMs ?? 600_000;
   const background = options.background === true;
-  const settings: RunSettings = {
+  const fixedSettings = {
     shell: options.shell ?? findShell(),
     cwd: resolve(options.workspace.root),
     outputLimit: options.outputLimit ?? 30_000,
     drainGraceMs: options.drainGraceMs ?? 250,
   };
+  const settingsFor = (execution: ToolExecution): RunSettings => ({
+    ...fixedSettings,
+    env: commandEnvironment({
+      base: options.environment ?? process.env,
+      credentials: execution.context.find(credentialVariablesKey),
+      passthrough: options.passthroughVariables ?? [],
+    }),
+  });
   const backgroundOutputLimit = options.backgroundOutputLimit ?? 1_048_576;
   return defineTool({
     name: 'bash',
@@ -103,6 +123,7 @@ export function bashTool(options: BashToolOptions): ToolDefinition {
     timeoutMs: maxTimeoutMs + 10_000,
     execute(args, execution) {
       const timeoutMs = args.timeout_ms ?? defaultTimeoutMs;
+      const settings = settingsFor(execution);
       if (background && 'run_in_background' in args && args.run_in_background === true) {
         return startBackgroundCommand({
           command: args.command,
@@ -111,7 +132,7 @@ export function bashTool(options: BashToolOptions): ToolDefinition {
           execution,
         });
       }
-      return runCommand(args.command, timeoutMs, settings, execution.signal);
+      return runCommand(args.command, timeoutMs, settings, execution);
     },
   });
 }
@@ -120,17 +141,20 @@ async function runCommand(
   command: string,
   timeoutMs: number,
   settings: RunSettings,
-  signal: AbortSignal,
+  execution: ToolExecution,
 ): Promise<ToolOutput> {
+  const { signal } = execution;
   if (signal.aborted) return { content: '[killed: aborted]', isError: true };
   const output = new BoundedOutput(settings.outputLimit);
   const shell = spawnShell({
     shell: settings.shell,
     command,
     cwd: settings.cwd,
+    env: settings.env,
     drainGraceMs: settings.drainGraceMs,
     onOutput: (text) => output.append(text),
   });
+  const group = recordGroup(shell, execution);
   let killedFor: 'timeout' | 'aborted' | undefined;
   const kill = (reason: 'timeout' | 'aborted') => {
     if (killedFor === undefined && shell.kill()) killedFor = reason;
@@ -144,6 +168,7 @@ async function runCommand(
   } finally {
     clearTimeout(timeoutTimer);
     signal.removeEventListener('abort', onAbort);
+    group?.ended();
   }
 }
 
