@@ -1,8 +1,9 @@
 /**
  * The `bash` tool: runs one shell command in the workspace root in its own process group and
  * returns its combined output (head and tail kept under a cap) and exit code. A non-zero exit is
- * data for the model, not an error. Must never leave the group running after a timeout or an
- * abort: both kill the whole group and the call returns promptly. With `background` it also
+ * data for the model, not an error. Must never leave the group running after a timeout, an abort
+ * or the command's own exit, nor after Loom dies (see `shell-process.ts`), and never hands a
+ * command Loom's credentials (see `command-environment.ts`). With `background` it also
  * offers `run_in_background`, which hands the command to the scope's background runner.
  */
 import { resolve } from 'node:path';
@@ -116,8 +117,10 @@ export function bashTool(options: BashToolOptions): ToolDefinition {
       'Run a shell command in the workspace root and return its combined stdout and stderr, ' +
       'ending with "[exit code: N]". A non-zero exit code is reported, not treated as a failure. ' +
       `Long output keeps its start and end. Times out after ${defaultTimeoutMs} ms unless ` +
-      'timeout_ms says otherwise; the whole process tree is killed on timeout. Stdin is empty, ' +
-      'so avoid interactive commands. Prefer read_file, grep and glob for reading files.' +
+      'timeout_ms says otherwise; the whole process tree is killed on timeout. Anything the ' +
+      'command leaves running in the background ends when it exits. Stdin is empty, so avoid ' +
+      'interactive commands. Credentials (API keys, *_TOKEN, *_SECRET) are not in its ' +
+      'environment. Prefer read_file, grep and glob for reading files.' +
       (background ? BACKGROUND_DESCRIPTION : ''),
     schema: argumentsSchema(defaultTimeoutMs, maxTimeoutMs, background),
     timeoutMs: maxTimeoutMs + 10_000,

@@ -64,6 +64,14 @@ function killLeftovers(group: OpenGroup, processes: readonly ProcessEntry[]): nu
     (entry) =>
       entry.commandId === group.commandId || (groupIsOurs && entry.groupId === group.groupId),
   );
+  if (groupIsOurs) {
+    // Also takes members forked after the table was read.
+    try {
+      process.kill(-group.groupId, 'SIGKILL');
+    } catch {
+      // The group emptied meanwhile.
+    }
+  }
   let killed = 0;
   for (const entry of leftovers) {
     try {

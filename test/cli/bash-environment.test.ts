@@ -35,7 +35,7 @@ async function echoEnvironment(config: string) {
                 arguments: {
                   command:
                     'echo "deepseek=[$DEEPSEEK_API_KEY] route=[$ROUTE_CREDENTIAL] ' +
-                    'token=[$FOO_TOKEN] plain=[$PLAIN_SETTING]"; env | grep -c "$FOO_TOKEN" || true',
+                    'token=[$FOO_TOKEN] plain=[$PLAIN_SETTING]"',
                 },
               },
             ],
