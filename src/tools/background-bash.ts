@@ -77,7 +77,10 @@ export function runCommandJob(
   const group = record?.(shell);
   let stoppedBy: StopCause | undefined;
   const stop = (cause: StopCause) => {
-    if (stoppedBy === undefined && shell.kill()) stoppedBy = cause;
+    if (stoppedBy !== undefined || !shell.kill()) return;
+    stoppedBy = cause;
+    // The group is killed now; the record says so before the job's own end.
+    group?.ended();
   };
   const timeoutTimer = setTimeout(() => stop({ kind: 'timeout' }), timeoutMs);
   const done = shell.ended

@@ -160,7 +160,9 @@ async function runCommand(
   const group = recordGroup(shell, execution);
   let killedFor: 'timeout' | 'aborted' | undefined;
   const kill = (reason: 'timeout' | 'aborted') => {
-    if (killedFor === undefined && shell.kill()) killedFor = reason;
+    if (killedFor !== undefined || !shell.kill()) return;
+    killedFor = reason;
+    group?.ended();
   };
   const onAbort = () => kill('aborted');
   const timeoutTimer = setTimeout(() => kill('timeout'), timeoutMs);

@@ -55,23 +55,44 @@ export const processGroupEnded = defineEmit<ProcessGroupEnd>('bash/group-end');
 
 /**
  * Logs every agent's command groups in its session and checks, whenever a session is opened,
- * that none of the groups a crash left on record is still running. Returns its undo.
+ * that none of the groups a crash left on record is still running. A group still open when its
+ * agent closes or the process exits is closed on the record too: its watchdog ends it as the
+ * lifeline closes. Returns its undo.
  */
 export function installProcessGroupLog(runtime: AgentRuntime): Disposer {
+  const closers = new Set<() => void>();
+  const onExit = () => {
+    for (const close of [...closers]) close();
+  };
+  process.on('exit', onExit);
   const disposers: Disposer[] = [
+    () => process.off('exit', onExit),
     addSessionRepairer(repairLeftoverGroups),
     runtime.onAgent((handle) => {
+      const open = new Map<string, ProcessGroupStart>();
+      const logEnd = (end: ProcessGroupEnd) => {
+        open.delete(end.commandId);
+        if (!handle.log.closed) handle.log.append('bash/group-end', end);
+      };
       const undoStart = handle.context.on(processGroupStarted, (start) => {
         if (handle.log.closed) return;
+        open.set(start.commandId, start);
         handle.log.append('bash/group-start', start);
         handle.log.flush();
       });
-      const undoEnd = handle.context.on(processGroupEnded, (end) => {
-        if (!handle.log.closed) handle.log.append('bash/group-end', end);
-      });
+      const undoEnd = handle.context.on(processGroupEnded, logEnd);
+      const closeOpen = () => {
+        for (const { callId, groupId, commandId } of [...open.values()]) {
+          logEnd({ callId, groupId, commandId, outcome: 'ended' });
+        }
+        if (!handle.log.closed) handle.log.flush();
+      };
+      closers.add(closeOpen);
       return () => {
+        closers.delete(closeOpen);
         undoStart();
         undoEnd();
+        closeOpen();
       };
     }),
   ];
@@ -82,7 +103,8 @@ export function installProcessGroupLog(runtime: AgentRuntime): Disposer {
 
 /**
  * Puts the command's process group on the session's record (see `process-group-log.ts`); the
- * returned `ended` closes the record once the group is gone.
+ * returned `ended` closes the record once the group is gone or killed; calling it again does
+ * nothing.
  */
 export function recordGroup(
   shell: ShellProcess,
@@ -97,13 +119,17 @@ export function recordGroup(
     ...(jobId !== undefined ? { jobId } : {}),
   };
   execution.context.emit(processGroupStarted, start);
+  let ended = false;
   return {
-    ended: () =>
+    ended: () => {
+      if (ended) return;
+      ended = true;
       execution.context.emit(processGroupEnded, {
         callId: start.callId,
         groupId: start.groupId,
         commandId: start.commandId,
         outcome: 'ended',
-      }),
+      });
+    },
   };
 }
