@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
-import { runLoom, writeScriptedModel } from './loom-process.js';
+import { startLoom, writeScriptedModel } from './loom-process.js';
 
 test('loom run: file tools refuse a FIFO with an error naming it, and the run completes', async () => {
   const home = temporaryFolder();
@@ -27,11 +27,17 @@ test('loom run: file tools refuse a FIFO with an error naming it, and the run co
       },
     ],
   });
-  const result = await runLoom(
+  const run = startLoom(
     ['run', '--json', '--model', `scripted:${model}`, '--cwd', workspace, 'fifo'],
     { home },
   );
-  assert.equal(result.code, 0, result.stderr);
+  // A run that hangs on the FIFO fails here instead of hanging the suite.
+  const deadline = setTimeout(() => run.child.kill('SIGKILL'), 30_000);
+  const { code, signal } = await run.exited;
+  clearTimeout(deadline);
+  assert.equal(signal, null, 'loom hung on the FIFO and was killed');
+  assert.equal(code, 0, run.stderr());
+  const result = { stdout: run.stdout() };
   const lines = result.stdout
     .trim()
     .split('\n')
