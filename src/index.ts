@@ -28,6 +28,11 @@ export {
   type WaterfallHook,
 } from './core/context.js';
 export { type AgentHandle, type CreateAgentOptions, createAgent } from './core/create-agent.js';
+export {
+  CredentialVariables,
+  credentialVariablesKey,
+  looksLikeCredential,
+} from './core/credential-variables.js';
 export { defineTool } from './core/define-tool.js';
 export {
   assertNever,

@@ -9,14 +9,16 @@ import { checkPermissionRules } from '../config/permission-check.js';
 import { installPermissionRules } from '../config/permissions.js';
 import type { LoomConfig } from '../config/schema.js';
 import { Context } from '../core/context.js';
+import { CredentialVariables, credentialVariablesKey } from '../core/credential-variables.js';
 import { UserError } from '../core/errors.js';
 import { AgentRuntime, agentRuntimeKey } from '../core/runtime.js';
 import { noHuman, userQuestionsKey } from '../interaction/user-questions.js';
 import { installJobs, type JobsLayer } from '../jobs/install.js';
 import type { ModelClient } from '../llm/contract.js';
-import { createModelClient, defaultModelSpec } from '../llm/providers.js';
+import { createModelClient, defaultKeyVariables, defaultModelSpec } from '../llm/providers.js';
 import { installSubagents, type SubagentLayer } from '../subagent/install.js';
 import { builtinTools } from '../tools/index.js';
+import { installProcessGroupLog } from '../tools/process-group-log.js';
 import { installWorkflows, type WorkflowLayer } from '../workflow/install.js';
 
 export const NO_MODEL_HELP = [
@@ -80,8 +82,14 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
       ? { outputLimitBytes: config.jobs.outputLimitBytes }
       : {}),
   });
+  const credentials = new CredentialVariables();
+  root.provide(credentialVariablesKey, credentials);
+  credentials.add(routeKeyVariables(config));
+  installProcessGroupLog(runtime);
+  const passthrough = config.tools?.bash?.env?.passthrough;
   const tools = builtinTools({
     workspace: { root: flags.cwd, extraRoots },
+    ...(passthrough ? { bashPassthroughVariables: passthrough } : {}),
     ...(config.tools?.bashTimeoutMs ? { bashTimeoutMs: config.tools.bashTimeoutMs } : {}),
     background: true,
     ...(config.jobs?.outputLimitBytes !== undefined
@@ -116,4 +124,13 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
     }
   }
   return { runtime, subagents, workflow, jobs, config, modelSpec };
+}
+
+/** The key variables of every provider and configured route: `bash` commands never see them. */
+function routeKeyVariables(config: LoomConfig): string[] {
+  const names = Object.values(defaultKeyVariables).filter((name) => name !== undefined);
+  for (const route of Object.values(config.models ?? {})) {
+    if (route.apiKeyEnv !== undefined) names.push(route.apiKeyEnv);
+  }
+  return names;
 }

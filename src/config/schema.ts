@@ -50,6 +50,26 @@ export const configSchema = z.strictObject({
       bashTimeoutMs: z.number().int().min(1000).max(600000).optional(),
       /** Folders outside the workspace that file tools may use; default none. */
       extraRoots: z.array(z.string().min(1)).optional(),
+      bash: z
+        .strictObject({
+          env: z
+            .strictObject({
+              /**
+               * Credential variables `bash` commands may see after all; by default every key a
+               * route, provider or MCP server uses and every `*_API_KEY`, `*_TOKEN`, `*_SECRET`
+               * is left out of their environment. Default none.
+               */
+              passthrough: z
+                .array(
+                  z
+                    .string()
+                    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'),
+                )
+                .optional(),
+            })
+            .optional(),
+        })
+        .optional(),
     })
     .optional(),
   agent: z

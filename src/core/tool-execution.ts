@@ -83,6 +83,10 @@ class ToolCall {
   private readonly call: ModelToolCall;
   private readonly controller = new AbortController();
   private execution: ToolExecution;
+  /** Where the call is, for the message of a cancellation that cuts a stage short. */
+  private phase: 'before it ran' | 'while waiting for approval' | 'while it ran' = 'before it ran';
+  /** The abort reason of this call's time limit, once the body has started. */
+  private timeout: LoomError | undefined;
 
   constructor(private readonly environment: ToolCallEnvironment) {
     this.call = environment.call;
@@ -103,7 +107,10 @@ class ToolCall {
     const unlink = linkAbort(this.environment.signal, this.controller);
     let result: ToolResult;
     try {
-      result = await this.stages();
+      // Every stage (hooks included) is raced against the signal: a stage that ignores it
+      // cannot keep a cancelled turn from ending.
+      const outcome = await raceAbort(this.controller.signal, this.stages());
+      result = outcome === ABORTED ? this.stopped() : outcome;
     } catch (error) {
       result = failed(this.call, error);
     } finally {
@@ -111,6 +118,19 @@ class ToolCall {
     }
     this.environment.context.emit(toolResultObserved, { execution: this.execution, result });
     return result;
+  }
+
+  /** The result of a call whose signal aborted: its time limit, or a cancellation. */
+  private stopped(): ToolResult {
+    const reason: unknown = this.controller.signal.reason;
+    if (this.timeout !== undefined && reason === this.timeout) {
+      return errorResult(
+        this.call,
+        `Tool ${this.timeout.message} and was stopped.`,
+        'TOOL_TIMEOUT',
+      );
+    }
+    return cancelled(this.call, this.phase);
   }
 
   private async stages(): Promise<ToolResult> {
@@ -193,10 +213,12 @@ class ToolCall {
       );
     }
     const signal = this.controller.signal;
+    this.phase = 'while waiting for approval';
     const answer = await stage('permission ask', () =>
       raceAbort(signal, Promise.resolve(asker.ask({ call: request, reason, signal }))),
     );
     if (answer === ABORTED) return cancelled(this.call, 'while waiting for approval');
+    this.phase = 'before it ran';
     if (answer === true) return undefined;
     return denied(this.call, `${name} was not approved (${reason}).`);
   }
@@ -206,8 +228,10 @@ class ToolCall {
     this.execution = execution;
     const signal = this.controller.signal;
     if (signal.aborted) return cancelled(this.call, 'before it ran');
+    this.phase = 'while it ran';
     const limitMs = tool.timeoutMs ?? this.environment.defaultTimeoutMs;
     const timeout = new LoomError('TOOL_TIMEOUT', `${tool.name} timed out after ${limitMs} ms`);
+    this.timeout = timeout;
     const timer = setTimeout(() => this.controller.abort(timeout), limitMs);
     try {
       const work = Promise.resolve().then(() => tool.execute(execution.arguments, execution));

@@ -1,8 +1,9 @@
 /**
  * `bash` with `run_in_background`: the command becomes a job of kind `bash` in the scope's
  * background runner and the call returns its id at once. The command runs exactly as in the
- * foreground (workspace root, own process group); its output is kept for incremental reads. A
- * timeout or a cancel kills the whole group, and nothing of the group outlives the job.
+ * foreground (workspace root, own process group, the same watchdog); its output is kept for
+ * incremental reads. A timeout or a cancel kills the whole group, and nothing of the group
+ * outlives the job: the watchdog ends what the shell leaves behind when the shell exits.
  */
 import type { BackgroundHooks, BackgroundOutcome } from '../core/background.js';
 import { backgroundRunnerKey } from '../core/background.js';
@@ -10,7 +11,8 @@ import { errorMessage } from '../core/errors.js';
 import type { ToolExecution, ToolOutput } from '../core/tool-contract.js';
 import type { RunSettings } from './bash.js';
 import { BoundedOutput } from './bounded-output.js';
-import { type ShellExit, spawnShell } from './shell-process.js';
+import { recordGroup } from './process-group-log.js';
+import { type ShellExit, type ShellProcess, spawnShell } from './shell-process.js';
 
 export interface BackgroundCommandRequest {
   command: string;
@@ -39,8 +41,10 @@ export function startBackgroundCommand(request: BackgroundCommandRequest): ToolO
     kind: 'bash',
     label: command.length > LABEL_LIMIT ? `${command.slice(0, LABEL_LIMIT)}…` : command,
     owner: execution.agentId,
-    run: () => {
-      const job = runCommandJob(command, request.timeoutMs, request.settings);
+    run: (jobId) => {
+      const job = runCommandJob(command, request.timeoutMs, request.settings, (shell) =>
+        recordGroup(shell, execution, jobId),
+      );
       pid = job.pid;
       return job.hooks;
     },
@@ -51,23 +55,32 @@ export function startBackgroundCommand(request: BackgroundCommandRequest): ToolO
   };
 }
 
-/** Starts the command; the hooks the runner keeps, and the shell's pid. */
+/**
+ * Starts the command; the hooks the runner keeps, and the shell's pid. `record` puts its group on
+ * the session's record and returns what closes that record.
+ */
 export function runCommandJob(
   command: string,
   timeoutMs: number,
   settings: RunSettings,
+  record?: (shell: ShellProcess) => { ended(): void } | undefined,
 ): { hooks: BackgroundHooks; pid: number | undefined } {
   let unread = new BoundedOutput(settings.outputLimit);
   const shell = spawnShell({
     shell: settings.shell,
     command,
     cwd: settings.cwd,
+    env: settings.env,
     drainGraceMs: settings.drainGraceMs,
     onOutput: (text) => unread.append(text),
   });
+  const group = record?.(shell);
   let stoppedBy: StopCause | undefined;
   const stop = (cause: StopCause) => {
-    if (stoppedBy === undefined && shell.kill()) stoppedBy = cause;
+    if (stoppedBy !== undefined || !shell.kill()) return;
+    stoppedBy = cause;
+    // The group is killed now; the record says so before the job's own end.
+    group?.ended();
   };
   const timeoutTimer = setTimeout(() => stop({ kind: 'timeout' }), timeoutMs);
   const done = shell.ended
@@ -77,7 +90,7 @@ export function runCommandJob(
     )
     .finally(() => {
       clearTimeout(timeoutTimer);
-      if (shell.pid !== undefined) killLeftovers(shell.pid);
+      group?.ended();
     });
   return {
     pid: shell.pid,
@@ -112,13 +125,4 @@ function outcomeOf(
     return { status: 'failed', summary: `killed by signal ${exit?.signal ?? 'unknown'}` };
   }
   return { status: exit.code === 0 ? 'completed' : 'failed', summary: `exit code ${exit.code}` };
-}
-
-/** The shell has ended; whatever it left behind in its group (`sleep 30 &`) goes with it. */
-function killLeftovers(groupId: number): void {
-  try {
-    process.kill(-groupId, 'SIGKILL');
-  } catch {
-    // The group is already empty.
-  }
 }

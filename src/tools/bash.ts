@@ -1,16 +1,20 @@
 /**
  * The `bash` tool: runs one shell command in the workspace root in its own process group and
  * returns its combined output (head and tail kept under a cap) and exit code. A non-zero exit is
- * data for the model, not an error. Must never leave the group running after a timeout or an
- * abort: both kill the whole group and the call returns promptly. With `background` it also
+ * data for the model, not an error. Must never leave the group running after a timeout, an abort
+ * or the command's own exit, nor after Loom dies (see `shell-process.ts`), and never hands a
+ * command Loom's credentials (see `command-environment.ts`). With `background` it also
  * offers `run_in_background`, which hands the command to the scope's background runner.
  */
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { credentialVariablesKey } from '../core/credential-variables.js';
 import { defineTool } from '../core/define-tool.js';
-import type { ToolDefinition, ToolOutput } from '../core/tool-contract.js';
+import type { ToolDefinition, ToolExecution, ToolOutput } from '../core/tool-contract.js';
 import { startBackgroundCommand } from './background-bash.js';
 import { BoundedOutput } from './bounded-output.js';
+import { commandEnvironment } from './command-environment.js';
+import { recordGroup } from './process-group-log.js';
 import { findShell, type ShellExit, spawnShell } from './shell-process.js';
 import type { Workspace } from './workspace.js';
 
@@ -35,6 +39,13 @@ export interface BashToolOptions {
   background?: boolean;
   /** Characters of a background job's unread output kept between reads. Default 1048576. */
   backgroundOutputLimit?: number;
+  /**
+   * The environment commands start from, before credentials are taken out (see
+   * `command-environment.ts`). Default `process.env`, read at each call.
+   */
+  environment?: NodeJS.ProcessEnv;
+  /** Credential variables passed to commands on purpose (`tools.bash.env.passthrough`). Default none. */
+  passthroughVariables?: readonly string[];
 }
 
 /** How a command is run, shared by the foreground call and background jobs. */
@@ -43,6 +54,8 @@ export interface RunSettings {
   cwd: string;
   outputLimit: number;
   drainGraceMs: number;
+  /** The command's environment, credentials already taken out. */
+  env: NodeJS.ProcessEnv;
 }
 
 const BACKGROUND_DESCRIPTION =
@@ -83,12 +96,20 @@ export function bashTool(options: BashToolOptions): ToolDefinition {
   const defaultTimeoutMs = options.defaultTimeoutMs ?? 120_000;
   const maxTimeoutMs = options.maxTimeoutMs ?? 600_000;
   const background = options.background === true;
-  const settings: RunSettings = {
+  const fixedSettings = {
     shell: options.shell ?? findShell(),
     cwd: resolve(options.workspace.root),
     outputLimit: options.outputLimit ?? 30_000,
     drainGraceMs: options.drainGraceMs ?? 250,
   };
+  const settingsFor = (execution: ToolExecution): RunSettings => ({
+    ...fixedSettings,
+    env: commandEnvironment({
+      base: options.environment ?? process.env,
+      credentials: execution.context.find(credentialVariablesKey),
+      passthrough: options.passthroughVariables ?? [],
+    }),
+  });
   const backgroundOutputLimit = options.backgroundOutputLimit ?? 1_048_576;
   return defineTool({
     name: 'bash',
@@ -96,13 +117,16 @@ export function bashTool(options: BashToolOptions): ToolDefinition {
       'Run a shell command in the workspace root and return its combined stdout and stderr, ' +
       'ending with "[exit code: N]". A non-zero exit code is reported, not treated as a failure. ' +
       `Long output keeps its start and end. Times out after ${defaultTimeoutMs} ms unless ` +
-      'timeout_ms says otherwise; the whole process tree is killed on timeout. Stdin is empty, ' +
-      'so avoid interactive commands. Prefer read_file, grep and glob for reading files.' +
+      'timeout_ms says otherwise; the whole process tree is killed on timeout. Anything the ' +
+      'command leaves running in the background ends when it exits. Stdin is empty, so avoid ' +
+      'interactive commands. Credentials (API keys, *_TOKEN, *_SECRET) are not in its ' +
+      'environment. Prefer read_file, grep and glob for reading files.' +
       (background ? BACKGROUND_DESCRIPTION : ''),
     schema: argumentsSchema(defaultTimeoutMs, maxTimeoutMs, background),
     timeoutMs: maxTimeoutMs + 10_000,
     execute(args, execution) {
       const timeoutMs = args.timeout_ms ?? defaultTimeoutMs;
+      const settings = settingsFor(execution);
       if (background && 'run_in_background' in args && args.run_in_background === true) {
         return startBackgroundCommand({
           command: args.command,
@@ -111,7 +135,7 @@ export function bashTool(options: BashToolOptions): ToolDefinition {
           execution,
         });
       }
-      return runCommand(args.command, timeoutMs, settings, execution.signal);
+      return runCommand(args.command, timeoutMs, settings, execution);
     },
   });
 }
@@ -120,20 +144,25 @@ async function runCommand(
   command: string,
   timeoutMs: number,
   settings: RunSettings,
-  signal: AbortSignal,
+  execution: ToolExecution,
 ): Promise<ToolOutput> {
+  const { signal } = execution;
   if (signal.aborted) return { content: '[killed: aborted]', isError: true };
   const output = new BoundedOutput(settings.outputLimit);
   const shell = spawnShell({
     shell: settings.shell,
     command,
     cwd: settings.cwd,
+    env: settings.env,
     drainGraceMs: settings.drainGraceMs,
     onOutput: (text) => output.append(text),
   });
+  const group = recordGroup(shell, execution);
   let killedFor: 'timeout' | 'aborted' | undefined;
   const kill = (reason: 'timeout' | 'aborted') => {
-    if (killedFor === undefined && shell.kill()) killedFor = reason;
+    if (killedFor !== undefined || !shell.kill()) return;
+    killedFor = reason;
+    group?.ended();
   };
   const onAbort = () => kill('aborted');
   const timeoutTimer = setTimeout(() => kill('timeout'), timeoutMs);
@@ -144,6 +173,7 @@ async function runCommand(
   } finally {
     clearTimeout(timeoutTimer);
     signal.removeEventListener('abort', onAbort);
+    group?.ended();
   }
 }
 

@@ -3,12 +3,12 @@
  * unique unless `replace_all` is set, so an edit never lands somewhere the model did not mean.
  * Must never change a file when the call is ambiguous or finds nothing.
  */
-import { readFile, stat, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { defineTool } from '../core/define-tool.js';
 import { UserError } from '../core/errors.js';
 import type { ToolDefinition } from '../core/tool-contract.js';
 import { containsNulByte } from './is-binary-file.js';
+import { openRegularFile, statFileOrFolder, writeRegularFile } from './regular-file.js';
 import { displayPath, resolveInWorkspace, type Workspace } from './workspace.js';
 
 export interface EditFileOptions {
@@ -49,35 +49,50 @@ export function editFileTool(options: EditFileOptions): ToolDefinition {
       }
       const absolute = resolveInWorkspace(options.workspace, args.path, { mustExist: true });
       const shown = displayPath(options.workspace, absolute);
-      if ((await stat(absolute)).isDirectory()) {
+      if ((await statFileOrFolder(absolute, shown)).isDirectory()) {
         throw new UserError('INVALID_ARGUMENT', `${shown} is a directory, not a file`);
       }
-      const bytes = await readFile(absolute, { signal: execution.signal });
-      if (containsNulByte(bytes)) {
-        throw new UserError(
-          'INVALID_ARGUMENT',
-          `${shown} is a binary file; it cannot be edited as text`,
-        );
+      const handle = await openRegularFile(absolute, shown);
+      let bytes: Buffer;
+      try {
+        bytes = await handle.readFile({ signal: execution.signal });
+      } finally {
+        await handle.close();
       }
-      const text = bytes.toString('utf8');
-      const pieces = text.split(args.old_string);
-      const occurrences = pieces.length - 1;
-      if (occurrences === 0) {
-        throw new UserError('INVALID_ARGUMENT', `old_string was not found in ${shown}`);
-      }
-      if (occurrences > 1 && !args.replace_all) {
-        throw new UserError(
-          'INVALID_ARGUMENT',
-          `old_string occurs ${occurrences} times in ${shown}; add surrounding context to make ` +
-            'it unique, or set replace_all to true to replace every occurrence',
-        );
-      }
-      await writeFile(absolute, pieces.join(args.new_string), { signal: execution.signal });
-      const noun = occurrences === 1 ? 'occurrence' : 'occurrences';
+      const replaced = replaceIn(bytes, shown, args);
+      await writeRegularFile(absolute, shown, replaced.text, execution.signal);
+      const noun = replaced.occurrences === 1 ? 'occurrence' : 'occurrences';
       return {
-        content: `replaced ${occurrences} ${noun} in ${shown}`,
-        metadata: { path: shown, occurrences },
+        content: `replaced ${replaced.occurrences} ${noun} in ${shown}`,
+        metadata: { path: shown, occurrences: replaced.occurrences },
       };
     },
   });
+}
+
+function replaceIn(
+  bytes: Buffer,
+  shown: string,
+  args: { old_string: string; new_string: string; replace_all?: boolean | undefined },
+): { text: string; occurrences: number } {
+  if (containsNulByte(bytes)) {
+    throw new UserError(
+      'INVALID_ARGUMENT',
+      `${shown} is a binary file; it cannot be edited as text`,
+    );
+  }
+  const text = bytes.toString('utf8');
+  const pieces = text.split(args.old_string);
+  const occurrences = pieces.length - 1;
+  if (occurrences === 0) {
+    throw new UserError('INVALID_ARGUMENT', `old_string was not found in ${shown}`);
+  }
+  if (occurrences > 1 && !args.replace_all) {
+    throw new UserError(
+      'INVALID_ARGUMENT',
+      `old_string occurs ${occurrences} times in ${shown}; add surrounding context to make ` +
+        'it unique, or set replace_all to true to replace every occurrence',
+    );
+  }
+  return { text: pieces.join(args.new_string), occurrences };
 }

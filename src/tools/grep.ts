@@ -3,7 +3,7 @@
  * in process (no external ripgrep), skipping binary files, node_modules and .git. Output is
  * `file:line: text`, capped in matches and line length. Must never read outside the workspace.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { z } from 'zod';
 import { defineTool } from '../core/define-tool.js';
@@ -11,6 +11,7 @@ import { errorMessage, UserError } from '../core/errors.js';
 import type { ToolDefinition } from '../core/tool-contract.js';
 import { compileGlob } from './compile-glob.js';
 import { containsNulByte } from './is-binary-file.js';
+import { notRegularFile, openRegularFile } from './regular-file.js';
 import { type WalkedFile, walkFiles } from './walk-files.js';
 import { displayPath, resolveInWorkspace, type Workspace } from './workspace.js';
 
@@ -73,7 +74,12 @@ export function grepTool(options: GrepOptions): ToolDefinition {
       const accepts = fileFilter(args.glob);
       const found: string[] = [];
       let capped = false;
-      for await (const file of filesToSearch(target, options.skipFolders, execution.signal)) {
+      for await (const file of filesToSearch(
+        target,
+        displayPath(options.workspace, target),
+        options.skipFolders,
+        execution.signal,
+      )) {
         execution.signal.throwIfAborted();
         if (!accepts(file.relativePath)) continue;
         const text = await readSearchable(file.absolutePath, maxFileBytes);
@@ -117,22 +123,32 @@ function fileFilter(glob: string | undefined): (relativePath: string) => boolean
 
 async function* filesToSearch(
   target: string,
+  shown: string,
   skipFolders: readonly string[] | undefined,
   signal: AbortSignal,
 ): AsyncGenerator<WalkedFile> {
-  if ((await stat(target)).isFile()) {
+  const stats = await stat(target);
+  if (stats.isFile()) {
     yield { absolutePath: target, relativePath: basename(target) };
     return;
   }
+  if (!stats.isDirectory()) throw notRegularFile(shown, stats);
   yield* walkFiles(target, { signal, skipFolders });
 }
 
+/** The text of a regular file within the size cap; undefined for anything else. */
 async function readSearchable(path: string, maxFileBytes: number): Promise<string | undefined> {
-  const size = (await stat(path).catch(() => undefined))?.size;
-  if (size === undefined || size > maxFileBytes) return undefined;
-  const bytes = await readFile(path).catch(() => undefined);
-  if (bytes === undefined || containsNulByte(bytes)) return undefined;
-  return bytes.toString('utf8');
+  const handle = await openRegularFile(path, path).catch(() => undefined);
+  if (handle === undefined) return undefined;
+  try {
+    if ((await handle.stat()).size > maxFileBytes) return undefined;
+    const bytes = await handle.readFile();
+    return containsNulByte(bytes) ? undefined : bytes.toString('utf8');
+  } catch {
+    return undefined;
+  } finally {
+    await handle.close();
+  }
 }
 
 function cutLine(line: string, maxCharacters: number): string {

@@ -15,12 +15,21 @@ import { writeFileTool } from './write-file.js';
 export { startBackgroundCommand } from './background-bash.js';
 export { type BashToolOptions, bashTool, killProcessGroup } from './bash.js';
 export { BoundedOutput } from './bounded-output.js';
+export { commandEnvironment } from './command-environment.js';
 export { compileGlob, splitGlobBase } from './compile-glob.js';
 export { type EditFileOptions, editFileTool } from './edit-file.js';
 export { type GlobOptions, globTool } from './glob.js';
 export { type GrepOptions, grepTool } from './grep.js';
 export { containsNulByte, isBinaryFile } from './is-binary-file.js';
+export {
+  installProcessGroupLog,
+  type ProcessGroupEnd,
+  type ProcessGroupStart,
+  processGroupEnded,
+  processGroupStarted,
+} from './process-group-log.js';
 export { type ReadFileOptions, readFileTool } from './read-file.js';
+export { kindOf, openRegularFile } from './regular-file.js';
 export {
   defaultSkippedFolders,
   type WalkedFile,
@@ -48,6 +57,8 @@ export interface BuiltinToolOptions {
   background?: boolean;
   /** Characters of a background command's unread output kept between reads. Default 1048576. */
   backgroundOutputLimit?: number;
+  /** Credential variables bash commands see on purpose (`tools.bash.env.passthrough`). */
+  bashPassthroughVariables?: readonly string[];
 }
 
 export function builtinTools(options: BuiltinToolOptions): ToolDefinition[] {
@@ -65,6 +76,9 @@ export function builtinTools(options: BuiltinToolOptions): ToolDefinition[] {
       ...(options.background !== undefined && { background: options.background }),
       ...(options.backgroundOutputLimit !== undefined && {
         backgroundOutputLimit: options.backgroundOutputLimit,
+      }),
+      ...(options.bashPassthroughVariables !== undefined && {
+        passthroughVariables: options.bashPassthroughVariables,
       }),
     }),
   ];

@@ -1,9 +1,10 @@
 /**
  * Binary-file detection shared by the file tools: a NUL byte in the first 8 KiB marks a file as
  * binary, the same rule git and most editors use. Reads at most that prefix; never reads the
- * whole file.
+ * whole file, and never opens anything but a regular file.
  */
-import { open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { openRegularFile } from './regular-file.js';
 
 export const binaryProbeBytes = 8 * 1024;
 
@@ -11,13 +12,19 @@ export function containsNulByte(buffer: Uint8Array): boolean {
   return buffer.subarray(0, binaryProbeBytes).includes(0);
 }
 
+/** Throws a clear error for anything but a regular file (a FIFO, a socket, a device). */
 export async function isBinaryFile(path: string): Promise<boolean> {
-  const handle = await open(path, 'r');
+  const handle = await openRegularFile(path, path);
   try {
-    const probe = Buffer.alloc(binaryProbeBytes);
-    const { bytesRead } = await handle.read(probe, 0, binaryProbeBytes, 0);
-    return containsNulByte(probe.subarray(0, bytesRead));
+    return await startsBinary(handle);
   } finally {
     await handle.close();
   }
+}
+
+/** Reads the prefix of an open file from position 0; leaves the handle open. */
+export async function startsBinary(handle: FileHandle): Promise<boolean> {
+  const probe = Buffer.alloc(binaryProbeBytes);
+  const { bytesRead } = await handle.read(probe, 0, binaryProbeBytes, 0);
+  return containsNulByte(probe.subarray(0, bytesRead));
 }

@@ -4,13 +4,14 @@
  * a binary file's bytes or anything outside the workspace.
  */
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import { defineTool } from '../core/define-tool.js';
 import { UserError } from '../core/errors.js';
 import type { ToolDefinition } from '../core/tool-contract.js';
-import { isBinaryFile } from './is-binary-file.js';
+import { startsBinary } from './is-binary-file.js';
+import { openRegularFile, statFileOrFolder } from './regular-file.js';
 import { displayPath, resolveInWorkspace, type Workspace } from './workspace.js';
 
 export interface ReadFileOptions {
@@ -58,10 +59,12 @@ export function readFileTool(options: ReadFileOptions): ToolDefinition {
     async execute(args, execution) {
       const absolute = resolveInWorkspace(options.workspace, args.path, { mustExist: true });
       const shown = displayPath(options.workspace, absolute);
-      if ((await stat(absolute)).isDirectory()) {
+      if ((await statFileOrFolder(absolute, shown)).isDirectory()) {
         throw new UserError('INVALID_ARGUMENT', `${shown} is a directory; use glob to list files`);
       }
-      if (await isBinaryFile(absolute)) {
+      const handle = await openRegularFile(absolute, shown);
+      if (await startsBinary(handle).catch(closeAndThrow(handle))) {
+        await handle.close();
         throw new UserError(
           'INVALID_ARGUMENT',
           `${shown} is a binary file; it cannot be read as text`,
@@ -69,7 +72,7 @@ export function readFileTool(options: ReadFileOptions): ToolDefinition {
       }
       const offset = args.offset ?? 1;
       const limit = args.limit ?? defaultLineLimit;
-      const window = await readWindow(absolute, {
+      const window = await readWindow(handle, {
         offset,
         limit,
         maxOutputBytes,
@@ -106,11 +109,24 @@ interface WindowRequest {
   signal: AbortSignal;
 }
 
+function closeAndThrow(handle: FileHandle): (error: unknown) => Promise<never> {
+  return async (error) => {
+    await handle.close();
+    throw error;
+  };
+}
+
+/** Reads through `handle` from its start; the stream closes the handle when it ends. */
 async function readWindow(
-  path: string,
+  handle: FileHandle,
   request: WindowRequest,
 ): Promise<{ lines: string[]; totalLines: number; byteCapped: boolean }> {
-  const input = createReadStream(path, { encoding: 'utf8', signal: request.signal });
+  const input = createReadStream('', {
+    fd: handle,
+    start: 0,
+    encoding: 'utf8',
+    signal: request.signal,
+  });
   const reader = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
   const lines: string[] = [];
   let totalLines = 0;

@@ -1,19 +1,46 @@
 /**
  * One shell command as a child process, shared by the foreground `bash` tool and its background
- * jobs: spawned with `-c` in its own process group, stdin empty, stdout and stderr decoded and
- * handed over as they arrive. `kill` takes down the whole group. Must never hang on pipes a
- * grandchild still holds: `ended` settles a short grace after the shell has exited or was killed.
+ * jobs: run with `-c` in its own process group, stdin empty, stdout and stderr decoded and handed
+ * over as they arrive. `kill` takes down the whole group. Must never hang on pipes a grandchild
+ * still holds: `ended` settles a short grace after the shell has exited or was killed.
+ *
+ * Nothing of the group may outlive Loom, however Loom dies (`kill -9` included), so the group
+ * carries its own watchdog: `/bin/sh` starts as the group leader with a pipe from Loom as its
+ * stdin (the lifeline), forks a tiny subshell that blocks reading the lifeline, then `exec`s the
+ * real shell in its own place (same pid, so exit codes and signals are the command's own). When
+ * the lifeline closes (Loom closes it once the shell has exited, and the kernel closes it when
+ * Loom dies) the read returns and the watchdog SIGKILLs the group, itself included. It is a
+ * member of the group, so the group id cannot be reused while it may still fire. The watchdog
+ * exists before the command's first instruction runs, so there is no window in which the command
+ * runs unguarded. Cost: one `sh` fork per command, no extra exec. A process that leaves the group
+ * on purpose (`setsid`, a daemon) is out of its reach; session repair finds those by the
+ * `LOOM_COMMAND_ID` variable every command inherits.
  */
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
+
+/** Set in every command's environment; repair recognises a command's processes by its value. */
+export const COMMAND_ID_VARIABLE = 'LOOM_COMMAND_ID';
+
+/**
+ * Runs as `sh -c WATCHDOG SHELL COMMAND`: keeps the lifeline on fd 3 for the watchdog only,
+ * then replaces itself with `SHELL -c COMMAND` reading /dev/null.
+ */
+const WATCHDOG =
+  'exec 3<&0 0</dev/null; ' +
+  '{ IFS= read -r line <&3; kill -9 0; } >/dev/null 2>&1 & ' +
+  'exec 3<&-; exec "$0" -c "$1"';
 
 export interface ShellOptions {
   /** Shell binary run with `-c`. */
   shell: string;
   command: string;
   cwd: string;
+  /** The command's environment (already without credentials). */
+  env: NodeJS.ProcessEnv;
   /** How long to wait for output pipes to close after the shell ends. */
   drainGraceMs: number;
   /** Receives decoded output in arrival order; must not throw. */
@@ -26,7 +53,10 @@ export interface ShellExit {
 }
 
 export interface ShellProcess {
+  /** The shell's pid, which is also its process group's id; undefined when it could not start. */
   readonly pid: number | undefined;
+  /** The value of `LOOM_COMMAND_ID` in the command's environment. */
+  readonly commandId: string;
   /**
    * Kills the process group unless the shell has already exited (then it only stops waiting
    * for the pipes). Returns whether it killed; idempotent.
@@ -53,11 +83,21 @@ export function killProcessGroup(pid: number): void {
 }
 
 export function spawnShell(options: ShellOptions): ShellProcess {
-  const child = spawn(options.shell, ['-c', options.command], {
+  const commandId = randomUUID();
+  if (findExecutable(options.shell, options.env.PATH) === undefined) {
+    const ended = Promise.reject(new Error(`could not run ${options.shell}: not found`));
+    ended.catch(() => {});
+    return { pid: undefined, commandId, ended, kill: () => false };
+  }
+  const child = spawn('/bin/sh', ['-c', WATCHDOG, options.shell, options.command], {
     cwd: options.cwd,
+    env: { ...options.env, [COMMAND_ID_VARIABLE]: commandId },
     detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
+  // The lifeline is never written; an error on it (the watchdog gone) changes nothing.
+  child.stdin.on('error', () => {});
+  const closeLifeline = () => child.stdin.destroy();
   const decoders = [new StringDecoder('utf8'), new StringDecoder('utf8')] as const;
   child.stdout.on('data', (chunk: Buffer) => options.onOutput(decoders[0].write(chunk)));
   child.stderr.on('data', (chunk: Buffer) => options.onOutput(decoders[1].write(chunk)));
@@ -75,6 +115,7 @@ export function spawnShell(options: ShellOptions): ShellProcess {
   const cleanUp = () => {
     settled = true;
     clearTimeout(drainTimer);
+    closeLifeline();
     child.stdout.destroy();
     child.stderr.destroy();
   };
@@ -94,11 +135,14 @@ export function spawnShell(options: ShellOptions): ShellProcess {
   });
   child.on('exit', (code, signal) => {
     exit = { code, signal };
+    // What the shell left behind in its group ends with it: the watchdog fires.
+    closeLifeline();
     finishSoon();
   });
   child.on('close', finish);
   return {
     pid: child.pid,
+    commandId,
     ended,
     kill() {
       if (settled || killed) return false;
@@ -116,9 +160,14 @@ export function spawnShell(options: ShellOptions): ShellProcess {
 
 /** Bash from PATH, else sh. */
 export function findShell(): string {
-  const folders = (process.env.PATH ?? '').split(delimiter).filter((folder) => folder !== '');
-  const bash = folders.map((folder) => join(folder, 'bash')).find(isExecutable);
-  return bash ?? 'sh';
+  return findExecutable('bash', process.env.PATH) ?? 'sh';
+}
+
+/** The executable `command` names (a bare name is looked up in `path`), if there is one. */
+function findExecutable(command: string, path: string | undefined): string | undefined {
+  if (command.includes('/')) return isExecutable(command) ? command : undefined;
+  const folders = (path ?? '').split(delimiter).filter((folder) => folder !== '');
+  return folders.map((folder) => join(folder, command)).find(isExecutable);
 }
 
 function isExecutable(path: string): boolean {

@@ -2,12 +2,13 @@
  * The `write_file` tool: creates or replaces a whole file in the workspace, making its parent
  * folders as needed. Must never write outside the workspace or over a folder.
  */
-import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { defineTool } from '../core/define-tool.js';
 import { UserError } from '../core/errors.js';
 import type { ToolDefinition } from '../core/tool-contract.js';
+import { statFileOrFolder, writeRegularFile } from './regular-file.js';
 import { displayPath, resolveInWorkspace, type Workspace } from './workspace.js';
 
 export interface WriteFileOptions {
@@ -33,13 +34,16 @@ export function writeFileTool(options: WriteFileOptions): ToolDefinition {
     async execute(args, execution) {
       const absolute = resolveInWorkspace(options.workspace, args.path);
       const shown = displayPath(options.workspace, absolute);
-      const existing = await stat(absolute).catch(() => undefined);
+      const existing = await statFileOrFolder(absolute, shown).catch((error: unknown) => {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        throw error;
+      });
       if (existing?.isDirectory()) {
         throw new UserError('INVALID_ARGUMENT', `${shown} is a directory; give a file path`);
       }
       await mkdir(dirname(absolute), { recursive: true });
       const bytes = Buffer.byteLength(args.content);
-      await writeFile(absolute, args.content, { signal: execution.signal });
+      await writeRegularFile(absolute, shown, args.content, execution.signal);
       const how = existing ? 'overwrote existing file' : 'created';
       return {
         content: `wrote ${bytes} bytes to ${shown} (${how})`,

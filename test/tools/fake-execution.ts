@@ -1,5 +1,5 @@
 // Test helpers for the built-in tools: a temporary workspace and a fake ToolExecution.
-import type { Context } from '../../src/core/context.js';
+import { Context } from '../../src/core/context.js';
 import type { ToolExecution, ToolOutput } from '../../src/core/tool-contract.js';
 import type { Workspace } from '../../src/tools/workspace.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
@@ -8,14 +8,16 @@ export function temporaryWorkspace(): Workspace {
   return { root: temporaryFolder('loom-tools-'), extraRoots: [] };
 }
 
-export function fakeExecution(signal: AbortSignal = new AbortController().signal): ToolExecution {
+export function fakeExecution(
+  signal: AbortSignal = new AbortController().signal,
+  context: Context = new Context(),
+): ToolExecution {
   return {
     callId: 'call-1',
     name: 'test',
     arguments: {},
     signal,
-    // The file tools never touch the context; an empty object stands in for it.
-    context: {} as Context,
+    context,
     agentId: 'agent-1',
     turnId: 'turn-1',
     concludeTurn() {},

@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { temporaryFolder } from '../helpers/temporary-folder.js';
+import { runLoom, writeScriptedModel } from './loom-process.js';
+
+const secrets = {
+  DEEPSEEK_API_KEY: 'sk-deepseek-4c1f9a7e2b',
+  ROUTE_CREDENTIAL: 'route-secret-93be07d2',
+  FOO_TOKEN: 'foo-token-5d2a8c61',
+};
+
+/** Every file under `folder`, as text. */
+function everyFile(folder: string): Array<{ path: string; text: string }> {
+  return readdirSync(folder, { recursive: true, encoding: 'utf8' })
+    .map((name) => join(folder, name))
+    .filter((path) => statSync(path).isFile())
+    .map((path) => ({ path, text: readFileSync(path, 'utf8') }));
+}
+
+async function echoEnvironment(config: string) {
+  const home = temporaryFolder();
+  const workspace = temporaryFolder();
+  writeFileSync(join(home, 'config.yaml'), config);
+  const model = writeScriptedModel(home, {
+    rules: [
+      {
+        when: 'env',
+        steps: [
+          {
+            tools: [
+              {
+                name: 'bash',
+                arguments: {
+                  command:
+                    'echo "deepseek=[$DEEPSEEK_API_KEY] route=[$ROUTE_CREDENTIAL] ' +
+                    'token=[$FOO_TOKEN] plain=[$PLAIN_SETTING]"',
+                },
+              },
+            ],
+          },
+          { reply: 'done' },
+        ],
+      },
+    ],
+  });
+  const result = await runLoom(
+    ['run', '--json', '--model', `scripted:${model}`, '--cwd', workspace, 'env'],
+    { home, env: { ...secrets, PLAIN_SETTING: 'visible' } },
+  );
+  assert.equal(result.code, 0, result.stderr);
+  const toolResult = result.stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { type: string; data: { content?: string } })
+    .find((line) => line.type === 'tool/result');
+  assert.ok(toolResult, result.stdout);
+  return { home, content: toolResult.data.content ?? '', stdout: result.stdout };
+}
+
+const routeConfig = [
+  'models:',
+  '  mine:',
+  '    provider: openai-compatible',
+  '    baseURL: http://127.0.0.1:9/v1',
+  '    apiKeyEnv: ROUTE_CREDENTIAL',
+  '',
+].join('\n');
+
+test('loom run: bash commands see no provider key, route key or *_TOKEN, and no key reaches LOOM_HOME', async () => {
+  const { home, content, stdout } = await echoEnvironment(routeConfig);
+  assert.match(content, /^deepseek=\[\] route=\[\] token=\[\] plain=\[visible\]$/m);
+  for (const value of Object.values(secrets)) {
+    assert.ok(!stdout.includes(value), `stdout holds ${value}`);
+    for (const file of everyFile(home)) {
+      assert.ok(!file.text.includes(value), `${file.path} holds ${value}`);
+    }
+  }
+});
+
+test('loom run: tools.bash.env.passthrough lets a named credential through, and only that one', async () => {
+  const { content } = await echoEnvironment(
+    `${routeConfig}tools:\n  bash:\n    env:\n      passthrough: [FOO_TOKEN]\n`,
+  );
+  assert.match(
+    content,
+    new RegExp(
+      `^deepseek=\\[\\] route=\\[\\] token=\\[${secrets.FOO_TOKEN}\\] plain=\\[visible\\]$`,
+      'm',
+    ),
+  );
+});
+
+test('loom run: tools.bash.env is a strict schema', async () => {
+  const home = temporaryFolder();
+  writeFileSync(
+    join(home, 'config.yaml'),
+    'tools:\n  bash:\n    env:\n      passthru: [FOO_TOKEN]\n',
+  );
+  const model = writeScriptedModel(home, { rules: [{ when: 'x', reply: 'x' }] });
+  const result = await runLoom(['run', '--model', `scripted:${model}`, 'x'], { home });
+  assert.notEqual(result.code, 0);
+  assert.match(result.stderr, /passthru/);
+});

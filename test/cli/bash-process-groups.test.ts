@@ -1,0 +1,200 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { isAlive, isGroupAlive, waitUntil } from '../helpers/process-state.js';
+import { temporaryFolder } from '../helpers/temporary-folder.js';
+import { type LoomRun, runLoom, startLoom, writeScriptedModel } from './loom-process.js';
+
+interface JsonLine {
+  sessionId: string;
+  type: string;
+  data: Record<string, unknown>;
+}
+
+function jsonLines(text: string): JsonLine[] {
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as JsonLine);
+}
+
+function groupStarts(run: LoomRun): JsonLine[] {
+  return jsonLines(run.stdout()).filter((line) => line.type === 'bash/group-start');
+}
+
+function sessionEvents(home: string, sessionId: string): JsonLine[] {
+  return jsonLines(readFileSync(join(home, 'sessions', `${sessionId}.jsonl`), 'utf8'));
+}
+
+/** Marks a command as running: its shell's pid (its process group's id) in `name`, written whole. */
+function marker(name: string): string {
+  return `echo $$ > ${name}.tmp && mv ${name}.tmp ${name}`;
+}
+
+/**
+ * Starts `loom run --json` and waits until every marker file exists; the process groups are
+ * read from the markers, so this needs nothing of the session log.
+ */
+async function startAndWait(
+  home: string,
+  workspace: string,
+  model: unknown,
+  markers: string[],
+): Promise<{ run: LoomRun; groups: number[] }> {
+  const modelPath = writeScriptedModel(home, model);
+  const run = startLoom(
+    ['run', '--json', '--model', `scripted:${modelPath}`, '--cwd', workspace, 'go'],
+    { home },
+  );
+  await waitUntil(
+    () => markers.every((name) => existsSync(join(workspace, name))),
+    `the commands to start\n${run.stdout()}\n${run.stderr()}`,
+  );
+  const groups = markers.map((name) => Number(readFileSync(join(workspace, name), 'utf8')));
+  return { run, groups };
+}
+
+test('loom run: bash commands, foreground and background, end when loom is killed with SIGKILL', async () => {
+  const home = temporaryFolder();
+  const workspace = temporaryFolder();
+  const { run, groups } = await startAndWait(
+    home,
+    workspace,
+    {
+      rules: [
+        {
+          when: 'go',
+          steps: [
+            {
+              tools: [
+                {
+                  name: 'bash',
+                  arguments: {
+                    command: `sleep 300 & ${marker('background-started')}; wait`,
+                    run_in_background: true,
+                  },
+                },
+              ],
+            },
+            {
+              tools: [
+                {
+                  name: 'bash',
+                  arguments: { command: `sleep 300 & ${marker('foreground-started')}; wait` },
+                },
+              ],
+            },
+            { reply: 'never reached' },
+          ],
+        },
+      ],
+    },
+    ['background-started', 'foreground-started'],
+  );
+  assert.equal(groups.length, 2);
+  for (const group of groups) assert.equal(isGroupAlive(group), true);
+  run.child.kill('SIGKILL');
+  await run.exited;
+  for (const group of groups) {
+    await waitUntil(() => !isGroupAlive(group), `process group ${group} to end`);
+  }
+});
+
+test('loom run: the next open of a killed session kills what escaped the group and logs it', async () => {
+  const home = temporaryFolder();
+  const workspace = temporaryFolder();
+  // A detached child leaves the command's process group (setsid), out of the watchdog's reach.
+  const escapeGroup =
+    `"${process.execPath}" -e "const c = require('node:child_process').spawn('sleep', ['300'], ` +
+    `{ detached: true, stdio: 'ignore' }); require('node:fs').writeFileSync('escaped.pid', String(c.pid)); c.unref()"`;
+  const { run, groups } = await startAndWait(
+    home,
+    workspace,
+    {
+      rules: [
+        {
+          when: 'go',
+          steps: [
+            {
+              tools: [
+                {
+                  name: 'bash',
+                  arguments: { command: `${escapeGroup}; ${marker('started')}; sleep 300` },
+                },
+              ],
+            },
+            { reply: 'never reached' },
+          ],
+        },
+        { when: 'again', reply: 'continued' },
+      ],
+    },
+    ['started'],
+  );
+  const escaped = Number(readFileSync(join(workspace, 'escaped.pid'), 'utf8'));
+  await waitUntil(() => groupStarts(run).length === 1, 'the group on the record');
+  const sessionId = groupStarts(run)[0]?.sessionId as string;
+  try {
+    run.child.kill('SIGKILL');
+    await run.exited;
+    const [group] = groups as [number];
+    await waitUntil(() => !isGroupAlive(group), 'the process group to end');
+    assert.equal(isAlive(escaped), true, 'the detached process escaped the group');
+
+    const model = join(home, 'model.json');
+    const continued = await runLoom(
+      ['run', '--model', `scripted:${model}`, '--cwd', workspace, '--session', sessionId, 'again'],
+      { home },
+    );
+    assert.equal(continued.code, 0, continued.stderr);
+    assert.match(continued.stderr, /killed 1 process left running by bash call call_1/);
+    await waitUntil(() => !isAlive(escaped), 'the escaped process to be killed');
+    const ends = sessionEvents(home, sessionId).filter((line) => line.type === 'bash/group-end');
+    assert.equal(ends.length, 1);
+    assert.equal(ends[0]?.data.groupId, group);
+    assert.equal(ends[0]?.data.outcome, 'killed');
+    assert.equal(ends[0]?.data.killed, 1);
+
+    const again = await runLoom(
+      ['run', '--model', `scripted:${model}`, '--cwd', workspace, '--session', sessionId, 'again'],
+      { home },
+    );
+    assert.equal(again.code, 0, again.stderr);
+    const endsAfter = sessionEvents(home, sessionId).filter(
+      (line) => line.type === 'bash/group-end',
+    );
+    assert.equal(endsAfter.length, 1, 'a repaired group is not checked again');
+  } finally {
+    if (isAlive(escaped)) process.kill(escaped, 'SIGKILL');
+  }
+});
+
+test('loom run: a command that ends normally closes its group on the record', async () => {
+  const home = temporaryFolder();
+  const workspace = temporaryFolder();
+  const model = writeScriptedModel(home, {
+    rules: [
+      {
+        when: 'go',
+        steps: [
+          { tools: [{ name: 'bash', arguments: { command: 'sleep 300 & echo done' } }] },
+          { reply: 'ok' },
+        ],
+      },
+    ],
+  });
+  const result = await runLoom(
+    ['run', '--json', '--model', `scripted:${model}`, '--cwd', workspace, 'go'],
+    { home },
+  );
+  assert.equal(result.code, 0, result.stderr);
+  const lines = jsonLines(result.stdout);
+  const start = lines.find((line) => line.type === 'bash/group-start');
+  const end = lines.find((line) => line.type === 'bash/group-end');
+  assert.ok(start && end, result.stdout);
+  assert.equal(end.data.groupId, start.data.groupId);
+  assert.equal(end.data.outcome, 'ended');
+  const group = start.data.groupId as number;
+  await waitUntil(() => !isGroupAlive(group), 'what the command left behind to end with it');
+});
