@@ -282,8 +282,9 @@ export function repairEvents(events: readonly SessionEvent[]): RepairEvent[] {
 
 /**
  * A layer's own repair: given a loaded session's events, the events that close what that layer
- * left open (a `job/start` without its `job/end`, say). Must be pure and must return nothing
- * when nothing is open, so repairing twice adds nothing.
+ * left open (a `job/start` without its `job/end`, say). It may act on what the events name (end
+ * a leftover process, say) but must not throw, and must return nothing when nothing is open, so
+ * repairing twice adds nothing.
  */
 export type SessionRepairer = (
   events: readonly SessionEvent[],

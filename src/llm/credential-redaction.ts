@@ -5,6 +5,8 @@
  * in an `Authorization`, `x-api-key` or `?api_key=` position. Pure; it never throws on strings.
  */
 
+import { looksLikeCredential } from '../core/credential-variables.js';
+
 export const redactedMarker = '[redacted]';
 
 /** Shorter values are redacted only verbatim: their encodings would match ordinary text. */
@@ -46,11 +48,14 @@ const credentialPositions: ReadonlyArray<{ pattern: RegExp; replacement: string 
   },
 ];
 
-/** Environment variable names that hold a credential by convention. */
-const credentialNamePattern = /(?:_API_KEY|_KEY|_TOKEN|_SECRET|_PASSWORD)$/i;
+/**
+ * Names whose values are redacted: every name core treats as a credential, and more loosely
+ * `*_KEY` and `*_PASSWORD` (redacting too much is harmless; hiding from commands is not).
+ */
+const looserCredentialEnding = /(?:_KEY|_PASSWORD)$/i;
 
 export function isCredentialVariable(name: string): boolean {
-  return credentialNamePattern.test(name);
+  return looksLikeCredential(name) || looserCredentialEnding.test(name);
 }
 
 /**
