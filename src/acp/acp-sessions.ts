@@ -8,6 +8,7 @@ import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { type AgentContext, RequestError, type SessionUpdate } from '@agentclientprotocol/sdk';
 import { buildRuntime, type LoomSetup } from '../cli/build-runtime.js';
+import { interruptLiveSessions } from '../cli/interrupt-sessions.js';
 import type { AgentHandle } from '../core/create-agent.js';
 import { UserError } from '../core/errors.js';
 import { permissionAskerKey } from '../core/tool-execution.js';
@@ -85,6 +86,11 @@ export class AcpSessions {
     this.sessions.clear();
     for (const setup of this.runtimes.values()) setup.jobs.service.abandonAll(cause);
     await Promise.all(settled);
+  }
+
+  /** For a process that must exit now: ends every session's open work in its log, synchronously. */
+  abandonAll(cause: string): void {
+    for (const setup of this.runtimes.values()) interruptLiveSessions(setup, cause);
   }
 
   private runtimeFor(cwd: string): LoomSetup {

@@ -1,10 +1,12 @@
 /**
  * The `loom` command line: declares the commands with commander and loads each command's module
  * only when it runs, so `loom --version` starts fast. Exit codes are the public contract of
- * SPEC §3: usage mistakes exit 2, failures 1.
+ * SPEC §3: usage mistakes exit 2, failures 1. Every path ends through `exitAfterDrain`, so no
+ * output is cut short, and a closed stdout ends a command quietly.
  */
 import { Command, CommanderError } from 'commander';
 import { loomVersion as version } from '../core/version.js';
+import { exitAfterDrain, guardStandardOutput } from './standard-output.js';
 
 const EXAMPLES = `
 Examples:
@@ -40,7 +42,7 @@ export function buildProgram(): Command {
     .option('--max-steps <n>', 'model requests a turn may take (default 50)')
     .action(async (prompt: string | undefined, options: import('./run-command.js').RunOptions) => {
       const { runCommand } = await import('./run-command.js');
-      process.exit(await runCommand(prompt, options));
+      await exitAfterDrain(await runCommand(prompt, options));
     });
 
   const sessions = program.command('sessions').description('list and show stored sessions');
@@ -51,6 +53,7 @@ export function buildProgram(): Command {
     .action(async (options: { json?: boolean }) => {
       const { listSessions } = await import('./sessions-command.js');
       listSessions(options);
+      await exitAfterDrain(0);
     });
   sessions
     .command('show')
@@ -61,6 +64,7 @@ export function buildProgram(): Command {
     .action(async (id: string, options: { json?: boolean; chunks?: boolean }) => {
       const { showSession } = await import('./sessions-command.js');
       showSession(id, options);
+      await exitAfterDrain(0);
     });
 
   const workflow = program
@@ -85,7 +89,7 @@ export function buildProgram(): Command {
     .option('--events <file>', 'write the workflow/* events to FILE as NDJSON')
     .action(async (file: string, options: import('./workflow-command.js').WorkflowRunOptions) => {
       const { workflowRunCommand } = await import('./workflow-command.js');
-      process.exit(await workflowRunCommand(file, options));
+      await exitAfterDrain(await workflowRunCommand(file, options));
     });
   workflow
     .command('check')
@@ -97,7 +101,7 @@ export function buildProgram(): Command {
     )
     .action(async (file: string, options: import('./workflow-command.js').WorkflowCheckOptions) => {
       const { workflowCheckCommand } = await import('./workflow-command.js');
-      process.exit(workflowCheckCommand(file, options));
+      await exitAfterDrain(workflowCheckCommand(file, options));
     });
   program
     .command('acp')
@@ -105,19 +109,20 @@ export function buildProgram(): Command {
     .option('--model <spec>', 'the model of every session (default: $LOOM_MODEL, then config)')
     .action(async (options: import('./acp-command.js').AcpOptions) => {
       const { acpCommand } = await import('./acp-command.js');
-      process.exit(await acpCommand(options));
+      await exitAfterDrain(await acpCommand(options));
     });
   return program;
 }
 
 export async function main(argv: string[]): Promise<void> {
+  guardStandardOutput();
   const program = buildProgram();
   try {
     await program.parseAsync(argv);
   } catch (error) {
-    if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : 2);
+    if (error instanceof CommanderError) await exitAfterDrain(error.exitCode === 0 ? 0 : 2);
     const message = error instanceof Error ? error.message : String(error);
     process.stderr.write(`loom: ${message}\n`);
-    process.exit(1);
+    await exitAfterDrain(1);
   }
 }
