@@ -49,6 +49,6 @@ export async function acpCommand(options: AcpOptions): Promise<number> {
   await server.closed;
   await server.shutdown('the client disconnected');
   stopWatchingOutput();
-  signals.dispose();
+  signals.finish();
   return signals.received ? SIGNAL_EXIT_CODES[signals.received] : 0;
 }

@@ -96,6 +96,9 @@ export async function runCommand(
 
   const signals = handleStopSignals({
     graceful(signal) {
+      process.stderr.write(
+        `stopping… (${signal === 'SIGINT' ? 'Ctrl-C' : signal} again to exit at once)\n`,
+      );
       const reason = signal === 'SIGINT' ? 'interrupted by the user' : describeStopSignal(signal);
       subagents.services.children.cancelTree(sessionId, reason);
       jobs.service.abandonAll(reason);
@@ -111,7 +114,7 @@ export async function runCommand(
   });
   const first = await handle.agent.prompt(prompt);
   await whenRunSettled(handle, subagents.services.children, jobs.service, runtime.root);
-  signals.dispose();
+  signals.finish();
   jobs.service.abandonAll('loom run is exiting');
   subagents.services.children.releaseUnder(sessionId);
   output?.drain();

@@ -1,9 +1,8 @@
 /**
- * SIGINT, SIGTERM and SIGHUP for a command that runs work (SPEC §3): the first signal asks for a
- * graceful stop and the command exits by itself; a second one runs the forced stop, which writes
- * every pending end event and result synchronously, and the process exits with 128 + the signal's
- * number once its output has drained (a third signal exits at once). A closed stdout runs the
- * forced stop too. The forced stop must not wait for anything; neither handler may throw.
+ * SIGINT, SIGTERM and SIGHUP for a command (SPEC §3), installed once per process: the first signal
+ * starts a graceful stop; a second one, or a closed stdout, runs the forced stop, which writes every
+ * pending end event and result synchronously, then exits with 128 + the signal's number once output
+ * has drained. The forced stop must never wait for anything; no handler may throw.
  */
 import { errorMessage } from '../core/errors.js';
 import { exitAfterDrain, onStdoutClosed } from './standard-output.js';
@@ -32,8 +31,11 @@ export interface StopHandlers {
 export interface StopSignals {
   /** The first signal received, if any. */
   readonly received: StopSignal | undefined;
-  /** Stops listening; idempotent. */
-  dispose(): void;
+  /**
+   * The command's work is over and it only writes its last output: from now on a signal exits at
+   * once with its code, and a closed stdout exits 141. Idempotent.
+   */
+  finish(): void;
 }
 
 /** Plain words for the reason a run stops on `signal`, for cancel reasons and logs. */
@@ -59,6 +61,7 @@ function runForced(handlers: StopHandlers, cause: ForcedCause): void {
 export function handleStopSignals(handlers: StopHandlers): StopSignals {
   let received: StopSignal | undefined;
   let count = 0;
+  let finished = false;
   let forcedRan = false;
   const forceOnce = (cause: ForcedCause) => {
     if (forcedRan) return;
@@ -66,6 +69,7 @@ export function handleStopSignals(handlers: StopHandlers): StopSignals {
     runForced(handlers, cause);
   };
   const onSignal = (signal: StopSignal) => {
+    if (finished) process.exit(SIGNAL_EXIT_CODES[signal]);
     count += 1;
     if (count === 1) {
       received = signal;
@@ -83,24 +87,18 @@ export function handleStopSignals(handlers: StopHandlers): StopSignals {
     }
     process.exit(SIGNAL_EXIT_CODES[signal]);
   };
-  const listeners = STOP_SIGNALS.map((signal) => {
-    const listener = () => onSignal(signal);
-    process.on(signal, listener);
-    return () => process.off(signal, listener);
-  });
+  for (const signal of STOP_SIGNALS) process.on(signal, () => onSignal(signal));
   const stopWatchingOutput = onStdoutClosed((exitCode) => {
     forceOnce('output-closed');
     process.exit(exitCode);
   });
-  let disposed = false;
   return {
     get received() {
       return received;
     },
-    dispose() {
-      if (disposed) return;
-      disposed = true;
-      for (const undo of listeners) undo();
+    finish() {
+      if (finished) return;
+      finished = true;
       stopWatchingOutput();
     },
   };

@@ -197,7 +197,7 @@ export async function workflowRunCommand(
     },
   });
   const result = await run.result;
-  signals.dispose();
+  signals.finish();
   run.dispose();
   follower.dispose();
   view.finish(result);

@@ -14,6 +14,8 @@ export interface LoomRun {
   stderr(): string;
   /** Resolves with the first stdout line that matches. */
   waitForLine(pattern: RegExp): Promise<string>;
+  /** Resolves with the first stderr line that matches. */
+  waitForStderr(pattern: RegExp): Promise<string>;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -40,11 +42,12 @@ export function startLoom(
   let out = '';
   let err = '';
   const waiters: Array<{ pattern: RegExp; resolve: (line: string) => void }> = [];
-  const check = () => {
-    for (const line of out.split('\n')) {
-      for (const waiter of [...waiters]) {
+  const errorWaiters: typeof waiters = [];
+  const check = (text: string, pending: typeof waiters) => {
+    for (const line of text.split('\n')) {
+      for (const waiter of [...pending]) {
         if (waiter.pattern.test(line)) {
-          waiters.splice(waiters.indexOf(waiter), 1);
+          pending.splice(pending.indexOf(waiter), 1);
           waiter.resolve(line);
         }
       }
@@ -52,10 +55,11 @@ export function startLoom(
   };
   child.stdout.on('data', (chunk: Buffer) => {
     out += chunk.toString('utf8');
-    check();
+    check(out, waiters);
   });
   child.stderr.on('data', (chunk: Buffer) => {
     err += chunk.toString('utf8');
+    check(err, errorWaiters);
   });
   if (!options.keepStdinOpen) child.stdin.end(options.input ?? '');
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
@@ -68,9 +72,18 @@ export function startLoom(
     waitForLine(pattern) {
       return new Promise((resolve, reject) => {
         waiters.push({ pattern, resolve });
-        check();
+        check(out, waiters);
         exited.then(() =>
           reject(new Error(`loom exited before printing ${pattern}\n${out}\n${err}`)),
+        );
+      });
+    },
+    waitForStderr(pattern) {
+      return new Promise((resolve, reject) => {
+        errorWaiters.push({ pattern, resolve });
+        check(err, errorWaiters);
+        exited.then(() =>
+          reject(new Error(`loom exited before printing ${pattern} on stderr\n${out}\n${err}`)),
         );
       });
     },
