@@ -61,14 +61,11 @@ export function onStdoutClosed(listener: OutputClosedListener): Disposer {
 }
 
 /** Resolves once `stream` has handed every byte it accepted to the system (or has failed). */
-export function drained(
-  stream: NodeJS.WritableStream & { writableLength?: number },
-): Promise<void> {
-  const writable = stream as NodeJS.WriteStream;
-  if (writable.destroyed || writable.writableLength === 0) return Promise.resolve();
+export function drained(stream: NodeJS.WriteStream): Promise<void> {
+  if (stream.destroyed || stream.writableLength === 0) return Promise.resolve();
   return new Promise((resolve) => {
     try {
-      writable.write('', () => resolve());
+      stream.write('', () => resolve());
     } catch {
       resolve();
     }
