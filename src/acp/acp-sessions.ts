@@ -8,6 +8,7 @@ import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { type AgentContext, RequestError, type SessionUpdate } from '@agentclientprotocol/sdk';
 import { buildRuntime, type LoomSetup } from '../cli/build-runtime.js';
+import { closeOpenWork, interruptLiveSessions } from '../cli/interrupt-sessions.js';
 import type { AgentHandle } from '../core/create-agent.js';
 import { UserError } from '../core/errors.js';
 import { permissionAskerKey } from '../core/tool-execution.js';
@@ -34,6 +35,8 @@ export interface AcpSessionsOptions {
 export class AcpSessions {
   private readonly runtimes = new Map<string, LoomSetup>();
   private readonly sessions = new Map<string, AcpSession>();
+  /** Agents `closeAll` closed whose turn may still be ending: their logs are still open. */
+  private readonly closing = new Set<AgentHandle>();
 
   constructor(private readonly options: AcpSessionsOptions) {}
 
@@ -78,13 +81,21 @@ export class AcpSessions {
     const settled: Promise<void>[] = [];
     for (const session of this.sessions.values()) {
       this.cancel(session, cause);
-      settled.push(session.handle.agent.whenIdle());
+      const { handle } = session;
+      this.closing.add(handle);
+      settled.push(handle.agent.whenIdle().finally(() => this.closing.delete(handle)));
       session.setup.subagents.services.children.releaseUnder(session.id);
       session.handle.close();
     }
     this.sessions.clear();
     for (const setup of this.runtimes.values()) setup.jobs.service.abandonAll(cause);
     await Promise.all(settled);
+  }
+
+  /** For a process that must exit now: ends every session's open work in its log, synchronously. */
+  abandonAll(cause: string): void {
+    for (const setup of this.runtimes.values()) interruptLiveSessions(setup, cause);
+    for (const handle of this.closing) closeOpenWork(handle.log);
   }
 
   private runtimeFor(cwd: string): LoomSetup {

@@ -24,6 +24,8 @@ export interface AcpServer {
   closed: Promise<void>;
   /** Cancels and closes every session; resolves once their logs are closed. */
   shutdown(cause: string): Promise<void>;
+  /** For a process that must exit now: closes every session's open turn in its log, synchronously. */
+  abandon(cause: string): void;
 }
 
 function warnAboutMcpServers(servers: readonly unknown[]): void {
@@ -85,5 +87,6 @@ export function serveAcp(options: AcpServerOptions): AcpServer {
       await sessions?.closeAll(cause);
       connection.close();
     },
+    abandon: (cause) => sessions?.abandonAll(cause),
   };
 }

@@ -1,12 +1,15 @@
 /**
  * `loom acp`: serves the Agent Client Protocol on standard input and output until the client
  * disconnects. Standard output carries protocol messages only: anything else that writes to it
- * is sent to standard error instead, and so are all logs.
+ * is sent to standard error instead, and so are all logs. SIGINT, SIGTERM and SIGHUP shut it
+ * down (exit 130/143/129; a second signal closes the open turns in their logs and exits at once).
  */
 import { Readable } from 'node:stream';
 import { ndJsonStream } from '@agentclientprotocol/sdk';
 import { serveAcp } from '../acp/server.js';
 import { loomHome } from '../core/home.js';
+import { onStdoutClosed } from './standard-output.js';
+import { describeStopSignal, handleStopSignals, SIGNAL_EXIT_CODES } from './stop-signals.js';
 
 export interface AcpOptions {
   model?: string;
@@ -33,10 +36,19 @@ export async function acpCommand(options: AcpOptions): Promise<number> {
     home: loomHome(),
     ...(model ? { model } : {}),
   });
-  const stop = (cause: string) => void server.shutdown(cause);
-  process.once('SIGTERM', () => stop('loom acp was terminated'));
-  process.once('SIGINT', () => stop('loom acp was interrupted'));
+  const signals = handleStopSignals({
+    graceful: (signal) => void server.shutdown(`loom acp stopped: ${describeStopSignal(signal)}`),
+    forced: (cause) =>
+      server.abandon(
+        cause === 'output-closed' ? 'the client disconnected' : describeStopSignal(cause),
+      ),
+  });
+  const stopWatchingOutput = onStdoutClosed(
+    () => void server.shutdown('the client closed its end of the connection'),
+  );
   await server.closed;
   await server.shutdown('the client disconnected');
-  return 0;
+  stopWatchingOutput();
+  signals.finish();
+  return signals.received ? SIGNAL_EXIT_CODES[signals.received] : 0;
 }

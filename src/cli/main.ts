@@ -1,10 +1,12 @@
 /**
  * The `loom` command line: declares the commands with commander and loads each command's module
  * only when it runs, so `loom --version` starts fast. Exit codes are the public contract of
- * SPEC §3: usage mistakes exit 2, failures 1.
+ * SPEC §3: usage mistakes exit 2, failures 1. Every path ends through `exitAfterDrain`, so no
+ * output is cut short, and a closed stdout ends a command quietly.
  */
 import { Command, CommanderError } from 'commander';
 import { loomVersion as version } from '../core/version.js';
+import { exitAfterDrain, guardStandardOutput } from './standard-output.js';
 
 const EXAMPLES = `
 Examples (from the repository root; ID is a session id from \`loom sessions list\`):
@@ -44,7 +46,7 @@ export function buildProgram(): Command {
     .option('--max-steps <n>', 'model requests a turn may take (default 50)')
     .action(async (prompt: string | undefined, options: import('./run-command.js').RunOptions) => {
       const { runCommand } = await import('./run-command.js');
-      process.exit(await runCommand(prompt, options));
+      await exitAfterDrain(await runCommand(prompt, options));
     });
 
   const sessions = program.command('sessions').description('list and show stored sessions');
@@ -56,6 +58,7 @@ export function buildProgram(): Command {
     .action(async (options: { json?: boolean; all?: boolean }) => {
       const { listSessions } = await import('./sessions-command.js');
       listSessions(options);
+      await exitAfterDrain(0);
     });
   sessions
     .command('show')
@@ -66,6 +69,7 @@ export function buildProgram(): Command {
     .action(async (id: string, options: { json?: boolean; chunks?: boolean }) => {
       const { showSession } = await import('./sessions-command.js');
       showSession(id, options);
+      await exitAfterDrain(0);
     });
 
   const workflow = program
@@ -90,7 +94,7 @@ export function buildProgram(): Command {
     .option('--events <file>', 'write the workflow/* events to FILE as NDJSON')
     .action(async (file: string, options: import('./workflow-command.js').WorkflowRunOptions) => {
       const { workflowRunCommand } = await import('./workflow-command.js');
-      process.exit(await workflowRunCommand(file, options));
+      await exitAfterDrain(await workflowRunCommand(file, options));
     });
   workflow
     .command('check')
@@ -102,7 +106,7 @@ export function buildProgram(): Command {
     )
     .action(async (file: string, options: import('./workflow-command.js').WorkflowCheckOptions) => {
       const { workflowCheckCommand } = await import('./workflow-command.js');
-      process.exit(workflowCheckCommand(file, options));
+      await exitAfterDrain(workflowCheckCommand(file, options));
     });
   program
     .command('acp')
@@ -110,20 +114,21 @@ export function buildProgram(): Command {
     .option('--model <spec>', 'the model of every session (default: $LOOM_MODEL, then config)')
     .action(async (options: import('./acp-command.js').AcpOptions) => {
       const { acpCommand } = await import('./acp-command.js');
-      process.exit(await acpCommand(options));
+      await exitAfterDrain(await acpCommand(options));
     });
   return program;
 }
 
 export async function main(argv: string[]): Promise<void> {
+  guardStandardOutput();
   const program = buildProgram();
   try {
     await program.parseAsync(argv);
   } catch (error) {
-    if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : 2);
+    if (error instanceof CommanderError) await exitAfterDrain(error.exitCode === 0 ? 0 : 2);
     const message = error instanceof Error ? error.message : String(error);
     const { credentialValues, redactCredentials } = await import('../llm/credential-redaction.js');
     process.stderr.write(`loom: ${redactCredentials(message, credentialValues(process.env))}\n`);
-    process.exit(1);
+    await exitAfterDrain(1);
   }
 }

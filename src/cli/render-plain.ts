@@ -70,7 +70,8 @@ export function plainRenderer(
           const data = event.data as SessionEvent<'turn/end'>['data'];
           endLine();
           if (data.error) stderr.write(`${style.red('error:')} ${data.error.message}\n`);
-          else if (data.reason === 'aborted') stderr.write(`${style.red('interrupted')}\n`);
+          else if (data.reason === 'aborted' || data.reason === 'interrupted')
+            stderr.write(`${style.red('interrupted')}\n`);
           return;
         }
         default:

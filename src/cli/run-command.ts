@@ -1,6 +1,7 @@
 /**
  * `loom run [prompt]`: one headless turn. Streams the answer (or, with --json, every session
- * event as NDJSON) and exits 0 when the turn completed, 1 on error, 130 when interrupted. An
+ * event as NDJSON) and exits 0 when the turn completed, 1 on error, 130/143/129 when stopped by
+ * SIGINT/SIGTERM/SIGHUP (a second signal closes the turn as `interrupted` and exits at once). An
  * event reaches stdout only after it is on disk, so what a watcher saw survives a crash. The
  * run lasts while the root's children and its subagent and workflow jobs work (their notices
  * wake it); background commands do not keep it alive: they are killed, and logged, at the end.
@@ -14,8 +15,10 @@ import type { SessionEvent } from '../core/session-events.js';
 import { type JobService, jobSettled } from '../jobs/contract.js';
 import type { ChildRegistry } from '../subagent/children.js';
 import { buildRuntime } from './build-runtime.js';
+import { interruptLiveSessions } from './interrupt-sessions.js';
 import { plainRenderer } from './render-plain.js';
 import { runWorkspace } from './session-workspace.js';
+import { describeStopSignal, handleStopSignals, SIGNAL_EXIT_CODES } from './stop-signals.js';
 
 export interface RunOptions {
   model?: string;
@@ -64,12 +67,13 @@ export async function runCommand(
 ): Promise<number> {
   const cwd = runWorkspace(options, loomHome());
   const maxSteps = parseMaxSteps(options.maxSteps);
-  const { runtime, subagents, jobs } = buildRuntime({
+  const setup = buildRuntime({
     cwd,
     home: loomHome(),
     ...(options.model ? { model: options.model } : {}),
     ...(maxSteps ? { maxSteps } : {}),
   });
+  const { runtime, subagents, jobs } = setup;
   // A continued session is opened first, so a busy one fails before the prompt is read.
   const resumed = options.session ? runtime.resume(options.session) : undefined;
   const prompt = await readPrompt(argument);
@@ -83,27 +87,36 @@ export async function runCommand(
     last = outcome;
   });
 
-  let interrupts = 0;
-  const onInterrupt = () => {
-    interrupts += 1;
-    if (interrupts > 1) {
-      handle.log.flush();
-      process.exit(130);
-    }
-    subagents.services.children.cancelTree(sessionId, 'interrupted by the user');
-    jobs.service.abandonAll('interrupted by the user');
-  };
-  process.on('SIGINT', onInterrupt);
+  const signals = handleStopSignals({
+    graceful(signal) {
+      process.stderr.write(
+        `stopping… (${signal === 'SIGINT' ? 'Ctrl-C' : signal} again to exit at once)\n`,
+      );
+      const reason = signal === 'SIGINT' ? 'interrupted by the user' : describeStopSignal(signal);
+      subagents.services.children.cancelTree(sessionId, reason);
+      jobs.service.abandonAll(reason);
+    },
+    forced(cause) {
+      interruptLiveSessions(
+        setup,
+        cause === 'output-closed' ? 'standard output was closed' : describeStopSignal(cause),
+      );
+      output?.drain();
+      renderer?.finish();
+    },
+  });
   const first = await handle.agent.prompt(prompt);
   await whenRunSettled(handle, subagents.services.children, jobs.service, runtime.root);
-  process.off('SIGINT', onInterrupt);
+  signals.finish();
   jobs.service.abandonAll('loom run is exiting');
   subagents.services.children.releaseUnder(sessionId);
   output?.drain();
   renderer?.finish();
-  const outcome = interrupts > 0 ? first : (last ?? first);
+  const outcome = signals.received ? first : (last ?? first);
   if (output && outcome.error) process.stderr.write(`error: ${outcome.error.message}\n`);
   handle.close();
+  if (signals.received && outcome.reason !== 'completed')
+    return SIGNAL_EXIT_CODES[signals.received];
   return exitCodeOf(outcome);
 }
 

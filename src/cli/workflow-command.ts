@@ -1,9 +1,8 @@
 /**
- * `loom workflow run FILE` and `loom workflow check FILE` (SPEC §3): read the script, take meta
- * from `--meta` or the file's Claude Code header, and start the run through the workflow seam
- * outside any chat. Exit 0 completed, 1 error, 2 could not start, 130 cancelled by Ctrl-C.
- * stdout carries the result (`--json`: the result object; otherwise the returned value as
- * indented JSON); progress and errors go to stderr.
+ * `loom workflow run FILE` and `loom workflow check FILE` (SPEC §3): meta from `--meta` or the
+ * file's Claude Code header; the run starts through the workflow seam outside any chat. Exit 0
+ * completed, 1 error, 2 could not start, 130/143/129 cancelled by SIGINT/SIGTERM/SIGHUP. stdout
+ * carries only the result (`--json`: the result object; else the value as indented JSON).
  */
 import { readFileSync } from 'node:fs';
 import { UserError } from '../core/errors.js';
@@ -19,6 +18,8 @@ import { splitMetaHeader } from '../workflow/meta-header.js';
 import { followWorkflowRun } from '../workflow/run-events.js';
 import { checkScriptBody } from '../workflow/script-parse.js';
 import { buildRuntime, type LoomSetup } from './build-runtime.js';
+import { interruptLiveSessions } from './interrupt-sessions.js';
+import { describeStopSignal, handleStopSignals, SIGNAL_EXIT_CODES } from './stop-signals.js';
 import { type EventsFile, openEventsFile } from './workflow-events-file.js';
 import {
   describeStartError,
@@ -105,11 +106,6 @@ export function exitCodeOf(result: WorkflowResult, interrupted: boolean): number
   return EXIT_ERROR;
 }
 
-/** Resolves once stdout took the text, so `process.exit` cannot cut a piped result short. */
-function writeOut(text: string): Promise<void> {
-  return new Promise((resolve) => process.stdout.write(text, () => resolve()));
-}
-
 function reportStartError(error: unknown): number {
   process.stderr.write(`loom: ${describeStartError(error)}\n`);
   return EXIT_NOT_STARTED;
@@ -174,29 +170,42 @@ export async function workflowRunCommand(
   }
   follower.started(run.id);
 
-  let interrupts = 0;
-  const onInterrupt = () => {
-    interrupts += 1;
-    if (interrupts > 1) {
-      events?.close();
-      process.exit(EXIT_CANCELLED);
+  const printResult = (result: WorkflowResult) => {
+    if (options.json) process.stdout.write(`${JSON.stringify(jsonResult(result))}\n`);
+    else if (result.stopReason === 'completed') {
+      process.stdout.write(`${JSON.stringify(result.value ?? null, null, 2)}\n`);
     }
-    view.notice('cancelling… (Ctrl-C again to exit at once)');
-    run.cancel('interrupted by the user (SIGINT)');
   };
-  process.on('SIGINT', onInterrupt);
+  const closeEvents = () => {
+    const eventsFailure = events?.close();
+    if (eventsFailure) process.stderr.write(`loom: ${eventsFailure}\n`);
+  };
+  const signals = handleStopSignals({
+    graceful(signal) {
+      view.notice(`cancelling… (${signal === 'SIGINT' ? 'Ctrl-C' : signal} again to exit at once)`);
+      run.cancel(describeStopSignal(signal));
+    },
+    forced(cause) {
+      const result = run.endNow(
+        cause === 'output-closed' ? 'standard output was closed' : describeStopSignal(cause),
+      );
+      follower.dispose();
+      view.finish(result);
+      closeEvents();
+      interruptLiveSessions(setup, 'the workflow run was stopped at once');
+      printResult(result);
+    },
+  });
   const result = await run.result;
-  process.off('SIGINT', onInterrupt);
+  signals.finish();
   run.dispose();
   follower.dispose();
   view.finish(result);
-  const eventsFailure = events?.close();
-  if (eventsFailure) process.stderr.write(`loom: ${eventsFailure}\n`);
-  if (options.json) await writeOut(`${JSON.stringify(jsonResult(result))}\n`);
-  else if (result.stopReason === 'completed') {
-    await writeOut(`${JSON.stringify(result.value ?? null, null, 2)}\n`);
-  }
+  closeEvents();
+  printResult(result);
   setup.workflow.dispose();
   setup.subagents.dispose();
-  return exitCodeOf(result, interrupts > 0);
+  if (result.stopReason !== 'completed' && signals.received)
+    return SIGNAL_EXIT_CODES[signals.received];
+  return exitCodeOf(result, signals.received !== undefined);
 }

@@ -111,6 +111,12 @@ export interface WorkflowRun {
   cancel(reason?: string): void;
   /** Cancels if still running and releases the worker; idempotent. */
   dispose(): void;
+  /**
+   * Ends the run now, synchronously, for a process that must exit at once: running agents get
+   * their `workflow/agent-end` (cancelled), `workflow/end` is emitted and the worker is
+   * terminated. Returns the final result (the settled one when the run had already ended).
+   */
+  endNow(reason: string): WorkflowResult;
 }
 
 export interface WorkflowService {

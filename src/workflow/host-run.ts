@@ -108,6 +108,16 @@ export class HostRun implements WorkflowRun {
     if (!this.workerExited) this.terminate();
   }
 
+  endNow(reason: string): WorkflowResult {
+    if (!this.final) {
+      this.cancelReason ??= reason;
+      this.outcome ??= this.cancelledOutcome();
+      this.complete();
+    }
+    if (!this.final) throw new Error('workflow run ended without a final result');
+    return this.final;
+  }
+
   private readonly onAbort = (): void => {
     this.cancel('the caller aborted the workflow');
   };

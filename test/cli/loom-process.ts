@@ -14,8 +14,8 @@ export interface LoomRun {
   stderr(): string;
   /** Resolves with the first stdout line that matches. */
   waitForLine(pattern: RegExp): Promise<string>;
-  /** Resolves once stderr holds `count` lines matching `pattern` (such as progress lines). */
-  waitForStderr(pattern: RegExp, count?: number): Promise<void>;
+  /** Resolves with the `count`th stderr line that matches (such as progress lines). */
+  waitForStderr(pattern: RegExp, count?: number): Promise<string>;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -45,21 +45,23 @@ export function startLoom(
   let out = '';
   let err = '';
   const waiters: Array<{ pattern: RegExp; resolve: (line: string) => void }> = [];
-  const stderrWaiters: Array<{ pattern: RegExp; count: number; resolve: () => void }> = [];
+  const stderrWaiters: Array<{ pattern: RegExp; count: number; resolve: (line: string) => void }> =
+    [];
   const checkStderr = () => {
     const lines = err.split('\n');
     for (const waiter of [...stderrWaiters]) {
-      if (lines.filter((line) => waiter.pattern.test(line)).length >= waiter.count) {
+      const matching = lines.filter((line) => waiter.pattern.test(line));
+      if (matching.length >= waiter.count) {
         stderrWaiters.splice(stderrWaiters.indexOf(waiter), 1);
-        waiter.resolve();
+        waiter.resolve(matching[waiter.count - 1] ?? '');
       }
     }
   };
-  const check = () => {
-    for (const line of out.split('\n')) {
-      for (const waiter of [...waiters]) {
+  const check = (text: string, pending: typeof waiters) => {
+    for (const line of text.split('\n')) {
+      for (const waiter of [...pending]) {
         if (waiter.pattern.test(line)) {
-          waiters.splice(waiters.indexOf(waiter), 1);
+          pending.splice(pending.indexOf(waiter), 1);
           waiter.resolve(line);
         }
       }
@@ -67,7 +69,7 @@ export function startLoom(
   };
   child.stdout.on('data', (chunk: Buffer) => {
     out += chunk.toString('utf8');
-    check();
+    check(out, waiters);
   });
   child.stderr.on('data', (chunk: Buffer) => {
     err += chunk.toString('utf8');
@@ -84,7 +86,7 @@ export function startLoom(
     waitForLine(pattern) {
       return new Promise((resolve, reject) => {
         waiters.push({ pattern, resolve });
-        check();
+        check(out, waiters);
         exited.then(() =>
           reject(new Error(`loom exited before printing ${pattern}\n${out}\n${err}`)),
         );

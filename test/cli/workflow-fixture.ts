@@ -13,7 +13,7 @@ export interface WorkflowProcess {
   stdout(): string;
   stderr(): string;
   /** Resolves once stderr holds `count` lines matching `pattern` (the progress lines). */
-  waitForStderr(pattern: RegExp, count?: number): Promise<void>;
+  waitForStderr(pattern: RegExp, count?: number): Promise<string>;
   exited: Promise<{ code: number | null; stdout: string; stderr: string }>;
 }
 

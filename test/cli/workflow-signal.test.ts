@@ -102,8 +102,9 @@ for (;;) {}
   const events = readEvents(eventsPath);
   assert.deepEqual(
     events.map((event) => event.type),
-    ['workflow/start', 'workflow/agent-start', 'workflow/agent-end'],
+    ['workflow/start', 'workflow/agent-start', 'workflow/agent-end', 'workflow/end'],
   );
+  assert.equal(events.at(-1)?.stopReason, 'cancelled');
 });
 
 test('workflow run: a script that spins through SIGINT is stopped after the grace period', async () => {

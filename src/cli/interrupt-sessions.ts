@@ -1,0 +1,33 @@
+/**
+ * The forced stop of a runtime: abandons its jobs and appends, synchronously, the ends of what
+ * each live session left open (step/end, turn/end `interrupted`, and every layer's own repair),
+ * then flushes the logs. For a process that must exit now; it never waits and never throws.
+ */
+import { errorMessage } from '../core/errors.js';
+import { repairEvents, sessionRepairers } from '../core/session-load.js';
+import type { SessionLog } from '../core/session-log.js';
+import type { LoomSetup } from './build-runtime.js';
+
+/** Closes what `log` has open, exactly as the next open of the file would repair it. */
+export function closeOpenWork(log: SessionLog): void {
+  if (log.closed) return;
+  try {
+    for (const repair of repairEvents(log.events)) log.append(repair.type, repair.data as never);
+    for (const repairer of sessionRepairers()) {
+      for (const repair of repairer(log.events)) log.append(repair.type, repair.data as never);
+    }
+    log.flush();
+  } catch (error) {
+    process.stderr.write(`loom: could not close ${log.path}: ${errorMessage(error)}\n`);
+  }
+}
+
+/** Abandons every job of `setup`, then closes the open work of every live session. */
+export function interruptLiveSessions(setup: LoomSetup, reason: string): void {
+  try {
+    setup.jobs.service.abandonAll(reason);
+  } catch (error) {
+    process.stderr.write(`loom: could not stop the jobs: ${errorMessage(error)}\n`);
+  }
+  for (const handle of setup.runtime.liveAgents) closeOpenWork(handle.log);
+}
