@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import type { SessionEvent, SessionEventType } from '../../src/core/session-events.js';
 import type { LoadedSession } from '../../src/core/session-load.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
-import { processesIn } from '../helpers/process-state.js';
+import { noneLeft } from '../helpers/process-state.js';
 import { sessions, toolResults as toolResultsOf } from '../helpers/session-files.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { startLoom, writeScriptedModel } from './loom-process.js';
@@ -127,7 +127,7 @@ test('loom run: job_kill waits for a command that ignores SIGTERM, and job_list 
     listed[0] ?? '',
     /^bash-1 {2}killed: stopped on request {2}\d+s {2}trap '' TERM; sleep 100$/,
   );
-  assert.deepEqual(processesIn(result.workspace, /^sleep 100$/), []);
+  await noneLeft(result.workspace, /^sleep 100$/);
   const ends = dataOf(rootSession(result.home), 'job/end');
   assert.deepEqual(
     ends.map((end) => [end.jobId, end.status]),
@@ -227,7 +227,7 @@ test('loom run: a bash job still running at the end is killed and logged before 
   );
   assert.equal(result.code, 0, result.stderr);
   assert.ok(result.elapsedMs < 20_000, `the run took ${result.elapsedMs} ms`);
-  assert.deepEqual(processesIn(result.workspace, /^sleep 30$/), []);
+  await noneLeft(result.workspace, /^sleep 30$/);
   const root = rootSession(result.home);
   const [end] = dataOf(root, 'job/end');
   assert.equal(end?.jobId, 'bash-1');
@@ -259,7 +259,7 @@ test('loom run: jobs.maxPerOwner from config caps background jobs', async () => 
   );
   assert.equal(refused.length, 1);
   assert.equal(refused[0]?.data.errorCode, 'JOB_CAP');
-  assert.deepEqual(processesIn(result.workspace, /^sleep 3[01]$/), []);
+  await noneLeft(result.workspace, /^sleep 3[01]$/);
 });
 
 test('loom run: SIGINT kills the background jobs too and exits 130', async () => {
@@ -282,7 +282,7 @@ test('loom run: SIGINT kills the background jobs too and exits 130', async () =>
   run.child.kill('SIGINT');
   const { code } = await run.exited;
   assert.equal(code, 130);
-  assert.deepEqual(processesIn(workspace, /^sleep 30$/), []);
+  await noneLeft(workspace, /^sleep 30$/);
   const root = rootSession(home);
   assert.deepEqual(
     dataOf(root, 'job/end').map((end) => [end.jobId, end.status, end.reason]),

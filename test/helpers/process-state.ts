@@ -64,6 +64,19 @@ export async function waitUntil(
   }
 }
 
+/**
+ * Waits until no live process matching `pattern` works in `folder`. A group killed with SIGKILL
+ * dies asynchronously, so a check made the moment Loom exits could see a process still dying;
+ * one that is never killed fails the deadline.
+ */
+export function noneLeft(folder: string, pattern: RegExp, deadlineMs = 10_000): Promise<void> {
+  return waitUntil(
+    () => processesIn(folder, pattern).length === 0,
+    `no process ${pattern} left in ${folder}`,
+    deadlineMs,
+  );
+}
+
 function requireProc(proc: string): void {
   if (!existsSync(`${proc}/self/stat`)) {
     throw new Error(`process checks read ${proc}, which this system does not have`);
