@@ -1,6 +1,8 @@
 /**
- * Command-line start-up: `loom --version` cold start and a whole one-turn `loom run` over the
- * scripted model, each the median of several runs of the built bin/loom. Measures only.
+ * Command-line start-up: `loom --version` cold start, a whole one-turn `loom run` over the
+ * scripted model, and the same turn running 20 `bash` commands (each behind its watchdog), each the
+ * median of several runs of the built bin/loom, with `node -e 0` from the same run as the baseline
+ * since absolute times drift on a shared machine. Measures only.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,11 +13,13 @@ import type { BenchRow } from './run.js';
 
 const RUNS = 9;
 
-function medianMilliseconds(args: string[], env: NodeJS.ProcessEnv): number {
+const BASH_CALLS = 20;
+
+function medianMilliseconds(args: string[], env: NodeJS.ProcessEnv, script = 'bin/loom'): number {
   const timings: number[] = [];
   for (let run = 0; run < RUNS; run++) {
     const started = performance.now();
-    const result = spawnSync(process.execPath, ['bin/loom', ...args], { env, encoding: 'utf8' });
+    const result = spawnSync(process.execPath, [script, ...args], { env, encoding: 'utf8' });
     timings.push(performance.now() - started);
     if (result.status !== 0) throw new Error(`loom ${args.join(' ')} failed: ${result.stderr}`);
   }
@@ -28,13 +32,47 @@ export default async function cliBench(): Promise<BenchRow[]> {
   try {
     const model = join(home, 'model.json');
     writeFileSync(model, JSON.stringify({ rules: [], default: { reply: 'ok: {{prompt}}' } }));
+    const commands = join(home, 'commands.json');
+    const bashCall = { name: 'bash', arguments: { command: 'true' } };
+    writeFileSync(
+      commands,
+      JSON.stringify({
+        rules: [
+          {
+            when: '^commands$',
+            steps: [
+              ...Array.from({ length: BASH_CALLS }, () => ({ tools: [bashCall] })),
+              { reply: 'done' },
+            ],
+          },
+        ],
+      }),
+    );
     const env = { ...process.env, LOOM_HOME: home };
+    const node = medianMilliseconds(['0'], env, '-e');
     const version = medianMilliseconds(['--version'], env);
     const turn = medianMilliseconds(
       ['run', '--model', `scripted:${model}`, '--cwd', home, 'hello'],
       env,
     );
+    const withCommands = medianMilliseconds(
+      ['run', '--model', `scripted:${commands}`, '--cwd', home, 'commands'],
+      env,
+    );
+    const ratio = (value: number) => Math.round((value / node) * 100) / 100;
     return [
+      {
+        name: `cli: node -e 0, the baseline (median of ${RUNS})`,
+        value: Math.round(node),
+        unit: 'ms',
+      },
+      { name: 'cli: loom --version / node -e 0', value: ratio(version), unit: 'x' },
+      { name: 'cli: one-turn scripted loom run / node -e 0', value: ratio(turn), unit: 'x' },
+      {
+        name: `cli: one bash command in a scripted turn (${BASH_CALLS} calls, median of ${RUNS})`,
+        value: Math.round(((withCommands - turn) / BASH_CALLS) * 100) / 100,
+        unit: 'ms',
+      },
       {
         name: `cli: loom --version cold start (median of ${RUNS})`,
         value: Math.round(version),
