@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { sessionIdOf } from '../helpers/session-files.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { runLoom, writeScriptedModel } from './loom-process.js';
 
@@ -17,12 +18,6 @@ const model = {
   ],
   default: { reply: 'heard: {{prompt}}' },
 };
-
-function sessionIdOf(stdout: string): string {
-  const first = JSON.parse(stdout.trim().split('\n')[0] ?? '{}') as { sessionId?: string };
-  assert.ok(first.sessionId, `no session id in the output: ${stdout}`);
-  return first.sessionId;
-}
 
 test('loom run --session refuses a --cwd other than the session workspace, naming both folders', async () => {
   const home = temporaryFolder();

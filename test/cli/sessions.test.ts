@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { sessionIdOf } from '../helpers/session-files.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { runLoom, startLoom, writeScriptedModel } from './loom-process.js';
 
@@ -12,12 +13,6 @@ const model = {
   ],
   default: { reply: 'heard: {{prompt}}' },
 };
-
-function sessionIdOf(stdout: string): string {
-  const first = JSON.parse(stdout.trim().split('\n')[0] ?? '{}') as { sessionId?: string };
-  assert.ok(first.sessionId, 'no session id in the output');
-  return first.sessionId;
-}
 
 test('loom run --session continues a session; sessions list and show see both turns', async () => {
   const home = temporaryFolder();

@@ -5,12 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, constants, existsSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, constants, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { test } from 'node:test';
 import * as acp from '@agentclientprotocol/sdk';
 import { loadSessionFile } from '../../src/core/session-load.js';
+import { sessionPaths } from '../helpers/session-files.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { LOOM_BIN, startLoom, writeScriptedModel } from './loom-process.js';
 import {
@@ -22,12 +23,6 @@ import {
   writeFile,
   writeJson,
 } from './workflow-fixture.js';
-
-function sessionFiles(home: string): string[] {
-  const folder = join(home, 'sessions');
-  if (!existsSync(folder)) return [];
-  return readdirSync(folder).map((name) => join(folder, name));
-}
 
 /** Every agent-start has its agent-end, and `workflow/end` is the last event. */
 function assertComplete(events: EventLine[], stopReason: string): void {
@@ -141,7 +136,7 @@ for (const [signal, exitCode] of [
     run.child.kill(signal);
     const { code } = await run.exited;
     assert.equal(code, exitCode, run.stderr());
-    const [file] = sessionFiles(home);
+    const [file] = sessionPaths(home);
     assert.ok(file);
     const end = loadSessionFile(file).events.at(-1);
     assert.equal(end?.type, 'turn/end');
@@ -202,7 +197,7 @@ test('loom run --json | head -1 mid-turn: the forced stop closes the turn as int
   releaseFifo(fifo);
   assert.equal(out.trim(), '141');
   assert.equal(readFileSync(errorPath, 'utf8'), '');
-  const [file] = sessionFiles(home);
+  const [file] = sessionPaths(home);
   assert.ok(file);
   const { events } = loadSessionFile(file);
   const end = events.at(-1);
@@ -263,7 +258,7 @@ test('loom acp: SIGTERM shuts down, ends the open turn as aborted and exits 143'
   const { code } = await loom.exited;
   assert.equal(code, 143, loom.stderr());
   const sessionId = await settled;
-  const [file] = sessionFiles(home);
+  const [file] = sessionPaths(home);
   assert.ok(file);
   if (sessionId) assert.ok(file.includes(sessionId));
   const end = loadSessionFile(file).events.at(-1);
