@@ -15,7 +15,7 @@ import { waitUntil } from '../helpers/process-state.js';
 import { sessionPaths } from '../helpers/session-files.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { LOOM_BIN, startLoom, writeScriptedModel } from './loom-process.js';
-import { parseResult, startWorkflow, writeFile } from './workflow-fixture.js';
+import { parseResult, startScriptedWorkflow } from './workflow-fixture.js';
 
 /** The files `pid` holds open; none once it has exited. Fails where there is no /proc. */
 function openFiles(pid: number): string[] {
@@ -66,19 +66,16 @@ test('loom run --json into a reader that reads only at the end: every event arri
 });
 
 test('workflow run --json into a reader that reads only at the end: the whole result arrives', async () => {
-  const home = temporaryFolder();
-  const script = writeFile(
-    home,
-    'big.js',
-    `export const meta = { name: 'big', description: 'Returns a large value' };
+  const { loom, eventsPath } = startScriptedWorkflow(
+    temporaryFolder(),
+    {
+      name: 'big.js',
+      script: `export const meta = { name: 'big', description: 'Returns a large value' };
 return 'y'.repeat(300000);
 `,
-  );
-  const model = writeScriptedModel(home, { rules: [], default: { reply: 'ok' } });
-  const eventsPath = join(home, 'events.ndjson');
-  const loom = startWorkflow(
-    ['run', script, '--model', `scripted:${model}`, '--json', '--events', eventsPath],
-    { home },
+      model: { rules: [], default: { reply: 'ok' } },
+    },
+    ['--json'],
   );
   loom.child.stdout.pause();
   const pid = loom.child.pid ?? assert.fail('no pid');

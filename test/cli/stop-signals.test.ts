@@ -18,10 +18,10 @@ import {
   agentPairs,
   type EventLine,
   parseResult,
+  quickAndStuckModel,
   readEvents,
-  startWorkflow,
+  startScriptedWorkflow,
   writeFile,
-  writeJson,
 } from './workflow-fixture.js';
 
 /** Every agent-start has its agent-end, and `workflow/end` is the last event. */
@@ -45,28 +45,10 @@ for (const [signal, exitCode] of [
   ['SIGHUP', 129],
 ] as const) {
   test(`workflow run: ${signal} cancels like SIGINT, exits ${exitCode}, events and --json complete`, async () => {
-    const home = temporaryFolder();
-    const script = writeFile(home, 'stuck.js', stuckScript);
-    const model = writeJson(home, 'model.json', {
-      rules: [
-        { when: '^quick', reply: 'fast' },
-        { when: '^stuck', hang: true },
-      ],
-    });
-    const eventsPath = join(home, 'events.ndjson');
-    const loom = startWorkflow(
-      [
-        'run',
-        script,
-        '--model',
-        `scripted:${model}`,
-        '--max-concurrent',
-        '4',
-        '--json',
-        '--events',
-        eventsPath,
-      ],
-      { home },
+    const { loom, eventsPath } = startScriptedWorkflow(
+      temporaryFolder(),
+      { name: 'stuck.js', script: stuckScript, model: quickAndStuckModel },
+      ['--max-concurrent', '4', '--json'],
     );
     await loom.waitForStderr(/^agent #\d+ started: stuck /, 2);
     loom.child.kill(signal);
@@ -85,23 +67,18 @@ for (const [signal, exitCode] of [
 test('workflow run: a second signal while the script spins still writes the agent ends, workflow/end and --json', async () => {
   const home = temporaryFolder();
   writeFile(home, 'config.yaml', 'workflow:\n  cancelGraceMs: 600000\n');
-  const script = writeFile(
+  const { loom, eventsPath } = startScriptedWorkflow(
     home,
-    'spin.js',
-    `export const meta = { name: 'spin', description: 'Leaves an agent running and spins' };
+    {
+      name: 'spin.js',
+      script: `export const meta = { name: 'spin', description: 'Leaves an agent running and spins' };
 await agent('warm up', { label: 'warm up' });
 agent('stuck forever', { label: 'stuck' });
 for (;;) {}
 `,
-  );
-  const model = writeJson(home, 'model.json', {
-    rules: [{ when: '^stuck', hang: true }],
-    default: { reply: 'ok' },
-  });
-  const eventsPath = join(home, 'events.ndjson');
-  const loom = startWorkflow(
-    ['run', script, '--model', `scripted:${model}`, '--json', '--events', eventsPath],
-    { home },
+      model: { rules: [{ when: '^stuck', hang: true }], default: { reply: 'ok' } },
+    },
+    ['--json'],
   );
   await loom.waitForStderr(/^agent #2 started: stuck/);
   // The script never yields and the grace period is long: only the second signal can end it.

@@ -45,6 +45,33 @@ export function startWorkflow(
   };
 }
 
+/** The model of the signal tests: a prompt starting `quick` is answered, one starting `stuck` never is. */
+export const quickAndStuckModel = {
+  rules: [
+    { when: '^quick', reply: 'fast' },
+    { when: '^stuck', hang: true },
+  ],
+};
+
+/**
+ * Writes `script` (as `name`) and the scripted `model` into `home` and starts `workflow run` on
+ * them with `args` and `--events` into `home`; returns the process and the events file's path.
+ */
+export function startScriptedWorkflow(
+  home: string,
+  files: { name: string; script: string; model: unknown },
+  args: string[] = [],
+): { loom: WorkflowProcess; eventsPath: string } {
+  const script = writeFile(home, files.name, files.script);
+  const model = writeJson(home, 'model.json', files.model);
+  const eventsPath = join(home, 'events.ndjson');
+  const loom = startWorkflow(
+    ['run', script, '--model', `scripted:${model}`, ...args, '--events', eventsPath],
+    { home },
+  );
+  return { loom, eventsPath };
+}
+
 export function runWorkflow(
   args: string[],
   options: { home: string; cwd?: string },
