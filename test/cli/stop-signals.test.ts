@@ -11,9 +11,16 @@ import { Readable, Writable } from 'node:stream';
 import { test } from 'node:test';
 import * as acp from '@agentclientprotocol/sdk';
 import { loadSessionFile } from '../../src/core/session-load.js';
+import { stuckAfterGlob } from '../helpers/scripted-turns.js';
 import { sessionPaths } from '../helpers/session-files.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
-import { LOOM_BIN, startLoom, writeScriptedModel } from './loom-process.js';
+import {
+  LOOM_BIN,
+  scriptedFolders,
+  startLoom,
+  startScriptedRun,
+  writeScriptedModel,
+} from './loom-process.js';
 import {
   agentPairs,
   type EventLine,
@@ -103,12 +110,9 @@ for (const [signal, exitCode] of [
   ['SIGHUP', 129],
 ] as const) {
   test(`loom run: ${signal} on a hanging turn exits ${exitCode} with the turn logged as aborted`, async () => {
-    const home = temporaryFolder();
-    const model = writeScriptedModel(home, { rules: [{ when: 'stuck', hang: true }] });
-    const run = startLoom(
-      ['run', '--json', '--model', `scripted:${model}`, '--cwd', home, 'stuck'],
-      { home },
-    );
+    const folders = scriptedFolders({ rules: [{ when: 'stuck', hang: true }] });
+    const { home } = folders;
+    const run = startScriptedRun(folders, 'stuck', { json: true });
     await run.waitForLine(/"type":"request\/header"/);
     run.child.kill(signal);
     const { code } = await run.exited;
@@ -192,16 +196,7 @@ function releaseFifo(fifo: string): void {
 }
 
 test('loom acp: SIGTERM shuts down, ends the open turn as aborted and exits 143', async () => {
-  const home = temporaryFolder();
-  const workspace = temporaryFolder();
-  const model = writeScriptedModel(home, {
-    rules: [
-      {
-        when: 'stuck',
-        steps: [{ tools: [{ name: 'glob', arguments: { pattern: '*' } }] }, { hang: true }],
-      },
-    ],
-  });
+  const { home, workspace, model } = scriptedFolders(stuckAfterGlob);
   const loom = startLoom(['acp', '--model', `scripted:${model}`], { home, keepStdinOpen: true });
   let sawToolUpdate: () => void = () => {};
   const toolUpdate = new Promise<void>((resolve) => {
