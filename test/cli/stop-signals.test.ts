@@ -23,8 +23,8 @@ import {
 } from './loom-process.js';
 import {
   agentPairs,
+  cancelledRun,
   type EventLine,
-  parseResult,
   quickAndStuckModel,
   readEvents,
   startScriptedWorkflow,
@@ -59,10 +59,7 @@ for (const [signal, exitCode] of [
     );
     await loom.waitForStderr(/^agent #\d+ started: stuck /, 2);
     loom.child.kill(signal);
-    const run = await loom.exited;
-    assert.equal(run.code, exitCode, run.stderr);
-    const result = parseResult(run);
-    assert.equal(result.stopReason, 'cancelled');
+    const { result } = await cancelledRun(loom, exitCode);
     assert.equal(result.code, 'CANCELLED');
     assert.equal(result.agentsStarted, 3);
     const events = readEvents(eventsPath);
@@ -92,10 +89,7 @@ for (;;) {}
   loom.child.kill('SIGTERM');
   await loom.waitForStderr(/cancelling… \(SIGTERM again to exit at once\)/);
   loom.child.kill('SIGINT');
-  const run = await loom.exited;
-  assert.equal(run.code, 130, run.stderr);
-  const result = parseResult(run);
-  assert.equal(result.stopReason, 'cancelled');
+  const { result } = await cancelledRun(loom, 130);
   assert.equal(result.agentsStarted, 2);
   const events = readEvents(eventsPath);
   assertComplete(events, 'cancelled');

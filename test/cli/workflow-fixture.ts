@@ -3,6 +3,7 @@
  * models in a temporary folder, a child process whose stderr progress lines can be waited on, and
  * the `--events` file read back. Tests wait on lines and exits, never on time.
  */
+import assert from 'node:assert/strict';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -88,6 +89,24 @@ export function parseResult(run: { stdout: string; stderr: string }): Record<str
     );
   }
   return JSON.parse(lines[0]) as Record<string, unknown>;
+}
+
+/**
+ * Waits for a `--json` run that a signal stopped: asserts its exit code and a result that says
+ * `cancelled`, and returns both.
+ */
+export async function cancelledRun(
+  loom: WorkflowProcess,
+  exitCode: number,
+): Promise<{
+  run: { code: number | null; stdout: string; stderr: string };
+  result: Record<string, unknown>;
+}> {
+  const run = await loom.exited;
+  assert.equal(run.code, exitCode, run.stderr);
+  const result = parseResult(run);
+  assert.equal(result.stopReason, 'cancelled');
+  return { run, result };
 }
 
 export type EventLine = Record<string, unknown> & { type: string };

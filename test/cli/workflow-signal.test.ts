@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import {
   agentPairs,
-  parseResult,
+  cancelledRun,
   quickAndStuckModel,
   readEvents,
   startScriptedWorkflow,
@@ -27,10 +27,7 @@ return { done, stuck };
   );
   await loom.waitForStderr(/^agent #\d+ started: stuck /, 3);
   loom.child.kill('SIGINT');
-  const run = await loom.exited;
-  assert.equal(run.code, 130, run.stderr);
-  const result = parseResult(run);
-  assert.equal(result.stopReason, 'cancelled');
+  const { run, result } = await cancelledRun(loom, 130);
   assert.equal(result.value, null);
   assert.equal(result.code, 'CANCELLED');
   assert.equal(result.agentsStarted, 4);
@@ -91,10 +88,7 @@ test('workflow run: a script that spins through SIGINT is stopped after the grac
   const { loom, eventsPath } = startScriptedWorkflow(home, spinAfterOneAgent, ['--json']);
   await loom.waitForStderr(/^agent #1 completed: warm up/);
   loom.child.kill('SIGINT');
-  const run = await loom.exited;
-  assert.equal(run.code, 130, run.stderr);
-  const result = parseResult(run);
-  assert.equal(result.stopReason, 'cancelled');
+  const { result } = await cancelledRun(loom, 130);
   assert.equal(result.agentsStarted, 1);
   const events = readEvents(eventsPath);
   assert.equal(events.at(-1)?.type, 'workflow/end');
