@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import * as acp from '@agentclientprotocol/sdk';
 import { loadSessionFile } from '../../src/core/session-load.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
-import { stuckAfterGlob } from '../helpers/scripted-turns.js';
+import { callsThenReply, stuckAfterGlob } from '../helpers/scripted-turns.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { scriptedFolders, startLoom, writeScriptedModel } from './loom-process.js';
 
@@ -75,13 +75,11 @@ async function initialize(agent: acp.ClientContext) {
 
 const makeFileModel = {
   rules: [
-    {
-      when: 'make a file',
-      steps: [
-        { tools: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'hi there' } }] },
-        { reply: 'wrote it: {{lastToolResult}}' },
-      ],
-    },
+    callsThenReply(
+      'make a file',
+      [{ name: 'write_file', arguments: { path: 'a.txt', content: 'hi there' } }],
+      'wrote it: {{lastToolResult}}',
+    ),
   ],
 };
 

@@ -3,22 +3,16 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { aliasBombYaml } from '../helpers/alias-bomb.js';
-import { writeTree } from '../helpers/file-tree.js';
-import { bashCall, callsThenReply } from '../helpers/scripted-turns.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
-import { runLoom, runScripted, scriptedFolders, writeScriptedModel } from './loom-process.js';
+import { runBashUnderDenyRule, runLoom, writeScriptedModel } from './loom-process.js';
 import { runWorkflow, writeFile } from './workflow-fixture.js';
 
 test('loom run: a deny rule for `rm -rf *` blocks it inside a compound command with odd spacing', async () => {
-  const folders = scriptedFolders({
-    rules: [callsThenReply('clean', [bashCall('echo hi &&  rm  -rf x')], '{{lastToolResult}}')],
-  });
-  writeTree(folders.workspace, { 'x/keep.txt': 'keep' });
-  writeFileSync(
-    join(folders.home, 'config.yaml'),
-    'permissions:\n  - tool: bash\n    match: { command: "rm -rf *" }\n    action: deny\n    reason: no deleting\n',
+  const { folders, result } = await runBashUnderDenyRule(
+    'echo hi &&  rm  -rf x',
+    { command: 'rm -rf *', reason: 'no deleting' },
+    { 'x/keep.txt': 'keep' },
   );
-  const result = await runScripted(folders, 'clean');
   assert.equal(result.code, 0, result.stderr);
   assert.match(result.stdout, /denied by no deleting/);
   assert.ok(existsSync(join(folders.workspace, 'x', 'keep.txt')), 'the folder was deleted');

@@ -4,9 +4,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { bashCall, callsThenReply } from '../helpers/scripted-turns.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
-import { runLoom, runScripted, scriptedFolders } from './loom-process.js';
+import { runBashUnderDenyRule, runLoom } from './loom-process.js';
 
 test('loom run: an invalid config fails naming the file, line and field', async () => {
   const home = temporaryFolder();
@@ -26,14 +25,10 @@ test('loom run: without a model or key Loom says how to set one up', async () =>
 });
 
 test('loom run: a deny rule in config stops a bash command before it runs', async () => {
-  const folders = scriptedFolders({
-    rules: [callsThenReply('touch', [bashCall('touch made.txt')], '{{lastToolResult}}')],
+  const { folders, result } = await runBashUnderDenyRule('touch made.txt', {
+    command: 'touch *',
+    reason: 'no touching',
   });
-  writeFileSync(
-    join(folders.home, 'config.yaml'),
-    'permissions:\n  - tool: bash\n    match: { command: "touch *" }\n    action: deny\n    reason: no touching\n',
-  );
-  const result = await runScripted(folders, 'touch');
   assert.equal(result.code, 0, result.stderr);
   assert.match(result.stdout, /denied by no touching/);
   assert.deepEqual(readdirSync(folders.workspace), []);

@@ -5,6 +5,8 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { writeTree } from '../helpers/file-tree.js';
+import { bashCall, callsThenReply } from '../helpers/scripted-turns.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 
 export const LOOM_BIN = resolve('bin/loom');
@@ -175,4 +177,25 @@ export function runScripted(
     home: folders.home,
     ...(options.env !== undefined ? { env: options.env } : {}),
   });
+}
+
+/**
+ * `loom run` whose model runs `command` with `bash` and replies with the tool's result, under a
+ * config whose one permission rule denies bash commands matching `deny.command` with
+ * `deny.reason`. `files` are written into the workspace first.
+ */
+export async function runBashUnderDenyRule(
+  command: string,
+  deny: { command: string; reason: string },
+  files: Record<string, string> = {},
+): Promise<{ folders: ScriptedFolders; result: Awaited<ReturnType<typeof runLoom>> }> {
+  const folders = scriptedFolders({
+    rules: [callsThenReply('run it', [bashCall(command)], '{{lastToolResult}}')],
+  });
+  writeTree(folders.workspace, files);
+  writeFileSync(
+    join(folders.home, 'config.yaml'),
+    `permissions:\n  - tool: bash\n    match: { command: ${JSON.stringify(deny.command)} }\n    action: deny\n    reason: ${deny.reason}\n`,
+  );
+  return { folders, result: await runScripted(folders, 'run it') };
 }

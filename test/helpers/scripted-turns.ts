@@ -1,6 +1,6 @@
 /**
  * Builders for the scripted-model rules of tests: a turn that calls tools step by step and then
- * replies, the `bash` call, and the turn that lists files and then never answers. They only
+ * replies, the `bash` and `subagent` calls, and the turn that lists files and then never answers. They only
  * build data; the scripted model validates it.
  */
 import type {
@@ -30,6 +30,15 @@ export function callsThenReply(
 /** A `bash` call of `command`, with any further arguments (such as `run_in_background`). */
 export function bashCall(command: string, more: Record<string, unknown> = {}): ScriptedToolCall {
   return { name: 'bash', arguments: { command, ...more } };
+}
+
+/** A `subagent` call, with any further arguments (such as `run_in_background`). */
+export function subagentCall(
+  description: string,
+  prompt: string,
+  more: Record<string, unknown> = {},
+): ScriptedToolCall {
+  return { name: 'subagent', arguments: { description, prompt, ...more } };
 }
 
 /** `stuck` runs one tool (so a tool update is seen), then the model never answers again. */
