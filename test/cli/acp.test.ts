@@ -6,8 +6,9 @@ import { test } from 'node:test';
 import * as acp from '@agentclientprotocol/sdk';
 import { loadSessionFile } from '../../src/core/session-load.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
+import { callsThenReply, stuckAfterGlob } from '../helpers/scripted-turns.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
-import { startLoom, writeScriptedModel } from './loom-process.js';
+import { scriptedFolders, startLoom, writeScriptedModel } from './loom-process.js';
 
 type Update = acp.SessionUpdate;
 type PermissionAnswer = (request: acp.RequestPermissionRequest) => acp.RequestPermissionResponse;
@@ -74,13 +75,11 @@ async function initialize(agent: acp.ClientContext) {
 
 const makeFileModel = {
   rules: [
-    {
-      when: 'make a file',
-      steps: [
-        { tools: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'hi there' } }] },
-        { reply: 'wrote it: {{lastToolResult}}' },
-      ],
-    },
+    callsThenReply(
+      'make a file',
+      [{ name: 'write_file', arguments: { path: 'a.txt', content: 'hi there' } }],
+      'wrote it: {{lastToolResult}}',
+    ),
   ],
 };
 
@@ -141,16 +140,7 @@ test('loom acp: a prompt streams its tool call and answer, and the session is st
 });
 
 test('loom acp: session/cancel ends a hanging turn with stopReason cancelled', async () => {
-  const home = temporaryFolder();
-  const workspace = temporaryFolder();
-  const model = writeScriptedModel(home, {
-    rules: [
-      {
-        when: 'stuck',
-        steps: [{ tools: [{ name: 'glob', arguments: { pattern: '*' } }] }, { hang: true }],
-      },
-    ],
-  });
+  const { home, workspace, model } = scriptedFolders(stuckAfterGlob);
   await withLoomAcp({ home, model }, async (agent, log) => {
     await initialize(agent);
     const { sessionId } = await agent.request('session/new', { cwd: workspace, mcpServers: [] });

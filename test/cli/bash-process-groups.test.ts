@@ -3,8 +3,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { isAlive, isGroupAlive, waitUntil } from '../helpers/process-state.js';
-import { temporaryFolder } from '../helpers/temporary-folder.js';
-import { type LoomRun, runLoom, startLoom, writeScriptedModel } from './loom-process.js';
+import { bashCall, callsThenReply } from '../helpers/scripted-turns.js';
+import {
+  type LoomRun,
+  runScripted,
+  type ScriptedFolders,
+  scriptedFolders,
+  startScriptedRun,
+} from './loom-process.js';
 
 interface JsonLine {
   sessionId: string;
@@ -37,16 +43,11 @@ function marker(name: string): string {
  * read from the markers, so this needs nothing of the session log.
  */
 async function startAndWait(
-  home: string,
-  workspace: string,
-  model: unknown,
+  folders: ScriptedFolders,
   markers: string[],
 ): Promise<{ run: LoomRun; groups: number[] }> {
-  const modelPath = writeScriptedModel(home, model);
-  const run = startLoom(
-    ['run', '--json', '--model', `scripted:${modelPath}`, '--cwd', workspace, 'go'],
-    { home },
-  );
+  const { workspace } = folders;
+  const run = startScriptedRun(folders, 'go', { json: true });
   await waitUntil(
     () => markers.every((name) => existsSync(join(workspace, name))),
     `the commands to start\n${run.stdout()}\n${run.stderr()}`,
@@ -56,42 +57,21 @@ async function startAndWait(
 }
 
 test('loom run: bash commands, foreground and background, end when loom is killed with SIGKILL', async () => {
-  const home = temporaryFolder();
-  const workspace = temporaryFolder();
-  const { run, groups } = await startAndWait(
-    home,
-    workspace,
-    {
-      rules: [
-        {
-          when: 'go',
-          steps: [
-            {
-              tools: [
-                {
-                  name: 'bash',
-                  arguments: {
-                    command: `sleep 300 & ${marker('background-started')}; wait`,
-                    run_in_background: true,
-                  },
-                },
-              ],
-            },
-            {
-              tools: [
-                {
-                  name: 'bash',
-                  arguments: { command: `sleep 300 & ${marker('foreground-started')}; wait` },
-                },
-              ],
-            },
-            { reply: 'never reached' },
-          ],
-        },
-      ],
-    },
-    ['background-started', 'foreground-started'],
-  );
+  const folders = scriptedFolders({
+    rules: [
+      callsThenReply(
+        'go',
+        [
+          bashCall(`sleep 300 & ${marker('background-started')}; wait`, {
+            run_in_background: true,
+          }),
+          bashCall(`sleep 300 & ${marker('foreground-started')}; wait`),
+        ],
+        'never reached',
+      ),
+    ],
+  });
+  const { run, groups } = await startAndWait(folders, ['background-started', 'foreground-started']);
   assert.equal(groups.length, 2);
   for (const group of groups) assert.equal(isGroupAlive(group), true);
   run.child.kill('SIGKILL');
@@ -102,36 +82,22 @@ test('loom run: bash commands, foreground and background, end when loom is kille
 });
 
 test('loom run: the next open of a killed session kills what escaped the group and logs it', async () => {
-  const home = temporaryFolder();
-  const workspace = temporaryFolder();
   // A detached child leaves the command's process group (setsid), out of the watchdog's reach.
   const escapeGroup =
     `"${process.execPath}" -e "const c = require('node:child_process').spawn('sleep', ['300'], ` +
     `{ detached: true, stdio: 'ignore' }); require('node:fs').writeFileSync('escaped.pid', String(c.pid)); c.unref()"`;
-  const { run, groups } = await startAndWait(
-    home,
-    workspace,
-    {
-      rules: [
-        {
-          when: 'go',
-          steps: [
-            {
-              tools: [
-                {
-                  name: 'bash',
-                  arguments: { command: `${escapeGroup}; ${marker('started')}; sleep 300` },
-                },
-              ],
-            },
-            { reply: 'never reached' },
-          ],
-        },
-        { when: 'again', reply: 'continued' },
-      ],
-    },
-    ['started'],
-  );
+  const folders = scriptedFolders({
+    rules: [
+      callsThenReply(
+        'go',
+        [bashCall(`${escapeGroup}; ${marker('started')}; sleep 300`)],
+        'never reached',
+      ),
+      { when: 'again', reply: 'continued' },
+    ],
+  });
+  const { home, workspace } = folders;
+  const { run, groups } = await startAndWait(folders, ['started']);
   const escaped = Number(readFileSync(join(workspace, 'escaped.pid'), 'utf8'));
   await waitUntil(() => groupStarts(run).length === 1, 'the group on the record');
   const sessionId = groupStarts(run)[0]?.sessionId as string;
@@ -142,11 +108,7 @@ test('loom run: the next open of a killed session kills what escaped the group a
     await waitUntil(() => !isGroupAlive(group), 'the process group to end');
     assert.equal(isAlive(escaped), true, 'the detached process escaped the group');
 
-    const model = join(home, 'model.json');
-    const continued = await runLoom(
-      ['run', '--model', `scripted:${model}`, '--cwd', workspace, '--session', sessionId, 'again'],
-      { home },
-    );
+    const continued = await runScripted(folders, 'again', { args: ['--session', sessionId] });
     assert.equal(continued.code, 0, continued.stderr);
     assert.match(continued.stderr, /killed 1 process left running by bash call call_1/);
     await waitUntil(() => !isAlive(escaped), 'the escaped process to be killed');
@@ -156,10 +118,7 @@ test('loom run: the next open of a killed session kills what escaped the group a
     assert.equal(ends[0]?.data.outcome, 'killed');
     assert.equal(ends[0]?.data.killed, 1);
 
-    const again = await runLoom(
-      ['run', '--model', `scripted:${model}`, '--cwd', workspace, '--session', sessionId, 'again'],
-      { home },
-    );
+    const again = await runScripted(folders, 'again', { args: ['--session', sessionId] });
     assert.equal(again.code, 0, again.stderr);
     const endsAfter = sessionEvents(home, sessionId).filter(
       (line) => line.type === 'bash/group-end',
@@ -171,23 +130,10 @@ test('loom run: the next open of a killed session kills what escaped the group a
 });
 
 test('loom run: a command that ends normally closes its group on the record', async () => {
-  const home = temporaryFolder();
-  const workspace = temporaryFolder();
-  const model = writeScriptedModel(home, {
-    rules: [
-      {
-        when: 'go',
-        steps: [
-          { tools: [{ name: 'bash', arguments: { command: 'sleep 300 & echo done' } }] },
-          { reply: 'ok' },
-        ],
-      },
-    ],
+  const folders = scriptedFolders({
+    rules: [callsThenReply('go', [bashCall('sleep 300 & echo done')], 'ok')],
   });
-  const result = await runLoom(
-    ['run', '--json', '--model', `scripted:${model}`, '--cwd', workspace, 'go'],
-    { home },
-  );
+  const result = await runScripted(folders, 'go', { json: true });
   assert.equal(result.code, 0, result.stderr);
   const lines = jsonLines(result.stdout);
   const start = lines.find((line) => line.type === 'bash/group-start');

@@ -2,37 +2,20 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { aliasBombYaml } from '../helpers/alias-bomb.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
-import { runLoom, writeScriptedModel } from './loom-process.js';
+import { runBashUnderDenyRule, runLoom, writeScriptedModel } from './loom-process.js';
 import { runWorkflow, writeFile } from './workflow-fixture.js';
 
 test('loom run: a deny rule for `rm -rf *` blocks it inside a compound command with odd spacing', async () => {
-  const home = temporaryFolder();
-  const workspace = temporaryFolder();
-  mkdirSync(join(workspace, 'x'));
-  writeFileSync(join(workspace, 'x', 'keep.txt'), 'keep');
-  writeFileSync(
-    join(home, 'config.yaml'),
-    'permissions:\n  - tool: bash\n    match: { command: "rm -rf *" }\n    action: deny\n    reason: no deleting\n',
-  );
-  const model = writeScriptedModel(home, {
-    rules: [
-      {
-        when: 'clean',
-        steps: [
-          { tools: [{ name: 'bash', arguments: { command: 'echo hi &&  rm  -rf x' } }] },
-          { reply: '{{lastToolResult}}' },
-        ],
-      },
-    ],
-  });
-  const result = await runLoom(
-    ['run', '--model', `scripted:${model}`, '--cwd', workspace, 'clean'],
-    { home },
+  const { folders, result } = await runBashUnderDenyRule(
+    'echo hi &&  rm  -rf x',
+    { command: 'rm -rf *', reason: 'no deleting' },
+    { 'x/keep.txt': 'keep' },
   );
   assert.equal(result.code, 0, result.stderr);
   assert.match(result.stdout, /denied by no deleting/);
-  assert.ok(existsSync(join(workspace, 'x', 'keep.txt')), 'the folder was deleted');
+  assert.ok(existsSync(join(folders.workspace, 'x', 'keep.txt')), 'the folder was deleted');
 });
 
 test('loom run: a rule naming an unknown tool or argument fails with the file, line and suggestion', async () => {
@@ -85,17 +68,7 @@ test('loom run: a UTF-16 config, a config folder and an alias bomb are refused b
     ['a folder', (file) => mkdirSync(file), /config\.yaml: is a directory/],
     [
       'an alias bomb',
-      (file) => {
-        const lines = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]'];
-        for (let level = 1; level < 9; level++) {
-          lines.push(
-            `a${level}: &a${level} [${Array(10)
-              .fill(`*a${level - 1}`)
-              .join(', ')}]`,
-          );
-        }
-        writeFileSync(file, `${lines.join('\n')}\n`);
-      },
+      (file) => writeFileSync(file, aliasBombYaml()),
       /config\.yaml: its YAML aliases expand too far/,
     ],
   ];

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
-import { runLoom, writeScriptedModel } from './loom-process.js';
+import { runBashUnderDenyRule, runLoom } from './loom-process.js';
 
 test('loom run: an invalid config fails naming the file, line and field', async () => {
   const home = temporaryFolder();
@@ -25,30 +25,13 @@ test('loom run: without a model or key Loom says how to set one up', async () =>
 });
 
 test('loom run: a deny rule in config stops a bash command before it runs', async () => {
-  const home = temporaryFolder();
-  const workspace = temporaryFolder();
-  writeFileSync(
-    join(home, 'config.yaml'),
-    'permissions:\n  - tool: bash\n    match: { command: "touch *" }\n    action: deny\n    reason: no touching\n',
-  );
-  const model = writeScriptedModel(home, {
-    rules: [
-      {
-        when: 'touch',
-        steps: [
-          { tools: [{ name: 'bash', arguments: { command: 'touch made.txt' } }] },
-          { reply: '{{lastToolResult}}' },
-        ],
-      },
-    ],
+  const { folders, result } = await runBashUnderDenyRule('touch made.txt', {
+    command: 'touch *',
+    reason: 'no touching',
   });
-  const result = await runLoom(
-    ['run', '--model', `scripted:${model}`, '--cwd', workspace, 'touch'],
-    { home },
-  );
   assert.equal(result.code, 0, result.stderr);
   assert.match(result.stdout, /denied by no touching/);
-  assert.deepEqual(readdirSync(workspace), []);
+  assert.deepEqual(readdirSync(folders.workspace), []);
 });
 
 test('a configured route sends the key from its variable and never logs or prints it', async () => {

@@ -5,6 +5,9 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { writeTree } from '../helpers/file-tree.js';
+import { bashCall, callsThenReply } from '../helpers/scripted-turns.js';
+import { temporaryFolder } from '../helpers/temporary-folder.js';
 
 export const LOOM_BIN = resolve('bin/loom');
 
@@ -112,4 +115,87 @@ export async function runLoom(
   const run = startLoom(args, options);
   const { code } = await run.exited;
   return { code, stdout: run.stdout(), stderr: run.stderr() };
+}
+
+/** A fresh LOOM_HOME and workspace, with a scripted model file written into the home. */
+export interface ScriptedFolders {
+  home: string;
+  workspace: string;
+  /** The model file's path (`--model scripted:PATH`). */
+  model: string;
+}
+
+export function scriptedFolders(model: unknown): ScriptedFolders {
+  const home = temporaryFolder();
+  return { home, workspace: temporaryFolder(), model: writeScriptedModel(home, model) };
+}
+
+export interface ScriptedRunOptions {
+  /** Adds `--json`. */
+  json?: boolean;
+  /** More options, before the prompt (such as `--session ID`). */
+  args?: string[];
+  env?: NodeJS.ProcessEnv;
+}
+
+function scriptedRunArgs(
+  folders: ScriptedFolders,
+  prompt: string,
+  options: ScriptedRunOptions,
+): string[] {
+  return [
+    'run',
+    ...(options.json ? ['--json'] : []),
+    '--model',
+    `scripted:${folders.model}`,
+    '--cwd',
+    folders.workspace,
+    ...(options.args ?? []),
+    prompt,
+  ];
+}
+
+/** Starts `loom run [--json] --model scripted:MODEL --cwd WORKSPACE [ARGS] PROMPT` in `folders`. */
+export function startScriptedRun(
+  folders: ScriptedFolders,
+  prompt: string,
+  options: ScriptedRunOptions = {},
+): LoomRun {
+  return startLoom(scriptedRunArgs(folders, prompt, options), {
+    home: folders.home,
+    ...(options.env !== undefined ? { env: options.env } : {}),
+  });
+}
+
+/** Runs `loom run` as `startScriptedRun` does, to its exit. */
+export function runScripted(
+  folders: ScriptedFolders,
+  prompt: string,
+  options: ScriptedRunOptions = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return runLoom(scriptedRunArgs(folders, prompt, options), {
+    home: folders.home,
+    ...(options.env !== undefined ? { env: options.env } : {}),
+  });
+}
+
+/**
+ * `loom run` whose model runs `command` with `bash` and replies with the tool's result, under a
+ * config whose one permission rule denies bash commands matching `deny.command` with
+ * `deny.reason`. `files` are written into the workspace first.
+ */
+export async function runBashUnderDenyRule(
+  command: string,
+  deny: { command: string; reason: string },
+  files: Record<string, string> = {},
+): Promise<{ folders: ScriptedFolders; result: Awaited<ReturnType<typeof runLoom>> }> {
+  const folders = scriptedFolders({
+    rules: [callsThenReply('run it', [bashCall(command)], '{{lastToolResult}}')],
+  });
+  writeTree(folders.workspace, files);
+  writeFileSync(
+    join(folders.home, 'config.yaml'),
+    `permissions:\n  - tool: bash\n    match: { command: ${JSON.stringify(deny.command)} }\n    action: deny\n    reason: ${deny.reason}\n`,
+  );
+  return { folders, result: await runScripted(folders, 'run it') };
 }

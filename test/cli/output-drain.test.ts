@@ -12,9 +12,10 @@ import { loadSessionFile } from '../../src/core/session-load.js';
 import { SessionStore } from '../../src/core/session-store.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
 import { waitUntil } from '../helpers/process-state.js';
+import { sessionPaths } from '../helpers/session-files.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { LOOM_BIN, startLoom, writeScriptedModel } from './loom-process.js';
-import { parseResult, startWorkflow, writeFile } from './workflow-fixture.js';
+import { parseResult, startScriptedWorkflow } from './workflow-fixture.js';
 
 /** The files `pid` holds open; none once it has exited. Fails where there is no /proc. */
 function openFiles(pid: number): string[] {
@@ -32,12 +33,6 @@ function openFiles(pid: number): string[] {
   }
 }
 
-function sessionFiles(home: string): string[] {
-  const folder = join(home, 'sessions');
-  if (!existsSync(folder)) return [];
-  return readdirSync(folder).map((name) => join(folder, name));
-}
-
 test('loom run --json into a reader that reads only at the end: every event arrives, as logged', async () => {
   const home = temporaryFolder();
   // Far more output than a pipe or socket buffer holds: the process ends with bytes still queued.
@@ -48,7 +43,7 @@ test('loom run --json into a reader that reads only at the end: every event arri
   run.child.stdout.pause();
   const pid = run.child.pid ?? assert.fail('no pid');
   await waitUntil(() => {
-    const [file] = sessionFiles(home);
+    const [file] = sessionPaths(home);
     if (!file || !readFileSync(file, 'utf8').includes('"type":"turn/end"')) return false;
     return !openFiles(pid).includes(file);
   }, 'loom run to finish its turn and close its session log');
@@ -56,7 +51,7 @@ test('loom run --json into a reader that reads only at the end: every event arri
   const { code } = await run.exited;
   assert.equal(code, 0, run.stderr());
 
-  const [file] = sessionFiles(home);
+  const [file] = sessionPaths(home);
   assert.ok(file);
   const { header, events } = loadSessionFile(file);
   const expected = events
@@ -71,19 +66,16 @@ test('loom run --json into a reader that reads only at the end: every event arri
 });
 
 test('workflow run --json into a reader that reads only at the end: the whole result arrives', async () => {
-  const home = temporaryFolder();
-  const script = writeFile(
-    home,
-    'big.js',
-    `export const meta = { name: 'big', description: 'Returns a large value' };
+  const { loom, eventsPath } = startScriptedWorkflow(
+    temporaryFolder(),
+    {
+      name: 'big.js',
+      script: `export const meta = { name: 'big', description: 'Returns a large value' };
 return 'y'.repeat(300000);
 `,
-  );
-  const model = writeScriptedModel(home, { rules: [], default: { reply: 'ok' } });
-  const eventsPath = join(home, 'events.ndjson');
-  const loom = startWorkflow(
-    ['run', script, '--model', `scripted:${model}`, '--json', '--events', eventsPath],
-    { home },
+      model: { rules: [], default: { reply: 'ok' } },
+    },
+    ['--json'],
   );
   loom.child.stdout.pause();
   const pid = loom.child.pid ?? assert.fail('no pid');
@@ -192,7 +184,7 @@ test('loom run --json | head -1 ends quietly and leaves a session that loads', a
   assert.equal(piped.stderr, '');
   assert.equal(piped.status, 141);
   assert.equal(JSON.parse(piped.firstLine).type, 'turn/start');
-  const [file] = sessionFiles(home);
+  const [file] = sessionPaths(home);
   assert.ok(file);
   const { events } = loadSessionFile(file);
   assert.equal(events.at(-1)?.type, 'turn/end');

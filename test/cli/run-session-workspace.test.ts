@@ -2,27 +2,21 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { callsThenReply } from '../helpers/scripted-turns.js';
+import { sessionIdOf } from '../helpers/session-files.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { runLoom, writeScriptedModel } from './loom-process.js';
 
 const model = {
   rules: [
-    {
-      when: '^write (\\S+)$',
-      steps: [
-        { tools: [{ name: 'write_file', arguments: { path: '{{1}}', content: 'hello' } }] },
-        { reply: 'wrote {{1}}' },
-      ],
-    },
+    callsThenReply(
+      '^write (\\S+)$',
+      [{ name: 'write_file', arguments: { path: '{{1}}', content: 'hello' } }],
+      'wrote {{1}}',
+    ),
   ],
   default: { reply: 'heard: {{prompt}}' },
 };
-
-function sessionIdOf(stdout: string): string {
-  const first = JSON.parse(stdout.trim().split('\n')[0] ?? '{}') as { sessionId?: string };
-  assert.ok(first.sessionId, `no session id in the output: ${stdout}`);
-  return first.sessionId;
-}
 
 test('loom run --session refuses a --cwd other than the session workspace, naming both folders', async () => {
   const home = temporaryFolder();

@@ -1,39 +1,36 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { SessionLog } from '../../src/core/session-log.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
+import { callsThenReply } from '../helpers/scripted-turns.js';
+import { sessionPaths } from '../helpers/session-files.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
-import { runLoom, startLoom, writeScriptedModel } from './loom-process.js';
-
-function sessionFiles(home: string): string[] {
-  return readdirSync(join(home, 'sessions'))
-    .filter((name) => name.endsWith('.jsonl'))
-    .map((name) => join(home, 'sessions', name));
-}
+import {
+  runLoom,
+  runScripted,
+  scriptedFolders,
+  startLoom,
+  writeScriptedModel,
+} from './loom-process.js';
 
 test('loom run: a scripted turn writes and reads a file, streaming the answer', async () => {
-  const home = temporaryFolder();
-  const workspace = temporaryFolder();
-  const model = writeScriptedModel(home, {
+  const folders = scriptedFolders({
     rules: [
-      {
-        when: 'make a file',
-        steps: [
-          { tools: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'hi there' } }] },
-          { tools: [{ name: 'read_file', arguments: { path: 'a.txt' } }] },
-          { reply: 'read back: {{lastToolResult}}' },
+      callsThenReply(
+        'make a file',
+        [
+          { name: 'write_file', arguments: { path: 'a.txt', content: 'hi there' } },
+          { name: 'read_file', arguments: { path: 'a.txt' } },
         ],
-      },
+        'read back: {{lastToolResult}}',
+      ),
     ],
   });
-  const result = await runLoom(
-    ['run', '--model', `scripted:${model}`, '--cwd', workspace, 'make a file'],
-    { home },
-  );
+  const result = await runScripted(folders, 'make a file');
   assert.equal(result.code, 0, result.stderr);
-  assert.equal(readFileSync(join(workspace, 'a.txt'), 'utf8'), 'hi there');
+  assert.equal(readFileSync(join(folders.workspace, 'a.txt'), 'utf8'), 'hi there');
   assert.match(result.stdout, /read back: .*hi there/);
   assert.match(result.stderr, /write_file/);
 });
@@ -93,7 +90,7 @@ test('loom run: SIGINT on a hanging turn exits 130 with the turn logged as abort
   run.child.kill('SIGINT');
   const { code } = await run.exited;
   assert.equal(code, 130);
-  const [file] = sessionFiles(home);
+  const [file] = sessionPaths(home);
   assert.ok(file);
   const log = SessionLog.open(file);
   const end = log.events.at(-1);
@@ -117,7 +114,7 @@ test('SIGKILL mid-turn leaves a session that loads, repaired with turn/end inter
     .split('\n')
     .filter((line) => line.endsWith('}'))
     .map((line) => JSON.parse(line) as { type: string; seq: number; data: unknown });
-  const [file] = sessionFiles(home);
+  const [file] = sessionPaths(home);
   assert.ok(file);
   const log = SessionLog.open(file);
   const events = log.events;

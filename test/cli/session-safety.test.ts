@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { loadSessionFile } from '../../src/core/session-load.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
+import { sessionIdOf } from '../helpers/session-files.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { runLoom, startLoom, writeScriptedModel } from './loom-process.js';
 
@@ -27,12 +28,6 @@ const model = {
   ],
   default: { reply: 'heard: {{prompt}}' },
 };
-
-function sessionIdOf(stdout: string): string {
-  const first = JSON.parse(stdout.trim().split('\n')[0] ?? '{}') as { sessionId?: string };
-  assert.ok(first.sessionId, `no session id in the output: ${stdout}`);
-  return first.sessionId;
-}
 
 test('loom run --session ID twice at once: the second fails at once with SESSION_BUSY naming the first', {
   timeout: 120_000,

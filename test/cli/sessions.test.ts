@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { callsThenReply, subagentCall } from '../helpers/scripted-turns.js';
+import { sessionIdOf } from '../helpers/session-files.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { runLoom, startLoom, writeScriptedModel } from './loom-process.js';
 
@@ -12,12 +14,6 @@ const model = {
   ],
   default: { reply: 'heard: {{prompt}}' },
 };
-
-function sessionIdOf(stdout: string): string {
-  const first = JSON.parse(stdout.trim().split('\n')[0] ?? '{}') as { sessionId?: string };
-  assert.ok(first.sessionId, 'no session id in the output');
-  return first.sessionId;
-}
 
 test('loom run --session continues a session; sessions list and show see both turns', async () => {
   const home = temporaryFolder();
@@ -100,17 +96,11 @@ test('loom sessions list: a header row, id, created, first prompt, turns; childr
   const home = temporaryFolder();
   const path = writeScriptedModel(home, {
     rules: [
-      {
-        when: '^ask the expert$',
-        steps: [
-          {
-            tools: [
-              { name: 'subagent', arguments: { description: 'ask', prompt: 'six times seven?' } },
-            ],
-          },
-          { reply: 'the expert said: {{lastToolResult}}' },
-        ],
-      },
+      callsThenReply(
+        '^ask the expert$',
+        [subagentCall('ask', 'six times seven?')],
+        'the expert said: {{lastToolResult}}',
+      ),
       { when: 'six times seven', reply: 'forty-two' },
     ],
     default: { reply: 'heard: {{prompt}}' },

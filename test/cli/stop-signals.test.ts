@@ -5,29 +5,31 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, constants, existsSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, constants, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { test } from 'node:test';
 import * as acp from '@agentclientprotocol/sdk';
 import { loadSessionFile } from '../../src/core/session-load.js';
+import { stuckAfterGlob } from '../helpers/scripted-turns.js';
+import { sessionPaths } from '../helpers/session-files.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
-import { LOOM_BIN, startLoom, writeScriptedModel } from './loom-process.js';
+import {
+  LOOM_BIN,
+  scriptedFolders,
+  startLoom,
+  startScriptedRun,
+  writeScriptedModel,
+} from './loom-process.js';
 import {
   agentPairs,
+  cancelledRun,
   type EventLine,
-  parseResult,
+  quickAndStuckModel,
   readEvents,
-  startWorkflow,
+  startScriptedWorkflow,
   writeFile,
-  writeJson,
 } from './workflow-fixture.js';
-
-function sessionFiles(home: string): string[] {
-  const folder = join(home, 'sessions');
-  if (!existsSync(folder)) return [];
-  return readdirSync(folder).map((name) => join(folder, name));
-}
 
 /** Every agent-start has its agent-end, and `workflow/end` is the last event. */
 function assertComplete(events: EventLine[], stopReason: string): void {
@@ -50,35 +52,14 @@ for (const [signal, exitCode] of [
   ['SIGHUP', 129],
 ] as const) {
   test(`workflow run: ${signal} cancels like SIGINT, exits ${exitCode}, events and --json complete`, async () => {
-    const home = temporaryFolder();
-    const script = writeFile(home, 'stuck.js', stuckScript);
-    const model = writeJson(home, 'model.json', {
-      rules: [
-        { when: '^quick', reply: 'fast' },
-        { when: '^stuck', hang: true },
-      ],
-    });
-    const eventsPath = join(home, 'events.ndjson');
-    const loom = startWorkflow(
-      [
-        'run',
-        script,
-        '--model',
-        `scripted:${model}`,
-        '--max-concurrent',
-        '4',
-        '--json',
-        '--events',
-        eventsPath,
-      ],
-      { home },
+    const { loom, eventsPath } = startScriptedWorkflow(
+      temporaryFolder(),
+      { name: 'stuck.js', script: stuckScript, model: quickAndStuckModel },
+      ['--max-concurrent', '4', '--json'],
     );
     await loom.waitForStderr(/^agent #\d+ started: stuck /, 2);
     loom.child.kill(signal);
-    const run = await loom.exited;
-    assert.equal(run.code, exitCode, run.stderr);
-    const result = parseResult(run);
-    assert.equal(result.stopReason, 'cancelled');
+    const { result } = await cancelledRun(loom, exitCode);
     assert.equal(result.code, 'CANCELLED');
     assert.equal(result.agentsStarted, 3);
     const events = readEvents(eventsPath);
@@ -90,33 +71,25 @@ for (const [signal, exitCode] of [
 test('workflow run: a second signal while the script spins still writes the agent ends, workflow/end and --json', async () => {
   const home = temporaryFolder();
   writeFile(home, 'config.yaml', 'workflow:\n  cancelGraceMs: 600000\n');
-  const script = writeFile(
+  const { loom, eventsPath } = startScriptedWorkflow(
     home,
-    'spin.js',
-    `export const meta = { name: 'spin', description: 'Leaves an agent running and spins' };
+    {
+      name: 'spin.js',
+      script: `export const meta = { name: 'spin', description: 'Leaves an agent running and spins' };
 await agent('warm up', { label: 'warm up' });
 agent('stuck forever', { label: 'stuck' });
 for (;;) {}
 `,
-  );
-  const model = writeJson(home, 'model.json', {
-    rules: [{ when: '^stuck', hang: true }],
-    default: { reply: 'ok' },
-  });
-  const eventsPath = join(home, 'events.ndjson');
-  const loom = startWorkflow(
-    ['run', script, '--model', `scripted:${model}`, '--json', '--events', eventsPath],
-    { home },
+      model: { rules: [{ when: '^stuck', hang: true }], default: { reply: 'ok' } },
+    },
+    ['--json'],
   );
   await loom.waitForStderr(/^agent #2 started: stuck/);
   // The script never yields and the grace period is long: only the second signal can end it.
   loom.child.kill('SIGTERM');
   await loom.waitForStderr(/cancelling… \(SIGTERM again to exit at once\)/);
   loom.child.kill('SIGINT');
-  const run = await loom.exited;
-  assert.equal(run.code, 130, run.stderr);
-  const result = parseResult(run);
-  assert.equal(result.stopReason, 'cancelled');
+  const { result } = await cancelledRun(loom, 130);
   assert.equal(result.agentsStarted, 2);
   const events = readEvents(eventsPath);
   assertComplete(events, 'cancelled');
@@ -131,17 +104,14 @@ for (const [signal, exitCode] of [
   ['SIGHUP', 129],
 ] as const) {
   test(`loom run: ${signal} on a hanging turn exits ${exitCode} with the turn logged as aborted`, async () => {
-    const home = temporaryFolder();
-    const model = writeScriptedModel(home, { rules: [{ when: 'stuck', hang: true }] });
-    const run = startLoom(
-      ['run', '--json', '--model', `scripted:${model}`, '--cwd', home, 'stuck'],
-      { home },
-    );
+    const folders = scriptedFolders({ rules: [{ when: 'stuck', hang: true }] });
+    const { home } = folders;
+    const run = startScriptedRun(folders, 'stuck', { json: true });
     await run.waitForLine(/"type":"request\/header"/);
     run.child.kill(signal);
     const { code } = await run.exited;
     assert.equal(code, exitCode, run.stderr());
-    const [file] = sessionFiles(home);
+    const [file] = sessionPaths(home);
     assert.ok(file);
     const end = loadSessionFile(file).events.at(-1);
     assert.equal(end?.type, 'turn/end');
@@ -202,7 +172,7 @@ test('loom run --json | head -1 mid-turn: the forced stop closes the turn as int
   releaseFifo(fifo);
   assert.equal(out.trim(), '141');
   assert.equal(readFileSync(errorPath, 'utf8'), '');
-  const [file] = sessionFiles(home);
+  const [file] = sessionPaths(home);
   assert.ok(file);
   const { events } = loadSessionFile(file);
   const end = events.at(-1);
@@ -220,16 +190,7 @@ function releaseFifo(fifo: string): void {
 }
 
 test('loom acp: SIGTERM shuts down, ends the open turn as aborted and exits 143', async () => {
-  const home = temporaryFolder();
-  const workspace = temporaryFolder();
-  const model = writeScriptedModel(home, {
-    rules: [
-      {
-        when: 'stuck',
-        steps: [{ tools: [{ name: 'glob', arguments: { pattern: '*' } }] }, { hang: true }],
-      },
-    ],
-  });
+  const { home, workspace, model } = scriptedFolders(stuckAfterGlob);
   const loom = startLoom(['acp', '--model', `scripted:${model}`], { home, keepStdinOpen: true });
   let sawToolUpdate: () => void = () => {};
   const toolUpdate = new Promise<void>((resolve) => {
@@ -263,7 +224,7 @@ test('loom acp: SIGTERM shuts down, ends the open turn as aborted and exits 143'
   const { code } = await loom.exited;
   assert.equal(code, 143, loom.stderr());
   const sessionId = await settled;
-  const [file] = sessionFiles(home);
+  const [file] = sessionPaths(home);
   assert.ok(file);
   if (sessionId) assert.ok(file.includes(sessionId));
   const end = loadSessionFile(file).events.at(-1);

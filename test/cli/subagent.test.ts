@@ -4,26 +4,20 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { isEvent, type SessionEvent } from '../../src/core/session-events.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
+import { callsThenReply, subagentCall } from '../helpers/scripted-turns.js';
 import { sessions } from '../helpers/session-files.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { runLoom, writeScriptedModel } from './loom-process.js';
-
-const subagentCall = (description: string, prompt: string) => ({
-  name: 'subagent',
-  arguments: { description, prompt },
-});
 
 test('loom run: the parent delegates with the subagent tool and quotes the answer', async () => {
   const home = temporaryFolder();
   const model = writeScriptedModel(home, {
     rules: [
-      {
-        when: '^ask the expert$',
-        steps: [
-          { tools: [subagentCall('ask an expert', 'what is six times seven?')] },
-          { reply: 'the expert said: {{lastToolResult}}' },
-        ],
-      },
+      callsThenReply(
+        '^ask the expert$',
+        [subagentCall('ask an expert', 'what is six times seven?')],
+        'the expert said: {{lastToolResult}}',
+      ),
       { when: 'six times seven', reply: 'forty-two' },
     ],
   });
@@ -44,15 +38,7 @@ test('loom run: the parent delegates with the subagent tool and quotes the answe
 test('loom run: a child that keeps delegating stops at the depth limit with an error it sees', async () => {
   const home = temporaryFolder();
   const model = writeScriptedModel(home, {
-    rules: [
-      {
-        when: '^dig$',
-        steps: [
-          { tools: [subagentCall('dig deeper', 'dig')] },
-          { reply: 'up: {{lastToolResult}}' },
-        ],
-      },
-    ],
+    rules: [callsThenReply('^dig$', [subagentCall('dig deeper', 'dig')], 'up: {{lastToolResult}}')],
   });
   const result = await runLoom(['run', '--model', `scripted:${model}`, '--cwd', home, 'dig'], {
     home,

@@ -3,6 +3,7 @@
  * models in a temporary folder, a child process whose stderr progress lines can be waited on, and
  * the `--events` file read back. Tests wait on lines and exits, never on time.
  */
+import assert from 'node:assert/strict';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -45,6 +46,33 @@ export function startWorkflow(
   };
 }
 
+/** The model of the signal tests: a prompt starting `quick` is answered, one starting `stuck` never is. */
+export const quickAndStuckModel = {
+  rules: [
+    { when: '^quick', reply: 'fast' },
+    { when: '^stuck', hang: true },
+  ],
+};
+
+/**
+ * Writes `script` (as `name`) and the scripted `model` into `home` and starts `workflow run` on
+ * them with `args` and `--events` into `home`; returns the process and the events file's path.
+ */
+export function startScriptedWorkflow(
+  home: string,
+  files: { name: string; script: string; model: unknown },
+  args: string[] = [],
+): { loom: WorkflowProcess; eventsPath: string } {
+  const script = writeFile(home, files.name, files.script);
+  const model = writeJson(home, 'model.json', files.model);
+  const eventsPath = join(home, 'events.ndjson');
+  const loom = startWorkflow(
+    ['run', script, '--model', `scripted:${model}`, ...args, '--events', eventsPath],
+    { home },
+  );
+  return { loom, eventsPath };
+}
+
 export function runWorkflow(
   args: string[],
   options: { home: string; cwd?: string },
@@ -61,6 +89,24 @@ export function parseResult(run: { stdout: string; stderr: string }): Record<str
     );
   }
   return JSON.parse(lines[0]) as Record<string, unknown>;
+}
+
+/**
+ * Waits for a `--json` run that a signal stopped: asserts its exit code and a result that says
+ * `cancelled`, and returns both.
+ */
+export async function cancelledRun(
+  loom: WorkflowProcess,
+  exitCode: number,
+): Promise<{
+  run: { code: number | null; stdout: string; stderr: string };
+  result: Record<string, unknown>;
+}> {
+  const run = await loom.exited;
+  assert.equal(run.code, exitCode, run.stderr);
+  const result = parseResult(run);
+  assert.equal(result.stopReason, 'cancelled');
+  return { run, result };
 }
 
 export type EventLine = Record<string, unknown> & { type: string };

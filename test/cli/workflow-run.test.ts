@@ -8,6 +8,7 @@ import {
   parseResult,
   readEvents,
   runWorkflow,
+  startScriptedWorkflow,
   writeFile,
   writeJson,
 } from './workflow-fixture.js';
@@ -342,13 +343,12 @@ function mostRunningAtOnce(events: readonly EventLine[]): number {
 async function runHandshake(flag: string, config: string) {
   const home = temporaryFolder();
   writeFile(home, 'config.yaml', config);
-  const script = writeFile(home, 'handshake.js', HANDSHAKE);
-  const model = `scripted:${writeJson(home, 'model.json', HANDSHAKE_MODEL)}`;
-  const eventsPath = join(home, 'events.ndjson');
-  const run = await runWorkflow(
-    ['run', script, '--model', model, '--max-concurrent', flag, '--json', '--events', eventsPath],
-    { home },
+  const { loom, eventsPath } = startScriptedWorkflow(
+    home,
+    { name: 'handshake.js', script: HANDSHAKE, model: HANDSHAKE_MODEL },
+    ['--max-concurrent', flag, '--json'],
   );
+  const run = await loom.exited;
   assert.equal(run.code, 0, run.stderr);
   const events = readEvents(eventsPath);
   const order = events

@@ -1,55 +1,33 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import {
   agentPairs,
-  parseResult,
+  cancelledRun,
+  quickAndStuckModel,
   readEvents,
-  startWorkflow,
+  startScriptedWorkflow,
   writeFile,
-  writeJson,
 } from './workflow-fixture.js';
 
 test('workflow run: SIGINT cancels hung children, exits 130 and leaves a complete events file', async () => {
-  const home = temporaryFolder();
-  const script = writeFile(
-    home,
-    'stuck.js',
-    `export const meta = { name: 'stuck', description: 'Children that never answer', phases: [{ title: 'wait' }] };
+  const { loom, eventsPath } = startScriptedWorkflow(
+    temporaryFolder(),
+    {
+      name: 'stuck.js',
+      script: `export const meta = { name: 'stuck', description: 'Children that never answer', phases: [{ title: 'wait' }] };
 phase('wait');
 const done = await agent('quick', { label: 'quick' });
 const stuck = await pipeline(['a', 'b', 'c'], (item) => agent(\`stuck on \${item}\`, { label: \`stuck \${item}\` }));
 return { done, stuck };
 `,
-  );
-  const model = writeJson(home, 'model.json', {
-    rules: [
-      { when: '^quick', reply: 'fast' },
-      { when: '^stuck', hang: true },
-    ],
-  });
-  const eventsPath = join(home, 'events.ndjson');
-  const loom = startWorkflow(
-    [
-      'run',
-      script,
-      '--model',
-      `scripted:${model}`,
-      '--max-concurrent',
-      '4',
-      '--json',
-      '--events',
-      eventsPath,
-    ],
-    { home },
+      model: quickAndStuckModel,
+    },
+    ['--max-concurrent', '4', '--json'],
   );
   await loom.waitForStderr(/^agent #\d+ started: stuck /, 3);
   loom.child.kill('SIGINT');
-  const run = await loom.exited;
-  assert.equal(run.code, 130, run.stderr);
-  const result = parseResult(run);
-  assert.equal(result.stopReason, 'cancelled');
+  const { run, result } = await cancelledRun(loom, 130);
   assert.equal(result.value, null);
   assert.equal(result.code, 'CANCELLED');
   assert.equal(result.agentsStarted, 4);
@@ -76,23 +54,20 @@ return { done, stuck };
   assert.match(run.stderr, /^workflow stuck cancelled in /m);
 });
 
-test('workflow run: a second SIGINT exits 130 at once, even while the script spins', async () => {
-  const home = temporaryFolder();
-  writeFile(home, 'config.yaml', 'workflow:\n  cancelGraceMs: 600000\n');
-  const script = writeFile(
-    home,
-    'spin.js',
-    `export const meta = { name: 'spin', description: 'Spins after one agent' };
+/** A script that spins after its one agent has answered, so only the process can end it. */
+const spinAfterOneAgent = {
+  name: 'spin.js',
+  script: `export const meta = { name: 'spin', description: 'Spins after one agent' };
 await agent('warm up', { label: 'warm up' });
 for (;;) {}
 `,
-  );
-  const model = writeJson(home, 'model.json', { rules: [], default: { reply: 'ok' } });
-  const eventsPath = join(home, 'events.ndjson');
-  const loom = startWorkflow(
-    ['run', script, '--model', `scripted:${model}`, '--events', eventsPath],
-    { home },
-  );
+  model: { rules: [], default: { reply: 'ok' } },
+};
+
+test('workflow run: a second SIGINT exits 130 at once, even while the script spins', async () => {
+  const home = temporaryFolder();
+  writeFile(home, 'config.yaml', 'workflow:\n  cancelGraceMs: 600000\n');
+  const { loom, eventsPath } = startScriptedWorkflow(home, spinAfterOneAgent);
   await loom.waitForStderr(/^agent #1 completed: warm up/);
   loom.child.kill('SIGINT');
   await loom.waitForStderr(/cancelling/);
@@ -110,26 +85,10 @@ for (;;) {}
 test('workflow run: a script that spins through SIGINT is stopped after the grace period', async () => {
   const home = temporaryFolder();
   writeFile(home, 'config.yaml', 'workflow:\n  cancelGraceMs: 200\n');
-  const script = writeFile(
-    home,
-    'spin.js',
-    `export const meta = { name: 'spin', description: 'Spins after one agent' };
-await agent('warm up', { label: 'warm up' });
-for (;;) {}
-`,
-  );
-  const model = writeJson(home, 'model.json', { rules: [], default: { reply: 'ok' } });
-  const eventsPath = join(home, 'events.ndjson');
-  const loom = startWorkflow(
-    ['run', script, '--model', `scripted:${model}`, '--json', '--events', eventsPath],
-    { home },
-  );
+  const { loom, eventsPath } = startScriptedWorkflow(home, spinAfterOneAgent, ['--json']);
   await loom.waitForStderr(/^agent #1 completed: warm up/);
   loom.child.kill('SIGINT');
-  const run = await loom.exited;
-  assert.equal(run.code, 130, run.stderr);
-  const result = parseResult(run);
-  assert.equal(result.stopReason, 'cancelled');
+  const { result } = await cancelledRun(loom, 130);
   assert.equal(result.agentsStarted, 1);
   const events = readEvents(eventsPath);
   assert.equal(events.at(-1)?.type, 'workflow/end');

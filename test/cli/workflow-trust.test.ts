@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
+import { REACH_PORT } from '../helpers/worker-port.js';
 import {
   agentPairs,
   parseResult,
@@ -46,8 +47,6 @@ test('workflow run: a dropped agent() whose start fails fails the run (exit 1)',
   assert.equal(events.at(-1)?.type, 'workflow/end');
   assert.equal(events.at(-1)?.stopReason, 'error');
 });
-
-const REACH_PORT = `const port = log.constructor('return process')().getBuiltinModule('node:worker_threads').parentPort;`;
 
 test('workflow run: a script that forges worker messages ends as SCRIPT_ERROR with --json and a whole --events file', async () => {
   const { home, model } = setup([{ when: '^hold', hang: true }]);

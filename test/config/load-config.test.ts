@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { loadConfig, parseConfig } from '../../src/config/load-config.js';
 import { compileRules, matchesRule } from '../../src/config/permissions.js';
+import { aliasBombYaml } from '../helpers/alias-bomb.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 
 test('a valid config parses with its routes, tools and rules', () => {
@@ -119,16 +120,8 @@ test('a config path that is a folder, or aliases that expand too far, name the f
   const file = join(home, 'config.yaml');
   mkdirSync(file);
   assert.throws(() => loadConfig(home, home), new RegExp(`${file}: is a directory`));
-  const lines = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]'];
-  for (let level = 1; level < 9; level++) {
-    lines.push(
-      `a${level}: &a${level} [${Array(10)
-        .fill(`*a${level - 1}`)
-        .join(', ')}]`,
-    );
-  }
   assert.throws(
-    () => parseConfig(lines.join('\n'), 'bomb.yaml'),
+    () => parseConfig(aliasBombYaml(), 'bomb.yaml'),
     /bomb\.yaml: its YAML aliases expand too far .*at most 100 alias expansions/,
   );
   const reused = parseConfig('models:\n  a: &route { provider: openai }\n  b: *route\n', 'ok.yaml');

@@ -7,6 +7,11 @@ import { splitShellCommands } from '../../src/config/shell-commands.js';
 /** A shell parameter expansion hiding a command substitution (built so no linter reads it as JS). */
 const hiddenInExpansion = ['echo $', '{A:-$(rm -rf x)}'].join('');
 
+/** Asserts that `check` gives `expected` for every line; a failure names its line. */
+function assertEvery(check: (line: string) => boolean, expected: boolean, lines: string[]): void {
+  for (const line of lines) assert.equal(check(line), expected, line);
+}
+
 function rule(action: PermissionRule['action'], command: string) {
   const [compiled] = compileRules([{ tool: 'bash', match: { command }, action }]);
   assert.ok(compiled);
@@ -36,7 +41,7 @@ test('a command line splits into its simple commands at every operator, whitespa
 });
 
 test('a line the parser cannot see into is marked opaque', () => {
-  for (const line of [
+  assertEvery((line) => splitShellCommands(line).opaque, true, [
     'echo `rm -rf x`',
     'echo "$(rm -rf x)"',
     hiddenInExpansion,
@@ -44,14 +49,12 @@ test('a line the parser cannot see into is marked opaque', () => {
     'eval "rm -rf x"',
     'sudo rm -rf x',
     'find . | xargs rm -rf',
-  ]) {
-    assert.equal(splitShellCommands(line).opaque, true, line);
-  }
+  ]);
 });
 
 test('a deny rule matches any simple command of a compound line', () => {
   const denies = rule('deny', 'rm  -rf *');
-  for (const line of [
+  assertEvery(denies, true, [
     'rm -rf x',
     'echo hi &&  rm  -rf x',
     'echo hi; rm -rf x',
@@ -61,24 +64,18 @@ test('a deny rule matches any simple command of a compound line', () => {
     'echo $(rm -rf x)',
     'echo hi\nrm -rf x',
     'X=1 rm -rf x',
-  ]) {
-    assert.equal(denies(line), true, line);
-  }
-  for (const line of ['echo rm -rf x', "echo 'rm -rf x'", 'farm -rf x', 'rm -r x']) {
-    assert.equal(denies(line), false, line);
-  }
+  ]);
+  assertEvery(denies, false, ['echo rm -rf x', "echo 'rm -rf x'", 'farm -rf x', 'rm -r x']);
 });
 
 test('a deny rule also matches a command hidden in backquotes, $(…) in quotes, or bash -c', () => {
   const denies = rule('deny', 'rm -rf *');
-  for (const line of [
+  assertEvery(denies, true, [
     'echo `rm -rf x`',
     'echo "$(rm   -rf x)"',
     'bash -c "rm -rf x"',
     hiddenInExpansion,
-  ]) {
-    assert.equal(denies(line), true, line);
-  }
+  ]);
   const exact = rule('deny', 'rm -rf /');
   assert.equal(exact('echo `rm -rf /`'), true);
   assert.equal(exact('echo `rm -rf /home`'), false);

@@ -8,6 +8,7 @@ import type { ToolDefinition } from '../../src/core/tool-contract.js';
 import type { ModelClient, ModelRequest, ModelStreamPart } from '../../src/llm/contract.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
 import { echoTool } from '../helpers/echo-tool.js';
+import { toolResults } from '../helpers/session-files.js';
 import { agentFixture, deferred } from './agent-fixture.js';
 
 const types = (events: readonly SessionEvent[]) => events.map((event) => event.type);
@@ -157,10 +158,8 @@ test('cancel mid-tool aborts the tool and logs its result before the turn ends',
   const outcome = await result;
   handle.close();
   assert.equal(outcome.reason, 'aborted');
-  const toolResult = handle.log.events.find(
-    (event) => event.type === 'tool/result',
-  ) as SessionEvent<'tool/result'>;
-  assert.equal(toolResult.data.isError, true);
+  const [toolResult] = toolResults(handle.log.events);
+  assert.equal(toolResult?.isError, true);
   assert.deepEqual(checkSessionInvariants(handle.log.events), []);
 });
 

@@ -50,6 +50,28 @@ function corruptAt(path: string, line: number) {
 
 const usage = (input: number, output: number) => ({ input, output });
 
+/**
+ * A new session log in turn t1, step 1, whose assistant message (usage 10 in, 5 out) asks for
+ * the tool calls `calls` (`[id, name]`, no arguments); nothing after it is logged yet.
+ */
+function logAskingFor(calls: Array<[id: string, name: string]>): SessionLog {
+  const log = SessionLog.create({ directory: temporaryFolder(folderPrefix) });
+  log.append('turn/start', { turnId: 't1' });
+  log.append('user/message', { text: 'hi', delivery: 'followup', turnId: 't1' });
+  log.append('step/start', { turnId: 't1', step: 1 });
+  log.append('assistant/message', {
+    turnId: 't1',
+    step: 1,
+    text: '',
+    toolCalls: calls.map(([id, name]) => ({ id, name, arguments: {} })),
+    finishReason: 'tool-calls',
+    usage: usage(10, 5),
+    model: 'scripted:x',
+    attempts: 1,
+  });
+  return log;
+}
+
 describe('loadSessionFile', () => {
   test('a missing file is SESSION_NOT_FOUND naming the path', () => {
     const path = join(temporaryFolder(folderPrefix), 'absent.jsonl');
@@ -205,24 +227,11 @@ describe('SessionLog.open', () => {
   });
 
   test('answers each tool call left without a result, so the repaired log passes the invariants', () => {
-    const log = SessionLog.create({ directory: temporaryFolder(folderPrefix) });
-    log.append('turn/start', { turnId: 't1' });
-    log.append('user/message', { text: 'hi', delivery: 'followup', turnId: 't1' });
-    log.append('step/start', { turnId: 't1', step: 1 });
-    log.append('assistant/message', {
-      turnId: 't1',
-      step: 1,
-      text: '',
-      toolCalls: [
-        { id: 'c1', name: 'read_file', arguments: {} },
-        { id: 'c2', name: 'bash', arguments: {} },
-        { id: 'c3', name: 'grep', arguments: {} },
-      ],
-      finishReason: 'tool-calls',
-      usage: usage(10, 5),
-      model: 'scripted:x',
-      attempts: 1,
-    });
+    const log = logAskingFor([
+      ['c1', 'read_file'],
+      ['c2', 'bash'],
+      ['c3', 'grep'],
+    ]);
     for (const [callId, name] of [
       ['c1', 'read_file'],
       ['c2', 'bash'],
@@ -268,20 +277,7 @@ describe('SessionLog.open', () => {
   });
 
   test('closes an interrupted turn exactly once, without touching history', () => {
-    const log = SessionLog.create({ directory: temporaryFolder(folderPrefix) });
-    log.append('turn/start', { turnId: 't1' });
-    log.append('user/message', { text: 'hi', delivery: 'followup', turnId: 't1' });
-    log.append('step/start', { turnId: 't1', step: 1 });
-    log.append('assistant/message', {
-      turnId: 't1',
-      step: 1,
-      text: '',
-      toolCalls: [{ id: 'c1', name: 'bash', arguments: {} }],
-      finishReason: 'tool-calls',
-      usage: usage(10, 5),
-      model: 'scripted:x',
-      attempts: 1,
-    });
+    const log = logAskingFor([['c1', 'bash']]);
     log.append('step/end', {
       turnId: 't1',
       step: 1,

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Context } from '../../src/core/context.js';
-import type { SessionEvent } from '../../src/core/session-events.js';
+import { Context, type WaterfallHook } from '../../src/core/context.js';
 import type { ToolDefinition } from '../../src/core/tool-contract.js';
 import { toolExecute, toolPreExecute } from '../../src/core/tool-pipeline.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
+import { toolResults } from '../helpers/session-files.js';
 import { agentFixture, deferred } from './agent-fixture.js';
 
 /** A tool that never settles and never looks at its signal: a FIFO open, a stuck library call. */
@@ -34,11 +34,9 @@ async function cancelWhileBlocked(
   const ended = await outcome;
   handle.close();
   assert.equal(ended.reason, 'aborted');
-  const result = handle.log.events.find(
-    (event) => event.type === 'tool/result',
-  ) as SessionEvent<'tool/result'>;
-  assert.equal(result.data.isError, true);
-  assert.equal(result.data.errorCode, 'ABORTED');
+  const [result] = toolResults(handle.log.events);
+  assert.equal(result?.isError, true);
+  assert.equal(result?.errorCode, 'ABORTED');
   assert.equal(handle.log.events.at(-1)?.type, 'turn/end');
   assert.deepEqual(checkSessionInvariants(handle.log.events), []);
 }
@@ -48,22 +46,29 @@ test('a cancelled turn ends while a tool that ignores its signal is still blocke
   await cancelWhileBlocked(new Context(), started.promise, started.resolve);
 });
 
+/** A root context whose `hook` middleware never settles; `started` is called on entering it. */
+function rootBlockedIn<Input, Output>(
+  hook: WaterfallHook<Input, Output>,
+  started: () => void,
+): Context {
+  const root = new Context();
+  root.use(hook, () => {
+    started();
+    return new Promise<never>(() => {});
+  });
+  return root;
+}
+
 test('a cancelled turn ends while a tools/execute middleware is blocked', async () => {
   const started = deferred();
-  const root = new Context();
-  root.use(toolExecute, () => {
-    started.resolve();
-    return new Promise(() => {});
-  });
-  await cancelWhileBlocked(root, started.promise, () => {});
+  await cancelWhileBlocked(rootBlockedIn(toolExecute, started.resolve), started.promise, () => {});
 });
 
 test('a cancelled turn ends while a tools/pre-execute middleware is blocked', async () => {
   const started = deferred();
-  const root = new Context();
-  root.use(toolPreExecute, () => {
-    started.resolve();
-    return new Promise(() => {});
-  });
-  await cancelWhileBlocked(root, started.promise, () => {});
+  await cancelWhileBlocked(
+    rootBlockedIn(toolPreExecute, started.resolve),
+    started.promise,
+    () => {},
+  );
 });

@@ -1,7 +1,9 @@
 /**
- * Reading what a run left in a LOOM_HOME: every session file, loaded, and the tool results of a
- * session's events (or of `--json` lines, which have the same `type` and `data`).
+ * Reading what a run left in a LOOM_HOME: every session file, loaded, the session id a run
+ * printed, and the tool results of a session's events (or of `--json` lines, which have the same
+ * `type` and `data`).
  */
+import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SessionEvent } from '../../src/core/session-events.js';
@@ -43,4 +45,11 @@ export function ndjsonLines<Line = { type: string; data: Record<string, unknown>
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line) as Line);
+}
+
+/** The session id of the first `--json` line of `loom run`; fails the test when there is none. */
+export function sessionIdOf(stdout: string): string {
+  const first = JSON.parse(stdout.trim().split('\n')[0] ?? '{}') as { sessionId?: string };
+  assert.ok(first.sessionId, `no session id in the output: ${stdout}`);
+  return first.sessionId;
 }

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { LoomError } from '../../src/core/errors.js';
 import { lockPathOf } from '../../src/core/session-lock.js';
-import { SubagentError } from '../../src/subagent/contract.js';
+import { SubagentError, type SubagentStartRequest } from '../../src/subagent/contract.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
 import { holdSession } from '../helpers/session-holder.js';
 import { echoTool, eventsOf, type SubagentFixture, subagentFixture } from './subagent-fixture.js';
@@ -165,28 +165,17 @@ test('after a restart, list_agents shows the persisted children as stopped, by i
   const first = subagentFixture({ model: listModel });
   const { registry } = first.services;
   const parent = { sessionId: first.rootId, delegationDepth: 0 };
-  const older = registry.start('spawn', {
-    parent,
-    prompt: 'older task',
-    description: 'older',
-    continuable: true,
-  });
-  await older.result;
-  const oneShot = registry.start('spawn', { parent, prompt: 'one shot', description: 'once' });
-  await oneShot.result;
-  const newer = registry.start('spawn', {
-    parent,
-    prompt: 'newer task',
-    description: 'newer',
-    continuable: true,
-  });
-  await newer.result;
-  const stranger = registry.start('spawn', {
-    parent: { sessionId: first.runtime.start().log.header.sessionId, delegationDepth: 0 },
-    prompt: 'not yours',
-    continuable: true,
-  });
-  await stranger.result;
+  /** Spawns a child and waits for its answer, one at a time so the order is known. */
+  const answered = async (request: Omit<SubagentStartRequest, 'parent'>, from = parent) => {
+    const run = registry.start('spawn', { parent: from, ...request });
+    await run.result;
+    return run;
+  };
+  const older = await answered({ prompt: 'older task', description: 'older', continuable: true });
+  await answered({ prompt: 'one shot', description: 'once' });
+  const newer = await answered({ prompt: 'newer task', description: 'newer', continuable: true });
+  const stranger = { sessionId: first.runtime.start().log.header.sessionId, delegationDepth: 0 };
+  await answered({ prompt: 'not yours', continuable: true }, stranger);
   await first.close();
 
   const second = subagentFixture({ model: listModel, home: first.home });

@@ -3,12 +3,8 @@ import { test } from 'node:test';
 import type { AgentHandle } from '../../src/core/create-agent.js';
 import type { SubagentRun } from '../../src/subagent/contract.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
+import { subagentCall } from '../helpers/scripted-turns.js';
 import { eventsOf, gateTool, type SubagentFixture, subagentFixture } from './subagent-fixture.js';
-
-const subagentCall = (description: string, prompt: string, background = false) => ({
-  name: 'subagent',
-  arguments: { description, prompt, ...(background ? { run_in_background: true } : {}) },
-});
 
 const model = {
   rules: [
@@ -36,7 +32,7 @@ const model = {
     {
       when: 'start in background',
       steps: [
-        { tools: [subagentCall('bg job', 'bg task', true)] },
+        { tools: [subagentCall('bg job', 'bg task', { run_in_background: true })] },
         { reply: 'started: {{lastToolResult}}' },
       ],
     },

@@ -3,6 +3,7 @@
  * fails or completes (through the real SubagentRegistry), a recorder of the `workflow/*` events
  * with waits on them, and a service wired to both. Tests wait on these, never on time.
  */
+import assert from 'node:assert/strict';
 import { Context } from '../../src/core/context.js';
 import type { SessionEvent } from '../../src/core/session-events.js';
 import type { Usage } from '../../src/llm/contract.js';
@@ -17,6 +18,7 @@ import type {
   WorkflowEventRecord,
   WorkflowLimits,
   WorkflowMeta,
+  WorkflowResult,
   WorkflowRun,
   WorkflowStartRequest,
 } from '../../src/workflow/contract.js';
@@ -275,4 +277,26 @@ export function engineFixture(options: EngineFixtureOptions = {}): EngineFixture
       ...request,
     });
   return { context, registry, fake, events, service, start };
+}
+
+/** A child's answer that echoes its prompt in angle brackets. */
+export const echoPrompt = (request: { prompt: string }) => ({ output: `<${request.prompt}>` });
+
+/**
+ * Awaits the run's result and asserts what every finished run must show: the agent-starts and
+ * agent-ends pair up, the worker is gone, every run of the fixture has ended once (this one
+ * exactly once) and a `workflow/end` is the last event.
+ */
+export async function settled(
+  fixture: EngineFixture,
+  run: Pick<WorkflowRun, 'id' | 'result'>,
+): Promise<WorkflowResult> {
+  const result = await run.result;
+  assert.deepEqual(pairViolations(fixture.events.records), []);
+  assert.equal(fixture.service.liveWorkers, 0, 'the worker has exited when the result settles');
+  const ends = fixture.events.of('workflow/end');
+  assert.equal(ends.length, fixture.events.of('workflow/start').length);
+  assert.equal(ends.filter((end) => end.runId === run.id).length, 1);
+  assert.equal(fixture.events.records.at(-1)?.type, 'workflow/end');
+  return result;
 }

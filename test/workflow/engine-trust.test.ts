@@ -1,25 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SubagentError } from '../../src/subagent/contract.js';
-import type { WorkflowResult } from '../../src/workflow/contract.js';
-import { engineFixture, pairViolations } from './engine-fixture.js';
-
-const echo = (request: { prompt: string }) => ({ output: `<${request.prompt}>` });
-
-/** Asserts the run's events are sound and its worker is gone; returns the result. */
-async function settled(
-  fixture: ReturnType<typeof engineFixture>,
-  run: { result: Promise<WorkflowResult> },
-): Promise<WorkflowResult> {
-  const result = await run.result;
-  assert.deepEqual(pairViolations(fixture.events.records), []);
-  assert.equal(fixture.service.liveWorkers, 0, 'the worker has exited when the result settles');
-  assert.equal(fixture.events.records.at(-1)?.type, 'workflow/end');
-  return result;
-}
-
-/** A script line that reaches the worker's real port, as a script can (see README.md). */
-const REACH_PORT = `const port = log.constructor('return process')().getBuiltinModule('node:worker_threads').parentPort;`;
+import { REACH_PORT } from '../helpers/worker-port.js';
+import { echoPrompt, engineFixture, settled } from './engine-fixture.js';
 
 test('a child that cannot start ends the run even when the script drops or catches its promise', async () => {
   const fixture = engineFixture({
@@ -27,7 +10,7 @@ test('a child that cannot start ends the run even when the script drops or catch
     respond: (request) => {
       if (request.outputSchema) throw new SubagentError('UNSUPPORTED_SCHEMA', 'no oneOf here');
       if (request.prompt === 'deep') throw new SubagentError('DEPTH_LIMIT', 'too deep');
-      return echo(request);
+      return echoPrompt(request);
     },
   });
   const dropped = await settled(
@@ -75,7 +58,7 @@ test('AGENT_CAP states how many agents were asked for, started and waiting, and 
 });
 
 test('a workflow child is started without the workflow tool', async () => {
-  const fixture = engineFixture({ respond: echo });
+  const fixture = engineFixture({ respond: echoPrompt });
   const result = await settled(fixture, fixture.start(`return await agent('child');`));
   assert.equal(result.stopReason, 'completed');
   assert.deepEqual(fixture.fake.children[0]?.request.toolFilter, ['workflow']);

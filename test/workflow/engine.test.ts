@@ -1,24 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SubagentError } from '../../src/subagent/contract.js';
-import { WorkflowError, type WorkflowResult } from '../../src/workflow/contract.js';
-import { engineFixture, pairViolations, testMeta } from './engine-fixture.js';
-
-const echo = (request: { prompt: string }) => ({ output: `<${request.prompt}>` });
-
-/** Asserts the run's events are sound and its worker is gone; returns the result. */
-async function settled(
-  fixture: ReturnType<typeof engineFixture>,
-  run: { result: Promise<WorkflowResult> },
-): Promise<WorkflowResult> {
-  const result = await run.result;
-  assert.deepEqual(pairViolations(fixture.events.records), []);
-  assert.equal(fixture.service.liveWorkers, 0, 'the worker has exited when the result settles');
-  const ends = fixture.events.of('workflow/end');
-  assert.equal(ends.length, 1);
-  assert.equal(fixture.events.records.at(-1)?.type, 'workflow/end');
-  return result;
-}
+import { WorkflowError } from '../../src/workflow/contract.js';
+import { echoPrompt, engineFixture, pairViolations, settled, testMeta } from './engine-fixture.js';
 
 function assertThrowsCode(action: () => unknown, code: string, pattern?: RegExp) {
   assert.throws(action, (error: unknown) => {
@@ -119,7 +103,9 @@ test('a completed run returns the value, sums usage and brackets every agent', a
 test('children get the prompt, label, contract text, run signal, parent and resolved model', async () => {
   const fixture = engineFixture({
     respond: (request) =>
-      request.outputSchema ? { output: '{"ok":true}', structured: { ok: true } } : echo(request),
+      request.outputSchema
+        ? { output: '{"ok":true}', structured: { ok: true } }
+        : echoPrompt(request),
   });
   const parent = { sessionId: 'parent-session', delegationDepth: 1 };
   const run = fixture.start(
@@ -163,7 +149,7 @@ test('children get the prompt, label, contract text, run signal, parent and reso
 });
 
 test('the result never rejects: thrown values and fatal errors settle as error', async () => {
-  const fixture = engineFixture({ respond: echo });
+  const fixture = engineFixture({ respond: echoPrompt });
   const thrown = await settled(fixture, fixture.start(`throw new Error('script bug');`));
   assert.equal(thrown.stopReason, 'error');
   assert.equal(thrown.value, null);
@@ -179,7 +165,7 @@ test('the result never rejects: thrown values and fatal errors settle as error',
 });
 
 test('AGENT_CAP is fatal once the run has asked for maxTotalAgents children', async () => {
-  const fixture = engineFixture({ respond: echo, limits: { maxTotalAgents: 2 } });
+  const fixture = engineFixture({ respond: echoPrompt, limits: { maxTotalAgents: 2 } });
   const run = fixture.start(`return await parallel(['a', 'b', 'c'].map((p) => () => agent(p)));`);
   const result = await settled(fixture, run);
   assert.equal(result.stopReason, 'error');
@@ -239,7 +225,7 @@ test('failed and faulted children resolve null and are listed as failures', asyn
         ? { error: 'the model refused' }
         : request.prompt === 'fault'
           ? { fault: 'provider crashed' }
-          : echo(request),
+          : echoPrompt(request),
   });
   const run = fixture.start(
     `return await parallel([() => agent('bad'), () => agent('fault'), () => agent('good')]);`,
@@ -288,7 +274,7 @@ test('a synchronous spin in the first slice ends the run within syncTimeoutMs', 
 test('a spin after an await is ended by cancel: grace, then the worker is terminated', async () => {
   const fixture = engineFixture({
     limits: { cancelGraceMs: 300 },
-    respond: (request) => (request.prompt === 'quick' ? echo(request) : undefined),
+    respond: (request) => (request.prompt === 'quick' ? echoPrompt(request) : undefined),
   });
   const run = fixture.start(`
     const held = agent('held');
@@ -335,7 +321,7 @@ test('a wedged child still gets exactly one agent-end when the grace runs out', 
 });
 
 test('cancel before start never runs the body', async () => {
-  const fixture = engineFixture({ respond: echo });
+  const fixture = engineFixture({ respond: echoPrompt });
   const run = fixture.start(`log('ran'); await agent('x'); return 1;`);
   run.cancel('not now');
   const result = await settled(fixture, run);
@@ -387,7 +373,7 @@ test('worker death settles error and reaps the running children', async () => {
 
 test('children the script did not wait for are cancelled when it returns', async () => {
   const fixture = engineFixture({
-    respond: (request) => (request.prompt === 'quick' ? echo(request) : undefined),
+    respond: (request) => (request.prompt === 'quick' ? echoPrompt(request) : undefined),
   });
   const run = fixture.start(`agent('forgotten'); return await agent('quick');`);
   const result = await settled(fixture, run);
