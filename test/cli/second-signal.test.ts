@@ -8,6 +8,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import type { AgentContext } from '@agentclientprotocol/sdk';
+import { AcpSessions } from '../../src/acp/acp-sessions.js';
 import { buildRuntime, type LoomSetup } from '../../src/cli/build-runtime.js';
 import { interruptLiveSessions } from '../../src/cli/interrupt-sessions.js';
 import type { AgentHandle } from '../../src/core/create-agent.js';
@@ -36,7 +38,9 @@ interface HeldRun {
  * A root whose one step starts a background command, a background child and a foreground child;
  * both children hang on their model, so the root's turn stays open on the foreground call.
  */
-async function holdRun(): Promise<HeldRun> {
+async function holdRun(
+  open: (workspace: string, home: string, model: string) => LoomSetup & { root: AgentHandle },
+): Promise<HeldRun> {
   const home = temporaryFolder();
   const workspace = temporaryFolder();
   const model = writeScriptedModel(home, {
@@ -70,8 +74,7 @@ async function holdRun(): Promise<HeldRun> {
       { when: '^hang', hang: true },
     ],
   });
-  const setup = buildRuntime({ cwd: workspace, home, model: `scripted:${model}` });
-  const root = setup.runtime.start();
+  const { root, ...setup } = open(workspace, home, `scripted:${model}`);
   const finished = root.agent.prompt('start everything');
   const hangingChildren = () =>
     setup.runtime.liveAgents.filter(
@@ -114,8 +117,14 @@ async function release(run: HeldRun): Promise<void> {
   run.setup.jobs.dispose();
 }
 
+/** `loom run`'s runtime. */
+function runRuntime(workspace: string, home: string, model: string) {
+  const setup = buildRuntime({ cwd: workspace, home, model });
+  return { ...setup, root: setup.runtime.start() };
+}
+
 test('forced stop alone: every turn, tool call, job and child session is closed on disk', async () => {
-  const run = await holdRun();
+  const run = await holdRun(runRuntime);
   interruptLiveSessions(run.setup, 'terminated (SIGTERM)');
   try {
     assertClosed(run);
@@ -126,7 +135,7 @@ test('forced stop alone: every turn, tool call, job and child session is closed 
 });
 
 test('a forced stop during the graceful one: the turns still ending add no second end', async () => {
-  const run = await holdRun();
+  const run = await holdRun(runRuntime);
   const sessionId = run.root.log.header.sessionId;
   // The first signal (run-command's graceful stop), then the second before its turns have ended.
   run.setup.subagents.services.children.cancelTree(sessionId, 'terminated (SIGTERM)');
@@ -143,5 +152,38 @@ test('a forced stop during the graceful one: the turns still ending add no secon
     await noneLeft(run.workspace, /sleep 1000/);
   } finally {
     await release(run);
+  }
+});
+
+/** An ACP client that takes every notification and never answers a request. */
+const silentClient = {
+  notify: async () => {},
+  request: () => new Promise(() => {}),
+} as unknown as AgentContext;
+
+test('loom acp: a forced stop during the shutdown closes the turns the shutdown left ending', async () => {
+  let sessions: AcpSessions | undefined;
+  let acpSetup: LoomSetup | undefined;
+  const run = await holdRun((workspace, home, model) => {
+    sessions = new AcpSessions({ home, model, client: silentClient });
+    const session = sessions.open(workspace);
+    acpSetup = session.setup;
+    return { ...session.setup, root: session.handle };
+  });
+  assert.ok(sessions && acpSetup);
+  // The first signal (shutdown: cancel and close every session), then the second at once.
+  const shutdown = sessions.closeAll('loom acp stopped: terminated (SIGTERM)');
+  sessions.abandonAll('terminated (SIGTERM)');
+  await shutdown;
+  await run.finished;
+  await waitUntil(
+    () => run.handles.every((handle) => handle.agent.status === 'idle'),
+    'every aborted turn to have run its course',
+  );
+  try {
+    assertClosed(run);
+    await noneLeft(run.workspace, /sleep 1000/);
+  } finally {
+    acpSetup.jobs.dispose();
   }
 });
