@@ -14,6 +14,7 @@ import { buildRuntime, type LoomSetup } from '../../src/cli/build-runtime.js';
 import { interruptLiveSessions } from '../../src/cli/interrupt-sessions.js';
 import type { AgentHandle } from '../../src/core/create-agent.js';
 import type { SessionEvent } from '../../src/core/session-events.js';
+import { SessionLog } from '../../src/core/session-log.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
 import { noneLeft, waitUntil } from '../helpers/process-state.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
@@ -186,4 +187,30 @@ test('loom acp: a forced stop during the shutdown closes the turns the shutdown 
   } finally {
     acpSetup.jobs.dispose();
   }
+});
+
+test('a sealed session log keeps what it had and drops later appends, unobserved', () => {
+  const log = SessionLog.create({ directory: temporaryFolder() });
+  const observed: string[] = [];
+  log.onAppend((event) => observed.push(event.type));
+  log.append('turn/start', { turnId: 'turn-1' });
+  log.seal();
+  const dropped = log.append('turn/end', {
+    turnId: 'turn-1',
+    reason: 'aborted',
+    usage: { input: 0, output: 0 },
+    steps: 0,
+  });
+  assert.equal(dropped.seq, 2);
+  assert.deepEqual(observed, ['turn/start']);
+  assert.deepEqual(
+    log.events.map((event) => event.type),
+    ['turn/start'],
+  );
+  assert.deepEqual(
+    eventsOnDisk(log.path).map((event) => event.type),
+    ['turn/start'],
+  );
+  log.close();
+  assert.equal(log.closed, true);
 });
