@@ -1,7 +1,8 @@
 /**
  * The forced stop of a runtime: abandons its jobs and appends, synchronously, the ends of what
  * each live session left open (step/end, turn/end `interrupted`, and every layer's own repair),
- * then flushes the logs. For a process that must exit now; it never waits and never throws.
+ * then flushes and seals the logs (later appends are dropped). For a process that must exit now;
+ * it never waits and never throws.
  */
 import { errorMessage } from '../core/errors.js';
 import { repairEvents, sessionRepairers } from '../core/session-load.js';
@@ -16,7 +17,8 @@ export function closeOpenWork(log: SessionLog): void {
     for (const repairer of sessionRepairers()) {
       for (const repair of repairer(log.events)) log.append(repair.type, repair.data as never);
     }
-    log.flush();
+    // The process exits once output has drained; turns still ending must not append after this.
+    log.seal();
   } catch (error) {
     process.stderr.write(`loom: could not close ${log.path}: ${errorMessage(error)}\n`);
   }

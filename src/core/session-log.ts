@@ -92,6 +92,8 @@ export class SessionLog {
   private unwritten: Buffer | undefined;
   private scheduled: NodeJS.Immediate | undefined;
   private writeFailure: unknown;
+  /** Set by `seal`: later appends are dropped. */
+  private sealed = false;
   private listeners: readonly SessionLogListener[] = [];
 
   private constructor(
@@ -226,6 +228,7 @@ export class SessionLog {
     if (this.writeFailure !== undefined) this.flush();
     const line = `${JSON.stringify({ type, seq: this.lastSeq + 1, time: Date.now(), data })}\n`;
     const event = JSON.parse(line) as SessionEvent<Type>;
+    if (this.sealed) return event;
     if (!('data' in event)) {
       throw new UserError('INVALID_ARGUMENT', `event ${type} has no JSON data`);
     }
@@ -259,6 +262,16 @@ export class SessionLog {
     }
     this.unwritten = undefined;
     this.writeFailure = undefined;
+  }
+
+  /**
+   * For a process that must exit now, after its last events: flushes, then drops every later
+   * append (returned, but neither kept, written nor observed), so work still ending on its own
+   * cannot write past the ends already written. Sealing twice is harmless.
+   */
+  seal(): void {
+    this.flush();
+    this.sealed = true;
   }
 
   /** Flushes and releases the file; later appends throw. Closing twice is harmless. */
