@@ -146,12 +146,18 @@ test('sessions list | head -1 and sessions show | head -1 end quietly with 141, 
   const home = temporaryFolder();
   const store = new SessionStore(home);
   let big = '';
-  // Enough sessions (and one long one) that the output is far larger than a pipe holds.
+  // Enough sessions with long prompts (and one long session) that every output is several times
+  // what a pipe (64 KiB) and head's first read hold together, so loom must meet the closed pipe.
+  const longPrompt = 'p'.repeat(400);
   for (let index = 0; index < 1000; index += 1) {
     const log = store.create();
-    log.append('user/message', { text: `prompt ${index}`, delivery: 'followup', turnId: 't1' });
+    log.append('user/message', {
+      text: `prompt ${index} ${longPrompt}`,
+      delivery: 'followup',
+      turnId: 't1',
+    });
     if (index === 0) {
-      for (let line = 0; line < 300; line += 1)
+      for (let line = 0; line < 2000; line += 1)
         log.append('user/message', {
           text: `line ${line} ${'q'.repeat(1000)}`,
           delivery: 'followup',
