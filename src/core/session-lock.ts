@@ -95,9 +95,15 @@ function claim(
   );
 }
 
+/** This process's stamp, read from /proc once: neither the pid nor the start time changes. */
+let cachedStamp: string | undefined;
+
 function ownStamp(): string {
-  const start = startTicks(process.pid);
-  return `${process.pid}${start === undefined ? '' : ` ${start}`}\n`;
+  if (cachedStamp === undefined) {
+    const start = startTicks(process.pid);
+    cachedStamp = `${process.pid}${start === undefined ? '' : ` ${start}`}\n`;
+  }
+  return cachedStamp;
 }
 
 function parseStamp(content: string): Holder {
