@@ -96,13 +96,7 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
       ? { backgroundOutputLimit: config.jobs.outputLimitBytes }
       : {}),
   });
-  runtime.toolCatalog.declare(tools);
-  runtime.onAgent((handle) => {
-    const undo = tools.map((tool) => handle.tools.register(tool));
-    return () => {
-      for (const dispose of undo) dispose();
-    };
-  });
+  runtime.offerTools(tools);
   if (config.permissions) installPermissionRules(root, config.permissions);
   const subagents = installSubagents(runtime, {
     ...(config.subagents?.maxDepth !== undefined ? { maxDepth: config.subagents.maxDepth } : {}),

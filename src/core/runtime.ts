@@ -11,6 +11,7 @@ import { UserError } from './errors.js';
 import type { SessionEvent } from './session-events.js';
 import { SessionStore } from './session-store.js';
 import { ToolCatalog } from './tool-catalog.js';
+import type { ToolDefinition } from './tool-contract.js';
 import type { TurnLimits } from './turn.js';
 
 /** Prepares a new agent (tools, prompt sections) before its first turn; returns its undo. */
@@ -46,7 +47,10 @@ export class AgentRuntime {
   readonly home: string;
   readonly cwd: string;
   readonly store: SessionStore;
-  /** The tools its agents may be given; whoever registers tools on agents declares them here. */
+  /**
+   * The tools its agents may be given: those of `offerTools`, and those a layer registers on only
+   * some agents (declared here by that layer).
+   */
   readonly toolCatalog = new ToolCatalog();
   private readonly options: RuntimeOptions;
   private readonly setups: AgentSetup[] = [];
@@ -66,6 +70,30 @@ export class AgentRuntime {
     return () => {
       const index = this.setups.indexOf(setup);
       if (index >= 0) this.setups.splice(index, 1);
+    };
+  }
+
+  /**
+   * Gives `tools` to every agent made from now on and declares them in the catalog, so config
+   * that names tools is checked against what agents really get. The undo takes them back from
+   * every agent that has them, and from the catalog.
+   */
+  offerTools(tools: readonly ToolDefinition[]): Disposer {
+    const undeclare = this.toolCatalog.declare(tools);
+    const given = new Set<Disposer>();
+    const stopOffering = this.onAgent((handle) => {
+      const registrations = tools.map((tool) => handle.tools.register(tool));
+      const undo = () => {
+        if (!given.delete(undo)) return;
+        for (const dispose of registrations) dispose();
+      };
+      given.add(undo);
+      return undo;
+    });
+    return () => {
+      stopOffering();
+      for (const undo of [...given]) undo();
+      undeclare();
     };
   }
 

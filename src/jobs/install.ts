@@ -41,10 +41,8 @@ export function installJobs(runtime: AgentRuntime, options: JobsLayerOptions = {
       ...(maxConsecutiveWakes !== undefined ? { maxConsecutiveWakes } : {}),
     });
     const unregister = service.registerController(handle.agent.id, controller);
-    const removeTools = jobTools(service).map((tool) => handle.tools.register(tool));
     const undo = () => {
       if (!agentSetups.delete(undo)) return;
-      for (const remove of removeTools) remove();
       unregister();
       controller.dispose();
     };
@@ -69,7 +67,7 @@ export function installJobs(runtime: AgentRuntime, options: JobsLayerOptions = {
     runtime.root.provide(jobServiceKey, service),
     runtime.root.provide(backgroundRunnerKey, service),
     runtime.onAgent(setUp),
-    runtime.toolCatalog.declare(jobTools(service)),
+    runtime.offerTools(jobTools(service)),
     addSessionRepairer(repairOpenJobs),
   ];
   let disposed = false;

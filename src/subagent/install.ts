@@ -60,23 +60,22 @@ export function installSubagents(
     prepare,
     ...(options.maxDepth !== undefined ? { maxDepth: options.maxDepth } : {}),
   };
-  const tools = [subagentTool, sendMessageTool, interruptAgentTool, listAgentsTool];
   const disposers: Disposer[] = [
-    runtime.toolCatalog.declare([
-      ...tools.map((make) => make(services)),
-      reportTool(services),
-      { name: STRUCTURED_OUTPUT_TOOL, parameters: { type: 'object' } },
-    ]),
     registry.register(createInProcessProvider({ ...providerOptions, name: 'spawn' })),
     registry.register(createInProcessProvider({ ...providerOptions, name: 'fork' })),
     runtime.root.provide(subagentRegistryKey, registry),
     runtime.root.provide(subagentServicesKey, services),
-    runtime.onAgent((handle) => {
-      const undo = tools.map((make) => handle.tools.register(make(services)));
-      return () => {
-        for (const dispose of undo) dispose();
-      };
-    }),
+    // Made once the providers are registered: the subagent tool's wording depends on them.
+    runtime.offerTools(
+      [subagentTool, sendMessageTool, interruptAgentTool, listAgentsTool].map((make) =>
+        make(services),
+      ),
+    ),
+    // Given only to children that need them; declared so permission rules may name them.
+    runtime.toolCatalog.declare([
+      reportTool(services),
+      { name: STRUCTURED_OUTPUT_TOOL, parameters: { type: 'object' } },
+    ]),
   ];
   return {
     services,

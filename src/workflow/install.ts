@@ -40,21 +40,15 @@ export function installWorkflows(
   const policy = options.offerTool === 'always' ? WORKFLOW_POLICY_ALWAYS : WORKFLOW_POLICY_EXPLICIT;
   const disposers: Disposer[] = [
     runtime.root.provide(workflowServiceKey, service),
-    runtime.toolCatalog.declare([workflowTool({ service, subagents, context: runtime.root })]),
+    runtime.offerTools([workflowTool({ service, subagents, context: runtime.root })]),
     runtime.onAgent((handle) => {
-      const undoTool = handle.tools.register(
-        workflowTool({ service, subagents, context: runtime.root }),
-      );
       const undoSection = handle.prompt.section({
         id: `tool:${WORKFLOW_TOOL}`,
         order: 600,
         // A child that may not run workflows (a workflow's own child) is not told about them.
         text: () => (handle.tools.lookup(WORKFLOW_TOOL) ? policy : ''),
       });
-      return () => {
-        undoSection();
-        undoTool();
-      };
+      return undoSection;
     }),
   ];
   return {
