@@ -13,6 +13,7 @@ import { SessionLog } from '../src/core/session-log.js';
 import type { BenchRow } from './run.js';
 
 const APPEND_COUNT = 200_000;
+const CREATE_COUNT = 500;
 const LOAD_EVENT_COUNT = 100_000;
 const LOAD_RUNS = 3;
 const usage = { input: 1200, output: 80 };
@@ -32,6 +33,19 @@ function appendRate(directory: string): number {
   const seconds = (performance.now() - started) / 1000;
   log.close();
   return Math.round(APPEND_COUNT / seconds);
+}
+
+/** Milliseconds to create a session (lock, header linked into place), append, flush and close. */
+function createAndClose(directory: string): number {
+  const folder = join(directory, 'created');
+  const started = performance.now();
+  for (let index = 0; index < CREATE_COUNT; index++) {
+    const log = SessionLog.create({ directory: folder });
+    log.append('user/message', { text: 'hello', delivery: 'followup', turnId: 'turn-1' });
+    log.flush();
+    log.close();
+  }
+  return (performance.now() - started) / CREATE_COUNT;
 }
 
 /** One turn of two steps: a tool round trip, then the answer streamed in chunks. */
@@ -118,6 +132,7 @@ export default async function sessionLogBench(): Promise<BenchRow[]> {
   const directory = mkdtempSync(join(tmpdir(), 'loom-bench-session-'));
   try {
     const rate = appendRate(directory);
+    const create = createAndClose(directory);
     const path = writeLongSession(directory);
     const loadTime = loadMilliseconds(path);
     const { events } = loadSessionFile(path);
@@ -128,6 +143,11 @@ export default async function sessionLogBench(): Promise<BenchRow[]> {
         unit: 'events/s',
         target: '>= 100000 /s',
         ok: rate >= 100_000,
+      },
+      {
+        name: `session log: create, one append, flush and close (${CREATE_COUNT} in a row)`,
+        value: Math.round(create * 1000) / 1000,
+        unit: 'ms',
       },
       {
         name: `session load + derive messages: ${events.length} events, ${(statSync(path).size / 1024 / 1024).toFixed(1)} MiB (median of ${LOAD_RUNS})`,
