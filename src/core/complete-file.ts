@@ -5,7 +5,16 @@
  * worst a `*.tmp` file of this process is left beside it.
  */
 import { randomBytes } from 'node:crypto';
-import { linkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+
+/** Removes a temporary file of ours; one that is already gone is fine. */
+function removeTemporary(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Already gone: nothing to remove.
+  }
+}
 
 function temporaryNameFor(path: string): string {
   return `${path}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
@@ -22,7 +31,7 @@ export function createCompleteFile(path: string, content: string | Buffer): bool
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw error;
   } finally {
-    rmSync(temporary, { force: true });
+    removeTemporary(temporary);
   }
 }
 
@@ -33,7 +42,7 @@ export function replaceWithCompleteFile(path: string, content: string | Buffer):
   try {
     renameSync(temporary, path);
   } catch (error) {
-    rmSync(temporary, { force: true });
+    removeTemporary(temporary);
     throw error;
   }
 }
