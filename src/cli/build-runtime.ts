@@ -1,7 +1,7 @@
 /**
  * Builds the runtime a command works in from config, flags and environment: the model resolver,
- * the built-in tools, permission rules, and the capability layers (subagents, workflows, jobs). The one place the CLI wires
- * layers together; each layer still installs itself.
+ * the built-in tools, permission rules, and the capability layers (subagents, workflows, jobs,
+ * goals). The one place the CLI wires layers together; each layer still installs itself.
  */
 import { resolve } from 'node:path';
 import { loadConfig } from '../config/load-config.js';
@@ -12,6 +12,7 @@ import { Context } from '../core/context.js';
 import { CredentialVariables, credentialVariablesKey } from '../core/credential-variables.js';
 import { UserError } from '../core/errors.js';
 import { AgentRuntime, agentRuntimeKey } from '../core/runtime.js';
+import { type GoalLayer, installGoals } from '../goal/install.js';
 import { noHuman, userQuestionsKey } from '../interaction/user-questions.js';
 import { installJobs, type JobsLayer } from '../jobs/install.js';
 import type { ModelClient } from '../llm/contract.js';
@@ -41,6 +42,8 @@ export interface LoomSetup {
   workflow: WorkflowLayer;
   /** Layer 3: the job service (the background runner) and the job tools on every agent. */
   jobs: JobsLayer;
+  /** Layer 4: a goal service, round driver and the goal tools on every root agent. */
+  goals: GoalLayer;
   config: LoomConfig;
   /** The default model's spec. */
   modelSpec: string;
@@ -107,17 +110,19 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
     ...(Object.keys(limits).length > 0 ? { limits } : {}),
     ...(offerTool ? { offerTool } : {}),
   });
+  const goals = installGoals(runtime, config.goal ?? {});
   if (config.permissions) {
     try {
       checkPermissionRules(config.permissions, runtime.toolCatalog.entries());
     } catch (error) {
+      goals.dispose();
       workflow.dispose();
       subagents.dispose();
       jobs.dispose();
       throw error;
     }
   }
-  return { runtime, subagents, workflow, jobs, config, modelSpec };
+  return { runtime, subagents, workflow, jobs, goals, config, modelSpec };
 }
 
 /** The key variables of every provider and configured route: `bash` commands never see them. */

@@ -118,6 +118,14 @@ export const configSchema = z.strictObject({
         .optional(),
     })
     .optional(),
+  goal: z
+    .strictObject({
+      /** Rounds a goal may start; default 20 (`--max-rounds` overrides it for one goal). */
+      maxRounds: z.number().int().min(1).max(10_000).optional(),
+      /** Consecutive rounds that must report the same block before `blocked` is accepted; default 3. */
+      blockedAfterConsecutiveRounds: z.number().int().min(1).max(100).optional(),
+    })
+    .optional(),
   retry: z
     .strictObject({
       /** Attempts per model request, retries included; default 4. */

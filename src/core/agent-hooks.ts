@@ -1,12 +1,12 @@
 /**
- * The hooks an agent dispatches on its context scope. `agent/status` and `agent/turn-end` are
- * observe-only; `agent/turn-stopping` is serial and runs before `turn/end` is logged, so a
+ * The hooks an agent dispatches on its context scope. `agent/status`, `agent/message-queued` and
+ * `agent/turn-end` are observe-only; `agent/turn-stopping` is serial and runs before `turn/end` is logged, so a
  * capability (structured output, goals) may change how the turn ends. Handlers own no
  * cancellation: the turn's signal is already settled when they run.
  */
 import type { Usage } from '../llm/contract.js';
 import { defineEmit, defineSerial } from './context.js';
-import type { TurnEndReason, TurnError } from './session-events.js';
+import type { Delivery, TurnEndReason, TurnError } from './session-events.js';
 
 export type AgentStatus = 'idle' | 'running';
 
@@ -27,6 +27,14 @@ export interface TurnStoppingInput {
   concluded: boolean;
 }
 
+/** A message joined the agent's inbox; `source` is absent for the human's own. */
+export interface MessageQueued {
+  agentId: string;
+  delivery: Delivery;
+  source?: string;
+}
+
+export const agentMessageQueued = defineEmit<MessageQueued>('agent/message-queued');
 export const agentStatus = defineEmit<{ agentId: string; status: AgentStatus }>('agent/status');
 export const agentTurnStopping = defineSerial<
   TurnStoppingInput,

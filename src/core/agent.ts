@@ -5,9 +5,17 @@
  * cancellation; `cancel` never throws and never loses a logged event.
  */
 import type { ModelClient } from '../llm/contract.js';
-import { type AgentStatus, agentStatus, agentTurnEnd, type TurnOutcome } from './agent-hooks.js';
+import {
+  type AgentStatus,
+  agentMessageQueued,
+  agentStatus,
+  agentTurnEnd,
+  type MessageQueued,
+  type TurnOutcome,
+} from './agent-hooks.js';
 import type { Context } from './context.js';
 import { MessageProjection } from './messages.js';
+import type { Delivery } from './session-events.js';
 import type { SessionLog } from './session-log.js';
 import type { SystemPrompt } from './system-prompt.js';
 import type { ToolPipeline } from './tool-pipeline.js';
@@ -26,14 +34,23 @@ export interface AgentOptions {
 
 export const DEFAULT_MAX_STEPS = 50;
 
-/** Where a message came from when not from the human: `job`, `subagent`, … (logged as is). */
 export interface MessageOptions {
+  /** Where it came from when not from the human: `job`, `subagent`, … (logged as is). */
   source?: string;
+  /** The sender's number for it, logged with it (a goal's round). */
+  round?: number;
+  /**
+   * Asked when a follow-up is about to start its turn; `false` drops it unlogged (a reservation
+   * that went stale while it waited). Must not throw. Only follow-ups are asked.
+   */
+  admit?: () => boolean;
 }
 
 interface QueuedMessage {
   text: string;
   source?: string;
+  round?: number;
+  admit?: () => boolean;
 }
 
 interface QueuedFollowup extends QueuedMessage {
@@ -41,7 +58,17 @@ interface QueuedFollowup extends QueuedMessage {
 }
 
 function queued(text: string, options: MessageOptions): QueuedMessage {
-  return options.source === undefined ? { text } : { text, source: options.source };
+  const message: QueuedMessage = { text };
+  if (options.source !== undefined) message.source = options.source;
+  if (options.round !== undefined) message.round = options.round;
+  if (options.admit !== undefined) message.admit = options.admit;
+  return message;
+}
+
+/** What the turn logs of a queued message: its text, sender and number. */
+function logged(message: QueuedMessage): { text: string; source?: string; round?: number } {
+  const { admit: _admit, ...rest } = message;
+  return rest;
 }
 
 export class Agent {
@@ -85,6 +112,7 @@ export class Agent {
 
   followup(text: string, options: MessageOptions = {}): void {
     this.followups.push(queued(text, options));
+    this.announce('followup', options);
     this.wake();
   }
 
@@ -95,16 +123,19 @@ export class Agent {
       return;
     }
     this.steering.push(queued(text, options));
+    this.announce('steer', options);
   }
 
   inject(text: string, options: MessageOptions = {}): void {
     this.injected.push(queued(text, options));
+    this.announce('inject', options);
   }
 
   /** Queues `text` as a follow-up and resolves with that turn's outcome; never rejects. */
   prompt(text: string): Promise<TurnOutcome> {
     return new Promise((resolve) => {
       this.followups.push({ text, settle: resolve });
+      this.announce('followup', {});
       this.wake();
     });
   }
@@ -148,9 +179,10 @@ export class Agent {
   private async drain(): Promise<void> {
     while (this.followups.length > 0) {
       const next = this.followups.shift() as QueuedFollowup;
+      if (next.admit && !next.admit()) continue;
       const incoming: IncomingMessage[] = [
-        ...this.injected.map((message) => ({ ...message, delivery: 'inject' as const })),
-        { ...queued(next.text, next), delivery: 'followup' },
+        ...this.injected.map((message) => ({ ...logged(message), delivery: 'inject' as const })),
+        { ...logged(queued(next.text, next)), delivery: 'followup' },
       ];
       this.injected = [];
       const controller = new AbortController();
@@ -185,6 +217,12 @@ export class Agent {
     const taken = this.steering;
     this.steering = [];
     return taken;
+  }
+
+  private announce(delivery: Delivery, options: MessageOptions): void {
+    const payload: MessageQueued = { agentId: this.id, delivery };
+    if (options.source !== undefined) payload.source = options.source;
+    this.context.emit(agentMessageQueued, payload);
   }
 
   private setStatus(status: AgentStatus): void {

@@ -44,6 +44,8 @@ export interface SessionEventMap {
     turnId: string;
     /** Absent when the human wrote it; otherwise its sender, such as `job` or `subagent`. */
     source?: string;
+    /** Which of its sender's numbered messages this is (a goal's round); absent otherwise. */
+    round?: number;
   };
   'step/start': { turnId: string; step: number };
   'request/header': {

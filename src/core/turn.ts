@@ -38,7 +38,7 @@ export interface TurnEnvironment {
   projection: MessageProjection;
   limits: TurnLimits;
   /** Steering messages that arrived since the last step; each is taken once. */
-  takeSteering(): Array<{ text: string; source?: string }>;
+  takeSteering(): Array<{ text: string; source?: string; round?: number }>;
 }
 
 export interface IncomingMessage {
@@ -46,6 +46,8 @@ export interface IncomingMessage {
   delivery: Delivery;
   /** Absent for the human; otherwise who sent it (`job`, `subagent`, …). */
   source?: string;
+  /** The sender's number for it (a goal's round). */
+  round?: number;
 }
 
 function userMessage(message: IncomingMessage, turnId: string): SessionEventMap['user/message'] {
@@ -55,6 +57,7 @@ function userMessage(message: IncomingMessage, turnId: string): SessionEventMap[
     turnId,
   };
   if (message.source !== undefined) data.source = message.source;
+  if (message.round !== undefined) data.round = message.round;
   return data;
 }
 
