@@ -45,6 +45,7 @@ export class GoalFold {
   private humanTurn: string | undefined;
   private block: BlockReport | undefined;
   private report = '';
+  private created = 0;
 
   /** The goal as of the last event folded; `null` when there is none (or it was cleared). */
   get goal(): Goal | null {
@@ -54,6 +55,11 @@ export class GoalFold {
   /** The changes and rounds of the current goal (or the last one, once cleared), oldest first. */
   get history(): readonly GoalHistoryEntry[] {
     return this.entries;
+  }
+
+  /** Goals this session has created so far (ids are `goal-N` in creation order). */
+  get goalsCreated(): number {
+    return this.created;
   }
 
   /** The last text the latest round's turn produced: what the previous round reported. */
@@ -124,6 +130,7 @@ export class GoalFold {
         roundsStarted: 0,
         maxRounds: change.maxRounds as number,
       };
+      this.created += 1;
       this.entries = [];
       this.roundTurn = undefined;
       this.block = undefined;

@@ -5,7 +5,6 @@
  * ask for a change) is the caller's: the tools check it, commands act for the human. A log that
  * cannot be folded leaves the service refusing every change with that replay error.
  */
-import { randomUUID } from 'node:crypto';
 import { type Disposer, serviceKey } from '../core/context.js';
 import { UserError } from '../core/errors.js';
 import type { SessionLog } from '../core/session-log.js';
@@ -160,7 +159,7 @@ export class GoalService {
     const objective = checkedObjective(options.objective);
     const maxRounds = checkedRoundCap(options.maxRounds ?? this.settings.maxRounds);
     this.append({
-      goalId: `goal-${randomUUID().slice(0, 8)}`,
+      goalId: `goal-${this.fold.goalsCreated + 1}`,
       revision: 1,
       action: 'create',
       phase: 'active',

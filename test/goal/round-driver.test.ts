@@ -8,14 +8,13 @@ test('an armed goal runs rounds until the model reports it complete', async () =
       {
         when: '^\\[goal round 3 of',
         steps: [
-          { tools: [{ name: 'get_goal', arguments: {} }] },
           {
             tools: [
               {
                 name: 'update_goal',
                 arguments: {
-                  goal_id: '{{lastToolResult.goal_id}}',
-                  revision: '{{lastToolResult.revision}}',
+                  goal_id: 'goal-1',
+                  revision: 1,
                   action: 'complete',
                   reason: 'tests pass',
                 },
