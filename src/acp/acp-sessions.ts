@@ -27,7 +27,7 @@ export interface AcpSession {
 
 export interface AcpSessionsOptions {
   home: string;
-  /** The default model spec; absent means config, then the environment's default. */
+  /** `--model`; absent, `chooseModel` decides ($LOOM_MODEL, config, the DeepSeek key). */
   model?: string;
   client: AgentContext;
 }
@@ -111,7 +111,7 @@ export class AcpSessions {
       setup = buildRuntime({
         cwd,
         home: this.options.home,
-        ...(this.options.model ? { model: this.options.model } : {}),
+        ...(this.options.model !== undefined ? { model: this.options.model } : {}),
       });
       this.runtimes.set(cwd, setup);
     }
