@@ -29,7 +29,7 @@ export const MODEL_VARIABLE = 'LOOM_MODEL';
 export const NO_MODEL_HELP = [
   'no model is configured. Choose one in any of these ways (the first that is set wins):',
   '  --model SPEC           on the command line, e.g. --model openai:gpt-4o-mini',
-  `  ${MODEL_VARIABLE}=SPEC       in the environment`,
+  `  ${MODEL_VARIABLE}=SPEC        in the environment`,
   '  model: SPEC            in $LOOM_HOME/config.yaml or .loom/config.yaml',
   '  DEEPSEEK_API_KEY=KEY   in the environment; deepseek:deepseek-chat is then the default',
   '(OPENAI_API_KEY and ANTHROPIC_API_KEY work with a spec such as openai:MODEL or anthropic:MODEL.)',
