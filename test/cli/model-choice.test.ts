@@ -100,13 +100,14 @@ interface Outcome {
 
 type Command = (setup: Ladder, attempt: Attempt) => Promise<Outcome>;
 
-const flagArgs = (attempt: Attempt) => (attempt.flag !== undefined ? ['--model', attempt.flag] : []);
+const flagArgs = (attempt: Attempt) =>
+  attempt.flag !== undefined ? ['--model', attempt.flag] : [];
 
 const loomRun: Command = async (setup, attempt) => {
-  const result = await runLoom(
-    ['run', ...flagArgs(attempt), '--cwd', setup.workspace, PROMPT],
-    { home: setup.home, env: loopbackEnv(attempt) },
-  );
+  const result = await runLoom(['run', ...flagArgs(attempt), '--cwd', setup.workspace, PROMPT], {
+    home: setup.home,
+    env: loopbackEnv(attempt),
+  });
   return { answer: result.stdout, errors: result.stderr };
 };
 
@@ -137,13 +138,12 @@ const loomAcp: Command = async (setup, attempt) => {
     Writable.toWeb(loom.child.stdin),
     Readable.toWeb(loom.child.stdout) as ReadableStream<Uint8Array>,
   );
-  const client = acp.client({ name: 'model-choice-test' }).onNotification(
-    'session/update',
-    ({ params: { update } }) => {
+  const client = acp
+    .client({ name: 'model-choice-test' })
+    .onNotification('session/update', ({ params: { update } }) => {
       if (update.sessionUpdate === 'agent_message_chunk' && update.content.type === 'text')
         answer += update.content.text;
-    },
-  );
+    });
   try {
     await client.connectWith(stream, async (agent) => {
       await agent.request('initialize', {
@@ -284,15 +284,17 @@ test('a background child and, in the next process, the resumed child use the $LO
     {
       when: '^poke the helper$',
       steps: [
-        { tools: [{ name: 'send_message', arguments: { subagent_id: childId, message: 'again' } }] },
+        {
+          tools: [{ name: 'send_message', arguments: { subagent_id: childId, message: 'again' } }],
+        },
         { reply: 'poked it' },
       ],
     },
   ]);
-  const poked = await runLoom(
-    ['run', '--session', root.header.sessionId, 'poke the helper'],
-    { home, env: { LOOM_MODEL: second, DEEPSEEK_API_KEY: '' } },
-  );
+  const poked = await runLoom(['run', '--session', root.header.sessionId, 'poke the helper'], {
+    home,
+    env: { LOOM_MODEL: second, DEEPSEEK_API_KEY: '' },
+  });
   assert.equal(poked.code, 0, poked.stderr);
   assert.equal(lastAnswer(childId), 'second heard: again');
 });
