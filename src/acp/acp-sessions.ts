@@ -27,7 +27,7 @@ export interface AcpSession {
 
 export interface AcpSessionsOptions {
   home: string;
-  /** The default model spec; absent means config, then the environment's default. */
+  /** `--model`; absent, `chooseModel` decides ($LOOM_MODEL, config, the DeepSeek key). */
   model?: string;
   client: AgentContext;
 }
@@ -108,11 +108,17 @@ export class AcpSessions {
       throw RequestError.invalidParams({ field: 'cwd', value: cwd }, `cwd ${cwd} is not a folder`);
     let setup = this.runtimes.get(cwd);
     if (!setup) {
-      setup = buildRuntime({
-        cwd,
-        home: this.options.home,
-        ...(this.options.model ? { model: this.options.model } : {}),
-      });
+      try {
+        setup = buildRuntime({
+          cwd,
+          home: this.options.home,
+          ...(this.options.model !== undefined ? { model: this.options.model } : {}),
+        });
+      } catch (error) {
+        // Such as no model or a bad config: the message says what to fix, so the editor shows it.
+        if (error instanceof UserError) throw RequestError.invalidParams(undefined, error.message);
+        throw error;
+      }
       this.runtimes.set(cwd, setup);
     }
     return setup;

@@ -15,7 +15,7 @@ export interface AcpServerOptions {
   stream: acp.Stream;
   /** `$LOOM_HOME`. */
   home: string;
-  /** The default model spec of every session. */
+  /** `--model`: the default model spec of every session; absent, `chooseModel` decides. */
   model?: string;
 }
 
@@ -47,7 +47,7 @@ export function serveAcp(options: AcpServerOptions): AcpServer {
       sessions = new AcpSessions({
         home: options.home,
         client: connection.client,
-        ...(options.model ? { model: options.model } : {}),
+        ...(options.model !== undefined ? { model: options.model } : {}),
       });
     })
     .onRequest('initialize', () => ({

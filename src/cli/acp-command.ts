@@ -12,6 +12,7 @@ import { onStdoutClosed } from './standard-output.js';
 import { describeStopSignal, handleStopSignals, SIGNAL_EXIT_CODES } from './stop-signals.js';
 
 export interface AcpOptions {
+  /** `--model`; without it each session's runtime chooses as every command does. */
   model?: string;
 }
 
@@ -30,11 +31,10 @@ function claimStdout(): WritableStream<Uint8Array> {
 export async function acpCommand(options: AcpOptions): Promise<number> {
   const output = claimStdout();
   const input = Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>;
-  const model = options.model ?? process.env.LOOM_MODEL;
   const server = serveAcp({
     stream: ndJsonStream(output, input),
     home: loomHome(),
-    ...(model ? { model } : {}),
+    ...(options.model !== undefined ? { model: options.model } : {}),
   });
   const signals = handleStopSignals({
     graceful: (signal) => void server.shutdown(`loom acp stopped: ${describeStopSignal(signal)}`),

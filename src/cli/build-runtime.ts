@@ -10,27 +10,22 @@ import { installPermissionRules } from '../config/permissions.js';
 import type { LoomConfig } from '../config/schema.js';
 import { Context } from '../core/context.js';
 import { CredentialVariables, credentialVariablesKey } from '../core/credential-variables.js';
-import { UserError } from '../core/errors.js';
 import { AgentRuntime, agentRuntimeKey } from '../core/runtime.js';
 import { type GoalLayer, installGoals } from '../goal/install.js';
 import { noHuman, userQuestionsKey } from '../interaction/user-questions.js';
 import { installJobs, type JobsLayer } from '../jobs/install.js';
 import type { ModelClient } from '../llm/contract.js';
-import { createModelClient, defaultKeyVariables, defaultModelSpec } from '../llm/providers.js';
+import { createModelClient, defaultKeyVariables } from '../llm/providers.js';
 import { installSubagents, type SubagentLayer } from '../subagent/install.js';
 import { builtinTools } from '../tools/index.js';
 import { installProcessGroupLog } from '../tools/process-group-log.js';
 import { installWorkflows, type WorkflowLayer } from '../workflow/install.js';
-
-export const NO_MODEL_HELP = [
-  'no model is configured.',
-  'Set DEEPSEEK_API_KEY (or OPENAI_API_KEY / ANTHROPIC_API_KEY with --model openai:MODEL or anthropic:MODEL),',
-  'or run offline with --model scripted:FILE (see examples/).',
-].join('\n');
+import { blameModelSource, chooseModel } from './choose-model.js';
 
 export interface RuntimeFlags {
   cwd: string;
   home: string;
+  /** `--model`; without it `chooseModel` picks from `$LOOM_MODEL`, config and the DeepSeek key. */
   model?: string;
   maxSteps?: number;
 }
@@ -45,14 +40,18 @@ export interface LoomSetup {
   /** Layer 4: a goal service, round driver and the goal tools on every root agent. */
   goals: GoalLayer;
   config: LoomConfig;
-  /** The default model's spec. */
+  /** The default model's spec, as `chooseModel` chose it. */
   modelSpec: string;
 }
 
 export function buildRuntime(flags: RuntimeFlags): LoomSetup {
   const config = loadConfig(flags.home, flags.cwd);
-  const modelSpec = flags.model ?? config.model ?? defaultModelSpec(process.env);
-  if (!modelSpec) throw new UserError('MODEL_SPEC', NO_MODEL_HELP);
+  const choice = chooseModel({
+    ...(flags.model !== undefined ? { flag: flags.model } : {}),
+    env: process.env,
+    ...(config.model !== undefined ? { configModel: config.model } : {}),
+  });
+  const modelSpec = choice.spec;
   const clients = new Map<string, ModelClient>();
   const resolveModel = (spec = modelSpec) => {
     let client = clients.get(spec);
@@ -66,7 +65,11 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
     }
     return client;
   };
-  resolveModel();
+  try {
+    resolveModel();
+  } catch (error) {
+    throw blameModelSource(choice, error);
+  }
   const maxSteps = flags.maxSteps ?? config.agent?.maxSteps;
   const root = new Context();
   const runtime = new AgentRuntime({

@@ -24,6 +24,10 @@ Examples (from the repository root; ID is a session id from \`loom sessions list
 
 Config: $LOOM_HOME/config.yaml and ./.loom/config.yaml (LOOM_HOME defaults to ~/.loom).`;
 
+/** Every command that runs a model chooses it the same way (src/cli/choose-model.ts). */
+const MODEL_DEFAULT =
+  '(default: $LOOM_MODEL, then `model:` in config, then deepseek:deepseek-chat when DEEPSEEK_API_KEY is set)';
+
 export function buildProgram(): Command {
   const program = new Command('loom')
     .description('An agent harness for multi-agent orchestration')
@@ -36,7 +40,10 @@ export function buildProgram(): Command {
     .command('run')
     .description('run one headless turn; the prompt comes from the argument or standard input')
     .argument('[prompt]', 'what the agent should do')
-    .option('--model <spec>', 'provider:model, e.g. deepseek:deepseek-chat or scripted:model.json')
+    .option(
+      '--model <spec>',
+      `provider:model, e.g. deepseek:deepseek-chat or scripted:model.json ${MODEL_DEFAULT}`,
+    )
     .option('--session <id>', 'continue this session with its history')
     .option('--json', 'print the session events as NDJSON on stdout')
     .option(
@@ -87,7 +94,10 @@ export function buildProgram(): Command {
       'the meta block as JSON or a JSON file (default: the file header)',
     )
     .option('--args <json|file>', 'a JSON object (or a JSON file) the script reads as `args`')
-    .option('--model <spec>', 'the default model of the agents, e.g. scripted:model.json')
+    .option(
+      '--model <spec>',
+      `the default model of the agents, e.g. scripted:model.json ${MODEL_DEFAULT}`,
+    )
     .option('--max-concurrent <n>', 'agents running at once (1-256)')
     .option('--max-agents <n>', 'agents the run may start (default 1000)')
     .option('--json', 'print one JSON result object on stdout')
@@ -111,7 +121,7 @@ export function buildProgram(): Command {
   program
     .command('acp')
     .description('serve the Agent Client Protocol on stdio, for editors and out-of-process agents')
-    .option('--model <spec>', 'the model of every session (default: $LOOM_MODEL, then config)')
+    .option('--model <spec>', `the model of every session ${MODEL_DEFAULT}`)
     .action(async (options: import('./acp-command.js').AcpOptions) => {
       const { acpCommand } = await import('./acp-command.js');
       await exitAfterDrain(await acpCommand(options));

@@ -70,7 +70,7 @@ export async function runCommand(
   const setup = buildRuntime({
     cwd,
     home: loomHome(),
-    ...(options.model ? { model: options.model } : {}),
+    ...(options.model !== undefined ? { model: options.model } : {}),
     ...(maxSteps ? { maxSteps } : {}),
   });
   const { runtime, subagents, jobs } = setup;

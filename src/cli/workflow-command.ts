@@ -138,7 +138,7 @@ export async function workflowRunCommand(
     setup = buildRuntime({
       cwd: process.cwd(),
       home: loomHome(),
-      ...(options.model ? { model: options.model } : {}),
+      ...(options.model !== undefined ? { model: options.model } : {}),
     });
     events = options.events ? openEventsFile(options.events) : undefined;
   } catch (error) {
@@ -157,7 +157,7 @@ export async function workflowRunCommand(
       script: prepared.body,
       ...(args ? { args } : {}),
       parent: { sessionId: null, delegationDepth: 0 },
-      ...(options.model ? { model: options.model } : {}),
+      ...(options.model !== undefined ? { model: options.model } : {}),
       ...(Object.keys(limits).length > 0 ? { limits } : {}),
     });
   } catch (error) {

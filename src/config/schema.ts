@@ -35,7 +35,10 @@ export const permissionRuleSchema = z.strictObject({
 });
 
 export const configSchema = z.strictObject({
-  /** The default model spec; default: deepseek:deepseek-chat when DEEPSEEK_API_KEY is set. */
+  /**
+   * The default model spec, below --model and $LOOM_MODEL; without any of them
+   * deepseek:deepseek-chat when DEEPSEEK_API_KEY is set.
+   */
   model: z.string().min(1).optional(),
   /** Named model routes, usable as `NAME:MODEL` or `NAME`. */
   models: z

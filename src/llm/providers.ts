@@ -40,8 +40,9 @@ export const defaultKeyVariables: Readonly<Record<ApiProvider, string | undefine
   'openai-compatible': undefined,
 };
 
+/** `deepseek:deepseek-chat` when `DEEPSEEK_API_KEY` holds a key (blank counts as unset, as in requests). */
 export function defaultModelSpec(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  return env.DEEPSEEK_API_KEY ? 'deepseek:deepseek-chat' : undefined;
+  return env.DEEPSEEK_API_KEY?.trim() ? 'deepseek:deepseek-chat' : undefined;
 }
 
 /** Throws a UserError for a malformed spec, route or retry policy; never for a missing key. */

@@ -17,7 +17,7 @@ test('loom run: an invalid config fails naming the file, line and field', async 
 
 test('loom run: without a model or key Loom says how to set one up', async () => {
   const home = temporaryFolder();
-  const env = { DEEPSEEK_API_KEY: '', OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '' };
+  const env = { DEEPSEEK_API_KEY: '', OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '', LOOM_MODEL: '' };
   const result = await runLoom(['run', '--cwd', home, 'hi'], { home, env });
   assert.equal(result.code, 1);
   assert.match(result.stderr, /DEEPSEEK_API_KEY/);

@@ -35,7 +35,7 @@ export function startWorkflow(
   const run = startLoom(['workflow', ...args], {
     home: options.home,
     cwd: options.cwd ?? options.home,
-    env: { DEEPSEEK_API_KEY: '' },
+    env: { DEEPSEEK_API_KEY: '', LOOM_MODEL: '' },
   });
   return {
     child: run.child,
