@@ -171,3 +171,34 @@ test('a disarmed goal settles at once and starts no round', async () => {
   assert.deepEqual(roundsLogged(handle.log.events), []);
   handle.close();
 });
+
+test('a reserved round dropped by cancelling the agent does not stall the driver', {
+  timeout: 20_000,
+}, async () => {
+  const { handle, service, driver } = startGoalAgent({
+    rules: [
+      {
+        when: ROUND,
+        steps: [
+          updateGoalStep({ goal_id: 'goal-1', revision: 1, action: 'complete', reason: 'checked' }),
+          { reply: 'done' },
+        ],
+      },
+    ],
+  });
+  let goalQueued = 0;
+  const stop = handle.context.on(agentMessageQueued, (event) => {
+    if (event.agentId !== handle.agent.id || event.source !== 'goal') return;
+    goalQueued += 1;
+    // The reserved round leaves the inbox before the agent takes it.
+    if (goalQueued === 1) handle.agent.cancel('the human pressed escape');
+  });
+  service.create({ objective: 'make the tests pass', by: 'human' });
+  service.arm();
+  const settlement = await driver.whenSettled();
+  stop();
+  assert.equal(settlement.kind, 'complete');
+  assert.equal(goalQueued, 2, 'the driver reserved round 1 again');
+  assert.deepEqual(roundsLogged(handle.log.events), [1]);
+  handle.close();
+});
