@@ -202,3 +202,27 @@ test('a reserved round dropped by cancelling the agent does not stall the driver
   assert.deepEqual(roundsLogged(handle.log.events), [1]);
   handle.close();
 });
+
+test('the first line of every round prompt is exactly [goal round N of M] OBJECTIVE, even for an objective written on several lines', async () => {
+  const { handle, service, driver } = startGoalAgent({
+    rules: [{ when: ROUND, reply: 'worked on round {{1}}' }],
+  });
+  service.create({
+    objective: '  migrate every module to ESM\n- keep npm test green\n\t- no new dependencies ',
+    maxRounds: 2,
+    by: 'human',
+  });
+  service.arm();
+  assert.equal((await driver.whenSettled()).kind, 'round-cap');
+  const objective = 'migrate every module to ESM - keep npm test green - no new dependencies';
+  assert.equal(service.goal?.objective, objective);
+  const rounds = userMessages(handle.log.events).filter(
+    (message) => message.data.source === 'goal',
+  );
+  assert.deepEqual(
+    rounds.map((message) => message.data.text.split('\n')[0]),
+    [`[goal round 1 of 2] ${objective}`, `[goal round 2 of 2] ${objective}`],
+  );
+  assert.match(rounds[1]?.data.text ?? '', /\nThe previous round reported:\nworked on round 1\n/);
+  handle.close();
+});
