@@ -55,6 +55,29 @@ for (const action of ['edit', 'pause', 'resume', 'clear'] as const) {
   });
 }
 
+test('create_goal from a goal round is refused with GOAL_AUTHORITY', async () => {
+  const { handle, service, driver } = startGoalAgent({
+    rules: [
+      {
+        when: ROUND,
+        steps: [
+          { tools: [{ name: 'create_goal', arguments: { objective: 'a goal of my own' } }] },
+          { reply: 'reported' },
+        ],
+      },
+    ],
+  });
+  service.create({ objective: 'make the tests pass', maxRounds: 1, by: 'human' });
+  service.arm();
+  assert.equal((await driver.whenSettled()).kind, 'round-cap');
+  refusedWith(
+    only(toolResultsOf(handle.log.events, 'create_goal'), 'create_goal result'),
+    'GOAL_AUTHORITY',
+  );
+  assert.equal(goalChanges(handle.log.events).length, 1, 'only the human create was logged');
+  handle.close();
+});
+
 test('create_goal from a turn with no human input that is not a round is refused with GOAL_AUTHORITY', async () => {
   const { handle, service } = startGoalAgent({
     rules: [
