@@ -242,8 +242,12 @@ export class GoalService {
   }
 }
 
+/**
+ * The objective on one line (runs of white space, line breaks included, become one space): a
+ * round prompt's first line is exactly `[goal round N of M] OBJECTIVE`.
+ */
 function checkedObjective(objective: string): string {
-  const text = typeof objective === 'string' ? objective.trim() : '';
+  const text = typeof objective === 'string' ? objective.trim().replace(/\s+/g, ' ') : '';
   if (text === '') throw new UserError('INVALID_ARGUMENT', 'a goal needs a non-empty objective');
   return text;
 }

@@ -39,7 +39,11 @@ export class RoundDriver {
     const agentId = options.handle.agent.id;
     this.disposers = [
       context.on(agentStatus, (event) => {
-        if (event.agentId === agentId && event.status === 'idle') this.request();
+        if (event.agentId !== agentId || event.status !== 'idle') return;
+        // An idle agent has taken or dropped every follow-up: a reservation left now was
+        // dropped unseen (the inbox was cancelled) and must not hold back the next round.
+        this.reservation = undefined;
+        this.request();
       }),
       options.service.onChange(() => {
         if (!this.handle.log.closed) this.handle.log.flush();
