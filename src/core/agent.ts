@@ -179,7 +179,11 @@ export class Agent {
   private async drain(): Promise<void> {
     while (this.followups.length > 0) {
       const next = this.followups.shift() as QueuedFollowup;
-      if (next.admit && !next.admit()) continue;
+      if (next.admit && !next.admit()) {
+        // No turn runs now, so what was sent to steer one becomes a turn of its own.
+        for (const leftover of this.takeSteering()) this.followups.push(leftover);
+        continue;
+      }
       const incoming: IncomingMessage[] = [
         ...this.injected.map((message) => ({ ...logged(message), delivery: 'inject' as const })),
         { ...logged(queued(next.text, next)), delivery: 'followup' },

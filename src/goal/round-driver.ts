@@ -51,7 +51,7 @@ export class RoundDriver {
       }),
       context.on(agentMessageQueued, (event) => {
         if (event.agentId !== agentId || event.source !== undefined) return;
-        if (event.delivery === 'followup' && this.reservation) this.reservation.yielded = true;
+        if (event.delivery !== 'inject' && this.reservation) this.reservation.yielded = true;
       }),
       context.on(agentTurnEnd, ({ agentId: ended, outcome }) => {
         if (ended !== agentId || this.service.roundOf(outcome.turnId) === undefined) return;

@@ -77,6 +77,43 @@ test('a human message queued while a round is reserved runs first, is not a roun
   handle.close();
 });
 
+test('a human steer sent while a round is reserved gets its own turn before the round', async () => {
+  const { handle, service, driver } = startGoalAgent({
+    rules: [
+      { when: '^status\\?', reply: 'all good so far' },
+      { when: ROUND, reply: 'worked on round {{1}}' },
+    ],
+  });
+  let goalQueued = 0;
+  const stop = handle.context.on(agentMessageQueued, (event) => {
+    if (event.agentId !== handle.agent.id || event.source !== 'goal') return;
+    goalQueued += 1;
+    // Just after the round is queued the agent is marked running but has not taken the round
+    // yet (its drain is the next microtask): this is a real steer, not an idle follow-up.
+    if (goalQueued === 1) {
+      queueMicrotask(() => {
+        assert.equal(handle.agent.status, 'running');
+        handle.agent.steer('status?');
+      });
+    }
+  });
+  service.create({ objective: 'make the tests pass', maxRounds: 2, by: 'human' });
+  service.arm();
+  const settlement = await driver.whenSettled();
+  stop();
+  assert.equal(settlement.kind, 'round-cap');
+  const messages = userMessages(handle.log.events);
+  assert.deepEqual(
+    messages.map((message) =>
+      message.data.source === 'goal'
+        ? `round ${message.data.round}`
+        : `${message.data.text} (${message.data.delivery})`,
+    ),
+    ['status? (followup)', 'round 1', 'round 2'],
+  );
+  handle.close();
+});
+
 test('a goal change while a round is reserved drops the stale reservation unlogged', async () => {
   const { handle, service, driver } = startGoalAgent({
     rules: [
