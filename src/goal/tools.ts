@@ -83,6 +83,13 @@ export function goalTools(): ToolDefinition[] {
       revision: z.number().int().min(1).describe('The revision you read (get_goal).'),
       action: z.enum(updateActions),
       objective: z.string().min(1).optional().describe('The new objective (edit).'),
+      max_rounds: z
+        .number()
+        .int()
+        .min(1)
+        .max(MAX_ROUND_CAP)
+        .optional()
+        .describe('A new cap on the rounds in all (edit, resume), when the user asks for more.'),
       reason: z.string().optional().describe('Evidence (complete) or what blocks you (blocked).'),
     }),
     execute(args, execution) {
@@ -107,6 +114,7 @@ export function goalTools(): ToolDefinition[] {
           action,
           ...(args.objective !== undefined ? { objective: args.objective } : {}),
           ...(args.reason !== undefined ? { reason: args.reason } : {}),
+          ...(args.max_rounds !== undefined ? { maxRounds: args.max_rounds } : {}),
         },
         asker as GoalActor,
       );

@@ -182,6 +182,28 @@ test('update_goal resume from a turn holding the human message arms the goal', a
   handle.close();
 });
 
+test('update_goal resume with max_rounds raises the cap of a goal that reached it', async () => {
+  const { handle, service, driver } = startGoalAgent({
+    rules: [
+      callsUpdate('^two more rounds', {
+        goal_id: 'goal-1',
+        revision: 1,
+        action: 'resume',
+        max_rounds: 3,
+      }),
+      { when: ROUND, reply: 'worked on round {{1}}' },
+    ],
+  });
+  service.create({ objective: 'make the tests pass', maxRounds: 1, by: 'human' });
+  service.arm();
+  assert.equal((await driver.whenSettled()).kind, 'round-cap');
+  await handle.agent.prompt('two more rounds please');
+  assert.equal(service.goal?.maxRounds, 3);
+  assert.equal((await driver.whenSettled()).kind, 'round-cap');
+  assert.deepEqual(roundsLogged(handle.log.events), [1, 2, 3]);
+  handle.close();
+});
+
 /** A goal whose rounds report `blocked` with the reason `reasons[round - 1]`. */
 function blockingAgent(reasons: string[], blockedAfterConsecutiveRounds?: number) {
   const fixture = startGoalAgent(
