@@ -6,6 +6,7 @@
  */
 import type { JsonSchema } from '../llm/contract.js';
 import type { Context } from './context.js';
+import type { LoomErrorCode } from './errors.js';
 
 export type ToolOutput =
   | string
@@ -46,6 +47,6 @@ export interface ToolResult {
   content: string;
   isError: boolean;
   /** Set on errors the pipeline produced: `UNKNOWN_TOOL`, `TOOL_ARGUMENTS`, `TOOL_DENIED`, … */
-  errorCode?: string;
+  errorCode?: LoomErrorCode;
   metadata?: Record<string, unknown>;
 }

@@ -7,7 +7,7 @@
  */
 import type { ModelToolCall } from '../llm/contract.js';
 import { type Context, defineEmit, defineWaterfall, serviceKey } from './context.js';
-import { errorMessage, LoomError } from './errors.js';
+import { errorMessage, LoomError, type LoomErrorCode } from './errors.js';
 import { validateToolArguments } from './tool-arguments.js';
 import type { ToolDefinition, ToolExecution, ToolResult } from './tool-contract.js';
 
@@ -287,7 +287,7 @@ function raceAbort<T>(signal: AbortSignal, work: Promise<T>): Promise<T | typeof
   });
 }
 
-function errorResult(call: ModelToolCall, content: string, errorCode?: string): ToolResult {
+function errorResult(call: ModelToolCall, content: string, errorCode?: LoomErrorCode): ToolResult {
   const result: ToolResult = { callId: call.id, name: call.name, content, isError: true };
   if (errorCode !== undefined) result.errorCode = errorCode;
   return result;

@@ -21,6 +21,10 @@ export type WorkflowErrorCode =
   | 'RESULT_UNSERIALIZABLE'
   | 'CANCELLED';
 
+declare module '../core/errors.js' {
+  interface LoomErrorCodeMap extends Record<WorkflowErrorCode, true> {}
+}
+
 /**
  * A workflow failure with a stable code. `fatal` errors end the whole script: hooks throw them
  * for misuse and caps, and `parallel`/`pipeline` re-throw them instead of nulling an item.
