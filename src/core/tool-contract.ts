@@ -46,7 +46,10 @@ export interface ToolResult {
   name: string;
   content: string;
   isError: boolean;
-  /** Set on errors the pipeline produced: `UNKNOWN_TOOL`, `TOOL_ARGUMENTS`, `TOOL_DENIED`, … */
+  /**
+   * Set on errors the pipeline produced (`UNKNOWN_TOOL`, `TOOL_ARGUMENTS`, `TOOL_DENIED`, …) and
+   * on a tool's thrown `LoomError` (its code).
+   */
   errorCode?: LoomErrorCode;
   metadata?: Record<string, unknown>;
 }
