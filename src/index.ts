@@ -8,6 +8,7 @@ export {
   agentStatus,
   agentTurnEnd,
   agentTurnStopping,
+  type TurnEnding,
   type TurnOutcome,
 } from './core/agent-hooks.js';
 export {
@@ -39,6 +40,7 @@ export {
   errorMessage,
   LoomError,
   type LoomErrorCode,
+  type LoomErrorCodeMap,
   UserError,
 } from './core/errors.js';
 export { loomHome } from './core/home.js';

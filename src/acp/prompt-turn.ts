@@ -5,6 +5,7 @@
  */
 import { type ContentBlock, RequestError, type StopReason } from '@agentclientprotocol/sdk';
 import type { TurnOutcome } from '../core/agent-hooks.js';
+import { assertNever } from '../core/errors.js';
 
 /** Text blocks verbatim, resource links as their URI; any other block is refused by name. */
 export function promptTextOf(blocks: readonly ContentBlock[]): string {
@@ -37,10 +38,12 @@ export function stopReasonOf(outcome: TurnOutcome): StopReason {
     case 'max-tokens':
       return 'max_tokens';
     case 'error':
-      if (outcome.error?.code === 'STEP_LIMIT') return 'max_turn_requests';
+      if (outcome.error.code === 'STEP_LIMIT') return 'max_turn_requests';
       throw RequestError.internalError(
-        outcome.error?.code ? { code: outcome.error.code } : undefined,
-        outcome.error?.message ?? 'the turn failed',
+        outcome.error.code ? { code: outcome.error.code } : undefined,
+        outcome.error.message,
       );
+    default:
+      return assertNever(outcome, 'turn outcome');
   }
 }

@@ -113,7 +113,9 @@ export async function runCommand(
   output?.drain();
   renderer?.finish();
   const outcome = signals.received ? first : (last ?? first);
-  if (output && outcome.error) process.stderr.write(`error: ${outcome.error.message}\n`);
+  if (output && outcome.reason === 'error') {
+    process.stderr.write(`error: ${outcome.error.message}\n`);
+  }
   handle.close();
   if (signals.received && outcome.reason !== 'completed')
     return SIGNAL_EXIT_CODES[signals.received];

@@ -4,7 +4,7 @@
  * pending end event and result synchronously, then exits with 128 + the signal's number once output
  * has drained. The forced stop must never wait for anything; no handler may throw.
  */
-import { errorMessage } from '../core/errors.js';
+import { assertNever, errorMessage } from '../core/errors.js';
 import { exitAfterDrain, onStdoutClosed } from './standard-output.js';
 
 export type StopSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
@@ -47,6 +47,8 @@ export function describeStopSignal(signal: StopSignal): string {
       return 'terminated (SIGTERM)';
     case 'SIGHUP':
       return 'the terminal hung up (SIGHUP)';
+    default:
+      return assertNever(signal, 'stop signal');
   }
 }
 

@@ -6,6 +6,7 @@
  * shell-commands.ts): deny and ask apply when any one matches, allow only when all do.
  */
 import type { Context, Disposer } from '../core/context.js';
+import { assertNever } from '../core/errors.js';
 import { type PreExecuteDecision, toolPreExecute } from '../core/tool-pipeline.js';
 import type { PermissionRule } from './schema.js';
 import { normaliseWhitespace, splitShellCommands } from './shell-commands.js';
@@ -116,6 +117,8 @@ export function installPermissionRules(context: Context, rules: PermissionRule[]
           return { action: 'deny', reason: `denied by ${describe}` };
         case 'ask':
           return { action: 'ask', reason: `${describe} asks for approval` };
+        default:
+          return assertNever(hit.rule.action, 'permission action');
       }
     },
   );

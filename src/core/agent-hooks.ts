@@ -10,15 +10,18 @@ import type { Delivery, TurnEndReason, TurnError } from './session-events.js';
 
 export type AgentStatus = 'idle' | 'running';
 
-export interface TurnOutcome {
+/** How a turn ended; only an `error` ending carries an error. */
+export type TurnEnding =
+  | { reason: Exclude<TurnEndReason, 'error'> }
+  | { reason: 'error'; error: TurnError };
+
+export type TurnOutcome = TurnEnding & {
   turnId: string;
-  reason: TurnEndReason;
   /** The last assistant text of the turn. */
   text: string;
-  error?: TurnError;
   usage: Usage;
   steps: number;
-}
+};
 
 export interface TurnStoppingInput {
   agentId: string;
@@ -36,8 +39,5 @@ export interface MessageQueued {
 
 export const agentMessageQueued = defineEmit<MessageQueued>('agent/message-queued');
 export const agentStatus = defineEmit<{ agentId: string; status: AgentStatus }>('agent/status');
-export const agentTurnStopping = defineSerial<
-  TurnStoppingInput,
-  { reason: TurnEndReason; error?: TurnError }
->('agent/turn-stopping');
+export const agentTurnStopping = defineSerial<TurnStoppingInput, TurnEnding>('agent/turn-stopping');
 export const agentTurnEnd = defineEmit<{ agentId: string; outcome: TurnOutcome }>('agent/turn-end');

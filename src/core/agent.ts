@@ -157,7 +157,6 @@ export class Agent {
           text: '',
           usage: { input: 0, output: 0 },
           steps: 0,
-          error: { code: 'ABORTED', message: cause },
         });
       }
     }

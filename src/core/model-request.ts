@@ -4,6 +4,7 @@
  * `assistant/message`. A failed or aborted stream is returned as data, never thrown.
  */
 import { emptyUsage, type ModelRequest, type ModelToolCall } from '../llm/contract.js';
+import { assertNever } from './errors.js';
 import type { SessionEventMap, TurnError } from './session-events.js';
 import type { StepOutcome, TurnEnvironment } from './turn.js';
 
@@ -72,7 +73,7 @@ export async function requestModel(
         };
         if (reasoning) message.reasoning = reasoning;
         log.append('assistant/message', message);
-        return { text, toolCalls, finishReason: part.reason, usage: part.usage };
+        return { kind: 'finished', text, toolCalls, finishReason: part.reason, usage: part.usage };
       }
       case 'error': {
         const error: TurnError = {
@@ -80,18 +81,20 @@ export async function requestModel(
           message: part.error.message,
         };
         return {
+          kind: 'error',
           text,
-          toolCalls: [],
           finishReason: 'error',
           usage: part.usage ?? emptyUsage(),
           error,
         };
       }
+      default:
+        return assertNever(part, 'model stream part');
     }
   }
   const error: TurnError = {
     code: 'PROVIDER_ERROR',
     message: `${model.id} ended its stream without finishing`,
   };
-  return { text, toolCalls: [], finishReason: 'error', usage: emptyUsage(), error };
+  return { kind: 'error', text, finishReason: 'error', usage: emptyUsage(), error };
 }

@@ -11,6 +11,7 @@ import type {
   ModelToolSpec,
   Usage,
 } from '../llm/contract.js';
+import type { LoomErrorCode } from './errors.js';
 
 export const SESSION_FORMAT_VERSION = 1;
 
@@ -33,7 +34,7 @@ export type TurnEndReason = 'completed' | 'aborted' | 'error' | 'max-tokens' | '
 
 export interface TurnError {
   message: string;
-  code?: string;
+  code?: LoomErrorCode;
 }
 
 export interface SessionEventMap {
@@ -83,7 +84,7 @@ export interface SessionEventMap {
     name: string;
     content: string;
     isError: boolean;
-    errorCode?: string;
+    errorCode?: LoomErrorCode;
   };
   'step/end': { turnId: string; step: number; finishReason: FinishReason; usage: Usage };
   'turn/end': {

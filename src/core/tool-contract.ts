@@ -6,6 +6,7 @@
  */
 import type { JsonSchema } from '../llm/contract.js';
 import type { Context } from './context.js';
+import type { LoomErrorCode } from './errors.js';
 
 export type ToolOutput =
   | string
@@ -45,7 +46,10 @@ export interface ToolResult {
   name: string;
   content: string;
   isError: boolean;
-  /** Set on errors the pipeline produced: `UNKNOWN_TOOL`, `TOOL_ARGUMENTS`, `TOOL_DENIED`, … */
-  errorCode?: string;
+  /**
+   * Set on errors the pipeline produced (`UNKNOWN_TOOL`, `TOOL_ARGUMENTS`, `TOOL_DENIED`, …) and
+   * on a tool's thrown `LoomError` (its code).
+   */
+  errorCode?: LoomErrorCode;
   metadata?: Record<string, unknown>;
 }

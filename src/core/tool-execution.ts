@@ -7,7 +7,7 @@
  */
 import type { ModelToolCall } from '../llm/contract.js';
 import { type Context, defineEmit, defineWaterfall, serviceKey } from './context.js';
-import { errorMessage, LoomError } from './errors.js';
+import { errorMessage, LoomError, type LoomErrorCode } from './errors.js';
 import { validateToolArguments } from './tool-arguments.js';
 import type { ToolDefinition, ToolExecution, ToolResult } from './tool-contract.js';
 
@@ -74,6 +74,15 @@ export interface ToolCallEnvironment {
 }
 
 const ABORTED: unique symbol = Symbol('aborted');
+
+/** What admission decides: the call runs with this request, or it stops with this result. */
+type Admission =
+  | { kind: 'admitted'; request: ToolCallRequest }
+  | { kind: 'stopped'; result: ToolResult };
+
+function stopped(result: ToolResult): Admission {
+  return { kind: 'stopped', result };
+}
 
 export async function runToolCall(environment: ToolCallEnvironment): Promise<ToolResult> {
   return new ToolCall(environment).run();
@@ -148,9 +157,10 @@ class ToolCall {
       turnId: environment.turnId,
       tool,
     });
-    if ('content' in admission) return admission;
-    if (admission.arguments !== this.execution.arguments) {
-      this.execution = Object.freeze({ ...this.execution, arguments: admission.arguments });
+    if (admission.kind === 'stopped') return admission.result;
+    const admitted = admission.request.arguments;
+    if (admitted !== this.execution.arguments) {
+      this.execution = Object.freeze({ ...this.execution, arguments: admitted });
     }
     if (this.controller.signal.aborted) return cancelled(call, 'before it ran');
     const executed = await stage('tools/execute', () =>
@@ -169,7 +179,7 @@ class ToolCall {
   }
 
   /** The admitted request, or the error result that stops the call. */
-  private async admit(request: ToolCallRequest): Promise<ToolCallRequest | ToolResult> {
+  private async admit(request: ToolCallRequest): Promise<Admission> {
     const { context } = this.environment;
     let admitted = request;
     const decision: unknown = await stage('tools/pre-execute', () =>
@@ -183,10 +193,10 @@ class ToolCall {
       case 'allow':
         break;
       case 'deny':
-        return denied(this.call, `${this.call.name} was denied: ${reasonOf(verdict)}`);
+        return stopped(denied(this.call, `${this.call.name} was denied: ${reasonOf(verdict)}`));
       case 'ask': {
         const refusal = await this.ask(admitted, reasonOf(verdict));
-        if (refusal) return refusal;
+        if (refusal) return stopped(refusal);
         break;
       }
       default:
@@ -197,9 +207,10 @@ class ToolCall {
       if (outcome === undefined) continue;
       const reason = (outcome as { deny?: unknown }).deny;
       if (typeof reason !== 'string') throw new Error(`a guard returned ${render(outcome)}`);
-      return denied(this.call, `${this.call.name} was denied: ${reason || 'blocked by a guard'}`);
+      const message = `${this.call.name} was denied: ${reason || 'blocked by a guard'}`;
+      return stopped(denied(this.call, message));
     }
-    return admitted;
+    return { kind: 'admitted', request: admitted };
   }
 
   private async ask(request: ToolCallRequest, reason: string): Promise<ToolResult | undefined> {
@@ -287,7 +298,7 @@ function raceAbort<T>(signal: AbortSignal, work: Promise<T>): Promise<T | typeof
   });
 }
 
-function errorResult(call: ModelToolCall, content: string, errorCode?: string): ToolResult {
+function errorResult(call: ModelToolCall, content: string, errorCode?: LoomErrorCode): ToolResult {
   const result: ToolResult = { callId: call.id, name: call.name, content, isError: true };
   if (errorCode !== undefined) result.errorCode = errorCode;
   return result;

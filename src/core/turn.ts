@@ -7,16 +7,17 @@
 import {
   addUsage,
   emptyUsage,
+  type FinishReason,
   type ModelClient,
   type ModelToolCall,
   type Usage,
 } from '../llm/contract.js';
-import { agentTurnStopping, type TurnOutcome } from './agent-hooks.js';
+import { agentTurnStopping, type TurnEnding, type TurnOutcome } from './agent-hooks.js';
 import type { Context } from './context.js';
 import { errorMessage } from './errors.js';
 import type { MessageProjection } from './messages.js';
 import { requestModel } from './model-request.js';
-import type { Delivery, SessionEventMap, TurnEndReason, TurnError } from './session-events.js';
+import type { Delivery, SessionEventMap, TurnError } from './session-events.js';
 import type { SessionLog } from './session-log.js';
 import type { SystemPrompt } from './system-prompt.js';
 import type { ToolPipeline } from './tool-pipeline.js';
@@ -61,13 +62,16 @@ function userMessage(message: IncomingMessage, turnId: string): SessionEventMap[
   return data;
 }
 
-export interface StepOutcome {
-  text: string;
-  toolCalls: ModelToolCall[];
-  finishReason: 'stop' | 'tool-calls' | 'length' | 'content-filter' | 'error' | 'other';
-  usage: Usage;
-  error?: TurnError;
-}
+/** One model request's result: the model finished (possibly calling tools), or it failed. */
+export type StepOutcome =
+  | {
+      kind: 'finished';
+      text: string;
+      toolCalls: ModelToolCall[];
+      finishReason: FinishReason;
+      usage: Usage;
+    }
+  | { kind: 'error'; text: string; finishReason: 'error'; usage: Usage; error: TurnError };
 
 export async function runTurn(
   environment: TurnEnvironment,
@@ -84,7 +88,7 @@ export async function runTurn(
   let steps = 0;
   let text = '';
   let concluded = false;
-  let ending: { reason: TurnEndReason; error?: TurnError } = { reason: 'completed' };
+  let ending: TurnEnding = { reason: 'completed' };
   try {
     while (true) {
       if (signal.aborted) {
@@ -109,7 +113,7 @@ export async function runTurn(
         ending = { reason: 'aborted' };
         break;
       }
-      if (step.error) {
+      if (step.kind === 'error') {
         ending = { reason: 'error', error: step.error };
         break;
       }
@@ -139,12 +143,13 @@ export async function runTurn(
     usage,
     steps,
   };
-  if (ending.error) endData.error = ending.error;
+  if (ending.reason === 'error') endData.error = ending.error;
   log.append('turn/end', endData);
   log.flush();
-  const outcome: TurnOutcome = { turnId, reason: ending.reason, text, usage, steps };
-  if (ending.error) outcome.error = ending.error;
-  return outcome;
+  const outcome = { turnId, text, usage, steps };
+  return ending.reason === 'error'
+    ? { ...outcome, reason: ending.reason, error: ending.error }
+    : { ...outcome, reason: ending.reason };
 }
 
 async function runStep(
@@ -156,15 +161,14 @@ async function runStep(
 ): Promise<StepOutcome> {
   const { log } = environment;
   log.append('step/start', { turnId, step });
-  let outcome: StepOutcome = {
-    text: '',
-    toolCalls: [],
+  let ended: Pick<StepOutcome, 'finishReason' | 'usage'> = {
     finishReason: 'error',
     usage: emptyUsage(),
   };
   try {
-    outcome = await requestModel(environment, turnId, step, signal);
-    if (outcome.toolCalls.length > 0 && !outcome.error) {
+    const outcome = await requestModel(environment, turnId, step, signal);
+    ended = outcome;
+    if (outcome.kind === 'finished' && outcome.toolCalls.length > 0) {
       for (const call of outcome.toolCalls) {
         log.append('tool/call', {
           turnId,
@@ -194,14 +198,14 @@ async function runStep(
         },
       });
     }
+    return outcome;
   } finally {
     log.append('step/end', {
       turnId,
       step,
-      finishReason: outcome.finishReason,
-      usage: outcome.usage,
+      finishReason: ended.finishReason,
+      usage: ended.usage,
     });
     log.flush();
   }
-  return outcome;
 }

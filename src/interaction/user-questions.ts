@@ -28,6 +28,10 @@ export interface UserQuestions {
 
 export type UserQuestionErrorCode = 'DELEGATED_CALLER' | 'NO_HUMAN';
 
+declare module '../core/errors.js' {
+  interface LoomErrorCodeMap extends Record<UserQuestionErrorCode, true> {}
+}
+
 export class UserQuestionError extends LoomError<UserQuestionErrorCode> {}
 
 export const userQuestionsKey = serviceKey<UserQuestions>('interaction/user-questions');

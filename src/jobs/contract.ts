@@ -39,6 +39,10 @@ export interface JobController {
 
 export type JobErrorCode = 'NO_CONTROLLER' | 'JOB_CAP' | 'UNKNOWN_JOB' | 'NOT_OWNER' | 'JOB_START';
 
+declare module '../core/errors.js' {
+  interface LoomErrorCodeMap extends Record<JobErrorCode, true> {}
+}
+
 export class JobError extends LoomError<JobErrorCode> {}
 
 export interface JobRead {

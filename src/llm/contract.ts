@@ -49,6 +49,13 @@ export interface Usage {
 
 export type FinishReason = 'stop' | 'tool-calls' | 'length' | 'content-filter' | 'error' | 'other';
 
+/** A model spec that cannot be parsed or resolved, and a provider whose credential is unset. */
+export type ModelSetupErrorCode = 'MODEL_SPEC' | 'MISSING_CREDENTIAL';
+
+declare module '../core/errors.js' {
+  interface LoomErrorCodeMap extends Record<ModelSetupErrorCode, true> {}
+}
+
 export interface ModelErrorInfo {
   message: string;
   /** HTTP status when the provider answered with one. */

@@ -262,7 +262,7 @@ export function settledNotice(
 ): string {
   const label = entry.descriptor.description ? ` (${entry.descriptor.description})` : '';
   const status = outcome.reason === 'completed' ? 'finished' : `stopped: ${outcome.reason}`;
-  const detail = outcome.error ? `\n${outcome.error.message}` : '';
+  const detail = outcome.reason === 'error' ? `\n${outcome.error.message}` : '';
   const body = outcome.text ? `\n${outcome.text}` : '';
   return `[subagent ${entry.id}${label} ${status}]${detail}${body}`;
 }

@@ -111,6 +111,10 @@ export type SubagentErrorCode =
   | 'NOT_AUTHORIZED'
   | 'DELEGATED_CALLER';
 
+declare module '../core/errors.js' {
+  interface LoomErrorCodeMap extends Record<SubagentErrorCode, true> {}
+}
+
 /** A request that cannot be served; the message names the field or agent at fault. */
 export class SubagentError extends LoomError<SubagentErrorCode> {}
 

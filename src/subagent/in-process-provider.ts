@@ -160,7 +160,10 @@ function toResult(
     };
   }
   if (outcome.reason !== 'completed') {
-    const diagnostic = outcome.error?.message ?? `the subagent stopped: ${outcome.reason}`;
+    const diagnostic =
+      outcome.reason === 'error'
+        ? outcome.error.message
+        : `the subagent stopped: ${outcome.reason}`;
     return { ...base, output: outcome.text, stopReason: 'error', diagnostic };
   }
   const captured = capture?.outcome();

@@ -21,6 +21,13 @@ export type WorkflowErrorCode =
   | 'RESULT_UNSERIALIZABLE'
   | 'CANCELLED';
 
+declare module '../core/errors.js' {
+  interface LoomErrorCodeMap extends Record<WorkflowErrorCode, true> {}
+}
+
+/** Why a run stopped with an error: a declared code, or `SCRIPT_ERROR` for the script's own throw. */
+export type WorkflowRunErrorCode = WorkflowErrorCode | 'SCRIPT_ERROR';
+
 /**
  * A workflow failure with a stable code. `fatal` errors end the whole script: hooks throw them
  * for misuse and caps, and `parallel`/`pipeline` re-throw them instead of nulling an item.
@@ -97,7 +104,7 @@ export interface WorkflowResult {
   stopReason: WorkflowStopReason;
   /** The script's return value (JSON), or null when it did not complete. */
   value: unknown;
-  error?: { code: WorkflowErrorCode | 'SCRIPT_ERROR'; message: string };
+  error?: { code: WorkflowRunErrorCode; message: string };
   agentsStarted: number;
   failures: WorkflowFailure[];
   usage: Usage;
@@ -148,7 +155,7 @@ export type WorkflowAgentEndEvent = AgentEvent & {
 export type WorkflowEndEvent = RunEvent & {
   stopReason: WorkflowStopReason;
   agentsStarted: number;
-  error?: { code: string; message: string };
+  error?: { code: WorkflowRunErrorCode; message: string };
 };
 
 export const workflowStart = defineEmit<WorkflowStartEvent>('workflow/start');

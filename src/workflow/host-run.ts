@@ -5,7 +5,7 @@
  * the grace period, ending in `worker.terminate()`. Every path ends with one `workflow/end`.
  */
 import type { Worker } from 'node:worker_threads';
-import { errorMessage } from '../core/errors.js';
+import { assertNever, errorMessage } from '../core/errors.js';
 import {
   type WorkflowResult,
   type WorkflowRun,
@@ -158,6 +158,8 @@ export class HostRun implements WorkflowRun {
       case WorkerMessage.Done:
         this.finish(this.outcomeOfDone(message.payload));
         return;
+      default:
+        assertNever(message, 'worker message');
     }
   };
 

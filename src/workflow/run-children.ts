@@ -7,7 +7,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import type { Context } from '../core/context.js';
-import { errorMessage } from '../core/errors.js';
+import { assertNever, errorMessage } from '../core/errors.js';
 import type { Usage } from '../llm/contract.js';
 import {
   SubagentError,
@@ -285,5 +285,7 @@ function judge(
       return { outcome: 'failed', reason: result.diagnostic ?? 'the agent stopped with an error' };
     case 'cancelled':
       return { outcome: 'cancelled', reason: result.diagnostic ?? 'the agent was cancelled' };
+    default:
+      return assertNever(result.stopReason, 'subagent stop reason');
   }
 }

@@ -5,6 +5,7 @@
  * events only; never changes a run.
  */
 import type { Context, Disposer } from '../core/context.js';
+import { assertNever } from '../core/errors.js';
 import {
   type WorkflowEventRecord,
   workflowAgentEnd,
@@ -90,5 +91,7 @@ export function describeWorkflowEvent(event: WorkflowEventRecord): string {
       const error = event.error ? `: ${event.error.code}: ${event.error.message}` : '';
       return `workflow ${event.stopReason}: ${event.agentsStarted} agents started${error}`;
     }
+    default:
+      return assertNever(event, 'workflow event');
   }
 }

@@ -6,6 +6,7 @@
  * drops raise an unhandled rejection. The vm is not a security boundary (see README.md).
  */
 import vm from 'node:vm';
+import { assertNever } from '../core/errors.js';
 import { createParallelHook, createPipelineHook } from './combinators.js';
 import { WorkflowError, type WorkflowLimits } from './contract.js';
 import {
@@ -115,6 +116,8 @@ class WorkerSession implements HookHost {
       case HostMessage.Cancel:
         this.cancel(message.payload.reason);
         return;
+      default:
+        assertNever(message, 'host message');
     }
   };
 

@@ -6,7 +6,7 @@
  */
 import type { BackgroundOutcome, BackgroundRunner } from '../core/background.js';
 import type { Context } from '../core/context.js';
-import { errorMessage } from '../core/errors.js';
+import { assertNever, errorMessage } from '../core/errors.js';
 import type { ToolOutput } from '../core/tool-contract.js';
 import type {
   WorkflowResult,
@@ -78,6 +78,8 @@ function outcomeOf(result: WorkflowResult, rendered: ToolOutput): BackgroundOutc
       return { status: 'failed', summary };
     case 'cancelled':
       return { status: 'killed', summary };
+    default:
+      return assertNever(result.stopReason, 'workflow stop reason');
   }
 }
 

@@ -196,7 +196,7 @@ test('agent/turn-stopping may change how a turn ends before turn/end is logged',
   const handle = agentFixture({ model: { rules: [{ when: '.*', reply: 'plain answer' }] } });
   handle.context.handle(agentTurnStopping, (_input, value) =>
     value.reason === 'completed'
-      ? { reason: 'error' as const, error: { code: 'NO_CAPTURE', message: 'no value' } }
+      ? { reason: 'error' as const, error: { code: 'NO_STRUCTURED_OUTPUT', message: 'no value' } }
       : value,
   );
   const outcome = await handle.agent.prompt('answer');
@@ -204,7 +204,7 @@ test('agent/turn-stopping may change how a turn ends before turn/end is logged',
   assert.equal(outcome.reason, 'error');
   const end = handle.log.events.at(-1) as SessionEvent<'turn/end'>;
   assert.equal(end.data.reason, 'error');
-  assert.equal(end.data.error?.code, 'NO_CAPTURE');
+  assert.equal(end.data.error?.code, 'NO_STRUCTURED_OUTPUT');
 });
 
 test('followup, steer and inject deliver messages as documented', async () => {

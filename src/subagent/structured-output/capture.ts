@@ -4,11 +4,14 @@
  * retries of invalid arguments, and a turn rule that makes a missing or invalid answer an error.
  * Registers on the agent's own scoped parts only; must never report a value whose call failed.
  */
-import { agentTurnStopping, type TurnStoppingInput } from '../../core/agent-hooks.js';
+import {
+  agentTurnStopping,
+  type TurnEnding,
+  type TurnStoppingInput,
+} from '../../core/agent-hooks.js';
 import type { Disposer } from '../../core/context.js';
 import type { AgentHandle } from '../../core/create-agent.js';
 import { assertNever, LoomError, UserError } from '../../core/errors.js';
-import type { TurnEndReason, TurnError } from '../../core/session-events.js';
 import { validateToolArguments } from '../../core/tool-arguments.js';
 import type { ToolDefinition, ToolExecution } from '../../core/tool-contract.js';
 import {
@@ -56,13 +59,15 @@ export interface StructuredCapture {
 
 export type StructuredOutputErrorCode = 'NO_STRUCTURED_OUTPUT' | 'INVALID_STRUCTURED_OUTPUT';
 
+declare module '../../core/errors.js' {
+  interface LoomErrorCodeMap extends Record<StructuredOutputErrorCode, true> {}
+}
+
 type Phase =
   | { kind: 'open' }
   | { kind: 'pending' }
   | { kind: 'committed'; value: unknown }
   | { kind: 'exhausted'; problems: string };
-
-type TurnEnding = { reason: TurnEndReason; error?: TurnError };
 
 /**
  * Throws `UNSUPPORTED_SCHEMA` for a schema outside the subset, `INVALID_ARGUMENT` for a bad

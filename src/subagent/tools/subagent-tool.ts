@@ -16,7 +16,7 @@ import {
   backgroundRunnerKey,
 } from '../../core/background.js';
 import { defineTool } from '../../core/define-tool.js';
-import { errorMessage } from '../../core/errors.js';
+import { assertNever, errorMessage } from '../../core/errors.js';
 import { isEvent } from '../../core/session-events.js';
 import type { ToolDefinition } from '../../core/tool-contract.js';
 import type { SubagentResult, SubagentRun, SubagentStartRequest } from '../contract.js';
@@ -195,5 +195,7 @@ function outcomeOf(result: SubagentResult): BackgroundOutcome {
       return { status: 'failed', summary: result.diagnostic ?? 'the subagent failed' };
     case 'cancelled':
       return { status: 'killed', summary: result.diagnostic ?? 'the subagent was cancelled' };
+    default:
+      return assertNever(result.stopReason, 'subagent stop reason');
   }
 }

@@ -109,7 +109,8 @@ test('maxAttempts bounds the retries', async () => {
   attachStructuredOutput(handle, reportSchema, { maxAttempts: 2 });
   const outcome = await handle.agent.prompt('report');
   handle.close();
-  assert.equal(outcome.error?.code, 'INVALID_STRUCTURED_OUTPUT');
+  assert.equal(outcome.reason, 'error');
+  assert.equal(outcome.error.code, 'INVALID_STRUCTURED_OUTPUT');
   assert.equal(outcome.steps, 2);
 });
 
@@ -205,7 +206,8 @@ test('a post-execute policy that turns the result into an error does not commit'
   const outcome = await handle.agent.prompt('report');
   handle.close();
   assert.deepEqual(capture.outcome(), { kind: 'missing' });
-  assert.match(outcome.error?.message ?? '', /blocked by policy/);
+  assert.equal(outcome.reason, 'error');
+  assert.match(outcome.error.message, /blocked by policy/);
 });
 
 test('a pre-execute rewrite to an invalid value is caught by the body and counted', async () => {
