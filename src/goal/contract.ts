@@ -65,6 +65,10 @@ export type GoalErrorCode =
   | 'GOAL_PHASE'
   | 'GOAL_REPLAY';
 
+declare module '../core/errors.js' {
+  interface LoomErrorCodeMap extends Record<GoalErrorCode, true> {}
+}
+
 export class GoalError extends LoomError<GoalErrorCode> {}
 
 export interface GoalSettings {
