@@ -284,5 +284,7 @@ function checkTools(tools: unknown, path: string, problems: Problems): void {
 
 /** A malformed `{{lastToolResult.PATH}}` can never be filled in, so it fails the file now. */
 function checkPlaceholders(value: unknown, path: string, problems: Problems): void {
-  for (const problem of findMalformedPaths(value, path)) problems.add(problem.field, problem.message);
+  for (const problem of findMalformedPaths(value, path)) {
+    problems.add(problem.field, problem.message);
+  }
 }

@@ -88,7 +88,9 @@ export class Substitution {
       const whole = wholePlaceholder.exec(value);
       return whole ? this.read(value, whole[1] ?? '', field) : this.text(value, field);
     }
-    if (Array.isArray(value)) return value.map((item, index) => this.deep(item, `${field}[${index}]`));
+    if (Array.isArray(value)) {
+      return value.map((item, index) => this.deep(item, `${field}[${index}]`));
+    }
     if (!isObject(value)) return value;
     const entries = Object.entries(value).map(([key, item]) => [
       key,
