@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { UserError } from '../../src/core/errors.js';
 import type { ToolDefinition } from '../../src/core/tool-contract.js';
 import type {
@@ -9,7 +11,7 @@ import type {
   ModelToolSpec,
 } from '../../src/llm/contract.js';
 import { createScriptedModel } from '../../src/testing/scripted-model.js';
-import type { ScriptedModelFile } from '../../src/testing/scripted-rules.js';
+import type { ScriptedModelFile, ScriptedRule } from '../../src/testing/scripted-rules.js';
 import { agentFixture } from '../core/agent-fixture.js';
 
 const user = (content: string): ModelMessage => ({ role: 'user', content });
@@ -250,14 +252,24 @@ describe('scripted model: {{lastToolResult.PATH}}', () => {
   });
 });
 
+/** The README's example rule that passes a returned id on to the next call. */
+function readmeExampleRule(): ScriptedRule {
+  const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+  const blocks = [...readme.matchAll(/```json\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
+  const example = blocks.find((block) => block.includes('{{lastToolResult.goal.id}}'));
+  assert.ok(example, 'the README shows {{lastToolResult.PATH}} in a JSON example');
+  return JSON.parse(example) as ScriptedRule;
+}
+
 describe('scripted model: an id from one tool call passed to the next', () => {
-  test('an agent creates a goal, then updates it with the returned id and revision', async () => {
+  test('the README example creates a goal, then updates it with the returned id and revision', async () => {
     const updates: unknown[] = [];
     const createGoal: ToolDefinition = {
       name: 'create_goal',
       description: 'Creates a goal.',
       parameters: { type: 'object', properties: { title: { type: 'string' } } },
-      execute: () => JSON.stringify({ goal: { id: 'goal-42', revision: 1 } }),
+      execute: (args: { title: string }) =>
+        JSON.stringify({ goal: { id: 'goal-42', revision: 1, title: args.title } }),
     };
     const updateGoal: ToolDefinition = {
       name: 'update_goal',
@@ -265,37 +277,16 @@ describe('scripted model: an id from one tool call passed to the next', () => {
       parameters: { type: 'object' },
       execute: (args) => {
         updates.push(args);
-        return 'updated';
+        return JSON.stringify({ goal: { id: 'goal-42', revision: 2 } });
       },
     };
-    const handle = agentFixture({
-      model: {
-        rules: [
-          {
-            when: 'plan (.*)',
-            steps: [
-              { tools: [{ name: 'create_goal', arguments: { title: '{{1}}' } }] },
-              {
-                tools: [
-                  {
-                    name: 'update_goal',
-                    arguments: {
-                      goal_id: '{{lastToolResult.goal.id}}',
-                      revision: '{{lastToolResult.goal.revision}}',
-                    },
-                  },
-                ],
-              },
-              { reply: 'done' },
-            ],
-          },
-        ],
-      },
-      tools: [createGoal, updateGoal],
-    });
+    const model = createScriptedModel({ rules: [readmeExampleRule()] });
+    const handle = agentFixture({ model, tools: [createGoal, updateGoal] });
     const outcome = await handle.agent.prompt('plan the release');
     handle.close();
     assert.equal(outcome.reason, 'completed');
     assert.deepEqual(updates, [{ goal_id: 'goal-42', revision: 1 }]);
+    assert.equal(outcome.text, 'planned goal goal-42');
+    assert.deepEqual(model.unusedRules(), []);
   });
 });
