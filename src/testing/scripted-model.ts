@@ -42,7 +42,7 @@ export interface ScriptedModelClient extends ModelClient {
    * not), in the order sent; recorded when `stream()` is called.
    */
   readonly calls: readonly ScriptedCall[];
-  /** Rules that never answered, and steps of answering rules that never did; `default` is not listed. */
+  /** Rules that never answered, and steps of answering rules that never did (not `default`). */
   unusedRules(): UnusedScriptedRule[];
 }
 
@@ -72,7 +72,8 @@ interface Choice {
 /** What `stream()` decided when it was called: nothing yet (aborted), a choice, or a failure. */
 type Decision =
   | { kind: 'aborted' }
-  | { kind: 'chosen'; conversation: Conversation; choice: Choice | undefined }
+  /** `step`: the index in the chosen response's `steps` (0 without steps or without a choice). */
+  | { kind: 'chosen'; conversation: Conversation; choice: Choice | undefined; step: number }
   | { kind: 'failed'; error: unknown };
 
 /** A string source is a file path, loaded and validated now; problems throw a UserError. */
@@ -115,7 +116,7 @@ export function createScriptedModel(
       const choice = choose(conversation);
       const step = choice ? stepIndexOf(choice.response, conversation.stepIndex) : 0;
       record.add(request, conversation.prompt, choice?.answerer ?? { kind: 'unmatched' }, step);
-      return { kind: 'chosen', conversation, choice };
+      return { kind: 'chosen', conversation, choice, step };
     } catch (error) {
       return { kind: 'failed', error };
     }
@@ -138,14 +139,13 @@ export function createScriptedModel(
         yield aborted();
         return;
       }
-      const { conversation, choice } = decision;
+      const { conversation, choice, step: stepIndex } = decision;
       if (!choice) {
         const prompt = quote(conversation.prompt);
         const message = `scripted model ${label}: no rule matches the prompt ${prompt} and there is no default`;
         yield failure({ message, retryable: false }, { input: inputTokens, output: 0 });
         return;
       }
-      const stepIndex = stepIndexOf(choice.response, conversation.stepIndex);
       const step = pickStep(choice.response, stepIndex);
       const delayed = step.delayMs ? await delay(step.delayMs, request.signal) : true;
       if ('hang' in step || !delayed) {
