@@ -9,7 +9,16 @@ export {
   checkSessionInvariants,
   type PairRule,
 } from './invariants.js';
-export { createScriptedModel, type ScriptedModelOptions } from './scripted-model.js';
+export type {
+  ScriptedAnswerer,
+  ScriptedCall,
+  UnusedScriptedRule,
+} from './scripted-calls.js';
+export {
+  createScriptedModel,
+  type ScriptedModelClient,
+  type ScriptedModelOptions,
+} from './scripted-model.js';
 export {
   loadScriptedModel,
   parseScriptedModel,

@@ -1,10 +1,11 @@
 /**
  * The scripted model: a ModelClient that answers each request from the rules of a scripted model
  * file, so runs, demos and tests work offline and deterministically. Rules are validated when the
- * client is made; `stream()` must never throw: every failure, an unmatched prompt and an abort
- * (at any point) end the stream with exactly one `error` part.
+ * client is made; `stream()` must never throw: every failure, an unmatched prompt, a placeholder
+ * that cannot be filled in and an abort (at any point) end the stream with exactly one `error`
+ * part. Each request is recorded (`calls`) when `stream()` is called.
  */
-import { errorMessage } from '../core/errors.js';
+import { assertNever, errorMessage } from '../core/errors.js';
 import type {
   ModelClient,
   ModelErrorInfo,
@@ -14,6 +15,12 @@ import type {
   Usage,
 } from '../llm/contract.js';
 import {
+  CallRecord,
+  type ScriptedAnswerer,
+  type ScriptedCall,
+  type UnusedScriptedRule,
+} from './scripted-calls.js';
+import {
   loadScriptedModel,
   type ScriptedModelFile,
   type ScriptedResponse,
@@ -21,10 +28,22 @@ import {
   type ScriptedStep,
   validateScriptedModel,
 } from './scripted-rules.js';
+import { Substitution } from './scripted-substitution.js';
 
 export interface ScriptedModelOptions {
   /** Names the model in its id (`scripted:<name>`). Default: the file path, or `inline`. */
   name?: string;
+}
+
+/** A ModelClient that also reports what it was asked, for tests to assert their script ran. */
+export interface ScriptedModelClient extends ModelClient {
+  /**
+   * Every request that reached a rule (one whose signal was already aborted when it was sent is
+   * not), in the order sent; recorded when `stream()` is called.
+   */
+  readonly calls: readonly ScriptedCall[];
+  /** Rules that never answered, and steps of answering rules that never did (not `default`). */
+  unusedRules(): UnusedScriptedRule[];
 }
 
 const structuredOutputTool = 'structured_output';
@@ -35,13 +54,7 @@ interface Conversation {
   prompt: string;
   /** Assistant messages after the latest user message: which request of the turn this is. */
   stepIndex: number;
-  lastToolResult: string;
-}
-
-interface Substitutions {
-  prompt: string;
-  captures: ReadonlyArray<string | undefined>;
-  lastToolResult: string;
+  lastToolResult: string | undefined;
 }
 
 interface CompiledRule {
@@ -50,11 +63,24 @@ interface CompiledRule {
   answered: number;
 }
 
+interface Choice {
+  answerer: ScriptedAnswerer;
+  response: ScriptedResponse;
+  captures: string[];
+}
+
+/** What `stream()` decided when it was called: nothing yet (aborted), a choice, or a failure. */
+type Decision =
+  | { kind: 'aborted' }
+  /** `step`: the index in the chosen response's `steps` (0 without steps or without a choice). */
+  | { kind: 'chosen'; conversation: Conversation; choice: Choice | undefined; step: number }
+  | { kind: 'failed'; error: unknown };
+
 /** A string source is a file path, loaded and validated now; problems throw a UserError. */
 export function createScriptedModel(
   source: string | ScriptedModelFile,
   options: ScriptedModelOptions = {},
-): ModelClient {
+): ScriptedModelClient {
   const label = options.name ?? (typeof source === 'string' ? source : 'inline');
   const file =
     typeof source === 'string' ? loadScriptedModel(source) : validateScriptedModel(source, label);
@@ -63,23 +89,43 @@ export function createScriptedModel(
     pattern: new RegExp(rule.when),
     answered: 0,
   }));
+  const record = new CallRecord(file);
   let callCounter = 0;
   const nextCallId = () => `call_${++callCounter}`;
 
-  const choose = (conversation: Conversation) => {
-    for (const entry of rules) {
+  const choose = (conversation: Conversation): Choice | undefined => {
+    for (const [index, entry] of rules.entries()) {
       const match = entry.pattern.exec(conversation.prompt);
       if (!match) continue;
       const counted = !('steps' in entry.rule) || conversation.stepIndex === 0;
       const { times } = entry.rule;
       if (counted && times !== undefined && entry.answered >= times) continue;
       if (counted) entry.answered++;
-      return { response: entry.rule, captures: [...match] };
+      const answerer = { kind: 'rule' as const, index, when: entry.rule.when };
+      return { answerer, response: entry.rule, captures: [...match] };
     }
-    return file.default ? { response: file.default, captures: [] } : undefined;
+    return file.default
+      ? { answerer: { kind: 'default' }, response: file.default, captures: [] }
+      : undefined;
   };
 
-  async function* stream(request: ModelRequest): AsyncGenerator<ModelStreamPart> {
+  const decide = (request: ModelRequest): Decision => {
+    try {
+      if (request.signal.aborted) return { kind: 'aborted' };
+      const conversation = readConversation(request.messages);
+      const choice = choose(conversation);
+      const step = choice ? stepIndexOf(choice.response, conversation.stepIndex) : 0;
+      record.add(request, conversation.prompt, choice?.answerer ?? { kind: 'unmatched' }, step);
+      return { kind: 'chosen', conversation, choice, step };
+    } catch (error) {
+      return { kind: 'failed', error };
+    }
+  };
+
+  async function* respond(
+    request: ModelRequest,
+    decision: Decision,
+  ): AsyncGenerator<ModelStreamPart> {
     let inputTokens = 0;
     const aborted = (): ModelStreamPart =>
       failure(
@@ -88,30 +134,37 @@ export function createScriptedModel(
       );
     try {
       inputTokens = estimateTokens(inputCharacters(request));
-      if (request.signal.aborted) {
+      if (decision.kind === 'failed') throw decision.error;
+      if (decision.kind === 'aborted' || request.signal.aborted) {
         yield aborted();
         return;
       }
-      const conversation = readConversation(request.messages);
-      const choice = choose(conversation);
+      const { conversation, choice, step: stepIndex } = decision;
       if (!choice) {
         const prompt = quote(conversation.prompt);
         const message = `scripted model ${label}: no rule matches the prompt ${prompt} and there is no default`;
         yield failure({ message, retryable: false }, { input: inputTokens, output: 0 });
         return;
       }
-      const step = pickStep(choice.response, conversation.stepIndex);
+      const step = pickStep(choice.response, stepIndex);
       const delayed = step.delayMs ? await delay(step.delayMs, request.signal) : true;
       if ('hang' in step || !delayed) {
         await untilAborted(request.signal);
         yield aborted();
         return;
       }
-      const substitutions = { ...conversation, captures: choice.captures };
+      const substitution = new Substitution({ ...conversation, captures: choice.captures });
       const offersStructuredOutput = request.tools.some(
         (tool) => tool.name === structuredOutputTool,
       );
-      const result = answer(step, substitutions, offersStructuredOutput, nextCallId);
+      const result = answer(step, substitution, offersStructuredOutput, nextCallId);
+      if (substitution.problem) {
+        const { field, message } = substitution.problem;
+        const where = `${answererName(choice.answerer)} step ${stepIndex}, ${field}`;
+        const text = `scripted model ${label}: ${where}: ${message}`;
+        yield failure({ message: text, retryable: false }, { input: inputTokens, output: 0 });
+        return;
+      }
       const usage: Usage = step.usage
         ? { ...step.usage }
         : { input: inputTokens, output: estimateTokens(result.characters) };
@@ -131,7 +184,25 @@ export function createScriptedModel(
     }
   }
 
-  return { id: `scripted:${label}`, stream };
+  return {
+    id: `scripted:${label}`,
+    calls: record.calls,
+    unusedRules: () => record.unusedRules(),
+    stream: (request) => respond(request, decide(request)),
+  };
+}
+
+function answererName(answerer: ScriptedAnswerer): string {
+  switch (answerer.kind) {
+    case 'rule':
+      return `rules[${answerer.index}] (when ${JSON.stringify(answerer.when)})`;
+    case 'default':
+      return 'default';
+    case 'unmatched':
+      return 'no rule';
+    default:
+      return assertNever(answerer, 'scripted answerer');
+  }
 }
 
 interface Answer {
@@ -145,13 +216,13 @@ interface Answer {
 
 function answer(
   step: Exclude<ScriptedStep, { hang: true }>,
-  substitutions: Substitutions,
+  substitution: Substitution,
   offersStructuredOutput: boolean,
   nextCallId: () => string,
 ): Answer {
   if ('error' in step) {
     const error: ModelErrorInfo = {
-      message: substitute(step.error, substitutions),
+      message: substitution.text(step.error, 'error'),
       retryable: false,
     };
     if (step.status !== undefined) {
@@ -160,8 +231,9 @@ function answer(
     }
     return { parts: [], reason: 'stop', error, characters: 0, reasoningCharacters: 0 };
   }
-  const reasoning = step.reasoning === undefined ? '' : substitute(step.reasoning, substitutions);
-  const content = answerContent(step, substitutions, offersStructuredOutput, nextCallId);
+  const reasoning =
+    step.reasoning === undefined ? '' : substitution.text(step.reasoning, 'reasoning');
+  const content = answerContent(step, substitution, offersStructuredOutput, nextCallId);
   const thinking = splitText(reasoning).map(
     (text): ModelStreamPart => ({ type: 'reasoning', text }),
   );
@@ -174,7 +246,7 @@ function answer(
 
 function answerContent(
   step: Exclude<ScriptedStep, { hang: true } | { error: string }>,
-  substitutions: Substitutions,
+  substitution: Substitution,
   offersStructuredOutput: boolean,
   nextCallId: () => string,
 ): Pick<Answer, 'parts' | 'reason' | 'characters'> {
@@ -192,28 +264,33 @@ function answerContent(
   });
   if ('tools' in step) {
     return callTools(
-      step.tools.map((tool) => ({
+      step.tools.map((tool, index) => ({
         name: tool.name,
-        arguments: substituteDeep(tool.arguments ?? {}, substitutions),
+        arguments: substitution.deep(tool.arguments ?? {}, `tools[${index}].arguments`),
       })),
     );
   }
-  if ('reply' in step) return say(substitute(step.reply, substitutions));
-  const value = substituteDeep(step.output, substitutions);
+  if ('reply' in step) return say(substitution.text(step.reply, 'reply'));
+  const value = substitution.deep(step.output, 'output');
   if (offersStructuredOutput) return callTools([{ name: structuredOutputTool, arguments: value }]);
   return say(JSON.stringify(value) ?? 'null');
 }
 
+/** Which of the response's `steps` answers request `requestIndex` of a turn (the last repeats). */
+function stepIndexOf(response: ScriptedResponse, requestIndex: number): number {
+  return 'steps' in response ? Math.min(requestIndex, response.steps.length - 1) : 0;
+}
+
 function pickStep(response: ScriptedResponse, stepIndex: number): ScriptedStep {
   if (!('steps' in response)) return response;
-  const chosen = response.steps[Math.min(stepIndex, response.steps.length - 1)] as ScriptedStep;
+  const chosen = response.steps[stepIndex] as ScriptedStep;
   return { delayMs: response.delayMs, usage: response.usage, ...chosen };
 }
 
 function readConversation(messages: ModelMessage[]): Conversation {
   let prompt = '';
   let stepIndex = 0;
-  let lastToolResult = '';
+  let lastToolResult: string | undefined;
   for (const message of messages) {
     if (message.role === 'user') {
       prompt = message.content;
@@ -222,24 +299,6 @@ function readConversation(messages: ModelMessage[]): Conversation {
     else lastToolResult = message.content;
   }
   return { prompt, stepIndex, lastToolResult };
-}
-
-const placeholder = /\{\{(prompt|lastToolResult|[1-9])\}\}/g;
-
-function substitute(text: string, values: Substitutions): string {
-  return text.replace(placeholder, (_whole, key: string) => {
-    if (key === 'prompt') return values.prompt;
-    if (key === 'lastToolResult') return values.lastToolResult;
-    return values.captures[Number(key)] ?? '';
-  });
-}
-
-function substituteDeep(value: unknown, values: Substitutions): unknown {
-  if (typeof value === 'string') return substitute(value, values);
-  if (Array.isArray(value)) return value.map((item) => substituteDeep(item, values));
-  if (typeof value !== 'object' || value === null) return value;
-  const entries = Object.entries(value).map(([key, item]) => [key, substituteDeep(item, values)]);
-  return Object.fromEntries(entries);
 }
 
 /** Splits on word boundaries into at most a few parts whose concatenation is the text. */

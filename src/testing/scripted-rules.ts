@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { errorMessage, UserError } from '../core/errors.js';
 import { parseJsonText } from '../core/json-text.js';
+import { findMalformedPaths } from './scripted-substitution.js';
 
 export interface ScriptedUsage {
   input: number;
@@ -230,6 +231,9 @@ function checkOptions(value: JsonObject, path: string, problems: Problems): void
 
 function checkAnswer(value: JsonObject, path: string, problems: Problems): void {
   const field = (key: string) => join(path, key);
+  for (const key of ['reply', 'reasoning', 'error', 'output']) {
+    if (has(value, key)) checkPlaceholders(value[key], field(key), problems);
+  }
   if (has(value, 'reply') && typeof value.reply !== 'string') {
     problems.add(field('reply'), 'must be a string');
   }
@@ -274,6 +278,13 @@ function checkTools(tools: unknown, path: string, problems: Problems): void {
     }
     if (has(call, 'arguments') && !isObject(call.arguments)) {
       problems.add(join(callPath, 'arguments'), 'must be an object');
-    }
+    } else checkPlaceholders(call.arguments, join(callPath, 'arguments'), problems);
   });
+}
+
+/** A malformed `{{lastToolResult.PATH}}` can never be filled in, so it fails the file now. */
+function checkPlaceholders(value: unknown, path: string, problems: Problems): void {
+  for (const problem of findMalformedPaths(value, path)) {
+    problems.add(problem.field, problem.message);
+  }
 }

@@ -5,8 +5,9 @@ import { deriveMessages } from '../../src/core/messages.js';
 import type { SessionEvent } from '../../src/core/session-events.js';
 import { loadSessionFile } from '../../src/core/session-load.js';
 import type { ToolDefinition } from '../../src/core/tool-contract.js';
-import type { ModelClient, ModelRequest, ModelStreamPart } from '../../src/llm/contract.js';
+import type { ModelClient, ModelStreamPart } from '../../src/llm/contract.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
+import { createScriptedModel } from '../../src/testing/scripted-model.js';
 import { echoTool } from '../helpers/echo-tool.js';
 import { toolResults } from '../helpers/session-files.js';
 import { agentFixture, deferred } from './agent-fixture.js';
@@ -63,30 +64,20 @@ test('a tool-using turn logs every step in order and ends completed', async () =
 });
 
 test('the messages a model saw are rebuilt from the session file alone', async () => {
-  const seen: ModelRequest[] = [];
-  const inner = agentFixture({
-    model: {
-      rules: [
-        {
-          when: 'go',
-          steps: [{ tools: [{ name: 'echo', arguments: { text: 'x' } }] }, { reply: 'ok' }],
-        },
-      ],
-    },
-  }).agent.model;
-  const recording: ModelClient = {
-    id: 'recording',
-    stream(request) {
-      seen.push(structuredClone({ ...request, signal: undefined }) as unknown as ModelRequest);
-      return inner.stream(request);
-    },
-  };
-  const handle = agentFixture({ model: recording, tools: [echoTool] });
+  const model = createScriptedModel({
+    rules: [
+      {
+        when: 'go',
+        steps: [{ tools: [{ name: 'echo', arguments: { text: 'x' } }] }, { reply: 'ok' }],
+      },
+    ],
+  });
+  const handle = agentFixture({ model, tools: [echoTool] });
   await handle.agent.prompt('go');
   await handle.agent.prompt('go again');
   handle.close();
   const loaded = loadSessionFile(handle.log.path);
-  const last = seen.at(-1);
+  const last = model.calls.at(-1);
   assert.ok(last);
   const upToLastRequest = loaded.events.slice(
     0,
@@ -164,7 +155,6 @@ test('cancel mid-tool aborts the tool and logs its result before the turn ends',
 });
 
 test('concludeTurn ends the turn after the current step without asking the model again', async () => {
-  let requests = 0;
   const finishing: ToolDefinition = {
     name: 'finish',
     description: 'Ends the turn.',
@@ -174,21 +164,14 @@ test('concludeTurn ends the turn after the current step without asking the model
       return 'finished';
     },
   };
-  const scripted = agentFixture({
-    model: { rules: [{ when: '.*', tools: [{ name: 'finish', arguments: {} }] }] },
-  }).agent.model;
-  const counting: ModelClient = {
-    id: 'counting',
-    stream(request) {
-      requests += 1;
-      return scripted.stream(request);
-    },
-  };
-  const handle = agentFixture({ model: counting, tools: [finishing] });
+  const model = createScriptedModel({
+    rules: [{ when: '.*', tools: [{ name: 'finish', arguments: {} }] }],
+  });
+  const handle = agentFixture({ model, tools: [finishing] });
   const outcome = await handle.agent.prompt('finish now');
   handle.close();
   assert.equal(outcome.reason, 'completed');
-  assert.equal(requests, 1);
+  assert.equal(model.calls.length, 1);
   assert.equal(outcome.steps, 1);
 });
 

@@ -90,7 +90,7 @@ test('a background subagent is a job: its answer arrives as one notice that wake
     await fixture.root.agent.whenIdle();
 
     const record = jobs.service.get('subagent-1', fixture.rootId);
-    assert.equal(fixture.model.requests.at(-1)?.prompt, messagesOf(fixture)[1]?.text);
+    assert.equal(fixture.model.calls.at(-1)?.prompt, messagesOf(fixture)[1]?.text);
     assert.equal(record.status, 'completed');
     assert.equal(record.summary, 'bg answer');
     assert.equal(

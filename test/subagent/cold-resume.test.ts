@@ -64,7 +64,7 @@ test('after a restart, send_message from the parent cold-resumes the child from 
   assert.ok(header?.system.startsWith(persona), 'the persona is re-applied');
   assert.ok(header?.system.includes(instructions), 'the instructions are re-applied');
 
-  const request = second.model.requests.find((item) => item.prompt === 'again');
+  const request = second.model.calls.find((item) => item.prompt === 'again');
   assert.deepEqual(request?.messages, [
     { role: 'user', content: 'first task' },
     { role: 'assistant', text: 'ok: first task', toolCalls: [] },

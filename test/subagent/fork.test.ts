@@ -76,7 +76,7 @@ test("a fork started inside a running turn is seeded with the parent's completed
   );
   assert.deepEqual(checkSessionInvariants(child.events), []);
 
-  const childRequest = fixture.model.requests.find((request) => request.prompt === 'forked task');
+  const childRequest = fixture.model.calls.find((request) => request.prompt === 'forked task');
   assert.deepEqual(childRequest?.messages, [
     { role: 'user', content: 'first question' },
     { role: 'assistant', text: 'first answer', toolCalls: [] },

@@ -127,7 +127,7 @@ test('after cancelTree no agent of the tree starts another turn', async () => {
   await services.children.whenSettled(root);
   const turns = (id: string) => eventsOf(fixture.load(id).events, 'turn/start').length;
   const [child] = services.children.childrenOf(fixture.rootId);
-  const requestsAfterCancel = recorder.requests.filter((request) =>
+  const requestsAfterCancel = recorder.calls.filter((request) =>
     request.prompt.startsWith('[subagent'),
   );
   await fixture.close();

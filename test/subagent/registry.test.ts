@@ -119,7 +119,7 @@ for (const [field, value] of [
     );
     assert.deepEqual(fixture.sessionFiles(), before, 'no child session file was created');
     assert.equal(fixture.starts.length, 0, 'no subagent/start was emitted');
-    assert.equal(fixture.model.requests.length, 0);
+    assert.equal(fixture.model.calls.length, 0);
 
     const plain = registry.start('limited', fromRoot(fixture, 'plain task'));
     assert.equal((await plain.result).output, 'ok: plain task');

@@ -1,6 +1,6 @@
 /**
- * A runtime with the subagent layer over one scripted model, for layer-1 tests: the model records
- * every request (so a test can wait for a child's request instead of for time), the subagent
+ * A runtime with the subagent layer over one scripted model, for layer-1 tests: a test can wait
+ * for a child's request instead of for time and read every request in `model.calls`; the subagent
  * events are collected, and a gate tool lets a test hold an agent inside a tool call. `close()`
  * ends every agent the runtime still has; each test must call it so no hang outlives the test.
  */
@@ -26,14 +26,10 @@ import type { SubagentServices } from '../../src/subagent/services.js';
 import type { ScriptedModelFile } from '../../src/testing/scripted-rules.js';
 import { deferred } from '../helpers/deferred.js';
 import { echoTool } from '../helpers/echo-tool.js';
-import {
-  type RecordedRequest,
-  type RecordingModel,
-  recordingModel,
-} from '../helpers/recording-model.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
+import { type WaitingModel, waitingModel } from '../helpers/waiting-model.js';
 
-export { deferred, type RecordedRequest, type RecordingModel, recordingModel };
+export { deferred, type WaitingModel, waitingModel };
 
 export interface Gate {
   /** `gate({key})`: holds its caller until the test opens `key`; honours cancellation. */
@@ -101,7 +97,7 @@ export interface SubagentFixture {
   root: AgentHandle;
   rootId: string;
   home: string;
-  model: RecordingModel;
+  model: WaitingModel;
   starts: SubagentStartEvent[];
   ends: SubagentEndEvent[];
   /** Resolves at the first `subagent/end` (past or future) that matches. */
@@ -116,7 +112,7 @@ export interface SubagentFixture {
 
 export function subagentFixture(options: FixtureOptions): SubagentFixture {
   const home = options.home ?? temporaryFolder('loom-subagent-');
-  const model = recordingModel(options.model);
+  const model = waitingModel(options.model);
   const runtime = new AgentRuntime({
     root: new Context(),
     home,

@@ -3,13 +3,13 @@ import { test } from 'node:test';
 import { Context } from '../../src/core/context.js';
 import { AgentRuntime } from '../../src/core/runtime.js';
 import { installSubagents } from '../../src/subagent/install.js';
+import { createScriptedModel } from '../../src/testing/scripted-model.js';
 import { WorkerWorkflowService } from '../../src/workflow/host.js';
-import { recordingModel } from '../helpers/recording-model.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { pairViolations, recordEvents, testMeta } from './engine-fixture.js';
 
 const model = () =>
-  recordingModel(
+  createScriptedModel(
     {
       rules: [
         { when: '^summarise (.*)$', reply: 'summary of {{1}}' },
@@ -17,13 +17,13 @@ const model = () =>
         { when: '^fail', error: 'the model is down' },
       ],
     },
-    'workflow',
+    { name: 'workflow' },
   );
 
 test('a workflow runs real in-process children over the scripted model', async () => {
   const recording = model();
   const systemOf = (prompt: string) =>
-    recording.requests.find((request) => request.prompt === prompt)?.system ?? '';
+    recording.calls.find((call) => call.prompt === prompt)?.system ?? '';
   const home = temporaryFolder('loom-workflow-');
   const root = new Context();
   const runtime = new AgentRuntime({ root, home, cwd: home, resolveModel: () => recording });

@@ -29,10 +29,8 @@ test('two agents under one root each see only their own capture tool and value',
   );
   assert.deepEqual(firstCapture.outcome(), { kind: 'captured', value: { title: 'one' } });
   assert.deepEqual(secondCapture.outcome(), { kind: 'captured', value: 2 });
-  const [firstOffered] = first.model.requests.map((request) => structuredTools(request.toolSpecs));
-  const [secondOffered] = second.model.requests.map((request) =>
-    structuredTools(request.toolSpecs),
-  );
+  const [firstOffered] = first.model.calls.map((request) => structuredTools(request.tools));
+  const [secondOffered] = second.model.calls.map((request) => structuredTools(request.tools));
   assert.equal(firstOffered?.length, 1);
   assert.equal(secondOffered?.length, 1);
   assert.deepEqual(firstOffered?.[0]?.parameters, firstSchema);
@@ -70,7 +68,7 @@ test('a prompt listener cannot drop or alter the capture section or tool', async
   assert.match(offered[0]?.description ?? '', /Delivers your final answer/);
   await handle.agent.prompt('go');
   handle.close();
-  assert.match(handle.model.requests[0]?.system ?? '', /structured_output tool exactly once/);
+  assert.match(handle.model.calls[0]?.system ?? '', /structured_output tool exactly once/);
   assert.deepEqual(capture.outcome(), { kind: 'captured', value: { name: 'ok' } });
 });
 

@@ -23,14 +23,12 @@ test('a valid capture commits and the turn ends with no extra model step', async
   handle.close();
   assert.equal(outcome.reason, 'completed');
   assert.equal(outcome.steps, 1);
-  assert.equal(handle.model.requests.length, 1);
+  assert.equal(handle.model.calls.length, 1);
   assert.deepEqual(capture.outcome(), { kind: 'captured', value: { name: 'ok', score: 3 } });
-  const offered = handle.model.requests[0]?.toolSpecs.find(
-    (tool) => tool.name === STRUCTURED_OUTPUT_TOOL,
-  );
+  const offered = handle.model.calls[0]?.tools.find((tool) => tool.name === STRUCTURED_OUTPUT_TOOL);
   assert.deepEqual(offered?.parameters, reportSchema);
   assert.match(
-    handle.model.requests[0]?.system ?? '',
+    handle.model.calls[0]?.system ?? '',
     /calling the structured_output tool exactly once/,
   );
   assert.deepEqual(checkSessionInvariants(handle.log.events), []);
@@ -44,9 +42,7 @@ test('a non-object answer travels in a value wrapper and is unwrapped when captu
   handle.close();
   assert.equal(outcome.reason, 'completed');
   assert.deepEqual(capture.outcome(), { kind: 'captured', value: ['a', 'b'] });
-  const offered = handle.model.requests[0]?.toolSpecs.find(
-    (tool) => tool.name === STRUCTURED_OUTPUT_TOOL,
-  );
+  const offered = handle.model.calls[0]?.tools.find((tool) => tool.name === STRUCTURED_OUTPUT_TOOL);
   assert.deepEqual(offered?.parameters, {
     type: 'object',
     properties: { value: schema },
@@ -72,7 +68,7 @@ test('an invalid value then a valid one in the same turn succeeds', async () => 
   handle.close();
   assert.equal(outcome.reason, 'completed');
   assert.equal(outcome.steps, 2);
-  assert.equal(handle.model.requests.length, 2);
+  assert.equal(handle.model.calls.length, 2);
   assert.deepEqual(capture.outcome(), { kind: 'captured', value: { name: 'fixed' } });
   const [rejected, accepted] = toolResults(handle.log.events);
   assert.equal(rejected?.errorCode, 'TOOL_ARGUMENTS');
@@ -92,7 +88,7 @@ test('five invalid attempts exhaust the capture and end the turn with an error',
   assert.match(outcome.error?.message ?? '', /invalid arguments 5 times/);
   assert.match(outcome.error?.message ?? '', /arguments\.score: must be integer/);
   assert.equal(outcome.steps, 5);
-  assert.equal(handle.model.requests.length, 5);
+  assert.equal(handle.model.calls.length, 5);
   const result = capture.outcome();
   assert.equal(result.kind, 'exhausted');
   assert.match(
@@ -148,7 +144,7 @@ test('tool calls after the capture in the same step are denied', async () => {
   const outcome = await handle.agent.prompt('report');
   handle.close();
   assert.equal(outcome.reason, 'completed');
-  assert.equal(handle.model.requests.length, 1);
+  assert.equal(handle.model.calls.length, 1);
   assert.equal(echo.runs, 0);
   const results = toolResults(handle.log.events);
   assert.deepEqual(
@@ -192,7 +188,7 @@ test('a post-execute failure on the capture call does not commit', async () => {
   assert.equal(outcome.reason, 'error');
   assert.equal(outcome.error?.code, 'NO_STRUCTURED_OUTPUT');
   assert.match(outcome.error?.message ?? '', /call failed.*audit failed/);
-  assert.equal(handle.model.requests.length, 1);
+  assert.equal(handle.model.calls.length, 1);
 });
 
 test('a post-execute policy that turns the result into an error does not commit', async () => {
