@@ -51,7 +51,9 @@ export function createModelClient(
   options: CreateModelClientOptions = {},
 ): ModelClient {
   const parsed = parseModelSpec(spec, options.routes);
-  if (parsed.provider === 'scripted') return createScriptedModel(parsed.model);
+  if (parsed.provider === 'scripted') {
+    return createScriptedModel(parsed.model, { recordCalls: false });
+  }
   const provider = parsed.provider;
   const env = options.env ?? process.env;
   const keyVariable = parsed.apiKeyEnv ?? defaultKeyVariables[provider];

@@ -38,17 +38,21 @@ export class CallRecord {
   /** Per rule index: the step indexes that answered. */
   private readonly usedSteps = new Map<number, Set<number>>();
 
-  constructor(private readonly file: ValidScriptedModel) {}
+  constructor(
+    private readonly file: ValidScriptedModel,
+    private readonly keepRequests: boolean,
+  ) {}
 
   add(request: ModelRequest, prompt: string, rule: ScriptedAnswerer, step: number): void {
-    this.calls.push({
-      rule,
-      step,
-      prompt,
-      system: request.system,
-      messages: structuredClone(request.messages),
-      tools: structuredClone(request.tools),
-    });
+    if (this.keepRequests)
+      this.calls.push({
+        rule,
+        step,
+        prompt,
+        system: request.system,
+        messages: structuredClone(request.messages),
+        tools: structuredClone(request.tools),
+      });
     if (rule.kind !== 'rule') return;
     let steps = this.usedSteps.get(rule.index);
     if (!steps) {

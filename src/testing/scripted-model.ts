@@ -33,6 +33,11 @@ import { Substitution } from './scripted-substitution.js';
 export interface ScriptedModelOptions {
   /** Names the model in its id (`scripted:<name>`). Default: the file path, or `inline`. */
   name?: string;
+  /**
+   * Keep a copy of every request in `calls`; default true. The CLI turns it off: a long run
+   * would hold every request it made. `unusedRules()` works either way.
+   */
+  recordCalls?: boolean;
 }
 
 /** A ModelClient that also reports what it was asked, for tests to assert their script ran. */
@@ -89,7 +94,7 @@ export function createScriptedModel(
     pattern: new RegExp(rule.when),
     answered: 0,
   }));
-  const record = new CallRecord(file);
+  const record = new CallRecord(file, options.recordCalls ?? true);
   let callCounter = 0;
   const nextCallId = () => `call_${++callCounter}`;
 

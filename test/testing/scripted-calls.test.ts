@@ -179,3 +179,14 @@ describe('scripted model: unusedRules()', () => {
     );
   });
 });
+
+test('with recordCalls false the model keeps no requests but still reports unused rules', async () => {
+  const client = createScriptedModel(
+    { rules: [{ when: 'hello', reply: 'hi' }, { when: 'never', reply: 'no' }] },
+    { recordCalls: false },
+  );
+  const parts = await drain(client.stream(request([user('hello there')])));
+  assert.ok(parts.some((part) => part.type === 'text'));
+  assert.deepEqual(client.calls, []);
+  assert.deepEqual(client.unusedRules(), [{ index: 1, when: 'never' }]);
+});
