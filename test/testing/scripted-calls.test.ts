@@ -182,7 +182,12 @@ describe('scripted model: unusedRules()', () => {
 
 test('with recordCalls false the model keeps no requests but still reports unused rules', async () => {
   const client = createScriptedModel(
-    { rules: [{ when: 'hello', reply: 'hi' }, { when: 'never', reply: 'no' }] },
+    {
+      rules: [
+        { when: 'hello', reply: 'hi' },
+        { when: 'never', reply: 'no' },
+      ],
+    },
     { recordCalls: false },
   );
   const parts = await drain(client.stream(request([user('hello there')])));
