@@ -20,7 +20,6 @@
 export interface LoomErrorCodeMap {
   INVALID_ARGUMENT: true;
   INVALID_CONFIG: true;
-  INVALID_SCRIPTED_MODEL: true;
   SERVICE_MISSING: true;
   SERVICE_TAKEN: true;
   DUPLICATE_TOOL: true;

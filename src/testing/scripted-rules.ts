@@ -9,6 +9,13 @@ import { errorMessage, UserError } from '../core/errors.js';
 import { parseJsonText } from '../core/json-text.js';
 import { findMalformedPaths } from './scripted-substitution.js';
 
+/** The one code of the scripted model: a file that does not describe a valid model. */
+export type ScriptedModelErrorCode = 'INVALID_SCRIPTED_MODEL';
+
+declare module '../core/errors.js' {
+  interface LoomErrorCodeMap extends Record<ScriptedModelErrorCode, true> {}
+}
+
 export interface ScriptedUsage {
   input: number;
   output: number;
