@@ -219,3 +219,41 @@ test('acp: session/cancel during a round pauses the goal as the human and the pr
     ],
   );
 });
+
+test('acp: a failed round or a failed arming turn leaves the goal active and disarmed, answered as such', async () => {
+  const { home, workspace, model } = folders({
+    rules: [
+      {
+        when: '^set a goal then fail$',
+        steps: [
+          { tools: [{ name: 'create_goal', arguments: { objective: 'ship it' } }] },
+          { error: 'the provider fell over' },
+        ],
+      },
+      { when: '^\\[goal round 2 of', error: 'the provider fell over again' },
+      reportsRound,
+    ],
+  });
+  await withAcpInProcess({ home, model }, async (agent, log) => {
+    await initialize(agent);
+    const { sessionId } = await agent.request('session/new', { cwd: workspace, mcpServers: [] });
+    await assert.rejects(
+      promptFor(agent, log, sessionId, 'set a goal then fail'),
+      /the provider fell over/,
+    );
+    const shown = await promptFor(agent, log, sessionId, '/goal show');
+    assert.match(shown.text, /^Phase: active; disarmed in this process\.$/m);
+    assert.match(shown.text, /^Rounds: 0 of 20\.$/m);
+
+    const resumed = await promptFor(agent, log, sessionId, '/goal resume');
+    assert.equal(resumed.stopReason, 'end_turn');
+    assert.match(resumed.text, /worked on round 1/);
+    assert.match(
+      resumed.text,
+      /Goal goal-1 stopped: goal round ended with an error: .*the provider fell over again.*\/goal resume tries again\.$/,
+    );
+    const after = await promptFor(agent, log, sessionId, '/goal show');
+    assert.match(after.text, /^Phase: active; disarmed in this process\.$/m);
+    assert.match(after.text, /^Rounds: 2 of 20\.$/m);
+  });
+});
