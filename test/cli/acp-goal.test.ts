@@ -76,9 +76,15 @@ test('loom acp: session/load leaves a goal disarmed; a plain prompt starts no ro
       sessionId,
       prompt: [{ type: 'text', text: '/goal finish the work' }],
     });
-    // The client disconnects in round 2, so the prompt never answers.
-    run.catch(() => undefined);
-    await log.waitFor((update) => update.sessionUpdate === 'tool_call_update');
+    // The client disconnects in round 2, so the prompt must not answer before then.
+    const answered = run.then(
+      () => 'the prompt answered',
+      (error: unknown) => `the prompt failed: ${error}`,
+    );
+    const roundTwo = log
+      .waitFor((update) => update.sessionUpdate === 'tool_call_update')
+      .then(() => undefined);
+    assert.equal(await Promise.race([roundTwo, answered]), undefined);
     return sessionId;
   });
   const cut = loadSessionFile(join(home, 'sessions', `${sessionId}.jsonl`)).events;
