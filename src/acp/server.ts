@@ -1,6 +1,7 @@
 /**
  * Loom as an ACP agent: `initialize`, `session/new`, `session/load` (replays a stored session),
- * `session/prompt` (one Loom turn, streamed as `session/update`) and `session/cancel`. It speaks
+ * `session/prompt` (one Loom turn, or a `/goal` command, streamed as `session/update`; see
+ * goal-prompts.ts for when goal rounds run) and `session/cancel`. It speaks
  * only through the given stream; the caller owns the transport and must keep anything else
  * off it.
  */
@@ -8,7 +9,8 @@
 import * as acp from '@agentclientprotocol/sdk';
 import { loomVersion as version } from '../core/version.js';
 import { AcpSessions } from './acp-sessions.js';
-import { promptTextOf, stopReasonOf } from './prompt-turn.js';
+import { answerPrompt, availableCommandsUpdate, pauseOnCancel } from './goal-prompts.js';
+import { promptTextOf } from './prompt-turn.js';
 import { replayUpdatesOf } from './session-updates.js';
 
 export interface AcpServerOptions {
@@ -61,24 +63,28 @@ export function serveAcp(options: AcpServerOptions): AcpServer {
     }))
     .onRequest('session/new', ({ params }) => {
       warnAboutMcpServers(params.mcpServers);
-      return { sessionId: served().open(params.cwd).id };
+      const session = served().open(params.cwd);
+      // After the response: the SDK writes it in the microtasks that follow this handler.
+      setImmediate(() => session.send(availableCommandsUpdate()));
+      return { sessionId: session.id };
     })
     .onRequest('session/load', async ({ params }) => {
       warnAboutMcpServers(params.mcpServers);
       const session = served().resume(params.sessionId, params.cwd);
       for (const update of replayUpdatesOf(session.handle.log.events)) session.send(update);
+      session.send(availableCommandsUpdate());
       await session.flushed();
       return {};
     })
     .onRequest('session/prompt', async ({ params }) => {
       const session = served().get(params.sessionId);
-      const outcome = await session.handle.agent.prompt(promptTextOf(params.prompt));
-      await session.flushed();
-      return { stopReason: stopReasonOf(outcome) };
+      return { stopReason: await answerPrompt(session, promptTextOf(params.prompt)) };
     })
     .onNotification('session/cancel', ({ params }) => {
       const session = served().find(params.sessionId);
-      if (session) served().cancel(session, 'cancelled by the client');
+      if (!session) return;
+      pauseOnCancel(session, 'cancelled by the client');
+      served().cancel(session, 'cancelled by the client');
     });
   const connection = app.connect(options.stream);
   return {

@@ -134,6 +134,7 @@ test('loom acp: a prompt streams its tool call and answer, and the session is st
       'tool_call',
       'tool_call_update',
       'agent_message_chunk',
+      'available_commands_update',
     ]);
     assert.match(messageText(log.updates), /^wrote it: .+/);
   });

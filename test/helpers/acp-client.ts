@@ -1,0 +1,97 @@
+/**
+ * An ACP test client: the session updates it received (with waits on the first that matches),
+ * the agent's text among them, and a connection to Loom's ACP server in this process over a pair
+ * of in-memory streams. Waits are on received updates, never on time.
+ */
+import * as acp from '@agentclientprotocol/sdk';
+import { serveAcp } from '../../src/acp/server.js';
+
+export type Update = acp.SessionUpdate;
+
+export type UpdateLog = ReturnType<typeof updateLog>;
+
+export function updateLog() {
+  const updates: Update[] = [];
+  const waiters: Array<{ match: (update: Update) => boolean; resolve: (update: Update) => void }> =
+    [];
+  return {
+    updates,
+    push(update: Update) {
+      updates.push(update);
+      for (const waiter of [...waiters]) {
+        if (!waiter.match(update)) continue;
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(update);
+      }
+    },
+    /** The first update from index `from` on that matches, once it arrives. */
+    waitFor(match: (update: Update) => boolean, from = 0): Promise<Update> {
+      const seen = updates.slice(from).find(match);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve) => waiters.push({ match, resolve }));
+    },
+  };
+}
+
+/** The agent's message text in `updates`, joined. */
+export function messageText(updates: readonly Update[]): string {
+  return updates
+    .map((update) =>
+      update.sessionUpdate === 'agent_message_chunk' && update.content.type === 'text'
+        ? update.content.text
+        : '',
+    )
+    .join('');
+}
+
+export async function initialize(agent: acp.ClientContext) {
+  return agent.request('initialize', {
+    protocolVersion: acp.PROTOCOL_VERSION,
+    clientCapabilities: {},
+  });
+}
+
+/** Sends `text` as a prompt; resolves with its stop reason and the updates it streamed. */
+export async function promptFor(
+  agent: acp.ClientContext,
+  log: UpdateLog,
+  sessionId: string,
+  text: string,
+): Promise<{ stopReason: acp.StopReason; updates: Update[]; text: string }> {
+  const from = log.updates.length;
+  const response = await agent.request('session/prompt', {
+    sessionId,
+    prompt: [{ type: 'text', text }],
+  });
+  const updates = log.updates.slice(from);
+  return { stopReason: response.stopReason, updates, text: messageText(updates) };
+}
+
+/**
+ * Serves ACP in this process with `home` and the scripted model file `model`, runs `op` as a
+ * client, then shuts the server down (its sessions' logs closed) before resolving.
+ */
+export async function withAcpInProcess<T>(
+  options: { home: string; model: string },
+  op: (agent: acp.ClientContext, log: UpdateLog) => Promise<T>,
+): Promise<T> {
+  const toServer = new TransformStream<Uint8Array, Uint8Array>();
+  const toClient = new TransformStream<Uint8Array, Uint8Array>();
+  const server = serveAcp({
+    stream: acp.ndJsonStream(toClient.writable, toServer.readable),
+    home: options.home,
+    model: `scripted:${options.model}`,
+  });
+  const log = updateLog();
+  const client = acp
+    .client({ name: 'loom-test' })
+    .onNotification('session/update', ({ params }) => log.push(params.update));
+  try {
+    return await client.connectWith(
+      acp.ndJsonStream(toServer.writable, toClient.readable),
+      (agent) => op(agent, log),
+    );
+  } finally {
+    await server.shutdown('the test is over');
+  }
+}
