@@ -6,35 +6,12 @@ import { test } from 'node:test';
 import * as acp from '@agentclientprotocol/sdk';
 import { loadSessionFile } from '../../src/core/session-load.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
+import { initialize, messageText, updateLog } from '../helpers/acp-client.js';
 import { callsThenReply, stuckAfterGlob } from '../helpers/scripted-turns.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { scriptedFolders, startLoom, writeScriptedModel } from './loom-process.js';
 
-type Update = acp.SessionUpdate;
 type PermissionAnswer = (request: acp.RequestPermissionRequest) => acp.RequestPermissionResponse;
-
-/** The updates a client received, with waits on the first one that matches. */
-function updateLog() {
-  const updates: Update[] = [];
-  const waiters: Array<{ match: (update: Update) => boolean; resolve: (update: Update) => void }> =
-    [];
-  return {
-    updates,
-    push(update: Update) {
-      updates.push(update);
-      for (const waiter of [...waiters]) {
-        if (!waiter.match(update)) continue;
-        waiters.splice(waiters.indexOf(waiter), 1);
-        waiter.resolve(update);
-      }
-    },
-    waitFor(match: (update: Update) => boolean): Promise<Update> {
-      const seen = updates.find(match);
-      if (seen) return Promise.resolve(seen);
-      return new Promise((resolve) => waiters.push({ match, resolve }));
-    },
-  };
-}
 
 /** Spawns `loom acp` and runs `op` as an ACP client over its stdio; the child exits after. */
 async function withLoomAcp<T>(
@@ -66,13 +43,6 @@ async function withLoomAcp<T>(
   }
 }
 
-async function initialize(agent: acp.ClientContext) {
-  return agent.request('initialize', {
-    protocolVersion: acp.PROTOCOL_VERSION,
-    clientCapabilities: {},
-  });
-}
-
 const makeFileModel = {
   rules: [
     callsThenReply(
@@ -82,15 +52,6 @@ const makeFileModel = {
     ),
   ],
 };
-
-const messageText = (updates: Update[]) =>
-  updates
-    .map((update) =>
-      update.sessionUpdate === 'agent_message_chunk' && update.content.type === 'text'
-        ? update.content.text
-        : '',
-    )
-    .join('');
 
 test('loom acp: a prompt streams its tool call and answer, and the session is stored', async () => {
   const home = temporaryFolder();
