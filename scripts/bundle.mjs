@@ -1,0 +1,33 @@
+// The second half of `npm run build` (after tsc): bundles the command line, the library entries
+// and the workflow worker with esbuild into dist/bundle/, so a start reads a few files instead
+// of hundreds. Entries share chunks (one copy of every module, so `instanceof` holds across
+// `loom` and `loom/testing`), and modules loaded with `await import()` stay in their own chunks,
+// loaded only on the paths that use them. Every file lands in one folder: the worker is found
+// as `./worker.js` next to the chunk that starts it. tsc still writes dist/**/*.d.ts (the types
+// of the package's exports) and the unbundled modules the built-engine test imports.
+import { rmSync } from 'node:fs';
+import { build } from 'esbuild';
+
+const outdir = 'dist/bundle';
+rmSync(outdir, { recursive: true, force: true });
+await build({
+  entryPoints: {
+    loom: 'src/cli/main.ts',
+    index: 'src/index.ts',
+    testing: 'src/testing/index.ts',
+    worker: 'src/workflow/worker.ts',
+  },
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  chunkNames: 'chunk-[hash]',
+  sourcemap: true,
+  logLevel: 'warning',
+  // Bundled CommonJS dependencies call `require` for Node's own modules: give them one.
+  banner: {
+    js: "import { createRequire as loomBundleRequire } from 'node:module';\nconst require = loomBundleRequire(import.meta.url);",
+  },
+});
