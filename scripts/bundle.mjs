@@ -9,6 +9,26 @@ import { rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
 const outdir = 'dist/bundle';
+
+/**
+ * zod's `z.locales` (the error messages in 40 languages, 366 KB, half of zod) is never used by
+ * Loom; English, the default, is imported by zod's schemas on its own and stays.
+ */
+const withoutZodLocales = {
+  name: 'without-zod-locales',
+  setup(builder) {
+    builder.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer)
+        ? { path: 'zod-locales', namespace: 'loom-unused' }
+        : undefined,
+    );
+    builder.onLoad({ filter: /.*/, namespace: 'loom-unused' }, () => ({
+      contents: 'export {};',
+      loader: 'js',
+    }));
+  },
+};
+
 rmSync(outdir, { recursive: true, force: true });
 await build({
   entryPoints: {
@@ -26,6 +46,7 @@ await build({
   chunkNames: 'chunk-[hash]',
   sourcemap: true,
   logLevel: 'warning',
+  plugins: [withoutZodLocales],
   // Bundled CommonJS dependencies call `require` for Node's own modules: give them one.
   banner: {
     js: "import { createRequire as loomBundleRequire } from 'node:module';\nconst require = loomBundleRequire(import.meta.url);",

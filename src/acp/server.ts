@@ -2,12 +2,13 @@
  * Loom as an ACP agent: `initialize`, `session/new`, `session/load` (replays a stored session),
  * `session/prompt` (one Loom turn, streamed as `session/update`) and `session/cancel`. It speaks
  * only through the given stream; the caller owns the transport and must keep anything else
- * off it.
+ * off it. The sessions (and with them the whole runtime: tools, layers, models) are loaded at
+ * the first session request, so `initialize` is answered as soon as the protocol is loaded.
  */
 
 import * as acp from '@agentclientprotocol/sdk';
 import { loomVersion as version } from '../core/version.js';
-import { AcpSessions } from './acp-sessions.js';
+import type { AcpSessions } from './acp-sessions.js';
 import { promptTextOf, stopReasonOf } from './prompt-turn.js';
 import { replayUpdatesOf } from './session-updates.js';
 
@@ -36,19 +37,27 @@ function warnAboutMcpServers(servers: readonly unknown[]): void {
 }
 
 export function serveAcp(options: AcpServerOptions): AcpServer {
+  let client: acp.AgentContext | undefined;
+  let loading: Promise<AcpSessions> | undefined;
+  /** Set once `loading` has resolved: what shutdown closes and abandon interrupts. */
   let sessions: AcpSessions | undefined;
-  const served = () => {
-    if (!sessions) throw acp.RequestError.internalError(undefined, 'the connection is not open');
-    return sessions;
+  const served = async (): Promise<AcpSessions> => {
+    const connected = client;
+    if (!connected) throw acp.RequestError.internalError(undefined, 'the connection is not open');
+    loading ??= import('./acp-sessions.js').then(({ AcpSessions }) => {
+      sessions = new AcpSessions({
+        home: options.home,
+        client: connected,
+        ...(options.model ? { model: options.model } : {}),
+      });
+      return sessions;
+    });
+    return loading;
   };
   const app = acp
     .agent({ name: 'loom' })
     .onConnect((connection) => {
-      sessions = new AcpSessions({
-        home: options.home,
-        client: connection.client,
-        ...(options.model ? { model: options.model } : {}),
-      });
+      client = connection.client;
     })
     .onRequest('initialize', () => ({
       protocolVersion: acp.PROTOCOL_VERSION,
@@ -59,32 +68,33 @@ export function serveAcp(options: AcpServerOptions): AcpServer {
       agentInfo: { name: 'loom', title: 'Loom', version },
       authMethods: [],
     }))
-    .onRequest('session/new', ({ params }) => {
+    .onRequest('session/new', async ({ params }) => {
       warnAboutMcpServers(params.mcpServers);
-      return { sessionId: served().open(params.cwd).id };
+      return { sessionId: (await served()).open(params.cwd).id };
     })
     .onRequest('session/load', async ({ params }) => {
       warnAboutMcpServers(params.mcpServers);
-      const session = served().resume(params.sessionId, params.cwd);
+      const session = (await served()).resume(params.sessionId, params.cwd);
       for (const update of replayUpdatesOf(session.handle.log.events)) session.send(update);
       await session.flushed();
       return {};
     })
     .onRequest('session/prompt', async ({ params }) => {
-      const session = served().get(params.sessionId);
+      const session = (await served()).get(params.sessionId);
       const outcome = await session.handle.agent.prompt(promptTextOf(params.prompt));
       await session.flushed();
       return { stopReason: stopReasonOf(outcome) };
     })
     .onNotification('session/cancel', ({ params }) => {
-      const session = served().find(params.sessionId);
-      if (session) served().cancel(session, 'cancelled by the client');
+      // Before the sessions are loaded there is no session to cancel.
+      const session = sessions?.find(params.sessionId);
+      if (session) sessions?.cancel(session, 'cancelled by the client');
     });
   const connection = app.connect(options.stream);
   return {
     closed: connection.closed,
     shutdown: async (cause) => {
-      await sessions?.closeAll(cause);
+      await (await loading?.catch(() => undefined))?.closeAll(cause);
       connection.close();
     },
     abandon: (cause) => sessions?.abandonAll(cause),
