@@ -4,8 +4,10 @@
 // `loom` and `loom/testing`), and modules loaded with `await import()` stay in their own chunks,
 // loaded only on the paths that use them. Every file lands in one folder: the worker is found
 // as `./worker.js` next to the chunk that starts it. tsc still writes dist/**/*.d.ts (the types
-// of the package's exports) and the unbundled modules the built-engine test imports.
-import { rmSync } from 'node:fs';
+// of the package's exports) and the unbundled modules the built-engine test imports. Which
+// sources each output holds is written to dist/bundle-meta.json (not published), for the test
+// that checks what each command loads.
+import { rmSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 
 const outdir = 'dist/bundle';
@@ -30,7 +32,7 @@ const withoutZodLocales = {
 };
 
 rmSync(outdir, { recursive: true, force: true });
-await build({
+const result = await build({
   entryPoints: {
     loom: 'src/cli/main.ts',
     index: 'src/index.ts',
@@ -38,6 +40,7 @@ await build({
     worker: 'src/workflow/worker.ts',
   },
   outdir,
+  metafile: true,
   bundle: true,
   splitting: true,
   format: 'esm',
@@ -52,3 +55,4 @@ await build({
     js: "import { createRequire as loomBundleRequire } from 'node:module';\nconst require = loomBundleRequire(import.meta.url);",
   },
 });
+writeFileSync('dist/bundle-meta.json', JSON.stringify(result.metafile));
