@@ -3,13 +3,13 @@
  * `session/prompt` (one Loom turn, or a `/goal` command, streamed as `session/update`; see
  * goal-prompts.ts for when goal rounds run) and `session/cancel`. It speaks
  * only through the given stream; the caller owns the transport and must keep anything else
- * off it.
+ * off it. The sessions (and with them the whole runtime: tools, layers, models) are loaded at
+ * the first session request, so `initialize` is answered as soon as the protocol is loaded.
  */
 
 import * as acp from '@agentclientprotocol/sdk';
 import { loomVersion as version } from '../core/version.js';
-import { AcpSessions } from './acp-sessions.js';
-import { answerPrompt, availableCommandsUpdate, pauseOnCancel } from './goal-prompts.js';
+import type { AcpSessions } from './acp-sessions.js';
 import { promptTextOf } from './prompt-turn.js';
 import { replayUpdatesOf } from './session-updates.js';
 
@@ -38,19 +38,36 @@ function warnAboutMcpServers(servers: readonly unknown[]): void {
 }
 
 export function serveAcp(options: AcpServerOptions): AcpServer {
+  let client: acp.AgentContext | undefined;
+  let loading: Promise<AcpSessions> | undefined;
+  let goals: typeof import('./goal-prompts.js') | undefined;
+  /** Set once `loading` has resolved: what shutdown closes and abandon interrupts. */
   let sessions: AcpSessions | undefined;
-  const served = () => {
-    if (!sessions) throw acp.RequestError.internalError(undefined, 'the connection is not open');
-    return sessions;
+  const served = async (): Promise<AcpSessions> => {
+    const connected = client;
+    if (!connected) throw acp.RequestError.internalError(undefined, 'the connection is not open');
+    loading ??= Promise.all([import('./acp-sessions.js'), import('./goal-prompts.js')]).then(
+      ([{ AcpSessions }, goalPrompts]) => {
+        goals = goalPrompts;
+        sessions = new AcpSessions({
+          home: options.home,
+          client: connected,
+          ...(options.model !== undefined ? { model: options.model } : {}),
+        });
+        return sessions;
+      },
+    );
+    return loading;
+  };
+  /** Loaded together with the sessions, so only after `served()` has resolved. */
+  const goalPrompts = () => {
+    if (!goals) throw acp.RequestError.internalError(undefined, 'the sessions are not loaded');
+    return goals;
   };
   const app = acp
     .agent({ name: 'loom' })
     .onConnect((connection) => {
-      sessions = new AcpSessions({
-        home: options.home,
-        client: connection.client,
-        ...(options.model !== undefined ? { model: options.model } : {}),
-      });
+      client = connection.client;
     })
     .onRequest('initialize', () => ({
       protocolVersion: acp.PROTOCOL_VERSION,
@@ -61,36 +78,38 @@ export function serveAcp(options: AcpServerOptions): AcpServer {
       agentInfo: { name: 'loom', title: 'Loom', version },
       authMethods: [],
     }))
-    .onRequest('session/new', ({ params }) => {
+    .onRequest('session/new', async ({ params }) => {
       warnAboutMcpServers(params.mcpServers);
-      const session = served().open(params.cwd);
+      const session = (await served()).open(params.cwd);
+      const commands = goalPrompts().availableCommandsUpdate();
       // After the response: the SDK writes it in the microtasks that follow this handler.
-      setImmediate(() => session.send(availableCommandsUpdate()));
+      setImmediate(() => session.send(commands));
       return { sessionId: session.id };
     })
     .onRequest('session/load', async ({ params }) => {
       warnAboutMcpServers(params.mcpServers);
-      const session = served().resume(params.sessionId, params.cwd);
+      const session = (await served()).resume(params.sessionId, params.cwd);
       for (const update of replayUpdatesOf(session.handle.log.events)) session.send(update);
-      session.send(availableCommandsUpdate());
+      session.send(goalPrompts().availableCommandsUpdate());
       await session.flushed();
       return {};
     })
     .onRequest('session/prompt', async ({ params }) => {
-      const session = served().get(params.sessionId);
-      return { stopReason: await answerPrompt(session, promptTextOf(params.prompt)) };
+      const session = (await served()).get(params.sessionId);
+      return { stopReason: await goalPrompts().answerPrompt(session, promptTextOf(params.prompt)) };
     })
     .onNotification('session/cancel', ({ params }) => {
-      const session = served().find(params.sessionId);
-      if (!session) return;
-      pauseOnCancel(session, 'cancelled by the client');
-      served().cancel(session, 'cancelled by the client');
+      // Before the sessions are loaded there is no session to cancel.
+      const session = sessions?.find(params.sessionId);
+      if (!session || !sessions) return;
+      goalPrompts().pauseOnCancel(session, 'cancelled by the client');
+      sessions.cancel(session, 'cancelled by the client');
     });
   const connection = app.connect(options.stream);
   return {
     closed: connection.closed,
     shutdown: async (cause) => {
-      await sessions?.closeAll(cause);
+      await (await loading?.catch(() => undefined))?.closeAll(cause);
       connection.close();
     },
     abandon: (cause) => sessions?.abandonAll(cause),

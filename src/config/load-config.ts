@@ -2,11 +2,13 @@
  * Finds and reads config.yaml from `$LOOM_HOME` and `./.loom/` (the project's wins, key by key
  * at the top level and per section). An invalid file is one UserError naming the file, line
  * and field of every problem; so is one that is not UTF-8 text, is a folder, or whose aliases
- * expand too far. Reads only; never writes a config file.
+ * expand too far. Reads only; never writes a config file. The YAML parser is loaded only when
+ * there is a file to parse, so a start without config never loads it.
  */
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { LineCounter, parseDocument } from 'yaml';
+import type { LineCounter, parseDocument } from 'yaml';
 import { errorMessage, UserError } from '../core/errors.js';
 import { configSchema, type LoomConfig, type PermissionRule } from './schema.js';
 
@@ -31,6 +33,14 @@ export function ruleOrigin(rule: PermissionRule): RuleOrigin | undefined {
   return ruleOrigins.get(rule);
 }
 
+let yaml: typeof import('yaml') | undefined;
+
+/** The `yaml` package, loaded at the first parse (synchronously: loading config is synchronous). */
+function yamlParser(): typeof import('yaml') {
+  yaml ??= createRequire(import.meta.url)('yaml') as typeof import('yaml');
+  return yaml;
+}
+
 function invalid(file: string, problem: string): UserError {
   return new UserError('INVALID_CONFIG', `invalid config:\n${file}: ${problem}`);
 }
@@ -40,6 +50,7 @@ export function configPaths(home: string, cwd: string): string[] {
 }
 
 export function parseConfig(text: string, file: string): LoomConfig {
+  const { LineCounter, parseDocument } = yamlParser();
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter });
   if (document.errors.length > 0) {

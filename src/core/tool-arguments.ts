@@ -3,8 +3,10 @@
  * 2020-12, every violation reported, each problem qualified by its path). This is the one
  * validation path for every tool, ours or foreign. It must never coerce, fill defaults into or
  * otherwise mutate the caller's value, and a broken schema is a reported problem, never a throw.
+ * The validator (ajv) is loaded at the first check, so a start that calls no tool never loads it.
  */
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { createRequire } from 'node:module';
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { errorMessage } from './errors.js';
 import type { ToolDefinition } from './tool-contract.js';
 
@@ -15,15 +17,24 @@ export type ArgumentCheck = { ok: true; value: unknown } | { ok: false; problems
  * bundled). Unknown keywords (vendor `x-*` extensions in foreign tool schemas) are tolerated;
  * a schema that breaks the meta-schema is not.
  */
-const validator = new Ajv2020({
-  allErrors: true,
-  strict: false,
-  validateFormats: false,
-  coerceTypes: false,
-  useDefaults: false,
-  removeAdditional: false,
-  logger: false,
-});
+let shared: Ajv2020 | undefined;
+
+function validator(): Ajv2020 {
+  if (shared) return shared;
+  const ajv = createRequire(import.meta.url)(
+    'ajv/dist/2020.js',
+  ) as typeof import('ajv/dist/2020.js');
+  shared = new ajv.Ajv2020({
+    allErrors: true,
+    strict: false,
+    validateFormats: false,
+    coerceTypes: false,
+    useDefaults: false,
+    removeAdditional: false,
+    logger: false,
+  });
+  return shared;
+}
 
 type Compiled = { validate: ValidateFunction } | { failure: string };
 const compiled = new WeakMap<object, Compiled>();
@@ -53,13 +64,13 @@ function compile(tool: ToolDefinition): Compiled {
   let result: Compiled;
   const { $schema: _dialect, ...body } = schema as Record<string, unknown>;
   try {
-    result = { validate: validator.compile(body) };
+    result = { validate: validator().compile(body) };
   } catch (error) {
     result = {
       failure: `tool ${tool.name} has an invalid parameters schema: ${errorMessage(error)}`,
     };
   } finally {
-    validator.removeSchema(body);
+    validator().removeSchema(body);
   }
   compiled.set(schema, result);
   return result;

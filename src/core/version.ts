@@ -1,9 +1,11 @@
 /**
- * Loom's version, read once from package.json (two folders up from both src/core and dist/core).
- * Cheap to import: the CLI's `--version` path loads nothing else.
+ * Loom's version, read once from package.json (two folders up from src/core, dist/core and
+ * dist/bundle alike). Cheap to import: the CLI's `--version` path loads nothing else.
  */
-import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
 
-const require = createRequire(import.meta.url);
+const packageFile = new URL('../../package.json', import.meta.url);
 
-export const loomVersion: string = (require('../../package.json') as { version: string }).version;
+export const loomVersion: string = (
+  JSON.parse(readFileSync(packageFile, 'utf8')) as { version: string }
+).version;

@@ -34,9 +34,10 @@ export interface AiSdkModelClientOptions {
   id: string;
   /**
    * Called once per request, so credentials are read when the request is made. It may throw
-   * (for example a `MISSING_CREDENTIAL` LoomError); the throw becomes an `error` part.
+   * (for example a `MISSING_CREDENTIAL` LoomError); the throw becomes an `error` part. It may
+   * return a promise (a provider package loaded at the first request).
    */
-  createModel: () => LanguageModelV3;
+  createModel: () => LanguageModelV3 | Promise<LanguageModelV3>;
   /**
    * Credential values (as set) to scrub from error messages, with their trimmed and encoded
    * forms (`credential-redaction.ts`); read per failure. Default: none.
@@ -55,7 +56,7 @@ const incompleteStream: ModelErrorInfo = {
 
 export class AiSdkModelClient implements ModelClient {
   readonly id: string;
-  readonly #createModel: () => LanguageModelV3;
+  readonly #createModel: () => LanguageModelV3 | Promise<LanguageModelV3>;
   readonly #secrets: () => string[];
 
   constructor(options: AiSdkModelClientOptions) {
@@ -73,7 +74,10 @@ export class AiSdkModelClient implements ModelClient {
     let reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart> | undefined;
     const abort = watchAbort(signal, () => reader?.cancel().catch(() => undefined));
     try {
-      const model = this.#createModel();
+      const creating = Promise.resolve().then(() => this.#createModel());
+      // After an abort nobody awaits the model: its failure is not an unhandled rejection.
+      creating.catch(() => undefined);
+      const model = await Promise.race([creating, abort.promise]);
       const result = await Promise.race([model.doStream(toCallOptions(request)), abort.promise]);
       reader = result.stream.getReader();
       // An abort that came while the stream was being opened found no reader to cancel.

@@ -4,7 +4,7 @@
  * whether it was an abort. Never throws. The descriptions are not redacted: callers pass every
  * message through `redactCredentials` (credential-redaction.ts) before it leaves the model seam.
  */
-import { APICallError } from 'ai';
+import { APICallError } from '@ai-sdk/provider';
 import { errorMessage, LoomError } from '../core/errors.js';
 import type { ModelErrorInfo } from './contract.js';
 

@@ -3,12 +3,9 @@
  * Anthropic messages, any OpenAI-compatible server) or the scripted model. Keys are read from the
  * environment when each request is made (trimmed, as fetch would send them), so a missing key is
  * an `error` part naming the variable, never a throw and never a value; every message the client
- * streams is redacted last. Only a malformed spec or route throws (a UserError).
+ * streams is redacted last. Only a malformed spec or route throws (a UserError). A provider's
+ * package is loaded at its first request, so a start that needs none (scripted) loads none.
  */
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createDeepSeek } from '@ai-sdk/deepseek';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { assertNever, LoomError } from '../core/errors.js';
 import { createScriptedModel } from '../testing/scripted-model.js';
@@ -68,31 +65,39 @@ export function createModelClient(
   return redactingModelClient(retrying, credentials);
 }
 
-function createLanguageModel(
+async function createLanguageModel(
   provider: ApiProvider,
   spec: ModelSpec,
   apiKey: string | undefined,
   fetchFunction: typeof fetch | undefined,
-): LanguageModelV3 {
+): Promise<LanguageModelV3> {
   const settings = {
     ...(apiKey !== undefined && { apiKey }),
     ...(spec.baseURL !== undefined && { baseURL: spec.baseURL }),
     ...(fetchFunction !== undefined && { fetch: fetchFunction }),
   };
   switch (provider) {
-    case 'deepseek':
+    case 'deepseek': {
+      const { createDeepSeek } = await import('@ai-sdk/deepseek');
       return createDeepSeek(settings).chat(spec.model);
-    case 'openai':
+    }
+    case 'openai': {
+      const { createOpenAI } = await import('@ai-sdk/openai');
       return createOpenAI(settings).chat(spec.model);
-    case 'anthropic':
+    }
+    case 'anthropic': {
+      const { createAnthropic } = await import('@ai-sdk/anthropic');
       return createAnthropic(settings).messages(spec.model);
-    case 'openai-compatible':
+    }
+    case 'openai-compatible': {
+      const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
       return createOpenAICompatible({
         ...settings,
         name: spec.route ?? 'openai-compatible',
         baseURL: spec.baseURL ?? '',
         includeUsage: true,
       }).chatModel(spec.model);
+    }
     default:
       return assertNever(provider, 'provider');
   }

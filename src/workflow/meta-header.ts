@@ -4,9 +4,15 @@
  * syntax tree; it must never be evaluated, and anything but a pure literal is `META_INVALID`.
  * The header's lines are blanked in the body so script line numbers still match the file.
  */
-import { type Expression, type Node, type Property, parseExpressionAt, tokTypes } from 'acorn';
+import type { Expression, Node, Property } from 'acorn';
 import { WorkflowError } from './contract.js';
-import { leadingTokens, opensWithMetaExport, positionAt, sourceExcerpt } from './script-parse.js';
+import {
+  acornParser,
+  leadingTokens,
+  opensWithMetaExport,
+  positionAt,
+  sourceExcerpt,
+} from './script-parse.js';
 
 export interface MetaHeaderSplit {
   /** The header's literal as plain data; still to be checked with `validateMeta`. */
@@ -27,6 +33,7 @@ export function splitMetaHeader(source: string, file?: string): MetaHeaderSplit 
       `${file === undefined ? '' : `${file}: `}${text} at ${positionAt(source, offset)}\n` +
         sourceExcerpt(source, offset),
     );
+  const { parseExpressionAt, tokTypes } = acornParser();
   const [exportToken, , metaToken, equals] = leadingTokens(source, 4);
   if (exportToken === undefined || metaToken === undefined) return undefined;
   if (equals?.type !== tokTypes.eq) {
@@ -155,6 +162,7 @@ function statementEnd(
   literalEnd: number,
   fail: (offset: number, text: string) => WorkflowError,
 ): number {
+  const { tokTypes } = acornParser();
   const [next] = leadingTokens(source.slice(literalEnd), 1);
   if (next?.type === tokTypes.semi) return literalEnd + next.end;
   const gapLength = next?.start ?? /^\s*/.exec(source.slice(literalEnd))?.[0].length ?? 0;

@@ -2,19 +2,21 @@
  * The host-side pre-parse of a workflow script body: a plain script with top-level await and
  * top-level return, which neither imports nor exports (meta is a parameter, not a statement).
  * A body that cannot run becomes `SCRIPT_PARSE` with line:column and the offending line. It only
- * parses: it must never evaluate any part of the script.
+ * parses: it must never evaluate any part of the script. The parser (acorn) is loaded at the
+ * first parse, so a start that runs no workflow never reads it.
  */
-import {
-  getLineInfo,
-  type Options,
-  type Program,
-  parse,
-  type Token,
-  tokenizer,
-  tokTypes,
-} from 'acorn';
+import { createRequire } from 'node:module';
+import type { Options, Program, Token } from 'acorn';
 import { WorkflowError } from './contract.js';
 import { renderThrown } from './render-thrown.js';
+
+let acorn: typeof import('acorn') | undefined;
+
+/** The one acorn instance of every workflow parse (token types are compared by identity). */
+export function acornParser(): typeof import('acorn') {
+  acorn ??= createRequire(import.meta.url)('acorn') as typeof import('acorn');
+  return acorn;
+}
 
 const scriptOptions: Options = {
   ecmaVersion: 'latest',
@@ -44,7 +46,7 @@ export function checkScriptBody(script: string): void {
   }
   let program: Program;
   try {
-    program = parse(script, scriptOptions);
+    program = acornParser().parse(script, scriptOptions);
   } catch (error) {
     throw parseFailure(script, error);
   }
@@ -54,6 +56,7 @@ export function checkScriptBody(script: string): void {
 
 /** The first `count` tokens (the end-of-input token included); fewer when tokenizing fails. */
 export function leadingTokens(source: string, count: number): Token[] {
+  const { tokenizer, tokTypes } = acornParser();
   const tokens: Token[] = [];
   try {
     const reader = tokenizer(source, { ecmaVersion: 'latest', allowHashBang: true });
@@ -74,13 +77,13 @@ export function opensWithMetaExport(source: string): boolean {
 
 /** `line:column`, both counted from 1. */
 export function positionAt(source: string, offset: number): string {
-  const position = getLineInfo(source, offset);
+  const position = acornParser().getLineInfo(source, offset);
   return `${position.line}:${position.column + 1}`;
 }
 
 /** The line holding `offset` with a caret under it, indented for an error message. */
 export function sourceExcerpt(source: string, offset: number): string {
-  const position = getLineInfo(source, offset);
+  const position = acornParser().getLineInfo(source, offset);
   const lineText = source.split(/\r\n|[\r\n\u2028\u2029]/)[position.line - 1] ?? '';
   const from = Math.max(0, Math.min(position.column - EXCERPT_WIDTH / 2, lineText.length));
   const shown = lineText.slice(from, from + EXCERPT_WIDTH);

@@ -1,0 +1,69 @@
+// The second half of `npm run build` (after tsc): bundles the command line, the library entries
+// and the workflow worker with esbuild into dist/bundle/, so a start reads a few files instead
+// of hundreds. Entries share chunks (one copy of every module, so `instanceof` holds across
+// `loom` and `loom/testing`), and modules loaded with `await import()` stay in their own chunks,
+// loaded only on the paths that use them. The workflow worker is one CommonJS file (a thread
+// starts faster without an ESM loader) in the same folder: it is found as `./worker.cjs` next
+// to the chunk that starts it. tsc still writes dist/**/*.d.ts (the types
+// of the package's exports) and the unbundled modules the built-engine test imports. Which
+// sources each output holds is written to dist/bundle-meta.json (not published), for the test
+// that checks what each command loads.
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+
+const outdir = 'dist/bundle';
+
+/**
+ * zod's `z.locales` (the error messages in 40 languages, 366 KB, half of zod) is never used by
+ * Loom; English, the default, is imported by zod's schemas on its own and stays.
+ */
+const withoutZodLocales = {
+  name: 'without-zod-locales',
+  setup(builder) {
+    builder.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer)
+        ? { path: 'zod-locales', namespace: 'loom-unused' }
+        : undefined,
+    );
+    builder.onLoad({ filter: /.*/, namespace: 'loom-unused' }, () => ({
+      contents: 'export {};',
+      loader: 'js',
+    }));
+  },
+};
+
+rmSync(outdir, { recursive: true, force: true });
+const result = await build({
+  entryPoints: {
+    loom: 'src/cli/main.ts',
+    index: 'src/index.ts',
+    testing: 'src/testing/index.ts',
+  },
+  outdir,
+  metafile: true,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  chunkNames: 'chunk-[hash]',
+  sourcemap: true,
+  logLevel: 'warning',
+  plugins: [withoutZodLocales],
+  // Bundled CommonJS dependencies call `require` for Node's own modules: give them one.
+  banner: {
+    js: "import { createRequire as loomBundleRequire } from 'node:module';\nconst require = loomBundleRequire(import.meta.url);",
+  },
+});
+await build({
+  entryPoints: ['src/workflow/worker.ts'],
+  outfile: join(outdir, 'worker.cjs'),
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: true,
+  logLevel: 'warning',
+});
+writeFileSync('dist/bundle-meta.json', JSON.stringify(result.metafile));

@@ -1,0 +1,153 @@
+/**
+ * What each command loads as it starts (issue 14): the built bin/loom runs from the esbuild
+ * bundle, and heavy modules load only on the paths that use them. A preload traces every module
+ * the process loads (ESM through loader hooks that append each URL to a file synchronously,
+ * CommonJS from `require.cache` at exit); dist/bundle-meta.json maps each bundle file to the
+ * sources it holds. Figures are the bench's business (bench/cli.bench.ts); this pins the shape.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { temporaryFolder } from '../helpers/temporary-folder.js';
+import { startLoom, writeScriptedModel } from './loom-process.js';
+
+const root = resolve('.');
+const bundleMeta = JSON.parse(readFileSync('dist/bundle-meta.json', 'utf8')) as {
+  outputs: Record<string, { inputs: Record<string, unknown> }>;
+};
+
+/** Appends every loaded URL to $LOOM_TEST_MODULE_TRACE before the module is read. */
+const HOOKS = `import { appendFileSync } from 'node:fs';
+export async function load(url, context, nextLoad) {
+  appendFileSync(process.env.LOOM_TEST_MODULE_TRACE, url + '\\n');
+  return nextLoad(url, context);
+}
+`;
+
+function preload(hooks: string): string {
+  return `import { appendFileSync } from 'node:fs';
+import { createRequire, register } from 'node:module';
+register(${JSON.stringify(pathToFileURL(hooks).href)});
+process.on('exit', () => {
+  const cached = Object.keys(createRequire(import.meta.url).cache);
+  if (cached.length > 0) appendFileSync(process.env.LOOM_TEST_MODULE_TRACE, cached.join('\\n') + '\\n');
+});
+`;
+}
+
+interface Loaded {
+  /** Files the process loaded, relative to the repository (the tracer's own files left out). */
+  files: string[];
+  /** The sources inside the loaded bundle files, as esbuild names them (`src/...`, `node_modules/...`). */
+  sources: Set<string>;
+}
+
+function traced(home: string): { env: NodeJS.ProcessEnv; read: () => Loaded } {
+  const folder = temporaryFolder('loom-trace-');
+  const hooks = join(folder, 'hooks.mjs');
+  const start = join(folder, 'preload.mjs');
+  const trace = join(folder, 'trace.txt');
+  writeFileSync(hooks, HOOKS);
+  writeFileSync(start, preload(hooks));
+  writeFileSync(trace, '');
+  return {
+    env: { NODE_OPTIONS: `--import=${pathToFileURL(start).href}`, LOOM_TEST_MODULE_TRACE: trace },
+    read() {
+      const files = readFileSync(trace, 'utf8')
+        .split('\n')
+        .filter((line) => line.length > 0 && !line.startsWith('node:'))
+        .map((line) => (line.startsWith('file:') ? fileURLToPath(line) : line))
+        .filter((path) => !path.startsWith(folder) && !path.startsWith(home))
+        .map((path) => (path.startsWith(`${root}/`) ? path.slice(root.length + 1) : path));
+      const sources = new Set<string>();
+      for (const file of files) {
+        for (const input of Object.keys(bundleMeta.outputs[file]?.inputs ?? {})) sources.add(input);
+      }
+      return { files: [...new Set(files)], sources };
+    },
+  };
+}
+
+/** Sources that no start may load unless its path uses them. */
+const HEAVY =
+  /node_modules\/(@ai-sdk\/(anthropic|openai|deepseek|openai-compatible)|ai|yaml|ajv|acorn|@agentclientprotocol\/sdk)\//;
+
+function heavy(loaded: Loaded): string[] {
+  const names = [...loaded.files, ...loaded.sources]
+    .filter((path) => HEAVY.test(path))
+    .map((path) => HEAVY.exec(path)?.[1]);
+  return [...new Set(names)].sort() as string[];
+}
+
+const outsideBundle = (loaded: Loaded) =>
+  loaded.files.filter((file) => file !== 'bin/loom' && !file.startsWith('dist/bundle/'));
+
+test('loom --version loads the bundle entry and commander, not the runtime', async () => {
+  const home = temporaryFolder();
+  const trace = traced(home);
+  const run = startLoom(['--version'], { home, env: trace.env });
+  assert.equal((await run.exited).code, 0, run.stderr());
+  const loaded = trace.read();
+  assert.deepEqual(outsideBundle(loaded), []);
+  assert.ok(loaded.sources.has('src/cli/main.ts'));
+  const runtime = [...loaded.sources].filter(
+    (source) => source.includes('node_modules/zod/') || source === 'src/cli/build-runtime.ts',
+  );
+  assert.deepEqual(runtime, []);
+});
+
+test('a scripted loom run loads only bundle files, and no provider, yaml, ajv, acorn or ACP', async () => {
+  const home = temporaryFolder();
+  const model = writeScriptedModel(home, { rules: [], default: { reply: 'ok' } });
+  const trace = traced(home);
+  const run = startLoom(['run', '--model', `scripted:${model}`, '--cwd', home, 'hello'], {
+    home,
+    env: trace.env,
+  });
+  assert.equal((await run.exited).code, 0, run.stderr());
+  assert.equal(run.stdout().trim(), 'ok');
+  const loaded = trace.read();
+  assert.deepEqual(outsideBundle(loaded), []);
+  assert.ok(loaded.sources.has('src/cli/build-runtime.ts'), 'the trace saw the runtime load');
+  assert.deepEqual(heavy(loaded), []);
+});
+
+test('with a config file loom run loads yaml to read it (the trace sees lazy loads)', async () => {
+  const home = temporaryFolder();
+  const model = writeScriptedModel(home, { rules: [], default: { reply: 'ok' } });
+  writeFileSync(join(home, 'config.yaml'), 'agent:\n  maxSteps: 5\n');
+  const trace = traced(home);
+  const run = startLoom(['run', '--model', `scripted:${model}`, '--cwd', home, 'hello'], {
+    home,
+    env: trace.env,
+  });
+  assert.equal((await run.exited).code, 0, run.stderr());
+  assert.deepEqual(heavy(trace.read()), ['yaml']);
+});
+
+test('loom acp answers initialize with the protocol loaded and the runtime not yet', async () => {
+  const home = temporaryFolder();
+  const model = writeScriptedModel(home, { rules: [], default: { reply: 'ok' } });
+  const trace = traced(home);
+  const acp = startLoom(['acp', '--model', `scripted:${model}`], {
+    home,
+    env: trace.env,
+    keepStdinOpen: true,
+  });
+  acp.child.stdin.write(
+    `${JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } })}\n`,
+  );
+  const answer = JSON.parse(await acp.waitForLine(/"id":0/)) as { result?: unknown };
+  assert.ok(answer.result, JSON.stringify(answer));
+  acp.child.stdin.end();
+  assert.equal((await acp.exited).code, 0, acp.stderr());
+  const loaded = trace.read();
+  assert.deepEqual(outsideBundle(loaded), []);
+  assert.deepEqual(heavy(loaded), ['@agentclientprotocol/sdk']);
+  const runtime = [...loaded.sources].filter((source) =>
+    /^src\/(cli\/build-runtime|tools|workflow|subagent)\b/.test(source),
+  );
+  assert.deepEqual(runtime, []);
+});
