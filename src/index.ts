@@ -71,9 +71,11 @@ export {
   toolPreExecute,
   toolResultObserved,
 } from './core/tool-pipeline.js';
+export type * from './interaction/user-questions.js';
 export {
+  noUser,
   rootOnlyQuestions,
-  type UserQuestions,
+  UserQuestionError,
   userQuestionsKey,
 } from './interaction/user-questions.js';
 export type * from './jobs/contract.js';

@@ -12,7 +12,7 @@ import { Context } from '../core/context.js';
 import { CredentialVariables, credentialVariablesKey } from '../core/credential-variables.js';
 import { AgentRuntime, agentRuntimeKey } from '../core/runtime.js';
 import { type GoalLayer, installGoals } from '../goal/install.js';
-import { noHuman, userQuestionsKey } from '../interaction/user-questions.js';
+import { noUser, rootOnlyQuestions, userQuestionsKey } from '../interaction/user-questions.js';
 import { installJobs, type JobsLayer } from '../jobs/install.js';
 import type { ModelClient } from '../llm/contract.js';
 import { createModelClient, defaultKeyVariables } from '../llm/providers.js';
@@ -80,7 +80,10 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
     ...(maxSteps ? { limits: { maxSteps } } : {}),
   });
   root.provide(agentRuntimeKey, runtime);
-  root.provide(userQuestionsKey, noHuman);
+  root.provide(
+    userQuestionsKey,
+    rootOnlyQuestions((sessionId) => runtime.find(sessionId)?.log.header, noUser),
+  );
   const extraRoots = (config.tools?.extraRoots ?? []).map((root) => resolve(flags.cwd, root));
   const jobs = installJobs(runtime, {
     ...(config.jobs?.maxPerOwner !== undefined ? { maxPerOwner: config.jobs.maxPerOwner } : {}),
