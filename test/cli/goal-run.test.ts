@@ -311,8 +311,16 @@ test('plain loom run keeps going when the model creates a goal on the human word
   assert.equal(shown.history[0]?.by, 'model');
 });
 
-test('goal commands and --max-rounds fail clearly on bad input', async () => {
-  const folders = scriptedFolders({ default: answersTheHuman });
+test('a failing round exits 1; goal commands and --max-rounds fail clearly on bad input', async () => {
+  const folders = scriptedFolders({
+    rules: [{ when: roundOf(2), error: 'upstream 500' }, worksEachRound],
+    default: answersTheHuman,
+  });
+  const failing = await runGoal(folders, ['--goal', 'fail in round two']);
+  assert.equal(failing.code, 1);
+  assert.match(failing.stderr, /^goal round 2 of 20$/m);
+  assert.match(failing.stderr, /goal round ended with an error: upstream 500/);
+
   for (const bad of ['0', '1.5']) {
     const run = await runGoal(folders, ['--goal', 'x', '--max-rounds', bad]);
     assert.equal(run.code, 1);
