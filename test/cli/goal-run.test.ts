@@ -316,44 +316,53 @@ test('a failing round exits 1; goal commands and --max-rounds fail clearly on ba
     rules: [{ when: roundOf(2), error: 'upstream 500' }, worksEachRound],
     default: answersTheHuman,
   });
-  const failing = await runGoal(folders, ['--goal', 'fail in round two']);
+  // Independent runs, started together to keep the test short.
+  const [failing, zero, fraction, withoutGoal, emptyGoal, noSession, ...missing] =
+    await Promise.all([
+      runGoal(folders, ['--goal', 'fail in round two']),
+      runGoal(folders, ['--goal', 'x', '--max-rounds', '0']),
+      runGoal(folders, ['--goal', 'x', '--max-rounds', '1.5']),
+      runGoal(folders, ['--max-rounds', '3', 'hello']),
+      runGoal(folders, ['--goal', ' ']),
+      loom(folders, ['goal', 'show']),
+      loom(folders, ['goal', 'resume', '--session', 'nope']),
+      loom(folders, ['goal', 'pause', '--session', 'nope']),
+    ]);
   assert.equal(failing.code, 1);
   assert.match(failing.stderr, /^goal round 2 of 20$/m);
   assert.match(failing.stderr, /goal round ended with an error: upstream 500/);
-
-  for (const bad of ['0', '1.5']) {
-    const run = await runGoal(folders, ['--goal', 'x', '--max-rounds', bad]);
+  for (const [run, bad] of [
+    [zero, '0'],
+    [fraction, '1\\.5'],
+  ] as const) {
     assert.equal(run.code, 1);
     assert.match(
       run.stderr,
-      new RegExp(
-        `--max-rounds must be a whole number from 1 to \\d+ \\(got ${bad.replace('.', '\\.')}\\)`,
-      ),
+      new RegExp(`--max-rounds must be a whole number from 1 to \\d+ \\(got ${bad}\\)`),
     );
   }
-  const withoutGoal = await runGoal(folders, ['--max-rounds', '3', 'hello']);
   assert.equal(withoutGoal.code, 1);
   assert.match(withoutGoal.stderr, /--max-rounds needs --goal/);
-  const emptyGoal = await runGoal(folders, ['--goal', ' ']);
   assert.equal(emptyGoal.code, 1);
   assert.match(emptyGoal.stderr, /--goal needs a non-empty objective/);
-
-  for (const command of ['show', 'pause', 'resume']) {
-    const missing = await loom(folders, ['goal', command, '--session', 'nope']);
-    assert.equal(missing.code, 1, command);
-    assert.match(missing.stderr, /no session nope in .*SESSION_NOT_FOUND/, command);
-  }
-  const noSession = await loom(folders, ['goal', 'show']);
   assert.equal(noSession.code, 2);
   assert.match(noSession.stderr, /--session <id>/);
+  for (const run of missing) {
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(run.stderr, /no session nope in .*SESSION_NOT_FOUND/);
+  }
 
   const plain = await runGoal(folders, ['--json', 'hello']);
   assert.equal(plain.code, 0, plain.stderr);
   const sessionId = String(
     (eventsOf(plain.stdout)[0] as unknown as { sessionId: string }).sessionId,
   );
-  for (const command of ['show', 'clear', 'resume']) {
-    const none = await loom(folders, ['goal', command, '--session', sessionId]);
+  const commands = ['show', 'clear', 'resume'];
+  const answers = await Promise.all(
+    commands.map((command) => loom(folders, ['goal', command, '--session', sessionId])),
+  );
+  for (const [index, none] of answers.entries()) {
+    const command = commands[index];
     assert.equal(none.code, 1, command);
     assert.match(
       none.stderr,
