@@ -5,7 +5,7 @@
  * human at the goal's current revision; `resume` then arms the goal and runs its rounds here.
  */
 import { existsSync } from 'node:fs';
-import { LoomError, UserError } from '../core/errors.js';
+import { UserError } from '../core/errors.js';
 import { loomHome } from '../core/home.js';
 import { loadSessionFile } from '../core/session-load.js';
 import { SessionStore } from '../core/session-store.js';
@@ -13,6 +13,7 @@ import { type Goal, GoalError } from '../goal/contract.js';
 import { foldGoal, type GoalHistoryEntry } from '../goal/fold.js';
 import { GoalService } from '../goal/goal-service.js';
 import { buildRuntime } from './build-runtime.js';
+import { withErrorCode } from './goal-output.js';
 import { parseMaxRounds, runSession } from './run-command.js';
 import { runWorkspace } from './session-workspace.js';
 
@@ -30,14 +31,6 @@ export interface GoalResumeOptions {
   maxRounds?: string;
   model?: string;
   json?: boolean;
-}
-
-/** An error whose message names its code, so `loom: …` tells the user which one it is. */
-function withCode(error: unknown): unknown {
-  if (error instanceof LoomError && !error.message.includes(error.code)) {
-    error.message = `${error.message} (${error.code})`;
-  }
-  return error;
 }
 
 function sessionPath(store: SessionStore, sessionId: string): string {
@@ -97,7 +90,7 @@ export function goalShowCommand(options: GoalShowOptions): number {
     process.stdout.write(`${lines.join('\n')}\n`);
     return 0;
   } catch (error) {
-    throw withCode(error);
+    throw withErrorCode(error);
   }
 }
 
@@ -134,7 +127,7 @@ export function goalChangeCommand(action: 'pause' | 'clear', options: GoalChange
       log.close();
     }
   } catch (error) {
-    throw withCode(error);
+    throw withErrorCode(error);
   }
 }
 
@@ -159,7 +152,7 @@ export async function goalResumeCommand(options: GoalResumeOptions): Promise<num
       startGoal: (service) => resumeGoal(service, options.session, maxRounds),
     });
   } catch (error) {
-    throw withCode(error);
+    throw withErrorCode(error);
   }
 }
 

@@ -5,6 +5,7 @@
  * it never changes a goal.
  */
 
+import { LoomError } from '../core/errors.js';
 import type { SessionEvent } from '../core/session-events.js';
 import type { Goal, GoalChangeEvent, GoalSettlement } from '../goal/contract.js';
 import { GOAL_SOURCE } from '../goal/contract.js';
@@ -108,4 +109,12 @@ export function settlementReport(
     case 'error':
       return { code: 1, message: `error: ${settlement.message}; to try again: ${resume}` };
   }
+}
+
+/** `error` with its code named in its message (once), so `loom: …` tells the user which it is. */
+export function withErrorCode(error: unknown): unknown {
+  if (error instanceof LoomError && !error.message.includes(error.code)) {
+    error.message = `${error.message} (${error.code})`;
+  }
+  return error;
 }

@@ -20,7 +20,12 @@ import { goalOf } from '../goal/install.js';
 import { type JobService, jobSettled } from '../jobs/contract.js';
 import type { ChildRegistry } from '../subagent/children.js';
 import { buildRuntime, type LoomSetup } from './build-runtime.js';
-import { goalProgressWriter, normalizeSettlement, settlementReport } from './goal-output.js';
+import {
+  goalProgressWriter,
+  normalizeSettlement,
+  settlementReport,
+  withErrorCode,
+} from './goal-output.js';
 import { interruptLiveSessions } from './interrupt-sessions.js';
 import { plainRenderer } from './render-plain.js';
 import { runWorkspace } from './session-workspace.js';
@@ -181,7 +186,7 @@ export async function runSession(
     } catch (error) {
       output?.drain();
       handle.close();
-      throw error;
+      throw withErrorCode(error);
     }
   }
   let last: TurnOutcome | undefined;

@@ -263,6 +263,9 @@ test('the round cap exits 1 naming GOAL_ROUND_CAP; goal resume --max-rounds rais
   assert.equal(capped.goal.phase, 'active');
   assert.deepEqual(historyRounds(capped), [1, 2]);
 
+  const another = await runGoal(folders, ['--session', sessionId, '--goal', 'something else']);
+  assert.equal(another.code, 1);
+  assert.match(another.stderr, /goal goal-1 is active; complete or clear it .*\(GOAL_EXISTS\)/);
   const tooFew = await loom(folders, [
     'goal',
     'resume',
