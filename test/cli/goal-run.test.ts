@@ -374,3 +374,26 @@ test('a failing round exits 1; goal commands and --max-rounds fail clearly on ba
     );
   }
 });
+
+test('a goal the rounds report blocked three times in a row exits 1 naming the block', async () => {
+  const folders = scriptedFolders({
+    rules: [
+      callsThenReply(
+        ROUND,
+        [
+          {
+            name: 'update_goal',
+            arguments: { goal_id: 'goal-1', revision: 1, action: 'blocked', reason: 'no network' },
+          },
+        ],
+        'still blocked',
+      ),
+    ],
+    default: answersTheHuman,
+  });
+  const run = await runGoal(folders, ['--goal', 'fetch the data']);
+  assert.equal(run.code, 1, run.stderr);
+  assert.match(run.stderr, /^goal round 3 of 20$/m);
+  assert.doesNotMatch(run.stderr, /^goal round 4/m);
+  assert.match(run.stderr, /error: goal goal-1 is blocked after 3 rounds: no network/);
+});
