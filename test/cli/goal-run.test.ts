@@ -69,9 +69,11 @@ function runGoal(folders: ScriptedFolders, args: string[]) {
   return loom(folders, ['run', ...modelArgs(folders), '--cwd', folders.workspace, ...args]);
 }
 
+/** Standard input stays open: with --goal and no prompt, `loom run` must not wait to read one. */
 function startGoal(folders: ScriptedFolders, args: string[]): LoomRun {
   return startLoom(['run', ...modelArgs(folders), '--cwd', folders.workspace, ...args], {
     home: folders.home,
+    keepStdinOpen: true,
   });
 }
 
