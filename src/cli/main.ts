@@ -18,8 +18,6 @@ Examples (from the repository root; ID is a session id from \`loom sessions list
   $ loom sessions list                               # --all adds the sessions of subagents
   $ loom run --session ID "now run the tests"        # continue session ID
   $ loom sessions show ID
-  $ loom run --goal "make npm test pass" --max-rounds 10   # rounds until complete or blocked
-  $ loom goal show --session ID                      # pause|clear|resume --session ID too
   $ loom workflow run examples/workflows/review.js --model scripted:examples/workflows/review.model.json
   $ loom workflow check examples/workflows/review.js --meta '{"name":"x","description":"y"}'
   $ loom acp                                         # serve an editor over ACP on stdio
