@@ -51,6 +51,11 @@ export function buildProgram(): Command {
       'the workspace folder (default: the current folder; --session keeps its own)',
     )
     .option('--max-steps <n>', 'model requests a turn may take (default 50)')
+    .option(
+      '--goal <objective>',
+      'create this goal and run its rounds until it is complete or blocked; a prompt is then an optional first message',
+    )
+    .option('--max-rounds <n>', 'with --goal: the rounds the goal may start (default 20)')
     .action(async (prompt: string | undefined, options: import('./run-command.js').RunOptions) => {
       const { runCommand } = await import('./run-command.js');
       await exitAfterDrain(await runCommand(prompt, options));
@@ -117,6 +122,39 @@ export function buildProgram(): Command {
     .action(async (file: string, options: import('./workflow-command.js').WorkflowCheckOptions) => {
       const { workflowCheckCommand } = await import('./workflow-command.js');
       await exitAfterDrain(workflowCheckCommand(file, options));
+    });
+  const goal = program
+    .command('goal')
+    .description("show, pause, clear or resume a session's persistent goal");
+  goal
+    .command('show')
+    .description('print the goal and its history (works while another process runs it)')
+    .requiredOption('--session <id>', 'the session id')
+    .option('--json', 'one JSON object: {sessionId, goal, history}')
+    .action(async (options: import('./goal-command.js').GoalShowOptions) => {
+      const { goalShowCommand } = await import('./goal-command.js');
+      await exitAfterDrain(goalShowCommand(options));
+    });
+  for (const action of ['pause', 'clear'] as const) {
+    goal
+      .command(action)
+      .description(`${action} the goal, as the user`)
+      .requiredOption('--session <id>', 'the session id')
+      .action(async (options: import('./goal-command.js').GoalChangeOptions) => {
+        const { goalChangeCommand } = await import('./goal-command.js');
+        await exitAfterDrain(goalChangeCommand(action, options));
+      });
+  }
+  goal
+    .command('resume')
+    .description('resume the goal (paused or blocked), arm it and run its rounds until it settles')
+    .requiredOption('--session <id>', 'the session id')
+    .option('--max-rounds <n>', "the goal's new total round cap")
+    .option('--model <spec>', 'provider:model, e.g. deepseek:deepseek-chat or scripted:model.json')
+    .option('--json', 'print the session events as NDJSON on stdout')
+    .action(async (options: import('./goal-command.js').GoalResumeOptions) => {
+      const { goalResumeCommand } = await import('./goal-command.js');
+      await exitAfterDrain(await goalResumeCommand(options));
     });
   program
     .command('acp')

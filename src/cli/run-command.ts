@@ -5,16 +5,27 @@
  * event reaches stdout only after it is on disk, so what a watcher saw survives a crash. The
  * run lasts while the root's children and its subagent and workflow jobs work (their notices
  * wake it); background commands do not keep it alive: they are killed, and logged, at the end.
+ * With `--goal` (or once the model arms a goal) it runs the goal's rounds until they settle and
+ * exits by the settlement; a stop signal pauses the goal first, so it is never lost.
  */
 import { agentTurnEnd, type TurnOutcome } from '../core/agent-hooks.js';
 import type { Context } from '../core/context.js';
 import type { AgentHandle } from '../core/create-agent.js';
-import { UserError } from '../core/errors.js';
+import { errorMessage, UserError } from '../core/errors.js';
 import { loomHome } from '../core/home.js';
 import type { SessionEvent } from '../core/session-events.js';
+import { GOAL_SOURCE, type Goal, type GoalSettlement } from '../goal/contract.js';
+import { type GoalService, MAX_ROUND_CAP } from '../goal/goal-service.js';
+import { goalOf } from '../goal/install.js';
 import { type JobService, jobSettled } from '../jobs/contract.js';
 import type { ChildRegistry } from '../subagent/children.js';
-import { buildRuntime } from './build-runtime.js';
+import { buildRuntime, type LoomSetup } from './build-runtime.js';
+import {
+  goalProgressWriter,
+  normalizeSettlement,
+  settlementReport,
+  withErrorCode,
+} from './goal-output.js';
 import { interruptLiveSessions } from './interrupt-sessions.js';
 import { plainRenderer } from './render-plain.js';
 import { runWorkspace } from './session-workspace.js';
@@ -26,6 +37,9 @@ export interface RunOptions {
   json?: boolean;
   cwd?: string;
   maxSteps?: string;
+  /** Create this goal, arm it and run its rounds here. */
+  goal?: string;
+  maxRounds?: string;
 }
 
 async function readPrompt(argument: string | undefined): Promise<string> {
@@ -41,6 +55,19 @@ async function readPrompt(argument: string | undefined): Promise<string> {
   if (text.length === 0)
     throw new UserError('INVALID_ARGUMENT', 'no prompt: standard input was empty');
   return text;
+}
+
+/** `--max-rounds N`: a goal's total round cap, a whole number of at least 1. */
+export function parseMaxRounds(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const rounds = Number(value);
+  if (value.trim() === '' || !Number.isInteger(rounds) || rounds < 1 || rounds > MAX_ROUND_CAP) {
+    throw new UserError(
+      'INVALID_ARGUMENT',
+      `--max-rounds must be a whole number from 1 to ${MAX_ROUND_CAP} (got ${value})`,
+    );
+  }
+  return rounds;
 }
 
 function parseMaxSteps(value: string | undefined): number | undefined {
@@ -65,6 +92,17 @@ export async function runCommand(
   argument: string | undefined,
   options: RunOptions,
 ): Promise<number> {
+  const objective = options.goal;
+  if (options.maxRounds !== undefined && objective === undefined) {
+    throw new UserError(
+      'INVALID_ARGUMENT',
+      '--max-rounds needs --goal (to raise the cap of an existing goal: loom goal resume --session ID --max-rounds N)',
+    );
+  }
+  if (objective !== undefined && objective.trim() === '') {
+    throw new UserError('INVALID_ARGUMENT', '--goal needs a non-empty objective');
+  }
+  const maxRounds = parseMaxRounds(options.maxRounds);
   const cwd = runWorkspace(options, loomHome());
   const maxSteps = parseMaxSteps(options.maxSteps);
   const setup = buildRuntime({
@@ -73,15 +111,84 @@ export async function runCommand(
     ...(options.model !== undefined ? { model: options.model } : {}),
     ...(maxSteps ? { maxSteps } : {}),
   });
-  const { runtime, subagents, jobs } = setup;
+  const { runtime } = setup;
   // A continued session is opened first, so a busy one fails before the prompt is read.
   const resumed = options.session ? runtime.resume(options.session) : undefined;
-  const prompt = await readPrompt(argument);
+  // With --goal, a prompt is an optional first message; standard input is not read for one.
+  const prompt =
+    objective === undefined
+      ? await readPrompt(argument)
+      : argument !== undefined && argument.trim().length > 0
+        ? argument
+        : undefined;
   const handle = resumed ?? runtime.start();
+  return runSession(setup, handle, {
+    ...(prompt !== undefined ? { prompt } : {}),
+    ...(options.json ? { json: true } : {}),
+    ...(objective !== undefined
+      ? {
+          startGoal: (service: GoalService) =>
+            service.create({
+              objective,
+              ...(maxRounds !== undefined ? { maxRounds } : {}),
+              by: 'human',
+            }),
+        }
+      : {}),
+  });
+}
+
+export interface SessionRunOptions {
+  /** The human message of the first turn. */
+  prompt?: string;
+  json?: boolean;
+  /**
+   * Readies the session's goal (create it, or resume it) before anything runs; the goal is then
+   * armed and the run lasts until the round driver settles, exiting by its settlement.
+   */
+  startGoal?: (service: GoalService) => Goal | null;
+}
+
+/**
+ * Runs `handle` (a root session this command opened) until it settles, then closes it: the first
+ * human turn, the goal's rounds while the goal is armed (by `startGoal`, or by the model's
+ * `create_goal` in that turn), and the children and jobs the root waits for. Returns the exit
+ * code. The first stop signal pauses an armed goal (by the human) and cancels the running turn.
+ */
+export async function runSession(
+  setup: LoomSetup,
+  handle: AgentHandle,
+  options: SessionRunOptions,
+): Promise<number> {
+  const { runtime, subagents, jobs } = setup;
   const sessionId = handle.log.header.sessionId;
+  const goal = goalOf(handle);
   const output = options.json ? jsonPrinter(sessionId, () => handle.log.flush()) : undefined;
   const renderer = options.json ? undefined : plainRenderer(process.stdout, process.stderr);
-  handle.log.onAppend((event) => (output ? output.push(event) : renderer?.render(event)));
+  const goalProgress = options.json ? undefined : goalProgressWriter(process.stderr);
+  let roundsStarted = false;
+  handle.log.onAppend((event) => {
+    if (event.type === 'user/message') {
+      const data = event.data as SessionEvent<'user/message'>['data'];
+      if (data.source === GOAL_SOURCE) roundsStarted = true;
+    }
+    if (output) output.push(event);
+    else renderer?.render(event);
+    goalProgress?.(event);
+  });
+  if (options.startGoal) {
+    process.stderr.write(`session ${sessionId}\n`);
+    try {
+      if (!goal) throw new UserError('INVALID_ARGUMENT', 'goals are not installed in this runtime');
+      options.startGoal(goal.service);
+      goal.service.arm();
+      goal.driver.request();
+    } catch (error) {
+      output?.drain();
+      handle.close();
+      throw withErrorCode(error);
+    }
+  }
   let last: TurnOutcome | undefined;
   handle.context.on(agentTurnEnd, ({ outcome }) => {
     last = outcome;
@@ -93,6 +200,7 @@ export async function runCommand(
         `stopping… (${signal === 'SIGINT' ? 'Ctrl-C' : signal} again to exit at once)\n`,
       );
       const reason = signal === 'SIGINT' ? 'interrupted by the user' : describeStopSignal(signal);
+      if (goal) pauseArmedGoal(goal.service, reason);
       subagents.services.children.cancelTree(sessionId, reason);
       jobs.service.abandonAll(reason);
     },
@@ -105,21 +213,54 @@ export async function runCommand(
       renderer?.finish();
     },
   });
-  const first = await handle.agent.prompt(prompt);
+  const firstTurn = options.prompt !== undefined ? handle.agent.prompt(options.prompt) : undefined;
+  let settlement: GoalSettlement | undefined;
+  if (goal && options.startGoal) settlement = await goal.driver.whenSettled();
+  const first = firstTurn ? await firstTurn : undefined;
   await whenRunSettled(handle, subagents.services.children, jobs.service, runtime.root);
+  // The model armed a goal (create_goal, or resume on the human's word): its rounds run here.
+  if (goal && !settlement && (goal.service.activation === 'armed' || roundsStarted)) {
+    settlement = await goal.driver.whenSettled();
+    await whenRunSettled(handle, subagents.services.children, jobs.service, runtime.root);
+  }
   signals.finish();
   jobs.service.abandonAll('loom run is exiting');
   subagents.services.children.releaseUnder(sessionId);
   output?.drain();
   renderer?.finish();
-  const outcome = signals.received ? first : (last ?? first);
-  if (output && outcome.reason === 'error') {
+  if (settlement) {
+    const report = settlementReport(normalizeSettlement(settlement), sessionId);
+    process.stderr.write(`${report.message}\n`);
+    handle.close();
+    if (signals.received && settlement.kind !== 'complete') {
+      return SIGNAL_EXIT_CODES[signals.received];
+    }
+    return report.code;
+  }
+  const outcome = (signals.received ? first : (last ?? first)) ?? last;
+  if (output && outcome?.reason === 'error') {
     process.stderr.write(`error: ${outcome.error.message}\n`);
   }
   handle.close();
-  if (signals.received && outcome.reason !== 'completed')
+  if (signals.received && outcome?.reason !== 'completed')
     return SIGNAL_EXIT_CODES[signals.received];
-  return exitCodeOf(outcome);
+  return outcome ? exitCodeOf(outcome) : 1;
+}
+
+/** On a stop signal: an armed, active goal is paused by the human, so it is not lost. */
+function pauseArmedGoal(service: GoalService, reason: string): void {
+  try {
+    if (service.problem || service.activation !== 'armed') return;
+    const goal = service.goal;
+    if (goal === null || goal.phase !== 'active') return;
+    service.update(
+      { goalId: goal.id, revision: goal.revision },
+      { action: 'pause', reason },
+      'human',
+    );
+  } catch (error) {
+    process.stderr.write(`loom: could not pause the goal: ${errorMessage(error)}\n`);
+  }
 }
 
 /** Job kinds whose end the run waits for: their notices carry answers the root asked for. */

@@ -6,6 +6,8 @@ import { loomHome } from '../core/home.js';
 import type { SessionEvent } from '../core/session-events.js';
 import { loadSessionFile } from '../core/session-load.js';
 import { SessionStore, type SessionSummary } from '../core/session-store.js';
+import type { GoalChangeEvent } from '../goal/contract.js';
+import { describeGoalChange } from './goal-output.js';
 
 function oneLine(text: string, limit: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
@@ -17,8 +19,13 @@ export function describeEvent(event: SessionEvent): string {
   const data = event.data as unknown as Record<string, unknown>;
   const head = `${String(event.seq).padStart(5)}  ${event.type.padEnd(18)}`;
   switch (event.type) {
-    case 'user/message':
-      return `${head} [${data.delivery}] ${oneLine(String(data.text), 200)}`;
+    case 'user/message': {
+      // A goal round's text starts with `[goal round N of M]` itself.
+      const label = data.source === 'goal' ? '' : `[${data.delivery}] `;
+      return `${head} ${label}${oneLine(String(data.text), 200)}`;
+    }
+    case 'goal/change':
+      return `${head} ${describeGoalChange(event.data as GoalChangeEvent)}`;
     case 'assistant/message': {
       const calls = (data.toolCalls as Array<{ name: string }>).map((call) => call.name);
       const text = oneLine(String(data.text), 200);

@@ -183,6 +183,8 @@ export class GoalFold {
     }
     this.current = { ...active, roundsStarted: active.roundsStarted + 1 };
     this.roundTurn = { turnId: data.turnId, round: active.roundsStarted + 1 };
+    // What the previous round reported is only ever that round's own text, never an older one.
+    this.report = '';
     this.entries.push({
       kind: 'round',
       seq: event.seq,
