@@ -11,7 +11,7 @@ import type { GoalChangeEvent, GoalSettings } from '../../src/goal/contract.js';
 import type { GoalService } from '../../src/goal/goal-service.js';
 import { goalOf, installGoals } from '../../src/goal/install.js';
 import type { RoundDriver } from '../../src/goal/round-driver.js';
-import { createScriptedModel } from '../../src/testing/scripted-model.js';
+import { createScriptedModel, type ScriptedModelClient } from '../../src/testing/scripted-model.js';
 import type { ScriptedModelFile } from '../../src/testing/scripted-rules.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 
@@ -21,13 +21,15 @@ export interface GoalFixture {
   service: GoalService;
   driver: RoundDriver;
   home: string;
+  /** The scripted model every agent of the runtime uses. */
+  model: ScriptedModelClient;
 }
 
 export function goalRuntime(
   script: ScriptedModelFile,
   settings: Partial<GoalSettings> = {},
   home = temporaryFolder('loom-goal-'),
-): { runtime: AgentRuntime; home: string } {
+): { runtime: AgentRuntime; home: string; model: ScriptedModelClient } {
   const model = createScriptedModel(script);
   const runtime = new AgentRuntime({
     root: new Context(),
@@ -36,16 +38,16 @@ export function goalRuntime(
     resolveModel: () => model,
   });
   installGoals(runtime, settings);
-  return { runtime, home };
+  return { runtime, home, model };
 }
 
 export function startGoalAgent(
   script: ScriptedModelFile,
   settings: Partial<GoalSettings> = {},
 ): GoalFixture {
-  const { runtime, home } = goalRuntime(script, settings);
+  const { runtime, home, model } = goalRuntime(script, settings);
   const handle = runtime.start();
-  return { runtime, handle, home, ...parts(handle) };
+  return { runtime, handle, home, model, ...parts(handle) };
 }
 
 export function parts(handle: AgentHandle): { service: GoalService; driver: RoundDriver } {

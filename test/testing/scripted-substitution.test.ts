@@ -3,7 +3,6 @@ import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { UserError } from '../../src/core/errors.js';
-import type { ToolDefinition } from '../../src/core/tool-contract.js';
 import type {
   ModelClient,
   ModelMessage,
@@ -12,7 +11,7 @@ import type {
 } from '../../src/llm/contract.js';
 import { createScriptedModel } from '../../src/testing/scripted-model.js';
 import type { ScriptedModelFile, ScriptedRule } from '../../src/testing/scripted-rules.js';
-import { agentFixture } from '../core/agent-fixture.js';
+import { goalChanges, startGoalAgent } from '../goal/goal-fixture.js';
 
 const user = (content: string): ModelMessage => ({ role: 'user', content });
 const assistant = (): ModelMessage => ({ role: 'assistant', text: '', toolCalls: [] });
@@ -256,37 +255,26 @@ describe('scripted model: {{lastToolResult.PATH}}', () => {
 function readmeExampleRule(): ScriptedRule {
   const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
   const blocks = [...readme.matchAll(/```json\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
-  const example = blocks.find((block) => block.includes('{{lastToolResult.goal.id}}'));
+  const example = blocks.find((block) => block.includes('{{lastToolResult.goal_id}}'));
   assert.ok(example, 'the README shows {{lastToolResult.PATH}} in a JSON example');
   return JSON.parse(example) as ScriptedRule;
 }
 
 describe('scripted model: an id from one tool call passed to the next', () => {
-  test('the README example creates a goal, then updates it with the returned id and revision', async () => {
-    const updates: unknown[] = [];
-    const createGoal: ToolDefinition = {
-      name: 'create_goal',
-      description: 'Creates a goal.',
-      parameters: { type: 'object', properties: { title: { type: 'string' } } },
-      execute: (args: { title: string }) =>
-        JSON.stringify({ goal: { id: 'goal-42', revision: 1, title: args.title } }),
-    };
-    const updateGoal: ToolDefinition = {
-      name: 'update_goal',
-      description: 'Updates a goal.',
-      parameters: { type: 'object' },
-      execute: (args) => {
-        updates.push(args);
-        return JSON.stringify({ goal: { id: 'goal-42', revision: 2 } });
-      },
-    };
-    const model = createScriptedModel({ rules: [readmeExampleRule()] });
-    const handle = agentFixture({ model, tools: [createGoal, updateGoal] });
-    const outcome = await handle.agent.prompt('plan the release');
+  test('the README example creates a goal, then pauses it with the returned id and revision', async () => {
+    const { handle, service, model } = startGoalAgent({ rules: [readmeExampleRule()] });
+    const outcome = await handle.agent.prompt('keep at it: ship the release');
     handle.close();
     assert.equal(outcome.reason, 'completed');
-    assert.deepEqual(updates, [{ goal_id: 'goal-42', revision: 1 }]);
-    assert.equal(outcome.text, 'planned goal goal-42');
+    assert.equal(outcome.text, 'goal goal-1 is paused');
+    assert.deepEqual(
+      goalChanges(handle.log.events).map((change) => [change.action, change.revision]),
+      [
+        ['create', 1],
+        ['pause', 2],
+      ],
+    );
+    assert.equal(service.goal?.reason, 'waiting for the review');
     assert.deepEqual(model.unusedRules(), []);
   });
 });
