@@ -6,40 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
 import { test } from 'node:test';
-import * as acp from '@agentclientprotocol/sdk';
 import { loadSessionFile } from '../../src/core/session-load.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
 import { ROUND, roundsLogged } from '../goal/goal-fixture.js';
-import { initialize, promptFor, type UpdateLog, updateLog } from '../helpers/acp-client.js';
-import { scriptedFolders, startLoom } from './loom-process.js';
-
-/** Spawns `loom acp` and runs `op` as an ACP client over its stdio; the child must exit 0 after. */
-async function withLoomAcp<T>(
-  options: { home: string; model: string },
-  op: (agent: acp.ClientContext, log: UpdateLog) => Promise<T>,
-): Promise<T> {
-  const loom = startLoom(['acp', '--model', `scripted:${options.model}`], {
-    home: options.home,
-    keepStdinOpen: true,
-  });
-  const log = updateLog();
-  const stream = acp.ndJsonStream(
-    Writable.toWeb(loom.child.stdin),
-    Readable.toWeb(loom.child.stdout) as ReadableStream<Uint8Array>,
-  );
-  const client = acp
-    .client({ name: 'loom-test' })
-    .onNotification('session/update', ({ params }) => log.push(params.update));
-  try {
-    return await client.connectWith(stream, (agent) => op(agent, log));
-  } finally {
-    if (!loom.child.stdin.writableEnded) loom.child.stdin.end();
-    const { code } = await loom.exited;
-    assert.equal(code, 0, loom.stderr());
-  }
-}
+import { initialize, promptFor } from '../helpers/acp-client.js';
+import { withLoomAcp } from './loom-acp.js';
+import { scriptedFolders } from './loom-process.js';
 
 const model = {
   rules: [

@@ -1,47 +1,15 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
 import { test } from 'node:test';
 import * as acp from '@agentclientprotocol/sdk';
 import { loadSessionFile } from '../../src/core/session-load.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
-import { initialize, messageText, updateLog } from '../helpers/acp-client.js';
+import { initialize, messageText } from '../helpers/acp-client.js';
 import { callsThenReply, stuckAfterGlob } from '../helpers/scripted-turns.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
-import { scriptedFolders, startLoom, writeScriptedModel } from './loom-process.js';
-
-type PermissionAnswer = (request: acp.RequestPermissionRequest) => acp.RequestPermissionResponse;
-
-/** Spawns `loom acp` and runs `op` as an ACP client over its stdio; the child exits after. */
-async function withLoomAcp<T>(
-  options: { home: string; model: string; permission?: PermissionAnswer },
-  op: (agent: acp.ClientContext, log: ReturnType<typeof updateLog>) => Promise<T>,
-): Promise<T> {
-  const loom = startLoom(['acp', '--model', `scripted:${options.model}`], {
-    home: options.home,
-    keepStdinOpen: true,
-  });
-  const log = updateLog();
-  const stream = acp.ndJsonStream(
-    Writable.toWeb(loom.child.stdin),
-    Readable.toWeb(loom.child.stdout) as ReadableStream<Uint8Array>,
-  );
-  const client = acp
-    .client({ name: 'loom-test' })
-    .onNotification('session/update', ({ params }) => log.push(params.update))
-    .onRequest('session/request_permission', ({ params }) => {
-      if (!options.permission) throw new Error('no permission request was expected');
-      return options.permission(params);
-    });
-  try {
-    return await client.connectWith(stream, (agent) => op(agent, log));
-  } finally {
-    if (!loom.child.stdin.writableEnded) loom.child.stdin.end();
-    const { code } = await loom.exited;
-    assert.equal(code, 0, loom.stderr());
-  }
-}
+import { type PermissionAnswer, withLoomAcp } from './loom-acp.js';
+import { scriptedFolders, writeScriptedModel } from './loom-process.js';
 
 const makeFileModel = {
   rules: [

@@ -9,13 +9,13 @@ import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import { Readable, Writable } from 'node:stream';
 import { after, before, test } from 'node:test';
 import * as acp from '@agentclientprotocol/sdk';
 import { isEvent } from '../../src/core/session-events.js';
 import { subagentCall } from '../helpers/scripted-turns.js';
 import { sessions } from '../helpers/session-files.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
+import { loomAcpStream } from './loom-acp.js';
 import { runLoom, startLoom } from './loom-process.js';
 
 const PROMPT = 'who answers';
@@ -134,10 +134,7 @@ const loomAcp: Command = async (setup, attempt) => {
   });
   let answer = '';
   let refused = '';
-  const stream = acp.ndJsonStream(
-    Writable.toWeb(loom.child.stdin),
-    Readable.toWeb(loom.child.stdout) as ReadableStream<Uint8Array>,
-  );
+  const stream = loomAcpStream(loom);
   const client = acp
     .client({ name: 'model-choice-test' })
     .onNotification('session/update', ({ params: { update } }) => {

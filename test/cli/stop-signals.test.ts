@@ -7,13 +7,13 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, constants, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
 import { test } from 'node:test';
 import * as acp from '@agentclientprotocol/sdk';
 import { loadSessionFile } from '../../src/core/session-load.js';
 import { stuckAfterGlob } from '../helpers/scripted-turns.js';
 import { sessionPaths } from '../helpers/session-files.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
+import { loomAcpStream } from './loom-acp.js';
 import {
   LOOM_BIN,
   scriptedFolders,
@@ -196,10 +196,7 @@ test('loom acp: SIGTERM shuts down, ends the open turn as aborted and exits 143'
   const toolUpdate = new Promise<void>((resolve) => {
     sawToolUpdate = resolve;
   });
-  const stream = acp.ndJsonStream(
-    Writable.toWeb(loom.child.stdin),
-    Readable.toWeb(loom.child.stdout) as ReadableStream<Uint8Array>,
-  );
+  const stream = loomAcpStream(loom);
   const client = acp
     .client({ name: 'loom-test' })
     .onNotification('session/update', ({ params }) => {
