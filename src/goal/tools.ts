@@ -33,6 +33,8 @@ function refuse(action: string): never {
 }
 
 const json = (value: unknown) => JSON.stringify(value);
+const roundCap = (description: string) =>
+  z.number().int().min(1).max(MAX_ROUND_CAP).optional().describe(description);
 const serviceOf = (execution: ToolExecution) => execution.context.get(goalServiceKey);
 
 export function goalTools(): ToolDefinition[] {
@@ -42,13 +44,7 @@ export function goalTools(): ToolDefinition[] {
       'Set a persistent goal for this session when the user asks you to keep working on an objective until it is done. Rounds then start by themselves after your turn until you report it complete or blocked. Only one goal at a time. Returns the goal as JSON.',
     schema: z.strictObject({
       objective: z.string().min(1).describe('What must be true when the goal is complete.'),
-      max_rounds: z
-        .number()
-        .int()
-        .min(1)
-        .max(MAX_ROUND_CAP)
-        .optional()
-        .describe('How many rounds it may take at most (default from config, 20).'),
+      max_rounds: roundCap('How many rounds it may take at most (default from config, 20).'),
     }),
     execute(args, execution) {
       const service = serviceOf(execution);
@@ -83,13 +79,9 @@ export function goalTools(): ToolDefinition[] {
       revision: z.number().int().min(1).describe('The revision you read (get_goal).'),
       action: z.enum(updateActions),
       objective: z.string().min(1).optional().describe('The new objective (edit).'),
-      max_rounds: z
-        .number()
-        .int()
-        .min(1)
-        .max(MAX_ROUND_CAP)
-        .optional()
-        .describe('A new cap on the rounds in all (edit, resume), when the user asks for more.'),
+      max_rounds: roundCap(
+        'A new cap on the rounds in all (edit, resume), when the user asks for more.',
+      ),
       reason: z.string().optional().describe('Evidence (complete) or what blocks you (blocked).'),
     }),
     execute(args, execution) {

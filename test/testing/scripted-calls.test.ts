@@ -1,38 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type {
-  ModelMessage,
-  ModelRequest,
-  ModelStreamPart,
-  ModelToolSpec,
-} from '../../src/llm/contract.js';
+import type { ModelToolSpec } from '../../src/llm/contract.js';
 import { createScriptedModel, type ScriptedModelClient } from '../../src/testing/index.js';
 import { agentFixture } from '../core/agent-fixture.js';
 import { echoTool } from '../helpers/echo-tool.js';
+import { assistant, collect, request, user } from '../helpers/model-requests.js';
 
-const user = (content: string): ModelMessage => ({ role: 'user', content });
-const assistant = (): ModelMessage => ({ role: 'assistant', text: '', toolCalls: [] });
 const echoSpec: ModelToolSpec = {
   name: 'echo',
   description: 'Echoes its text.',
   parameters: { type: 'object' },
 };
-
-function request(messages: ModelMessage[], extra: Partial<ModelRequest> = {}): ModelRequest {
-  return {
-    system: 'be brief',
-    messages,
-    tools: [],
-    signal: new AbortController().signal,
-    ...extra,
-  };
-}
-
-async function drain(parts: AsyncIterable<ModelStreamPart>): Promise<ModelStreamPart[]> {
-  const collected: ModelStreamPart[] = [];
-  for await (const part of parts) collected.push(part);
-  return collected;
-}
 
 const summary = (client: ScriptedModelClient) =>
   client.calls.map((call) => ({ rule: call.rule, step: call.step, prompt: call.prompt }));
@@ -50,11 +28,11 @@ describe('scripted model: calls', () => {
       default: { reply: 'ok' },
     });
     const first = [user('make it')];
-    await drain(client.stream(request(first, { tools: [echoSpec] })));
+    await collect(client, request(first, { system: 'be brief', tools: [echoSpec] }));
     const second = [user('make it'), assistant(), assistant()];
-    await drain(client.stream(request(second)));
-    await drain(client.stream(request([user('hello')])));
-    await drain(client.stream(request([user('audit me')])));
+    await collect(client, request(second));
+    await collect(client, request([user('hello')]));
+    await collect(client, request([user('audit me')]));
     assert.deepEqual(summary(client), [
       { rule: { kind: 'rule', index: 1, when: 'make' }, step: 0, prompt: 'make it' },
       { rule: { kind: 'rule', index: 1, when: 'make' }, step: 1, prompt: 'make it' },
@@ -71,7 +49,7 @@ describe('scripted model: calls', () => {
     const client = createScriptedModel({
       rules: [{ when: 'go', steps: [{ reply: 'one' }, { reply: 'again' }] }],
     });
-    await drain(client.stream(request([user('go'), assistant(), assistant(), assistant()])));
+    await collect(client, request([user('go'), assistant(), assistant(), assistant()]));
     assert.equal(client.calls[0]?.step, 1);
   });
 
@@ -81,17 +59,19 @@ describe('scripted model: calls', () => {
     const parts = client.stream(request(messages));
     assert.equal(client.calls.length, 1, 'recorded before the stream is read');
     messages.push(user('changed later'));
-    await drain(parts);
+    for await (const _part of parts) {
+      // Read to the end: the copy must not change when the caller's array does.
+    }
     assert.deepEqual(client.calls[0]?.messages, [user('first')]);
   });
 
   test('an unmatched prompt is recorded; a request aborted before it was sent is not', async () => {
     const client = createScriptedModel({ rules: [{ when: 'known', reply: 'ok' }] });
-    const parts = await drain(client.stream(request([user('stranger')])));
+    const parts = await collect(client, request([user('stranger')]));
     assert.equal(parts.at(-1)?.type, 'error');
     const controller = new AbortController();
     controller.abort();
-    await drain(client.stream(request([user('known')], { signal: controller.signal })));
+    await collect(client, request([user('known')], { signal: controller.signal }));
     assert.deepEqual(summary(client), [
       { rule: { kind: 'unmatched' }, step: 0, prompt: 'stranger' },
     ]);
@@ -146,16 +126,16 @@ describe('scripted model: unusedRules()', () => {
       { index: 2, when: 'make' },
       { index: 3, when: 'twice' },
     ]);
-    await drain(client.stream(request([user('audit')])));
-    await drain(client.stream(request([user('make'), assistant(), assistant()])));
-    await drain(client.stream(request([user('twice')])));
+    await collect(client, request([user('audit')]));
+    await collect(client, request([user('make'), assistant(), assistant()]));
+    await collect(client, request([user('twice')]));
     assert.deepEqual(client.unusedRules(), [
       { index: 1, when: 'never' },
       { index: 2, when: 'make', step: 0 },
       { index: 2, when: 'make', step: 1 },
     ]);
-    await drain(client.stream(request([user('make')])));
-    await drain(client.stream(request([user('make'), assistant()])));
+    await collect(client, request([user('make')]));
+    await collect(client, request([user('make'), assistant()]));
     assert.deepEqual(client.unusedRules(), [{ index: 1, when: 'never' }]);
   });
 
@@ -166,9 +146,9 @@ describe('scripted model: unusedRules()', () => {
         { when: 'go', reply: 'after' },
       ],
     });
-    await drain(client.stream(request([user('go')])));
+    await collect(client, request([user('go')]));
     assert.deepEqual(client.unusedRules(), [{ index: 1, when: 'go' }]);
-    await drain(client.stream(request([user('go')])));
+    await collect(client, request([user('go')]));
     assert.deepEqual(client.unusedRules(), []);
     assert.deepEqual(
       client.calls.map((call) => call.rule),
@@ -190,7 +170,7 @@ test('with recordCalls false the model keeps no requests but still reports unuse
     },
     { recordCalls: false },
   );
-  const parts = await drain(client.stream(request([user('hello there')])));
+  const parts = await collect(client, request([user('hello there')]));
   assert.ok(parts.some((part) => part.type === 'text'));
   assert.deepEqual(client.calls, []);
   assert.deepEqual(client.unusedRules(), [{ index: 1, when: 'never' }]);

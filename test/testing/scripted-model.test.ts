@@ -9,46 +9,27 @@ import type {
   ModelMessage,
   ModelRequest,
   ModelStreamPart,
-  ModelToolSpec,
 } from '../../src/llm/contract.js';
 import { createScriptedModel } from '../../src/testing/scripted-model.js';
 import type { ScriptedModelFile } from '../../src/testing/scripted-rules.js';
+import {
+  assistant,
+  collect,
+  request,
+  structuredOutput,
+  textOf,
+  toolCallsOf,
+  toolResult,
+  user,
+} from '../helpers/model-requests.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
-
-const user = (content: string): ModelMessage => ({ role: 'user', content });
-const assistant = (text = ''): ModelMessage => ({ role: 'assistant', text, toolCalls: [] });
-const toolResult = (content: string): ModelMessage => ({
-  role: 'tool',
-  callId: 'call_1',
-  toolName: 'write_file',
-  content,
-  isError: false,
-});
-const structuredOutput: ModelToolSpec = {
-  name: 'structured_output',
-  description: 'Give the final answer',
-  parameters: { type: 'object' },
-};
-
-function request(messages: ModelMessage[], extra: Partial<ModelRequest> = {}): ModelRequest {
-  return { system: '', messages, tools: [], signal: new AbortController().signal, ...extra };
-}
-
-async function collect(client: ModelClient, input: ModelRequest): Promise<ModelStreamPart[]> {
-  const parts: ModelStreamPart[] = [];
-  for await (const part of client.stream(input)) parts.push(part);
-  return parts;
-}
 
 async function ask(client: ModelClient, ...messages: ModelMessage[]): Promise<ModelStreamPart[]> {
   return collect(client, request(messages));
 }
 
-const textOf = (parts: ModelStreamPart[]) =>
-  parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
 const last = (parts: ModelStreamPart[]) => parts[parts.length - 1];
-const calls = (parts: ModelStreamPart[]) =>
-  parts.flatMap((part) => (part.type === 'tool-call' ? [part.call] : []));
+const calls = toolCallsOf;
 
 function finishOf(parts: ModelStreamPart[]) {
   const final = last(parts);

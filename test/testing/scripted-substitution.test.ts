@@ -12,41 +12,30 @@ import type {
 import { createScriptedModel } from '../../src/testing/scripted-model.js';
 import type { ScriptedModelFile, ScriptedRule } from '../../src/testing/scripted-rules.js';
 import { goalChanges, startGoalAgent } from '../goal/goal-fixture.js';
-
-const user = (content: string): ModelMessage => ({ role: 'user', content });
-const assistant = (): ModelMessage => ({ role: 'assistant', text: '', toolCalls: [] });
-const toolResult = (content: string): ModelMessage => ({
-  role: 'tool',
-  callId: 'call_1',
-  toolName: 'create_goal',
-  content,
-  isError: false,
-});
-const structuredOutput: ModelToolSpec = {
-  name: 'structured_output',
-  description: 'Give the final answer',
-  parameters: { type: 'object' },
-};
+import {
+  assistant,
+  collect,
+  request,
+  structuredOutput,
+  textOf,
+  toolResult,
+  user,
+} from '../helpers/model-requests.js';
 
 async function ask(
   client: ModelClient,
   messages: ModelMessage[],
   tools: ModelToolSpec[] = [],
 ): Promise<ModelStreamPart[]> {
-  const parts: ModelStreamPart[] = [];
-  const signal = new AbortController().signal;
-  for await (const part of client.stream({ system: '', messages, tools, signal })) parts.push(part);
-  return parts;
+  return collect(client, request(messages, { tools }));
 }
 
 /** Asks the second request of a turn whose first step's tool returned `result`. */
 const afterTool = (client: ModelClient, result: string, tools: ModelToolSpec[] = []) =>
-  ask(client, [user('go on'), assistant(), toolResult(result)], tools);
+  ask(client, [user('go on'), assistant(), toolResult(result, 'create_goal')], tools);
 
 const callArguments = (parts: ModelStreamPart[]) =>
   parts.flatMap((part) => (part.type === 'tool-call' ? [part.call.arguments] : []));
-const textOf = (parts: ModelStreamPart[]) =>
-  parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
 
 function errorMessageOf(parts: ModelStreamPart[]): string {
   const final = parts.at(-1);
