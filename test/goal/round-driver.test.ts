@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { agentMessageQueued } from '../../src/core/agent-hooks.js';
+import type { AgentHandle } from '../../src/core/create-agent.js';
 import {
   ROUND,
   roundsLogged,
@@ -42,16 +43,25 @@ test('an armed goal runs rounds until the model reports it complete', async () =
   handle.close();
 });
 
-test('a human message queued while a round is reserved runs first, is not a round, and does not use the cap', async () => {
-  const { handle, service, driver } = startGoalAgent({
-    rules: [
-      { when: '^status\\?', reply: 'all good so far' },
-      { when: ROUND, reply: 'worked on round {{1}}' },
-    ],
+/** Answers `status?` and every round. */
+const statusOrRound = {
+  rules: [
+    { when: '^status\\?', reply: 'all good so far' },
+    { when: ROUND, reply: 'worked on round {{1}}' },
+  ],
+};
+
+/** Runs `listener` each time the agent queues a goal round (before it takes it). */
+function onRoundQueued(handle: AgentHandle, listener: () => void): () => void {
+  return handle.context.on(agentMessageQueued, (event) => {
+    if (event.agentId === handle.agent.id && event.source === 'goal') listener();
   });
+}
+
+test('a human message queued while a round is reserved runs first, is not a round, and does not use the cap', async () => {
+  const { handle, service, driver } = startGoalAgent(statusOrRound);
   let goalQueued = 0;
-  const stop = handle.context.on(agentMessageQueued, (event) => {
-    if (event.agentId !== handle.agent.id || event.source !== 'goal') return;
+  const stop = onRoundQueued(handle, () => {
     goalQueued += 1;
     // Round 2 has just been reserved and the agent has not taken it yet: the human speaks.
     if (goalQueued === 2) handle.agent.followup('status?');
@@ -78,15 +88,9 @@ test('a human message queued while a round is reserved runs first, is not a roun
 });
 
 test('a human steer sent while a round is reserved gets its own turn before the round', async () => {
-  const { handle, service, driver } = startGoalAgent({
-    rules: [
-      { when: '^status\\?', reply: 'all good so far' },
-      { when: ROUND, reply: 'worked on round {{1}}' },
-    ],
-  });
+  const { handle, service, driver } = startGoalAgent(statusOrRound);
   let goalQueued = 0;
-  const stop = handle.context.on(agentMessageQueued, (event) => {
-    if (event.agentId !== handle.agent.id || event.source !== 'goal') return;
+  const stop = onRoundQueued(handle, () => {
     goalQueued += 1;
     // Just after the round is queued the agent is marked running but has not taken the round
     // yet (its drain is the next microtask): this is a real steer, not an idle follow-up.
@@ -128,8 +132,7 @@ test('a goal change while a round is reserved drops the stale reservation unlogg
     ],
   });
   let goalQueued = 0;
-  const stop = handle.context.on(agentMessageQueued, (event) => {
-    if (event.agentId !== handle.agent.id || event.source !== 'goal') return;
+  const stop = onRoundQueued(handle, () => {
     goalQueued += 1;
     if (goalQueued === 1) {
       service.update(
@@ -224,8 +227,7 @@ test('a reserved round dropped by cancelling the agent does not stall the driver
     ],
   });
   let goalQueued = 0;
-  const stop = handle.context.on(agentMessageQueued, (event) => {
-    if (event.agentId !== handle.agent.id || event.source !== 'goal') return;
+  const stop = onRoundQueued(handle, () => {
     goalQueued += 1;
     // The reserved round leaves the inbox before the agent takes it.
     if (goalQueued === 1) handle.agent.cancel('the human pressed escape');
