@@ -6,6 +6,7 @@ import { loomHome } from '../core/home.js';
 import type { SessionEvent } from '../core/session-events.js';
 import { loadSessionFile } from '../core/session-load.js';
 import { SessionStore, type SessionSummary } from '../core/session-store.js';
+import { todoSummary } from './render-todos.js';
 
 function oneLine(text: string, limit: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
@@ -156,4 +157,5 @@ export function showSession(id: string, options: { json?: boolean; chunks?: bool
       `(${hiddenChunks} streamed assistant/chunk ${hiddenChunks === 1 ? 'event' : 'events'} hidden; --chunks shows them)\n`,
     );
   }
+  process.stdout.write(todoSummary(events));
 }
