@@ -3,7 +3,7 @@
  * A refusal names every bad item by its index and its content, so the model can fix the list
  * in one go; a list is accepted whole or not at all. It never changes the value it checks.
  */
-import { TODO_STATUSES, type TodoItem, TodoError, type TodoStatus } from './contract.js';
+import { TODO_STATUSES, TodoError, type TodoItem, type TodoStatus } from './contract.js';
 
 const CONTENT_PREVIEW = 60;
 

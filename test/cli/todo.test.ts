@@ -9,7 +9,9 @@ import { test } from 'node:test';
 import { ndjsonLines, sessionPaths } from '../helpers/session-files.js';
 import { runLoom, runScripted, scriptedFolders } from './loom-process.js';
 
-const writeTodos = (todos: unknown[]) => ({ tools: [{ name: 'todo_write', arguments: { todos } }] });
+const writeTodos = (todos: unknown[]) => ({
+  tools: [{ name: 'todo_write', arguments: { todos } }],
+});
 const planned = [
   { content: 'Read the code', status: 'in_progress', activeForm: 'Reading the code' },
   { content: 'Write the fix', status: 'pending' },
@@ -51,7 +53,10 @@ test('loom run prints the todo list when it changes, and sessions show lists the
   assert.equal(shown.code, 0, shown.stderr);
   assert.match(shown.stdout, /todos:\n {2}\[x\] Read the code\n {2}\[>\] Write the fix\n$/);
 
-  const more = await runScripted(folders, 'wrap up', { json: true, args: ['--session', sessionId] });
+  const more = await runScripted(folders, 'wrap up', {
+    json: true,
+    args: ['--session', sessionId],
+  });
   assert.equal(more.code, 0, more.stderr);
   const writes = ndjsonLines(more.stdout).filter((line) => line.type === 'todo/write');
   assert.deepEqual(

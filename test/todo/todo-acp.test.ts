@@ -17,7 +17,9 @@ const finish = [
   { content: 'Read the code', status: 'completed' },
   { content: 'Write the fix', status: 'completed' },
 ];
-const writeTodos = (todos: unknown[]) => ({ tools: [{ name: 'todo_write', arguments: { todos } }] });
+const writeTodos = (todos: unknown[]) => ({
+  tools: [{ name: 'todo_write', arguments: { todos } }],
+});
 
 const entries = (todos: ReadonlyArray<{ content: string; status: string }>): PlanEntry[] =>
   todos.map(({ content, status }) => ({ content, status, priority: 'medium' }) as PlanEntry);

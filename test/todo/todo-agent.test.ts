@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Context } from '../../src/core/context.js';
-import type { SessionEvent } from '../../src/core/session-events.js';
 import { AgentRuntime } from '../../src/core/runtime.js';
+import type { SessionEvent } from '../../src/core/session-events.js';
 import { createScriptedModel } from '../../src/testing/scripted-model.js';
 import type { ScriptedModelFile } from '../../src/testing/scripted-rules.js';
 import { installTodos, todosOf } from '../../src/todo/install.js';
@@ -18,13 +18,21 @@ type ResultData = SessionEvent<'tool/result'>['data'];
 
 function todoRuntime(script: ScriptedModelFile, home = temporaryFolder('loom-todo-agent-')) {
   const model = createScriptedModel(script);
-  const runtime = new AgentRuntime({ root: new Context(), home, cwd: home, resolveModel: () => model });
+  const runtime = new AgentRuntime({
+    root: new Context(),
+    home,
+    cwd: home,
+    resolveModel: () => model,
+  });
   const layer = installTodos(runtime, { maxItems: 3 });
   return { runtime, home, layer };
 }
 
 const writes = (todos: unknown[]) => ({
-  steps: [{ tools: [{ name: TODO_WRITE_TOOL, arguments: { todos } }] }, { reply: '{{lastToolResult}}' }],
+  steps: [
+    { tools: [{ name: TODO_WRITE_TOOL, arguments: { todos } }] },
+    { reply: '{{lastToolResult}}' },
+  ],
 });
 
 const results = (events: readonly SessionEvent[]): ResultData[] =>
@@ -47,10 +55,14 @@ test('todo_write saves the list and tells the model so in a short result', async
     assert.equal((await handle.agent.prompt('plan it')).reason, 'completed');
     const [result] = results(handle.log.events);
     assert.equal(result?.isError, false);
-    assert.equal(result?.content, 'Todo list saved (3 items: 1 completed, 1 in progress, 1 pending).');
+    assert.equal(
+      result?.content,
+      'Todo list saved (3 items: 1 completed, 1 in progress, 1 pending).',
+    );
     assert.deepEqual(todosOf(handle)?.todos, plan);
     const header = handle.log.events.find((event) => event.type === 'request/header');
-    const tools = (header?.data as SessionEvent<'request/header'>['data']).tools;
+    assert.ok(header);
+    const tools = (header.data as SessionEvent<'request/header'>['data']).tools;
     const offered = tools.find((tool) => tool.name === TODO_WRITE_TOOL);
     assert.match(offered?.description ?? '', /exactly one item in_progress/);
     assert.match(offered?.description ?? '', /completed as soon as it is done/);
@@ -65,7 +77,10 @@ test('todo_write refuses a bad list naming the item, and the list stays as it wa
       { when: 'first', ...writes(plan) },
       {
         when: 'bad status',
-        ...writes([{ content: 'Deploy', status: 'pending' }, { content: 'Run the tests', status: 'done' }]),
+        ...writes([
+          { content: 'Deploy', status: 'pending' },
+          { content: 'Run the tests', status: 'done' },
+        ]),
       },
       { when: 'empty', ...writes([{ content: '', status: 'pending' }]) },
       { when: 'too many', ...writes([...plan, { content: 'One more', status: 'pending' }]) },
@@ -114,7 +129,12 @@ test('todo_write: a child keeps its own list, and the parent keeps its own', asy
 
 test('todo_write: a session opened in a new runtime continues from its last list', async () => {
   const done = plan.map((todo) => ({ content: todo.content, status: 'completed' }));
-  const script = { rules: [{ when: 'plan', ...writes(plan) }, { when: 'finish', ...writes(done) }] };
+  const script = {
+    rules: [
+      { when: 'plan', ...writes(plan) },
+      { when: 'finish', ...writes(done) },
+    ],
+  };
   const first = todoRuntime(script);
   const handle = first.runtime.start();
   const sessionId = handle.log.header.sessionId;

@@ -97,12 +97,18 @@ test('todo list: a bad list is refused naming each bad item by index and content
     { content: 'Fix it', status: 'in_progress', activeForm: '' },
     { content: 'Ship it', status: 'pending', priority: 'high' },
   ]);
-  assert.match(message, /todos\[1\] "Run the tests": unknown status "done" \(use pending, in_progress, completed\)/);
+  assert.match(
+    message,
+    /todos\[1\] "Run the tests": unknown status "done" \(use pending, in_progress, completed\)/,
+  );
   assert.match(message, /todos\[2\] \(empty content\): content must not be empty/);
   assert.match(message, /todos\[3\] "Fix it": activeForm, when given, must be non-empty text/);
   assert.match(message, /todos\[4\] "Ship it": unknown field "priority"/);
   assert.doesNotMatch(message, /todos\[0\]/);
-  assert.match(refusal([{ content: 'Only', status: 'pending' }, 'x']), /todos\[1\] \(no content\): is not an object/);
+  assert.match(
+    refusal([{ content: 'Only', status: 'pending' }, 'x']),
+    /todos\[1\] \(no content\): is not an object/,
+  );
   assert.match(refusal([{ content: 'No status' }]), /todos\[0\] "No status": no status/);
   assert.match(refusal({ todos: [] }), /todos must be a list/);
   assert.match(refusal([first[1], first[1], first[1]], 2), /3 items; at most 2 are allowed/);
