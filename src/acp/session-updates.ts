@@ -1,10 +1,13 @@
 /**
  * Translates Loom session events into ACP `session/update` payloads: streamed text and
- * reasoning, tool calls and their results, and (for `session/load`) the stored history. Pure
+ * reasoning, tool calls and their results, the todo list as a `plan`, and (for `session/load`)
+ * the stored history. Pure
  * mapping: it reads events and never touches the log or the connection.
  */
-import type { SessionUpdate, ToolKind } from '@agentclientprotocol/sdk';
+import type { PlanEntry, SessionUpdate, ToolKind } from '@agentclientprotocol/sdk';
 import type { AnySessionEvent, SessionEvent } from '../core/session-events.js';
+import type { TodoItem } from '../todo/contract.js';
+import { checkTodoList } from '../todo/todo-list.js';
 
 const TOOL_KINDS: Readonly<Record<string, ToolKind>> = {
   read_file: 'read',
@@ -39,6 +42,27 @@ function text(value: string) {
   return { type: 'text' as const, text: value };
 }
 
+/**
+ * The todo list as an ACP plan. Loom's todos have no priority, and ACP requires one: every entry
+ * is `medium`. The client replaces its whole plan with each update, as `todo_write` does.
+ */
+export function planUpdateOf(todos: readonly TodoItem[]): SessionUpdate {
+  const entries: PlanEntry[] = todos.map((todo) => ({
+    content: todo.content,
+    status: todo.status,
+    priority: 'medium',
+  }));
+  return { sessionUpdate: 'plan', entries };
+}
+
+function validTodos(value: unknown): TodoItem[] | undefined {
+  try {
+    return checkTodoList(value);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The update a live event streams as, or undefined for events the client has no view of. */
 export function liveUpdateOf(event: SessionEvent): SessionUpdate | undefined {
   const typed = event as AnySessionEvent;
@@ -64,6 +88,11 @@ export function liveUpdateOf(event: SessionEvent): SessionUpdate | undefined {
         status: typed.data.isError ? 'failed' : 'completed',
         content: [{ type: 'content', content: text(typed.data.content) }],
       };
+    case 'todo/write': {
+      // A hand-edited log may hold a broken list: it has no view rather than failing a load.
+      const todos = validTodos(typed.data.todos);
+      return todos ? planUpdateOf(todos) : undefined;
+    }
     default:
       return undefined;
   }
@@ -71,7 +100,8 @@ export function liveUpdateOf(event: SessionEvent): SessionUpdate | undefined {
 
 /**
  * The updates that show a stored session again: the human's messages, whole assistant
- * messages and reasoning (not their chunks), and each tool call with its result.
+ * messages and reasoning (not their chunks), each tool call with its result, and each todo list
+ * as a plan (the client keeps the last).
  */
 export function replayUpdatesOf(events: readonly SessionEvent[]): SessionUpdate[] {
   const updates: SessionUpdate[] = [];
@@ -91,7 +121,8 @@ export function replayUpdatesOf(events: readonly SessionEvent[]): SessionUpdate[
           updates.push({ sessionUpdate: 'agent_message_chunk', content: text(event.data.text) });
         break;
       case 'tool/call':
-      case 'tool/result': {
+      case 'tool/result':
+      case 'todo/write': {
         const update = liveUpdateOf(event);
         if (update) updates.push(update);
         break;

@@ -17,6 +17,7 @@ import { installJobs, type JobsLayer } from '../jobs/install.js';
 import type { ModelClient } from '../llm/contract.js';
 import { createModelClient, defaultKeyVariables } from '../llm/providers.js';
 import { installSubagents, type SubagentLayer } from '../subagent/install.js';
+import { installTodos } from '../todo/install.js';
 import { builtinTools } from '../tools/index.js';
 import { installProcessGroupLog } from '../tools/process-group-log.js';
 import { installWorkflows, type WorkflowLayer } from '../workflow/install.js';
@@ -117,10 +118,12 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
     ...(offerTool ? { offerTool } : {}),
   });
   const goals = installGoals(runtime, config.goal ?? {});
+  const todos = installTodos(runtime, config.todo ?? {});
   if (config.permissions) {
     try {
       checkPermissionRules(config.permissions, runtime.toolCatalog.entries());
     } catch (error) {
+      todos.dispose();
       goals.dispose();
       workflow.dispose();
       subagents.dispose();

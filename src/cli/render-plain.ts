@@ -1,9 +1,10 @@
 /**
  * Human rendering of a running turn: the answer streams to stdout; tool calls, a one-line gist
- * of each result, retries and problems go briefly to stderr (dimmed on a terminal unless
- * NO_COLOR is set). Reads session events only; never changes them.
+ * of each result, the todo list when it changes, retries and problems go briefly to stderr
+ * (dimmed on a terminal unless NO_COLOR is set). Reads session events only; never changes them.
  */
 import type { SessionEvent } from '../core/session-events.js';
+import { todoChangePrinter } from './render-todos.js';
 
 export interface PlainRenderer {
   render(event: SessionEvent): void;
@@ -29,6 +30,7 @@ export function plainRenderer(
 ): PlainRenderer {
   const style = styles('isTTY' in stderr && stderr.isTTY === true && !process.env.NO_COLOR);
   let openLine = false;
+  const todoChanges = todoChangePrinter();
   const endLine = () => {
     if (openLine) stdout.write('\n');
     openLine = false;
@@ -54,6 +56,13 @@ export function plainRenderer(
           const gist = summarize(data.content, 100);
           if (data.isError) stderr.write(`  ${style.red('✗')} ${style.dim(gist)}\n`);
           else stderr.write(`  ${style.dim(`✓ ${gist}`)}\n`);
+          return;
+        }
+        case 'todo/write': {
+          const lines = todoChanges(event);
+          if (!lines) return;
+          endLine();
+          stderr.write(lines.map((line) => `${line}\n`).join(''));
           return;
         }
         case 'model/retry': {

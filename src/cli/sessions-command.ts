@@ -8,6 +8,7 @@ import { loadSessionFile } from '../core/session-load.js';
 import { SessionStore, type SessionSummary } from '../core/session-store.js';
 import type { GoalChangeEvent } from '../goal/contract.js';
 import { describeGoalChange } from './goal-output.js';
+import { todoSummary } from './render-todos.js';
 
 function oneLine(text: string, limit: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
@@ -163,4 +164,5 @@ export function showSession(id: string, options: { json?: boolean; chunks?: bool
       `(${hiddenChunks} streamed assistant/chunk ${hiddenChunks === 1 ? 'event' : 'events'} hidden; --chunks shows them)\n`,
     );
   }
+  process.stdout.write(todoSummary(events));
 }

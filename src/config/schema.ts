@@ -129,6 +129,12 @@ export const configSchema = z.strictObject({
       blockedAfterConsecutiveRounds: z.number().int().min(1).max(100).optional(),
     })
     .optional(),
+  todo: z
+    .strictObject({
+      /** Items one todo list may hold; default 100. */
+      maxItems: z.number().int().min(1).max(10_000).optional(),
+    })
+    .optional(),
   retry: z
     .strictObject({
       /** Attempts per model request, retries included; default 4. */

@@ -1,0 +1,52 @@
+/**
+ * Installs layer 5's todos into a runtime: every agent, root or child, gets its own todo service
+ * folded from its own session and the `todo_write` tool. Lists are never shared between
+ * sessions. The undo removes the tool and the services from every agent that has them.
+ */
+import type { Disposer } from '../core/context.js';
+import type { AgentHandle } from '../core/create-agent.js';
+import type { AgentRuntime } from '../core/runtime.js';
+import type { TodoSettings } from './contract.js';
+import { TodoService, todoServiceKey } from './todo-service.js';
+import { todoTools } from './tools.js';
+
+export interface TodoLayer {
+  dispose: Disposer;
+}
+
+/** The todo service of an agent the layer set up. */
+export function todosOf(handle: AgentHandle): TodoService | undefined {
+  return handle.context.find(todoServiceKey);
+}
+
+export function installTodos(
+  runtime: AgentRuntime,
+  settings: Partial<TodoSettings> = {},
+): TodoLayer {
+  const tools = todoTools();
+  const setUps = new Set<Disposer>();
+  const setUp = (handle: AgentHandle): Disposer => {
+    const service = new TodoService({ log: handle.log, settings });
+    const disposers: Disposer[] = [
+      handle.context.provide(todoServiceKey, service),
+      ...tools.map((tool) => handle.tools.register(tool)),
+      () => service.dispose(),
+    ];
+    const undo = () => {
+      if (!setUps.delete(undo)) return;
+      for (const dispose of disposers.reverse()) dispose();
+    };
+    setUps.add(undo);
+    return undo;
+  };
+  const disposers: Disposer[] = [runtime.toolCatalog.declare(tools), runtime.onAgent(setUp)];
+  let disposed = false;
+  return {
+    dispose() {
+      if (disposed) return;
+      disposed = true;
+      for (const dispose of disposers.reverse()) dispose();
+      for (const undo of [...setUps]) undo();
+    },
+  };
+}

@@ -1,0 +1,49 @@
+/**
+ * The model's `todo_write` tool: it sends the whole list each time and the list replaces the
+ * previous one. The description teaches when a list helps and how to keep it honest; the result
+ * only confirms the save (the model already knows the list it sent). A bad list is refused whole,
+ * naming each bad item.
+ */
+import { z } from 'zod';
+import { defineTool } from '../core/define-tool.js';
+import type { ToolDefinition } from '../core/tool-contract.js';
+import { TODO_STATUSES } from './contract.js';
+import { describeTodoCounts } from './todo-list.js';
+import { todoServiceKey } from './todo-service.js';
+
+export const TODO_WRITE_TOOL = 'todo_write';
+
+const DESCRIPTION = [
+  'Save your todo list for this task; the user sees it. Each call replaces the whole list, so always send every item with its current status.',
+  'Use it for work with three or more distinct steps, or when the user gives you several things to do: write the list as soon as you understand the work, before starting.',
+  'Skip it for a single simple step or a question you can just answer.',
+  'Keep exactly one item in_progress while you work; mark an item completed as soon as it is done (not in a batch at the end), and only when it is really done: tests failing or work partial means it stays in_progress.',
+  'Add items you discover, and remove ones that no longer apply.',
+].join(' ');
+
+export function todoTools(): ToolDefinition[] {
+  const todoWrite = defineTool({
+    name: TODO_WRITE_TOOL,
+    description: DESCRIPTION,
+    schema: z.strictObject({
+      todos: z
+        .array(
+          z.strictObject({
+            content: z.string().describe('The step in the imperative, e.g. "Run the tests".'),
+            // A plain string, not an enum: the tool's own check names the item and its content.
+            status: z.string().describe(`One of: ${TODO_STATUSES.join(', ')}.`),
+            activeForm: z
+              .string()
+              .optional()
+              .describe('The step as it is being done, e.g. "Running the tests".'),
+          }),
+        )
+        .describe('The whole list, in order.'),
+    }),
+    execute(args, execution) {
+      const saved = execution.context.get(todoServiceKey).write(args.todos);
+      return `Todo list saved (${describeTodoCounts(saved)}).`;
+    },
+  });
+  return [todoWrite];
+}
