@@ -14,6 +14,7 @@ import { UserError } from '../core/errors.js';
 import { permissionAskerKey } from '../core/tool-execution.js';
 import { clientPermissionAsker } from './permission-asker.js';
 import { liveUpdateOf } from './session-updates.js';
+import { refuseOtherWorkspace } from './session-workspace.js';
 
 export interface AcpSession {
   id: string;
@@ -50,6 +51,7 @@ export class AcpSessions {
   resume(sessionId: string, cwd: string): AcpSession {
     const served = this.sessions.get(sessionId);
     if (served) return served;
+    refuseOtherWorkspace(this.options.home, sessionId, cwd);
     const setup = this.runtimeFor(cwd);
     try {
       return this.attach(setup, setup.runtime.resume(sessionId));
