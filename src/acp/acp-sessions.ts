@@ -49,9 +49,9 @@ export class AcpSessions {
 
   /** A stored session continued in `cwd`; a session this connection already serves is returned as it is. */
   resume(sessionId: string, cwd: string): AcpSession {
+    refuseOtherWorkspace(this.options.home, sessionId, cwd);
     const served = this.sessions.get(sessionId);
     if (served) return served;
-    refuseOtherWorkspace(this.options.home, sessionId, cwd);
     const setup = this.runtimeFor(cwd);
     try {
       return this.attach(setup, setup.runtime.resume(sessionId));

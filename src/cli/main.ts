@@ -15,8 +15,9 @@ Examples (from the repository root; ID is a session id from \`loom sessions list
   $ echo "fix the build" | loom run --json            # NDJSON session events on stdout
   $ cp -R examples/demo/workspace/. /tmp/loom-demo    # a scratch folder for the next one
   $ loom run --model scripted:examples/demo/model.json --cwd /tmp/loom-demo "tidy the greeting"
-  $ loom sessions list                               # this folder's; --all: every workspace
-  $ loom run --session ID "now run the tests"        # continue session ID
+  $ loom sessions list --all                         # every workspace's; without --all: this folder's
+  $ loom run --session ID --cwd /tmp/loom-demo "now run the tests"   # continue it in its workspace
+  $ loom workspaces list
   $ loom sessions show ID
   $ loom workflow run examples/workflows/review.js --model scripted:examples/workflows/review.model.json
   $ loom workflow check examples/workflows/review.js --meta '{"name":"x","description":"y"}'

@@ -170,7 +170,7 @@ export function listSessions(options: ListSessionsOptions): void {
         ).length;
   if (elsewhere > 0) {
     process.stderr.write(
-      `${elsewhere} ${elsewhere === 1 ? 'session' : 'sessions'} of other workspaces not shown; --all lists every workspace\n`,
+      `${elsewhere} ${elsewhere === 1 ? 'session' : 'sessions'} of other workspaces not shown (this one is ${workspace}); --all lists every workspace\n`,
     );
   }
 }
