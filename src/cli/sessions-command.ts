@@ -8,6 +8,7 @@ import type { SessionEvent } from '../core/session-events.js';
 import { loadSessionFile } from '../core/session-load.js';
 import { SessionStore, type SessionSummary } from '../core/session-store.js';
 import { realFolder } from '../core/workspace-folder.js';
+import { resolveWorkspace } from './session-workspace.js';
 
 function oneLine(text: string, limit: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
@@ -143,7 +144,7 @@ export interface ListSessionsOptions {
  */
 export function listSessions(options: ListSessionsOptions): void {
   const stored = new SessionStore(loomHome()).list();
-  const workspace = realFolder(options.cwd ?? process.cwd());
+  const workspace = realFolder(resolveWorkspace(options.cwd));
   const summaries =
     options.all === true ? stored : stored.filter((summary) => summary.workspace === workspace);
   const rows = orderSessions(summaries, options.children === true);
