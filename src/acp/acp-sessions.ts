@@ -47,7 +47,10 @@ export class AcpSessions {
     return this.attach(setup, setup.runtime.start());
   }
 
-  /** A stored session continued in `cwd`; a session this connection already serves is returned as it is. */
+  /**
+   * A stored session continued in `cwd`, which must be its workspace (else invalid params naming
+   * both folders); a session this connection already serves is returned as it is.
+   */
   resume(sessionId: string, cwd: string): AcpSession {
     refuseOtherWorkspace(this.options.home, sessionId, cwd);
     const served = this.sessions.get(sessionId);
