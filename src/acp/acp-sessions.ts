@@ -14,6 +14,7 @@ import { UserError } from '../core/errors.js';
 import { permissionAskerKey } from '../core/tool-execution.js';
 import { clientPermissionAsker } from './permission-asker.js';
 import { liveUpdateOf } from './session-updates.js';
+import { refuseOtherWorkspace } from './session-workspace.js';
 
 export interface AcpSession {
   id: string;
@@ -46,8 +47,12 @@ export class AcpSessions {
     return this.attach(setup, setup.runtime.start());
   }
 
-  /** A stored session continued in `cwd`; a session this connection already serves is returned as it is. */
+  /**
+   * A stored session continued in `cwd`, which must be its workspace (else invalid params naming
+   * both folders); a session this connection already serves is returned as it is.
+   */
   resume(sessionId: string, cwd: string): AcpSession {
+    refuseOtherWorkspace(this.options.home, sessionId, cwd);
     const served = this.sessions.get(sessionId);
     if (served) return served;
     const setup = this.runtimeFor(cwd);

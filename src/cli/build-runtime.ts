@@ -13,6 +13,7 @@ import { CredentialVariables, credentialVariablesKey } from '../core/credential-
 import { AgentRuntime, agentRuntimeKey } from '../core/runtime.js';
 import { type GoalLayer, installGoals } from '../goal/install.js';
 import { noUser, rootOnlyQuestions, userQuestionsKey } from '../interaction/user-questions.js';
+import { installWorkspaces } from '../interaction/workspace-install.js';
 import { installJobs, type JobsLayer } from '../jobs/install.js';
 import type { ModelClient } from '../llm/contract.js';
 import { createModelClient, defaultKeyVariables } from '../llm/providers.js';
@@ -119,11 +120,13 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
   });
   const goals = installGoals(runtime, config.goal ?? {});
   const todos = installTodos(runtime, config.todo ?? {});
+  const stopRecordingWorkspaces = installWorkspaces(runtime);
   if (config.permissions) {
     try {
       checkPermissionRules(config.permissions, runtime.toolCatalog.entries());
     } catch (error) {
       todos.dispose();
+      stopRecordingWorkspaces();
       goals.dispose();
       workflow.dispose();
       subagents.dispose();

@@ -15,8 +15,9 @@ Examples (from the repository root; ID is a session id from \`loom sessions list
   $ echo "fix the build" | loom run --json            # NDJSON session events on stdout
   $ cp -R examples/demo/workspace/. /tmp/loom-demo    # a scratch folder for the next one
   $ loom run --model scripted:examples/demo/model.json --cwd /tmp/loom-demo "tidy the greeting"
-  $ loom sessions list                               # --all adds the sessions of subagents
-  $ loom run --session ID "now run the tests"        # continue session ID
+  $ loom sessions list --all                         # every workspace's; without --all: this folder's
+  $ loom run --session ID --cwd /tmp/loom-demo "now run the tests"   # continue it in its workspace
+  $ loom workspaces list
   $ loom sessions show ID
   $ loom workflow run examples/workflows/review.js --model scripted:examples/workflows/review.model.json
   $ loom workflow check examples/workflows/review.js --meta '{"name":"x","description":"y"}'
@@ -64,10 +65,12 @@ export function buildProgram(): Command {
   const sessions = program.command('sessions').description('list and show stored sessions');
   sessions
     .command('list')
-    .description('list sessions: id, created, first prompt, turns')
+    .description("list the current workspace's sessions: id, created, first prompt, turns")
     .option('--json', 'one JSON object per session')
-    .option('--all', 'also list the sessions of subagents, each under its parent')
-    .action(async (options: { json?: boolean; all?: boolean }) => {
+    .option('--all', 'the sessions of every workspace, not only the current one')
+    .option('--children', 'also list the sessions of subagents, each under its parent')
+    .option('--cwd <dir>', 'the workspace (default: the current folder)')
+    .action(async (options: import('./sessions-command.js').ListSessionsOptions) => {
       const { listSessions } = await import('./sessions-command.js');
       listSessions(options);
       await exitAfterDrain(0);
@@ -81,6 +84,18 @@ export function buildProgram(): Command {
     .action(async (id: string, options: { json?: boolean; chunks?: boolean }) => {
       const { showSession } = await import('./sessions-command.js');
       showSession(id, options);
+      await exitAfterDrain(0);
+    });
+
+  program
+    .command('workspaces')
+    .description('list the workspaces sessions were made or opened in')
+    .command('list')
+    .description('list workspaces: id, name, sessions, last used, path')
+    .option('--json', 'one JSON object per workspace')
+    .action(async (options: { json?: boolean }) => {
+      const { listWorkspaces } = await import('./workspaces-command.js');
+      listWorkspaces(options);
       await exitAfterDrain(0);
     });
 

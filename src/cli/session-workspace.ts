@@ -1,13 +1,14 @@
 /**
- * The workspace of `loom run`: `--cwd`, else the current folder; a continued session keeps the
- * folder it was started in (its header's `cwd`), so without `--cwd` it works there, and a `--cwd`
- * naming another folder is refused with both folders named. It never moves a session.
+ * The workspace of `loom run`: `--cwd`, else the current folder. A continued session is opened
+ * only in the workspace its header records (compared by real path): from any other folder it is
+ * refused with both folders named and how to run it from the right one. It never moves a session.
  */
-import { realpathSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { UserError } from '../core/errors.js';
 import { loadSessionFile } from '../core/session-load.js';
 import { SessionStore } from '../core/session-store.js';
+import { checkSessionWorkspace } from '../interaction/workspace-check.js';
 
 export function resolveWorkspace(cwd: string | undefined): string {
   const folder = resolve(cwd ?? process.cwd());
@@ -23,22 +24,24 @@ export function resolveWorkspace(cwd: string | undefined): string {
  */
 export function runWorkspace(options: { cwd?: string; session?: string }, home: string): string {
   const recorded = options.session ? recordedWorkspace(home, options.session) : undefined;
-  if (recorded === undefined) return resolveWorkspace(options.cwd);
-  if (options.cwd === undefined) {
-    if (!statSync(recorded, { throwIfNoEntry: false })?.isDirectory()) {
-      throw new UserError(
-        'INVALID_ARGUMENT',
-        `session ${options.session} works in ${recorded}, which is no longer a folder`,
-      );
-    }
-    return recorded;
+  if (recorded === undefined || options.session === undefined) return resolveWorkspace(options.cwd);
+  if (!statSync(recorded, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new UserError(
+      'INVALID_ARGUMENT',
+      `session ${options.session} works in ${recorded}, which is no longer a folder`,
+    );
   }
-  const requested = resolveWorkspace(options.cwd);
-  if (sameFolder(requested, recorded)) return recorded;
-  throw new UserError(
-    'INVALID_ARGUMENT',
-    `session ${options.session} works in ${recorded}, not in ${requested} (--cwd): a session keeps its workspace; leave out --cwd or pass --cwd ${recorded}`,
-  );
+  const current = resolveWorkspace(options.cwd);
+  const sessionId = options.session;
+  checkSessionWorkspace({
+    sessionId,
+    recorded,
+    current,
+    currentSource: options.cwd === undefined ? 'the current folder' : '--cwd',
+    howToFix: (folder) =>
+      `run it from there (cd ${folder}) or pass --cwd ${folder}: loom run --session ${sessionId} --cwd ${folder} …`,
+  });
+  return recorded;
 }
 
 function recordedWorkspace(home: string, sessionId: string): string | undefined {
@@ -46,14 +49,5 @@ function recordedWorkspace(home: string, sessionId: string): string | undefined 
     return loadSessionFile(new SessionStore(home).pathOf(sessionId)).header.cwd;
   } catch {
     return undefined;
-  }
-}
-
-function sameFolder(left: string, right: string): boolean {
-  if (left === right) return true;
-  try {
-    return realpathSync(left) === realpathSync(right);
-  } catch {
-    return false;
   }
 }

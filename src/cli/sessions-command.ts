@@ -1,14 +1,17 @@
 /**
- * `loom sessions list` and `loom sessions show ID`: what is stored under $LOOM_HOME/sessions.
- * Reads session files without repairing or changing them.
+ * `loom sessions list` and `loom sessions show ID`: what is stored under $LOOM_HOME/sessions;
+ * the list shows the current workspace's sessions unless `--all`. Reads session files without
+ * repairing or changing them.
  */
 import { loomHome } from '../core/home.js';
 import type { SessionEvent } from '../core/session-events.js';
 import { loadSessionFile } from '../core/session-load.js';
 import { SessionStore, type SessionSummary } from '../core/session-store.js';
+import { realFolder } from '../core/workspace-folder.js';
 import type { GoalChangeEvent } from '../goal/contract.js';
 import { describeGoalChange } from './goal-output.js';
 import { todoSummary } from './render-todos.js';
+import { resolveWorkspace } from './session-workspace.js';
 
 function oneLine(text: string, limit: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
@@ -53,6 +56,7 @@ export function describeEvent(event: SessionEvent): string {
 }
 
 const LIST_COLUMNS = ['ID', 'CREATED', 'FIRST PROMPT', 'TURNS'] as const;
+const WORKSPACE_COLUMN = 'WORKSPACE';
 const PROMPT_COLUMN_WIDTH = 60;
 
 function turnCount(turns: number): string {
@@ -71,11 +75,14 @@ const isChild = (summary: SessionSummary) =>
   summary.parentSession !== null || summary.delegationDepth > 0;
 
 /**
- * The sessions users started, in creation order; with `all`, each followed by its children
+ * The sessions users started, in creation order; with `children`, each followed by its children
  * (depth first), and a child whose parent is not listed (a `loom workflow run` child, or a parent
  * that is gone) in creation order among them, marked as a child.
  */
-export function orderSessions(summaries: readonly SessionSummary[], all: boolean): SessionRow[] {
+export function orderSessions(
+  summaries: readonly SessionSummary[],
+  children: boolean,
+): SessionRow[] {
   const ids = new Set(summaries.map((summary) => summary.id));
   const childrenOf = new Map<string, SessionSummary[]>();
   for (const summary of summaries) {
@@ -91,15 +98,19 @@ export function orderSessions(summaries: readonly SessionSummary[], all: boolean
   };
   for (const summary of summaries) {
     if (!isChild(summary)) visit(summary, 0, false);
-    else if (all && (summary.parentSession === null || !ids.has(summary.parentSession))) {
+    else if (children && (summary.parentSession === null || !ids.has(summary.parentSession))) {
       visit(summary, 1, false);
     }
   }
-  return all ? ordered : ordered.filter(({ summary }) => !isChild(summary));
+  return children ? ordered : ordered.filter(({ summary }) => !isChild(summary));
 }
 
-/** The table of `loom sessions list`: a header row, then id, created, first prompt, turns. */
-export function formatSessionTable(rows: readonly SessionRow[]): string {
+/**
+ * The table of `loom sessions list`: a header row, then id, created, first prompt, turns; with
+ * `withWorkspace`, the workspace last (`-` for a session that records none).
+ */
+export function formatSessionTable(rows: readonly SessionRow[], withWorkspace = false): string {
+  const titles: string[] = [...LIST_COLUMNS, ...(withWorkspace ? [WORKSPACE_COLUMN] : [])];
   const cells = rows.map(({ summary, depth, parentListed }) => [
     `${depth > 0 ? `${'  '.repeat(depth - 1)}${parentListed ? '└' : '↳'} ` : ''}${summary.id}`,
     summary.created,
@@ -107,11 +118,12 @@ export function formatSessionTable(rows: readonly SessionRow[]): string {
       ? `(unreadable: ${oneLine(summary.error, PROMPT_COLUMN_WIDTH - 14)})`
       : oneLine(summary.firstPrompt, PROMPT_COLUMN_WIDTH),
     turnCount(summary.turns),
+    ...(withWorkspace ? [summary.workspace ?? '-'] : []),
   ]);
-  const widths = LIST_COLUMNS.map((title, column) =>
+  const widths = titles.map((title, column) =>
     Math.max(title.length, ...cells.map((row) => row[column]?.length ?? 0)),
   );
-  return [[...LIST_COLUMNS], ...cells]
+  return [titles, ...cells]
     .map((row) =>
       row
         .map((cell, column) =>
@@ -124,19 +136,50 @@ export function formatSessionTable(rows: readonly SessionRow[]): string {
     .join('');
 }
 
-export function listSessions(options: { json?: boolean; all?: boolean }): void {
-  const summaries = new SessionStore(loomHome()).list();
-  const rows = orderSessions(summaries, options.all === true);
+export interface ListSessionsOptions {
+  json?: boolean;
+  /** Every workspace, not only the current one. */
+  all?: boolean;
+  /** Also the sessions of subagents, each under its parent. */
+  children?: boolean;
+  /** The current workspace; default the current folder. */
+  cwd?: string;
+}
+
+/**
+ * The sessions of the current workspace (`--cwd`, else the current folder, by real path); with
+ * `all`, of every workspace, including sessions of older versions that record none.
+ */
+export function listSessions(options: ListSessionsOptions): void {
+  const stored = new SessionStore(loomHome()).list();
+  const workspace = realFolder(resolveWorkspace(options.cwd));
+  const summaries =
+    options.all === true ? stored : stored.filter((summary) => summary.workspace === workspace);
+  const rows = orderSessions(summaries, options.children === true);
   if (options.json) {
     for (const { summary } of rows) process.stdout.write(`${JSON.stringify(summary)}\n`);
     return;
   }
-  if (rows.length > 0) process.stdout.write(formatSessionTable(rows));
-  else if (summaries.length === 0) process.stderr.write('no sessions yet\n');
+  if (rows.length > 0) process.stdout.write(formatSessionTable(rows, options.all === true));
+  else if (stored.length === 0) process.stderr.write('no sessions yet\n');
+  else if (summaries.length === 0)
+    process.stderr.write(`no sessions in this workspace (${workspace})\n`);
   const hidden = summaries.length - rows.length;
   if (hidden > 0) {
     process.stderr.write(
-      `${hidden} child ${hidden === 1 ? 'session' : 'sessions'} of subagents not shown; --all lists them under their parent\n`,
+      `${hidden} child ${hidden === 1 ? 'session' : 'sessions'} of subagents not shown; --children lists them under their parent\n`,
+    );
+  }
+  const elsewhere =
+    options.all === true
+      ? 0
+      : stored.filter(
+          (summary) =>
+            summary.workspace !== workspace && (options.children === true || !isChild(summary)),
+        ).length;
+  if (elsewhere > 0) {
+    process.stderr.write(
+      `${elsewhere} ${elsewhere === 1 ? 'session' : 'sessions'} of other workspaces not shown (this one is ${workspace}); --all lists every workspace\n`,
     );
   }
 }

@@ -24,6 +24,7 @@ export interface SessionHeader {
   /** How many events at the start were copied from the parent (a fork's seed). */
   seedLength: number;
   delegationDepth: number;
+  /** The real path (symlinks resolved) of the workspace; absent in sessions of older versions. */
   cwd?: string;
 }
 

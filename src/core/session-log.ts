@@ -20,6 +20,7 @@ import {
 } from './session-events.js';
 import { isHeaderless, loadSessionFile, repairEvents, sessionRepairers } from './session-load.js';
 import { acquireSessionLock, type SessionLock } from './session-lock.js';
+import { realFolder } from './workspace-folder.js';
 
 /** Pending lines beyond this many characters are written at once instead of on the next tick. */
 export const DEFAULT_FLUSH_THRESHOLD = 1024 * 1024;
@@ -35,6 +36,7 @@ export interface CreateSessionOptions extends SessionLogOptions {
   sessionId?: string;
   parentSession?: string | null;
   delegationDepth?: number;
+  /** The workspace folder; the header records its real path (symlinks resolved). */
   cwd?: string;
   /** A fork's copy of its parent's completed turns; re-numbered from seq 1. */
   seed?: readonly SessionEvent[];
@@ -140,7 +142,7 @@ export class SessionLog {
       seedLength: seed.length,
       delegationDepth,
     };
-    if (options.cwd !== undefined) header.cwd = options.cwd;
+    if (options.cwd !== undefined) header.cwd = realFolder(options.cwd);
     const events = seed.map((event, index) => copyEvent({ ...event, seq: index + 1 }));
     const lines = [{ type: 'session/header', seq: 0, time, data: header }, ...events];
     const text = lines.map((line) => `${JSON.stringify(line)}\n`).join('');

@@ -27,6 +27,8 @@ export interface SessionSummary {
   parentSession: string | null;
   /** 0 for a session the user started; more for a subagent's (whose parent may be a workflow run). */
   delegationDepth: number;
+  /** The real path of the session's workspace; absent when the header records none. */
+  workspace?: string;
   /** Why the file could not be read; the other fields are then placeholders. */
   error?: string;
 }
@@ -83,6 +85,7 @@ export class SessionStore {
         turns: events.filter((event) => event.type === 'turn/start').length,
         parentSession: header.parentSession,
         delegationDepth: header.delegationDepth,
+        ...(header.cwd !== undefined ? { workspace: header.cwd } : {}),
       };
     } catch (error) {
       return {

@@ -110,7 +110,7 @@ export function startLoom(
 
 export async function runLoom(
   args: string[],
-  options: { home: string; env?: NodeJS.ProcessEnv; input?: string },
+  options: { home: string; env?: NodeJS.ProcessEnv; input?: string; cwd?: string },
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const run = startLoom(args, options);
   const { code } = await run.exited;

@@ -288,10 +288,13 @@ test('a background child and, in the next process, the resumed child use the $LO
       ],
     },
   ]);
-  const poked = await runLoom(['run', '--session', root.header.sessionId, 'poke the helper'], {
-    home,
-    env: { LOOM_MODEL: second, DEEPSEEK_API_KEY: '' },
-  });
+  const poked = await runLoom(
+    ['run', '--cwd', home, '--session', root.header.sessionId, 'poke the helper'],
+    {
+      home,
+      env: { LOOM_MODEL: second, DEEPSEEK_API_KEY: '' },
+    },
+  );
   assert.equal(poked.code, 0, poked.stderr);
   assert.equal(lastAnswer(childId), 'second heard: again');
 });

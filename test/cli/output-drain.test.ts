@@ -168,8 +168,8 @@ test('sessions list | head -1 and sessions show | head -1 end quietly with 141, 
     log.close();
   }
   for (const args of [
-    ['sessions', 'list'],
-    ['sessions', 'list', '--json'],
+    ['sessions', 'list', '--all'],
+    ['sessions', 'list', '--json', '--all'],
     ['sessions', 'show', big],
     ['sessions', 'show', '--json', big],
   ]) {

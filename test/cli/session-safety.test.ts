@@ -84,7 +84,8 @@ test('a session file left empty or header-less by a crash is reported clearly, t
   writeFileSync(join(sessions, '20261130-001500-empty1.jsonl'), '');
   writeFileSync(join(sessions, '20261130-001501-torn01.jsonl'), '{"type":"session/header","se');
 
-  const list = await runLoom(['sessions', 'list', '--json'], { home });
+  // Files with no complete header record no workspace: --all lists them.
+  const list = await runLoom(['sessions', 'list', '--json', '--all'], { home });
   assert.equal(list.code, 0, list.stderr);
   const rows = list.stdout
     .trim()
@@ -108,7 +109,7 @@ test('a session file left empty or header-less by a crash is reported clearly, t
     assert.deepEqual(checkSessionInvariants(loaded.events), []);
     assert.equal(loaded.events.at(-1)?.type, 'turn/end');
   }
-  const after = await runLoom(['sessions', 'list', '--json'], { home });
+  const after = await runLoom(['sessions', 'list', '--json', '--all'], { home });
   assert.ok(!after.stdout.includes('"error"'), after.stdout);
 });
 

@@ -35,7 +35,7 @@ test('loom run --session continues a session; sessions list and show see both tu
   assert.equal(second.code, 0, second.stderr);
   assert.match(second.stdout, /heard: what now/);
 
-  const list = await runLoom(['sessions', 'list'], { home });
+  const list = await runLoom(['sessions', 'list', '--cwd', home], { home });
   assert.equal(list.code, 0, list.stderr);
   assert.match(list.stdout, new RegExp(`^${id} +\\S+ +remember apples +2 turns$`, 'm'));
 
@@ -92,7 +92,7 @@ test('loom sessions show names a session that does not exist', async () => {
   assert.match(result.stderr, /no-such-session/);
 });
 
-test('loom sessions list: a header row, id, created, first prompt, turns; children only with --all', async () => {
+test('loom sessions list: a header row, id, created, first prompt, turns; children only with --children', async () => {
   const home = temporaryFolder();
   const path = writeScriptedModel(home, {
     rules: [
@@ -121,10 +121,11 @@ test('loom sessions list: a header row, id, created, first prompt, turns; childr
   );
   const workflow = await runLoom(['workflow', 'run', script, '--model', `scripted:${path}`], {
     home,
+    cwd: home,
   });
   assert.equal(workflow.code, 0, workflow.stderr);
 
-  const list = await runLoom(['sessions', 'list'], { home });
+  const list = await runLoom(['sessions', 'list'], { home, cwd: home });
   assert.equal(list.code, 0, list.stderr);
   const lines = list.stdout.trimEnd().split('\n');
   assert.match(lines[0] ?? '', /^ID +CREATED +FIRST PROMPT +TURNS$/);
@@ -134,9 +135,9 @@ test('loom sessions list: a header row, id, created, first prompt, turns; childr
   const promptColumn = (lines[0] ?? '').indexOf('FIRST PROMPT');
   assert.equal(lines[1]?.indexOf('ask the expert'), promptColumn);
   assert.equal(lines[2]?.indexOf('remember pears'), promptColumn);
-  assert.match(list.stderr, /^2 child sessions of subagents not shown; --all lists them/);
+  assert.match(list.stderr, /^2 child sessions of subagents not shown; --children lists them/);
 
-  const all = await runLoom(['sessions', 'list', '--all'], { home });
+  const all = await runLoom(['sessions', 'list', '--children'], { home, cwd: home });
   assert.equal(all.code, 0, all.stderr);
   const allLines = all.stdout.trimEnd().split('\n');
   assert.equal(allLines.length, 5, all.stdout);
@@ -147,7 +148,7 @@ test('loom sessions list: a header row, id, created, first prompt, turns; childr
   assert.match(allLines[4] ?? '', /^↳ \S+ +\d{4}-\S+ +six times seven\? +1 turn$/);
   assert.equal(all.stderr, '');
 
-  const json = await runLoom(['sessions', 'list', '--json', '--all'], { home });
+  const json = await runLoom(['sessions', 'list', '--json', '--children'], { home, cwd: home });
   const summaries = json.stdout
     .trim()
     .split('\n')
