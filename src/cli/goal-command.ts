@@ -31,6 +31,8 @@ export interface GoalResumeOptions {
   maxRounds?: string;
   model?: string;
   json?: boolean;
+  /** The session's workspace, when running from another folder. */
+  cwd?: string;
 }
 
 function sessionPath(store: SessionStore, sessionId: string): string {
@@ -142,7 +144,10 @@ export async function goalResumeCommand(options: GoalResumeOptions): Promise<num
     const { events } = loadSessionFile(sessionPath(store, options.session));
     checkResumable(foldGoal(events).goal, options.session, maxRounds);
     const setup = buildRuntime({
-      cwd: runWorkspace({ session: options.session }, home),
+      cwd: runWorkspace(
+        { session: options.session, ...(options.cwd !== undefined ? { cwd: options.cwd } : {}) },
+        home,
+      ),
       home,
       ...(options.model ? { model: options.model } : {}),
     });

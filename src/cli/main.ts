@@ -165,6 +165,7 @@ export function buildProgram(): Command {
     .description('resume the goal (paused or blocked), arm it and run its rounds until it settles')
     .requiredOption('--session <id>', 'the session id')
     .option('--max-rounds <n>', "the goal's new total round cap")
+    .option('--cwd <dir>', "the session's workspace, when running from another folder")
     .option('--model <spec>', 'provider:model, e.g. deepseek:deepseek-chat or scripted:model.json')
     .option('--json', 'print the session events as NDJSON on stdout')
     .action(async (options: import('./goal-command.js').GoalResumeOptions) => {

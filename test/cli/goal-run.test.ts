@@ -61,8 +61,9 @@ function sessionIdFrom(stderr: string): string {
 
 const modelArgs = (folders: ScriptedFolders) => ['--model', `scripted:${folders.model}`];
 
+/** Runs in the workspace, where a session of it may be opened. */
 function loom(folders: ScriptedFolders, args: string[]) {
-  return runLoom(args, { home: folders.home });
+  return runLoom(args, { home: folders.home, cwd: folders.workspace });
 }
 
 function runGoal(folders: ScriptedFolders, args: string[]) {
