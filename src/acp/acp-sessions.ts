@@ -13,6 +13,7 @@ import type { AgentHandle } from '../core/create-agent.js';
 import { UserError } from '../core/errors.js';
 import { permissionAskerKey } from '../core/tool-execution.js';
 import { clientPermissionAsker } from './permission-asker.js';
+import { clientQuestionAnswerer } from './question-answerer.js';
 import { liveUpdateOf } from './session-updates.js';
 
 export interface AcpSession {
@@ -112,6 +113,7 @@ export class AcpSessions {
         setup = buildRuntime({
           cwd,
           home: this.options.home,
+          answerer: clientQuestionAnswerer(this.options.client),
           ...(this.options.model !== undefined ? { model: this.options.model } : {}),
         });
       } catch (error) {

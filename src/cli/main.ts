@@ -51,6 +51,10 @@ export function buildProgram(): Command {
       'the workspace folder (default: the current folder; --session keeps its own)',
     )
     .option('--max-steps <n>', 'model requests a turn may take (default 50)')
+    .option(
+      '--answers <file>',
+      'answer ask_user_question from FILE: a JSON object mapping a question\'s header or text to a label, a list of labels or free text ("plan": "approve" or feedback reviews a plan)',
+    )
     .action(async (prompt: string | undefined, options: import('./run-command.js').RunOptions) => {
       const { runCommand } = await import('./run-command.js');
       await exitAfterDrain(await runCommand(prompt, options));
