@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type * as acp from '@agentclientprotocol/sdk';
+import { writeScriptedModel } from '../cli/loom-process.js';
+import { initialize, promptFor, withAcpInProcess } from '../helpers/acp-client.js';
+import { callsThenReply } from '../helpers/scripted-turns.js';
+import { temporaryFolder } from '../helpers/temporary-folder.js';
+
+const questions = [
+  {
+    question: 'Which database should the service use?',
+    header: 'Database',
+    options: [{ label: 'Postgres' }, { label: 'SQLite' }],
+  },
+  {
+    question: 'Which features first?',
+    options: [{ label: 'search' }, { label: 'export' }],
+    multiSelect: true,
+  },
+];
+
+test('loom acp: ask_user_question is answered by the client, one permission request per question', async () => {
+  const home = temporaryFolder();
+  const workspace = temporaryFolder();
+  const model = writeScriptedModel(home, {
+    rules: [
+      callsThenReply(
+        'plan the service',
+        [{ name: 'ask_user_question', arguments: { questions } }],
+        'result: {{lastToolResult}}',
+      ),
+    ],
+  });
+  const requests: acp.RequestPermissionRequest[] = [];
+  const choose = (request: acp.RequestPermissionRequest): acp.RequestPermissionResponse => {
+    requests.push(request);
+    const wanted = requests.length === 1 ? 'SQLite' : 'export';
+    const option = request.options.find((candidate) => candidate.name === wanted);
+    assert.ok(option, `no option ${wanted} in ${JSON.stringify(request.options)}`);
+    return { outcome: { outcome: 'selected', optionId: option.optionId } };
+  };
+  await withAcpInProcess({ home, model, permission: choose }, async (agent, log) => {
+    await initialize(agent);
+    const { sessionId } = await agent.request('session/new', { cwd: workspace, mcpServers: [] });
+    const { stopReason, text, updates } = await promptFor(
+      agent,
+      log,
+      sessionId,
+      'plan the service',
+    );
+    assert.equal(stopReason, 'end_turn');
+    assert.match(text, /"Which database should the service use\?" → "SQLite"/);
+    assert.match(text, /"Which features first\?" → "export"/);
+    assert.deepEqual(
+      requests.map((request) => [
+        request.sessionId,
+        request.toolCall.title,
+        request.options.map((o) => o.name),
+      ]),
+      [
+        [sessionId, 'Database: Which database should the service use?', ['Postgres', 'SQLite']],
+        [sessionId, 'Which features first?', ['search', 'export']],
+      ],
+    );
+    const call = updates.find((update) => update.sessionUpdate === 'tool_call');
+    assert.ok(call?.sessionUpdate === 'tool_call');
+    assert.equal(requests[0]?.toolCall.toolCallId, call.toolCallId);
+  });
+});
+
+test('loom acp: a question the client dismisses is NO_USER for the model', async () => {
+  const home = temporaryFolder();
+  const workspace = temporaryFolder();
+  const model = writeScriptedModel(home, {
+    rules: [
+      callsThenReply(
+        'plan the service',
+        [{ name: 'ask_user_question', arguments: { questions: questions.slice(0, 1) } }],
+        'result: {{lastToolResult}}',
+      ),
+    ],
+  });
+  const dismiss = (): acp.RequestPermissionResponse => ({ outcome: { outcome: 'cancelled' } });
+  await withAcpInProcess({ home, model, permission: dismiss }, async (agent, log) => {
+    await initialize(agent);
+    const { sessionId } = await agent.request('session/new', { cwd: workspace, mcpServers: [] });
+    const { text } = await promptFor(agent, log, sessionId, 'plan the service');
+    assert.match(text, /the user dismissed the question; nobody can answer here; decide yourself/);
+  });
+});
