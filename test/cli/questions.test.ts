@@ -47,7 +47,8 @@ test('loom run --answers: the file answers the question and the answer is in the
   const types = events.map((event) => event.type).filter((type) => type.startsWith('question/'));
   assert.deepEqual(types, ['question/ask', 'question/answer']);
   const toolResult = events.find((event) => event.type === 'tool/result');
-  assert.match(String((toolResult?.data as { content: string }).content), /→ "SQLite"/);
+  assert.ok(toolResult);
+  assert.match((toolResult.data as { content: string }).content, /→ "SQLite"/);
 });
 
 test('loom run without a TTY or --answers: the question fails at once with NO_USER', async () => {
