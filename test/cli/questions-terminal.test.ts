@@ -69,10 +69,20 @@ function terminalRun(prompt: string) {
     /** Resolves once `pattern` shows after what the previous wait saw. */
     async waitFor(pattern: RegExp): Promise<void> {
       const from = mark;
-      await new Promise<void>((resolve) => {
+      const seen = new Promise<void>((resolve) => {
         waiters.push({ pattern, from, resolve });
         check();
       });
+      let waiting = true;
+      const ended = exited.then((code) => {
+        if (waiting) throw new Error(`loom exited (${code}) before ${pattern} showed:\n${output}`);
+      });
+      ended.catch(() => {}); // observed by the race below; never unhandled once it has settled
+      try {
+        await Promise.race([seen, ended]);
+      } finally {
+        waiting = false;
+      }
       mark = output.length;
     },
     type: (keys: string) => terminal.write(keys),
