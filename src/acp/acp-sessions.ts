@@ -31,6 +31,8 @@ export interface AcpSessionsOptions {
   /** `--model`; absent, `chooseModel` decides ($LOOM_MODEL, config, the DeepSeek key). */
   model?: string;
   client: AgentContext;
+  /** The client advertised form elicitation: questions are asked as forms. */
+  questionForms?: boolean;
 }
 
 export class AcpSessions {
@@ -113,7 +115,10 @@ export class AcpSessions {
         setup = buildRuntime({
           cwd,
           home: this.options.home,
-          answerer: clientQuestionAnswerer(this.options.client),
+          answerer: clientQuestionAnswerer(
+            this.options.client,
+            this.options.questionForms ?? false,
+          ),
           ...(this.options.model !== undefined ? { model: this.options.model } : {}),
         });
       } catch (error) {

@@ -1,6 +1,7 @@
 /**
- * Answers the user-questions service through the ACP client with `session/request_permission`,
- * the one user-choice request every ACP client implements: one request per question, one option
+ * Answers the user-questions service through the ACP client: with a form (question-form.ts) when
+ * the client advertises form elicitation, else with `session/request_permission`, the one
+ * user-choice request every ACP client implements: one request per question, one option
  * per label; a plan review is Approve / Reject. What it cannot carry, it says so: a multiSelect
  * question gets one choice, free text ("Other") cannot be typed, and a rejected plan has no
  * feedback. A dismissed request is `NO_USER`; a cancelled turn withdraws the request.
@@ -14,12 +15,18 @@ import {
   type UserAnswerer,
   UserQuestionError,
 } from '../interaction/user-questions.js';
+import { formQuestionAnswerer } from './question-form.js';
 
 const APPROVE = 'approve';
 const REJECT = 'reject';
 
+/** The best way this client offers; `forms`: it advertised `elicitation.form` at initialize. */
+export function clientQuestionAnswerer(client: AgentContext, forms: boolean): UserAnswerer {
+  return forms ? formQuestionAnswerer(client) : permissionQuestionAnswerer(client);
+}
+
 /** The session of a question is the asking root's session, which is the ACP session. */
-export function clientQuestionAnswerer(client: AgentContext): UserAnswerer {
+export function permissionQuestionAnswerer(client: AgentContext): UserAnswerer {
   let asked = 0;
   const choose = async (
     options: AskOptions,

@@ -77,6 +77,8 @@ export async function withAcpInProcess<T>(
     model: string;
     /** Answers the agent's `session/request_permission`; absent, such a request fails. */
     permission?: (request: acp.RequestPermissionRequest) => acp.RequestPermissionResponse;
+    /** Answers the agent's `elicitation/create` (a client that advertised forms). */
+    elicitation?: (request: acp.CreateElicitationRequest) => acp.CreateElicitationResponse;
   },
   op: (agent: acp.ClientContext, log: UpdateLog) => Promise<T>,
 ): Promise<T> {
@@ -94,6 +96,10 @@ export async function withAcpInProcess<T>(
     .onRequest('session/request_permission', ({ params }) => {
       if (!options.permission) throw new Error('no permission request was expected');
       return options.permission(params);
+    })
+    .onRequest('elicitation/create', ({ params }) => {
+      if (!options.elicitation) throw new Error('no elicitation was expected');
+      return options.elicitation(params);
     });
   try {
     return await client.connectWith(

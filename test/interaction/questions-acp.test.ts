@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type * as acp from '@agentclientprotocol/sdk';
+import { PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
 import { writeScriptedModel } from '../cli/loom-process.js';
 import { initialize, promptFor, withAcpInProcess } from '../helpers/acp-client.js';
 import { callsThenReply } from '../helpers/scripted-turns.js';
@@ -86,5 +87,54 @@ test('loom acp: a question the client dismisses is NO_USER for the model', async
     const { sessionId } = await agent.request('session/new', { cwd: workspace, mcpServers: [] });
     const { text } = await promptFor(agent, log, sessionId, 'plan the service');
     assert.match(text, /the user dismissed the question; nobody can answer here; decide yourself/);
+  });
+});
+
+test('loom acp: a client that renders forms gets one form, with multi-select and "Other" text', async () => {
+  const home = temporaryFolder();
+  const workspace = temporaryFolder();
+  const model = writeScriptedModel(home, {
+    rules: [
+      callsThenReply(
+        'plan the service',
+        [{ name: 'ask_user_question', arguments: { questions } }],
+        'result: {{lastToolResult}}',
+      ),
+    ],
+  });
+  const forms: acp.CreateElicitationRequest[] = [];
+  const fill = (request: acp.CreateElicitationRequest): acp.CreateElicitationResponse => {
+    forms.push(request);
+    return {
+      action: 'accept',
+      content: {
+        question_1: 'Postgres',
+        question_1_other: '',
+        question_2: ['export', 'search', 'not offered'],
+        question_2_other: 'offline mode too',
+      },
+    };
+  };
+  await withAcpInProcess({ home, model, elicitation: fill }, async (agent, log) => {
+    await agent.request('initialize', {
+      protocolVersion: PROTOCOL_VERSION,
+      clientCapabilities: { elicitation: { form: {} } },
+    });
+    const { sessionId } = await agent.request('session/new', { cwd: workspace, mcpServers: [] });
+    const { text } = await promptFor(agent, log, sessionId, 'plan the service');
+    assert.match(text, /"Which database should the service use\?" → "Postgres"/);
+    assert.match(text, /"Which features first\?" → "search", "export", Other: "offline mode too"/);
+    assert.equal(forms.length, 1);
+    const [form] = forms;
+    assert.ok(form && form.mode === 'form');
+    assert.equal((form as { sessionId?: string }).sessionId, sessionId);
+    const schema = (form as { requestedSchema: acp.ElicitationSchema }).requestedSchema;
+    assert.deepEqual(Object.keys(schema.properties ?? {}), [
+      'question_1',
+      'question_1_other',
+      'question_2',
+      'question_2_other',
+    ]);
+    assert.equal(schema.properties?.question_2?.type, 'array');
   });
 });
