@@ -43,6 +43,7 @@ test('loom acp: ask_user_question is answered by the client, one permission requ
   await withAcpInProcess({ home, model, permission: choose }, async (agent, log) => {
     await initialize(agent);
     const { sessionId } = await agent.request('session/new', { cwd: workspace, mcpServers: [] });
+    await log.waitFor((update) => update.sessionUpdate === 'available_commands_update');
     const { stopReason, text, updates } = await promptFor(
       agent,
       log,
@@ -85,6 +86,7 @@ test('loom acp: a question the client dismisses is NO_USER for the model', async
   await withAcpInProcess({ home, model, permission: dismiss }, async (agent, log) => {
     await initialize(agent);
     const { sessionId } = await agent.request('session/new', { cwd: workspace, mcpServers: [] });
+    await log.waitFor((update) => update.sessionUpdate === 'available_commands_update');
     const { text } = await promptFor(agent, log, sessionId, 'plan the service');
     assert.match(text, /the user dismissed the question; nobody can answer here; decide yourself/);
   });
@@ -121,6 +123,7 @@ test('loom acp: a client that renders forms gets one form, with multi-select and
       clientCapabilities: { elicitation: { form: {} } },
     });
     const { sessionId } = await agent.request('session/new', { cwd: workspace, mcpServers: [] });
+    await log.waitFor((update) => update.sessionUpdate === 'available_commands_update');
     const { text } = await promptFor(agent, log, sessionId, 'plan the service');
     assert.match(text, /"Which database should the service use\?" → "Postgres"/);
     assert.match(text, /"Which features first\?" → "search", "export", Other: "offline mode too"/);
