@@ -51,7 +51,8 @@ export function terminalAnswerer(
           if (signal?.aborted) throw signal.reason;
           interrupt();
           if (!signal) throw new Error('the user cancelled the question');
-          // The run's Ctrl-C handling cancels the turn; its signal ends this wait.
+          // The run's Ctrl-C handling cancels the turn (at once or later); its signal ends this wait.
+          if (signal.aborted) throw signal.reason;
           return new Promise<never>((_, reject) =>
             signal.addEventListener('abort', () => reject(signal.reason), { once: true }),
           );
