@@ -13,6 +13,7 @@ import type { AgentHandle } from '../core/create-agent.js';
 import { UserError } from '../core/errors.js';
 import { permissionAskerKey } from '../core/tool-execution.js';
 import { clientPermissionAsker } from './permission-asker.js';
+import { clientQuestionAnswerer } from './question-answerer.js';
 import { liveUpdateOf } from './session-updates.js';
 import { refuseOtherWorkspace } from './session-workspace.js';
 
@@ -31,6 +32,8 @@ export interface AcpSessionsOptions {
   /** `--model`; absent, `chooseModel` decides ($LOOM_MODEL, config, the DeepSeek key). */
   model?: string;
   client: AgentContext;
+  /** The client advertised form elicitation: questions are asked as forms. */
+  questionForms?: boolean;
 }
 
 export class AcpSessions {
@@ -117,6 +120,10 @@ export class AcpSessions {
         setup = buildRuntime({
           cwd,
           home: this.options.home,
+          answerer: clientQuestionAnswerer(
+            this.options.client,
+            this.options.questionForms ?? false,
+          ),
           ...(this.options.model !== undefined ? { model: this.options.model } : {}),
         });
       } catch (error) {

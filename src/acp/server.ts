@@ -43,6 +43,8 @@ export function serveAcp(options: AcpServerOptions): AcpServer {
   let goals: typeof import('./goal-prompts.js') | undefined;
   /** Set once `loading` has resolved: what shutdown closes and abandon interrupts. */
   let sessions: AcpSessions | undefined;
+  /** Whether the client said at `initialize` that it renders elicitation forms. */
+  let questionForms = false;
   const served = async (): Promise<AcpSessions> => {
     const connected = client;
     if (!connected) throw acp.RequestError.internalError(undefined, 'the connection is not open');
@@ -52,6 +54,7 @@ export function serveAcp(options: AcpServerOptions): AcpServer {
         sessions = new AcpSessions({
           home: options.home,
           client: connected,
+          questionForms,
           ...(options.model !== undefined ? { model: options.model } : {}),
         });
         return sessions;
@@ -69,15 +72,18 @@ export function serveAcp(options: AcpServerOptions): AcpServer {
     .onConnect((connection) => {
       client = connection.client;
     })
-    .onRequest('initialize', () => ({
-      protocolVersion: acp.PROTOCOL_VERSION,
-      agentCapabilities: {
-        loadSession: true,
-        promptCapabilities: { image: false, audio: false, embeddedContext: false },
-      },
-      agentInfo: { name: 'loom', title: 'Loom', version },
-      authMethods: [],
-    }))
+    .onRequest('initialize', ({ params }) => {
+      questionForms = params.clientCapabilities?.elicitation?.form != null;
+      return {
+        protocolVersion: acp.PROTOCOL_VERSION,
+        agentCapabilities: {
+          loadSession: true,
+          promptCapabilities: { image: false, audio: false, embeddedContext: false },
+        },
+        agentInfo: { name: 'loom', title: 'Loom', version },
+        authMethods: [],
+      };
+    })
     .onRequest('session/new', async ({ params }) => {
       warnAboutMcpServers(params.mcpServers);
       const session = (await served()).open(params.cwd);

@@ -12,7 +12,13 @@ import { Context } from '../core/context.js';
 import { CredentialVariables, credentialVariablesKey } from '../core/credential-variables.js';
 import { AgentRuntime, agentRuntimeKey } from '../core/runtime.js';
 import { type GoalLayer, installGoals } from '../goal/install.js';
-import { noUser, rootOnlyQuestions, userQuestionsKey } from '../interaction/user-questions.js';
+import { installQuestionTool } from '../interaction/ask-user-question.js';
+import {
+  noUser,
+  rootOnlyQuestions,
+  type UserAnswerer,
+  userQuestionsKey,
+} from '../interaction/user-questions.js';
 import { installWorkspaces } from '../interaction/workspace-install.js';
 import { installJobs, type JobsLayer } from '../jobs/install.js';
 import type { ModelClient } from '../llm/contract.js';
@@ -30,6 +36,8 @@ export interface RuntimeFlags {
   /** `--model`; without it `chooseModel` picks from `$LOOM_MODEL`, config and the DeepSeek key. */
   model?: string;
   maxSteps?: number;
+  /** Who answers the root agents' questions (a terminal, an answers file, an ACP client); default nobody. */
+  answerer?: UserAnswerer;
 }
 
 export interface LoomSetup {
@@ -84,8 +92,9 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
   root.provide(agentRuntimeKey, runtime);
   root.provide(
     userQuestionsKey,
-    rootOnlyQuestions((sessionId) => runtime.find(sessionId)?.log.header, noUser),
+    rootOnlyQuestions((sessionId) => runtime.find(sessionId)?.log.header, flags.answerer ?? noUser),
   );
+  installQuestionTool(runtime);
   const extraRoots = (config.tools?.extraRoots ?? []).map((root) => resolve(flags.cwd, root));
   const jobs = installJobs(runtime, {
     ...(config.jobs?.maxPerOwner !== undefined ? { maxPerOwner: config.jobs.maxPerOwner } : {}),

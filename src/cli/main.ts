@@ -57,6 +57,10 @@ export function buildProgram(): Command {
       'create this goal and run its rounds until it is complete or blocked; a prompt is then an optional first message',
     )
     .option('--max-rounds <n>', 'with --goal: the rounds the goal may start (default 20)')
+    .option(
+      '--answers <file>',
+      'answer ask_user_question from FILE: a JSON object mapping a question\'s header or text to a label, a list of labels or free text ("plan": "approve" or feedback reviews a plan)',
+    )
     .action(async (prompt: string | undefined, options: import('./run-command.js').RunOptions) => {
       const { runCommand } = await import('./run-command.js');
       await exitAfterDrain(await runCommand(prompt, options));

@@ -28,6 +28,7 @@ import {
 } from './goal-output.js';
 import { interruptLiveSessions } from './interrupt-sessions.js';
 import { plainRenderer } from './render-plain.js';
+import { runAnswerer } from './run-answerer.js';
 import { runWorkspace } from './session-workspace.js';
 import { describeStopSignal, handleStopSignals, SIGNAL_EXIT_CODES } from './stop-signals.js';
 
@@ -40,6 +41,8 @@ export interface RunOptions {
   /** Create this goal, arm it and run its rounds here. */
   goal?: string;
   maxRounds?: string;
+  /** `--answers FILE`: answers to the agent's questions when nobody is at a terminal. */
+  answers?: string;
 }
 
 async function readPrompt(argument: string | undefined): Promise<string> {
@@ -105,7 +108,17 @@ export async function runCommand(
   const maxRounds = parseMaxRounds(options.maxRounds);
   const cwd = runWorkspace(options, loomHome());
   const maxSteps = parseMaxSteps(options.maxSteps);
+  let answerer: ReturnType<typeof runAnswerer>;
+  try {
+    answerer = runAnswerer(options);
+  } catch (error) {
+    // A bad --answers file is a usage mistake (exit 2), reported before anything runs.
+    if (!(error instanceof UserError)) throw error;
+    process.stderr.write(`loom: ${error.message}\n`);
+    return 2;
+  }
   const setup = buildRuntime({
+    answerer,
     cwd,
     home: loomHome(),
     ...(options.model !== undefined ? { model: options.model } : {}),

@@ -44,6 +44,8 @@ export interface AskOptions {
   /** The asking agent's session: from the tool execution, never from the model's arguments. */
   sessionId: string;
   signal?: AbortSignal;
+  /** The tool call that asks, when there is one (an ACP client ties the question to it). */
+  toolCallId?: string;
 }
 
 /** One way of reaching the human. It is only ever given root callers. */

@@ -72,7 +72,7 @@ function traced(home: string): { env: NodeJS.ProcessEnv; read: () => Loaded } {
 
 /** Sources that no start may load unless its path uses them. */
 const HEAVY =
-  /node_modules\/(@ai-sdk\/(anthropic|openai|deepseek|openai-compatible)|ai|yaml|ajv|acorn|@agentclientprotocol\/sdk)\//;
+  /node_modules\/(@ai-sdk\/(anthropic|openai|deepseek|openai-compatible)|ai|yaml|ajv|acorn|@agentclientprotocol\/sdk|@clack\/prompts)\//;
 
 function heavy(loaded: Loaded): string[] {
   const names = [...loaded.files, ...loaded.sources]

@@ -72,7 +72,14 @@ export async function promptFor(
  * client, then shuts the server down (its sessions' logs closed) before resolving.
  */
 export async function withAcpInProcess<T>(
-  options: { home: string; model: string },
+  options: {
+    home: string;
+    model: string;
+    /** Answers the agent's `session/request_permission`; absent, such a request fails. */
+    permission?: (request: acp.RequestPermissionRequest) => acp.RequestPermissionResponse;
+    /** Answers the agent's `elicitation/create` (a client that advertised forms). */
+    elicitation?: (request: acp.CreateElicitationRequest) => acp.CreateElicitationResponse;
+  },
   op: (agent: acp.ClientContext, log: UpdateLog) => Promise<T>,
 ): Promise<T> {
   const toServer = new TransformStream<Uint8Array, Uint8Array>();
@@ -85,7 +92,15 @@ export async function withAcpInProcess<T>(
   const log = updateLog();
   const client = acp
     .client({ name: 'loom-test' })
-    .onNotification('session/update', ({ params }) => log.push(params.update));
+    .onNotification('session/update', ({ params }) => log.push(params.update))
+    .onRequest('session/request_permission', ({ params }) => {
+      if (!options.permission) throw new Error('no permission request was expected');
+      return options.permission(params);
+    })
+    .onRequest('elicitation/create', ({ params }) => {
+      if (!options.elicitation) throw new Error('no elicitation was expected');
+      return options.elicitation(params);
+    });
   try {
     return await client.connectWith(
       acp.ndJsonStream(toServer.writable, toClient.readable),
