@@ -12,6 +12,7 @@ import { Context } from '../core/context.js';
 import { CredentialVariables, credentialVariablesKey } from '../core/credential-variables.js';
 import { AgentRuntime, agentRuntimeKey } from '../core/runtime.js';
 import { type GoalLayer, installGoals } from '../goal/install.js';
+import { installPlanMode, type PlanLayer } from '../plan/install.js';
 import { noUser, rootOnlyQuestions, userQuestionsKey } from '../interaction/user-questions.js';
 import { installJobs, type JobsLayer } from '../jobs/install.js';
 import type { ModelClient } from '../llm/contract.js';
@@ -39,6 +40,8 @@ export interface LoomSetup {
   jobs: JobsLayer;
   /** Layer 4: a goal service, round driver and the goal tools on every root agent. */
   goals: GoalLayer;
+  /** Layer 5: plan mode (`exit_plan_mode`, its prompt section and guard). */
+  plan: PlanLayer;
   config: LoomConfig;
   /** The default model's spec, as `chooseModel` chose it. */
   modelSpec: string;
@@ -117,10 +120,12 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
     ...(offerTool ? { offerTool } : {}),
   });
   const goals = installGoals(runtime, config.goal ?? {});
+  const plan = installPlanMode(runtime, { ...config.plan, permissions: config.permissions ?? [] });
   if (config.permissions) {
     try {
       checkPermissionRules(config.permissions, runtime.toolCatalog.entries());
     } catch (error) {
+      plan.dispose();
       goals.dispose();
       workflow.dispose();
       subagents.dispose();
@@ -128,7 +133,7 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
       throw error;
     }
   }
-  return { runtime, subagents, workflow, jobs, goals, config, modelSpec };
+  return { runtime, subagents, workflow, jobs, goals, plan, config, modelSpec };
 }
 
 /** The key variables of every provider and configured route: `bash` commands never see them. */
