@@ -51,6 +51,8 @@ export function buildProgram(): Command {
       'the workspace folder (default: the current folder; --session keeps its own)',
     )
     .option('--max-steps <n>', 'model requests a turn may take (default 50)')
+    .option('--plan', 'start in plan mode: explore read-only and end on a plan for review')
+    .option('--approve-plan', 'approve the plan the model presents and let the turn go on')
     .action(async (prompt: string | undefined, options: import('./run-command.js').RunOptions) => {
       const { runCommand } = await import('./run-command.js');
       await exitAfterDrain(await runCommand(prompt, options));

@@ -16,11 +16,12 @@ import { type JobService, jobSettled } from '../jobs/contract.js';
 import type { ChildRegistry } from '../subagent/children.js';
 import { buildRuntime } from './build-runtime.js';
 import { interruptLiveSessions } from './interrupt-sessions.js';
+import { type PlanRunOptions, preparePlanRun } from './plan-run.js';
 import { plainRenderer } from './render-plain.js';
 import { runWorkspace } from './session-workspace.js';
 import { describeStopSignal, handleStopSignals, SIGNAL_EXIT_CODES } from './stop-signals.js';
 
-export interface RunOptions {
+export interface RunOptions extends PlanRunOptions {
   model?: string;
   session?: string;
   json?: boolean;
@@ -82,6 +83,15 @@ export async function runCommand(
   const output = options.json ? jsonPrinter(sessionId, () => handle.log.flush()) : undefined;
   const renderer = options.json ? undefined : plainRenderer(process.stdout, process.stderr);
   handle.log.onAppend((event) => (output ? output.push(event) : renderer?.render(event)));
+  preparePlanRun(
+    handle,
+    options,
+    renderer &&
+      ((text) => {
+        renderer.finish();
+        process.stdout.write(text);
+      }),
+  );
   let last: TurnOutcome | undefined;
   handle.context.on(agentTurnEnd, ({ outcome }) => {
     last = outcome;

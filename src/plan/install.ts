@@ -32,7 +32,10 @@ export function planModeOf(handle: AgentHandle): PlanModeService | undefined {
   return handle.context.find(planModeKey);
 }
 
-export function installPlanMode(runtime: AgentRuntime, settings: PlanLayerSettings = {}): PlanLayer {
+export function installPlanMode(
+  runtime: AgentRuntime,
+  settings: PlanLayerSettings = {},
+): PlanLayer {
   const { permissions = [], ...rest } = settings;
   const planSettings: PlanSettings = { ...DEFAULT_PLAN_SETTINGS, ...rest };
   const isReadOnlyCommand = readOnlyShell(permissions);

@@ -5,7 +5,12 @@
  * own calls meet the same guard, decided by the root session's mode. It never allows a call that
  * something else denies; it can only deny.
  */
-import { compileRules, matchesRule, SHELL_COMMAND_ARGUMENT, SHELL_TOOL } from '../config/permissions.js';
+import {
+  compileRules,
+  matchesRule,
+  SHELL_COMMAND_ARGUMENT,
+  SHELL_TOOL,
+} from '../config/permissions.js';
 import type { PermissionRule } from '../config/schema.js';
 import type { GuardVerdict, ToolCallRequest } from '../core/tool-pipeline.js';
 

@@ -25,7 +25,10 @@ export function questionsReviewer(questions: UserQuestions): PlanReviewer {
       }
       if (reply.approved) return { kind: 'approved' };
       const feedback = reply.feedback?.trim();
-      return { kind: 'rejected', feedback: feedback || 'the user rejected the plan without a reason' };
+      return {
+        kind: 'rejected',
+        feedback: feedback || 'the user rejected the plan without a reason',
+      };
     },
   };
 }
@@ -34,13 +37,15 @@ export function planTools(): ToolDefinition[] {
   const exitPlanMode = defineTool({
     name: EXIT_PLAN_MODE_TOOL,
     description:
-      'In plan mode only: present your finished plan to the user for approval. If approved, plan mode ends and you carry the plan out in this turn; if not, the result is the user\'s feedback and you stay in plan mode to revise the plan.',
+      "In plan mode only: present your finished plan to the user for approval. If approved, plan mode ends and you carry the plan out in this turn; if not, the result is the user's feedback and you stay in plan mode to revise the plan.",
     schema: z.strictObject({
       plan: z
         .string()
         .trim()
         .min(1)
-        .describe('The plan in markdown: concrete steps, the files to change, and how to check the result.'),
+        .describe(
+          'The plan in markdown: concrete steps, the files to change, and how to check the result.',
+        ),
     }),
     async execute(args, execution) {
       const service = execution.context.get(planModeKey);

@@ -34,10 +34,18 @@ export function planRuntime(
   const workspace = options.home ?? temporaryFolder('loom-plan-');
   const model = createScriptedModel(script);
   const root = new Context();
-  const runtime = new AgentRuntime({ root, home: workspace, cwd: workspace, resolveModel: () => model });
+  const runtime = new AgentRuntime({
+    root,
+    home: workspace,
+    cwd: workspace,
+    resolveModel: () => model,
+  });
   root.provide(
     userQuestionsKey,
-    rootOnlyQuestions((sessionId) => runtime.find(sessionId)?.log.header, options.answerer ?? noUser),
+    rootOnlyQuestions(
+      (sessionId) => runtime.find(sessionId)?.log.header,
+      options.answerer ?? noUser,
+    ),
   );
   runtime.offerTools(builtinTools({ workspace: { root: workspace, extraRoots: [] } }));
   installPlanMode(runtime, options.settings ?? {});

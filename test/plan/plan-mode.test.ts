@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { deriveMessages } from '../../src/core/messages.js';
 import { foldPlanMode } from '../../src/plan/plan-mode.js';
 import {
   eventsOf,
@@ -79,7 +80,10 @@ test('an approved plan ends plan mode and is logged; the write that follows succ
   const { handle, service, workspace } = startPlanning(
     {
       rules: [
-        { when: 'go', steps: [{ tools: [exitPlan('1. write notes')] }, { tools: [write] }, { reply: 'done' }] },
+        {
+          when: 'go',
+          steps: [{ tools: [exitPlan('1. write notes')] }, { tools: [write] }, { reply: 'done' }],
+        },
       ],
     },
     { answerer },
@@ -87,7 +91,10 @@ test('an approved plan ends plan mode and is logged; the write that follows succ
   await handle.agent.prompt('go');
   assert.deepEqual(answerer.plans, ['1. write notes']);
   assert.deepEqual(eventsOf(handle.log.events, 'plan/approved'), [{ plan: '1. write notes' }]);
-  assert.deepEqual(eventsOf(handle.log.events, 'plan/mode').at(-1), { mode: 'default', by: 'approval' });
+  assert.deepEqual(eventsOf(handle.log.events, 'plan/mode').at(-1), {
+    mode: 'default',
+    by: 'approval',
+  });
   assert.equal(service.mode, 'default');
   assert.match(toolResults(handle.log.events, 'exit_plan_mode')[0]?.content ?? '', /approved/);
   assert.equal(readFileSync(join(workspace, 'notes.txt'), 'utf8'), 'changed');
@@ -142,6 +149,7 @@ test('plan mode survives reopening the session and never reaches the model trans
   const reopened = again.resume(sessionId);
   assert.equal(serviceOf(reopened).mode, 'plan');
   assert.equal(foldPlanMode(reopened.log.events), 'plan');
+  assert.deepEqual(deriveMessages(reopened.log.events), [], 'plan/mode is not a message');
   await reopened.agent.prompt('go');
   assert.equal(toolResults(reopened.log.events, 'write_file')[0]?.isError, true);
   assert.equal(existsSync(join(workspace, 'notes.txt')), false);
