@@ -13,6 +13,7 @@ import type { AgentHandle } from '../core/create-agent.js';
 import { UserError } from '../core/errors.js';
 import { permissionAskerKey } from '../core/tool-execution.js';
 import { clientPermissionAsker } from './permission-asker.js';
+import { sendModeChanges } from './session-modes.js';
 import { liveUpdateOf } from './session-updates.js';
 
 export interface AcpSession {
@@ -148,6 +149,7 @@ export class AcpSessions {
         if (update) session.send(update);
       }),
     );
+    handle.onClose(sendModeChanges(handle, session.send));
     this.sessions.set(id, session);
     return session;
   }

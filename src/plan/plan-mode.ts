@@ -6,7 +6,7 @@
 import { type Disposer, serviceKey } from '../core/context.js';
 import type { SessionEvent } from '../core/session-events.js';
 import type { SessionLog } from '../core/session-log.js';
-import { type PlanMode, type PlanModeActor, type PlanSettings } from './contract.js';
+import type { PlanMode, PlanModeActor, PlanSettings } from './contract.js';
 
 export const planModeKey = serviceKey<PlanModeService>('plan/mode');
 
