@@ -52,3 +52,57 @@ test('loom run --plan --approve-plan approves the plan and the turn goes on to w
   assert.deepEqual(events.find((event) => event.type === 'plan/approved')?.data, { plan: PLAN });
   assert.equal(readFileSync(join(folders.workspace, 'notes.txt'), 'utf8'), 'approved');
 });
+
+test('loom run --plan: a subagent cannot write either, and nothing starts in the background', async () => {
+  const folders = scriptedFolders({
+    rules: [
+      {
+        when: '^child writes$',
+        steps: [
+          { tools: [{ name: 'write_file', arguments: { path: 'child.txt', content: 'x' } }] },
+          { reply: 'child: {{lastToolResult}}' },
+        ],
+      },
+      {
+        when: 'explore',
+        steps: [
+          {
+            tools: [
+              { name: 'subagent', arguments: { description: 'look', prompt: 'child writes' } },
+            ],
+          },
+          {
+            tools: [
+              { name: 'bash', arguments: { command: 'touch bg.txt', run_in_background: true } },
+            ],
+          },
+          { reply: 'done exploring' },
+        ],
+      },
+    ],
+  });
+  const { code, stdout, stderr } = await runScripted(folders, 'explore', {
+    args: ['--plan'],
+    json: true,
+  });
+  assert.equal(code, 0, stderr);
+  const results = stdout
+    .trim()
+    .split('\n')
+    .map(
+      (line) =>
+        JSON.parse(line) as {
+          type: string;
+          data: { name?: string; content?: string; isError?: boolean };
+        },
+    )
+    .filter((event) => event.type === 'tool/result')
+    .map((event) => event.data);
+  const subagent = results.find((result) => result.name === 'subagent');
+  assert.match(subagent?.content ?? '', /child: .*not allowed in plan mode/s);
+  const background = results.find((result) => result.name === 'bash');
+  assert.equal(background?.isError, true);
+  assert.match(background?.content ?? '', /run_in_background is not allowed in plan mode/);
+  assert.equal(existsSync(join(folders.workspace, 'child.txt')), false);
+  assert.equal(existsSync(join(folders.workspace, 'bg.txt')), false);
+});
