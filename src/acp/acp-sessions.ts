@@ -14,6 +14,7 @@ import { UserError } from '../core/errors.js';
 import { permissionAskerKey } from '../core/tool-execution.js';
 import { clientPermissionAsker } from './permission-asker.js';
 import { clientQuestionAnswerer } from './question-answerer.js';
+import { sendModeChanges } from './session-modes.js';
 import { liveUpdateOf } from './session-updates.js';
 import { refuseOtherWorkspace } from './session-workspace.js';
 
@@ -160,6 +161,7 @@ export class AcpSessions {
         if (update) session.send(update);
       }),
     );
+    handle.onClose(sendModeChanges(handle, session.send));
     this.sessions.set(id, session);
     return session;
   }

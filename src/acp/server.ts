@@ -1,7 +1,8 @@
 /**
  * Loom as an ACP agent: `initialize`, `session/new`, `session/load` (replays a stored session),
  * `session/prompt` (one Loom turn, or a `/goal` command, streamed as `session/update`; see
- * goal-prompts.ts for when goal rounds run) and `session/cancel`. It speaks
+ * goal-prompts.ts for when goal rounds run), `session/set_mode` (plan mode, see
+ * session-modes.ts) and `session/cancel`. It speaks
  * only through the given stream; the caller owns the transport and must keep anything else
  * off it. The sessions (and with them the whole runtime: tools, layers, models) are loaded at
  * the first session request, so `initialize` is answered as soon as the protocol is loaded.
@@ -41,6 +42,7 @@ export function serveAcp(options: AcpServerOptions): AcpServer {
   let client: acp.AgentContext | undefined;
   let loading: Promise<AcpSessions> | undefined;
   let goals: typeof import('./goal-prompts.js') | undefined;
+  let modes: typeof import('./session-modes.js') | undefined;
   /** Set once `loading` has resolved: what shutdown closes and abandon interrupts. */
   let sessions: AcpSessions | undefined;
   /** Whether the client said at `initialize` that it renders elicitation forms. */
@@ -48,24 +50,32 @@ export function serveAcp(options: AcpServerOptions): AcpServer {
   const served = async (): Promise<AcpSessions> => {
     const connected = client;
     if (!connected) throw acp.RequestError.internalError(undefined, 'the connection is not open');
-    loading ??= Promise.all([import('./acp-sessions.js'), import('./goal-prompts.js')]).then(
-      ([{ AcpSessions }, goalPrompts]) => {
-        goals = goalPrompts;
-        sessions = new AcpSessions({
-          home: options.home,
-          client: connected,
-          questionForms,
-          ...(options.model !== undefined ? { model: options.model } : {}),
-        });
-        return sessions;
-      },
-    );
+    loading ??= Promise.all([
+      import('./acp-sessions.js'),
+      import('./goal-prompts.js'),
+      import('./session-modes.js'),
+    ]).then(([{ AcpSessions }, goalPrompts, sessionModes]) => {
+      goals = goalPrompts;
+      modes = sessionModes;
+      sessions = new AcpSessions({
+        home: options.home,
+        client: connected,
+        questionForms,
+        ...(options.model !== undefined ? { model: options.model } : {}),
+      });
+      return sessions;
+    });
     return loading;
   };
   /** Loaded together with the sessions, so only after `served()` has resolved. */
   const goalPrompts = () => {
     if (!goals) throw acp.RequestError.internalError(undefined, 'the sessions are not loaded');
     return goals;
+  };
+  /** Plan mode as a session mode; loaded with the sessions. */
+  const sessionModes = () => {
+    if (!modes) throw acp.RequestError.internalError(undefined, 'the sessions are not loaded');
+    return modes;
   };
   const app = acp
     .agent({ name: 'loom' })
@@ -90,7 +100,8 @@ export function serveAcp(options: AcpServerOptions): AcpServer {
       const commands = goalPrompts().availableCommandsUpdate();
       // After the response: the SDK writes it in the microtasks that follow this handler.
       setImmediate(() => session.send(commands));
-      return { sessionId: session.id };
+      const sessionModeState = sessionModes().sessionModesOf(session.handle);
+      return { sessionId: session.id, ...(sessionModeState ? { modes: sessionModeState } : {}) };
     })
     .onRequest('session/load', async ({ params }) => {
       warnAboutMcpServers(params.mcpServers);
@@ -98,6 +109,12 @@ export function serveAcp(options: AcpServerOptions): AcpServer {
       for (const update of replayUpdatesOf(session.handle.log.events)) session.send(update);
       session.send(goalPrompts().availableCommandsUpdate());
       await session.flushed();
+      const sessionModeState = sessionModes().sessionModesOf(session.handle);
+      return sessionModeState ? { modes: sessionModeState } : {};
+    })
+    .onRequest('session/set_mode', async ({ params }) => {
+      const session = (await served()).get(params.sessionId);
+      sessionModes().setSessionMode(session.handle, params.modeId);
       return {};
     })
     .onRequest('session/prompt', async ({ params }) => {

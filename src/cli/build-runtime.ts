@@ -23,6 +23,7 @@ import { installWorkspaces } from '../interaction/workspace-install.js';
 import { installJobs, type JobsLayer } from '../jobs/install.js';
 import type { ModelClient } from '../llm/contract.js';
 import { createModelClient, defaultKeyVariables } from '../llm/providers.js';
+import { installPlanMode, type PlanLayer } from '../plan/install.js';
 import { installSubagents, type SubagentLayer } from '../subagent/install.js';
 import { installTodos } from '../todo/install.js';
 import { builtinTools } from '../tools/index.js';
@@ -49,6 +50,8 @@ export interface LoomSetup {
   jobs: JobsLayer;
   /** Layer 4: a goal service, round driver and the goal tools on every root agent. */
   goals: GoalLayer;
+  /** Layer 5: plan mode (`exit_plan_mode`, its prompt section and guard). */
+  plan: PlanLayer;
   config: LoomConfig;
   /** The default model's spec, as `chooseModel` chose it. */
   modelSpec: string;
@@ -130,12 +133,14 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
   const goals = installGoals(runtime, config.goal ?? {});
   const todos = installTodos(runtime, config.todo ?? {});
   const stopRecordingWorkspaces = installWorkspaces(runtime);
+  const plan = installPlanMode(runtime, { ...config.plan, permissions: config.permissions ?? [] });
   if (config.permissions) {
     try {
       checkPermissionRules(config.permissions, runtime.toolCatalog.entries());
     } catch (error) {
       todos.dispose();
       stopRecordingWorkspaces();
+      plan.dispose();
       goals.dispose();
       workflow.dispose();
       subagents.dispose();
@@ -143,7 +148,7 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
       throw error;
     }
   }
-  return { runtime, subagents, workflow, jobs, goals, config, modelSpec };
+  return { runtime, subagents, workflow, jobs, goals, plan, config, modelSpec };
 }
 
 /** The key variables of every provider and configured route: `bash` commands never see them. */

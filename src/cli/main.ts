@@ -61,6 +61,8 @@ export function buildProgram(): Command {
       '--answers <file>',
       'answer ask_user_question from FILE: a JSON object mapping a question\'s header or text to a label, a list of labels or free text ("plan": "approve" or feedback reviews a plan)',
     )
+    .option('--plan', 'start in plan mode: explore read-only and end on a plan for review')
+    .option('--approve-plan', 'approve the plan the model presents and let the turn go on')
     .action(async (prompt: string | undefined, options: import('./run-command.js').RunOptions) => {
       const { runCommand } = await import('./run-command.js');
       await exitAfterDrain(await runCommand(prompt, options));

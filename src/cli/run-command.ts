@@ -27,12 +27,13 @@ import {
   withErrorCode,
 } from './goal-output.js';
 import { interruptLiveSessions } from './interrupt-sessions.js';
+import { type PlanRunOptions, preparePlanRun } from './plan-run.js';
 import { plainRenderer } from './render-plain.js';
 import { runAnswerer } from './run-answerer.js';
 import { runWorkspace } from './session-workspace.js';
 import { describeStopSignal, handleStopSignals, SIGNAL_EXIT_CODES } from './stop-signals.js';
 
-export interface RunOptions {
+export interface RunOptions extends PlanRunOptions {
   model?: string;
   session?: string;
   json?: boolean;
@@ -138,6 +139,8 @@ export async function runCommand(
   return runSession(setup, handle, {
     ...(prompt !== undefined ? { prompt } : {}),
     ...(options.json ? { json: true } : {}),
+    ...(options.plan ? { plan: true } : {}),
+    ...(options.approvePlan ? { approvePlan: true } : {}),
     ...(objective !== undefined
       ? {
           startGoal: (service: GoalService) =>
@@ -151,7 +154,7 @@ export async function runCommand(
   });
 }
 
-export interface SessionRunOptions {
+export interface SessionRunOptions extends PlanRunOptions {
   /** The human message of the first turn. */
   prompt?: string;
   json?: boolean;
@@ -202,6 +205,15 @@ export async function runSession(
       throw withErrorCode(error);
     }
   }
+  preparePlanRun(
+    handle,
+    options,
+    renderer &&
+      ((text) => {
+        renderer.finish();
+        process.stdout.write(text);
+      }),
+  );
   let last: TurnOutcome | undefined;
   handle.context.on(agentTurnEnd, ({ outcome }) => {
     last = outcome;

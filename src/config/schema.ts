@@ -135,6 +135,15 @@ export const configSchema = z.strictObject({
       maxItems: z.number().int().min(1).max(10_000).optional(),
     })
     .optional(),
+  plan: z
+    .strictObject({
+      /**
+       * Deny changing tools in plan mode (default true); false makes plan mode prompt-only.
+       * Read-only bash commands are those a `bash` allow rule with a command pattern permits.
+       */
+      enforce: z.boolean().optional(),
+    })
+    .optional(),
   retry: z
     .strictObject({
       /** Attempts per model request, retries included; default 4. */

@@ -1,0 +1,88 @@
+/**
+ * Installs plan mode into a runtime: every root agent gets its plan-mode service (folded from
+ * its log), `exit_plan_mode`, the protected `plan` prompt section at order 50, and the guard;
+ * every subagent gets the guard too, following the mode of its root session, so a planning
+ * agent cannot change files through a child. Children never get `exit_plan_mode`.
+ */
+import type { PermissionRule } from '../config/schema.js';
+import type { Disposer } from '../core/context.js';
+import type { AgentHandle } from '../core/create-agent.js';
+import type { AgentRuntime } from '../core/runtime.js';
+import { DEFAULT_PLAN_SETTINGS, type PlanSettings } from './contract.js';
+import { planModeVerdict, readOnlyShell } from './plan-guard.js';
+import { PlanModeService, planModeKey } from './plan-mode.js';
+import { planSection } from './plan-text.js';
+import { planTools } from './tools.js';
+
+export const PLAN_SECTION = 'plan';
+/** Early: it frames everything after it, and changes only when the mode does. */
+const PLAN_SECTION_ORDER = 50;
+
+export interface PlanLayerSettings extends Partial<PlanSettings> {
+  /** The config's permission rules: their bash `allow` rules say which commands are read-only. */
+  permissions?: readonly PermissionRule[];
+}
+
+export interface PlanLayer {
+  dispose: Disposer;
+}
+
+/** The plan-mode service of a root agent the layer set up; absent for a child. */
+export function planModeOf(handle: AgentHandle): PlanModeService | undefined {
+  return handle.context.find(planModeKey);
+}
+
+export function installPlanMode(
+  runtime: AgentRuntime,
+  settings: PlanLayerSettings = {},
+): PlanLayer {
+  const { permissions = [], ...rest } = settings;
+  const planSettings: PlanSettings = { ...DEFAULT_PLAN_SETTINGS, ...rest };
+  const isReadOnlyCommand = readOnlyShell(permissions);
+  const tools = planTools();
+
+  /** The service of the root session above `handle` (itself for a root), if it is live here. */
+  const rootServiceOf = (handle: AgentHandle): PlanModeService | undefined => {
+    let current: AgentHandle | undefined = handle;
+    const seen = new Set<string>();
+    while (current && current.log.header.delegationDepth > 0) {
+      const parent = current.log.header.parentSession;
+      if (parent === null || seen.has(parent)) return undefined;
+      seen.add(parent);
+      current = runtime.find(parent);
+    }
+    return current ? planModeOf(current) : undefined;
+  };
+
+  const setUp = (handle: AgentHandle): Disposer => {
+    const disposers: Disposer[] = [];
+    if (handle.log.header.delegationDepth === 0) {
+      const service = new PlanModeService(handle.log, planSettings);
+      disposers.push(
+        handle.context.provide(planModeKey, service),
+        ...tools.map((tool) => handle.tools.register(tool)),
+        handle.prompt.section({
+          id: PLAN_SECTION,
+          order: PLAN_SECTION_ORDER,
+          text: () => planSection(service.mode === 'plan', service.enforced),
+        }),
+        handle.prompt.protect({ section: PLAN_SECTION, owner: 'plan' }),
+        () => service.dispose(),
+      );
+    }
+    disposers.push(
+      handle.tools.guard((request) =>
+        rootServiceOf(handle)?.enforced ? planModeVerdict(request, isReadOnlyCommand) : undefined,
+      ),
+    );
+    return () => {
+      for (const dispose of disposers.reverse()) dispose();
+    };
+  };
+  const disposers: Disposer[] = [runtime.toolCatalog.declare(tools), runtime.onAgent(setUp)];
+  return {
+    dispose() {
+      for (const dispose of disposers.reverse()) dispose();
+    },
+  };
+}
