@@ -85,3 +85,49 @@ test('acp: leaving plan mode by approval sends current_mode_update; the client s
   stop();
   handle.close();
 });
+
+test('acp: a plan approved in the editor ends plan mode with current_mode_update, and the turn goes on', async () => {
+  const home = temporaryFolder();
+  const workspace = temporaryFolder();
+  const model = writeScriptedModel(home, {
+    rules: [
+      {
+        when: 'plan then write',
+        steps: [
+          { tools: [{ name: 'exit_plan_mode', arguments: { plan: '1. write notes.txt' } }] },
+          { tools: [{ name: 'write_file', arguments: { path: 'notes.txt', content: 'x' } }] },
+          { reply: 'done: {{lastToolResult}}' },
+        ],
+      },
+    ],
+  });
+  const reviews: string[] = [];
+  await withAcpInProcess(
+    {
+      home,
+      model,
+      permission(request) {
+        reviews.push(request.options.map((option) => option.name).join(' / '));
+        const approve = request.options.find((option) => option.kind === 'allow_once');
+        assert.ok(approve, 'the review offers an approval');
+        return { outcome: { outcome: 'selected', optionId: approve.optionId } };
+      },
+    },
+    async (agent, log) => {
+      await initialize(agent);
+      const { sessionId } = await agent.request('session/new', { cwd: workspace, mcpServers: [] });
+      await agent.request('session/set_mode', { sessionId, modeId: 'plan' });
+      const { updates, text } = await promptFor(agent, log, sessionId, 'plan then write');
+      assert.deepEqual(reviews, ['Approve / Keep planning']);
+      assert.ok(
+        updates.some(
+          (update) =>
+            update.sessionUpdate === 'current_mode_update' && update.currentModeId === 'default',
+        ),
+        'the editor is told plan mode ended',
+      );
+      assert.match(text, /^done: /);
+    },
+  );
+  assert.equal(existsSync(join(workspace, 'notes.txt')), true);
+});
