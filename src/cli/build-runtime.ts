@@ -12,6 +12,7 @@ import { Context } from '../core/context.js';
 import { CredentialVariables, credentialVariablesKey } from '../core/credential-variables.js';
 import { AgentRuntime, agentRuntimeKey } from '../core/runtime.js';
 import { type GoalLayer, installGoals } from '../goal/install.js';
+import { installSchedules } from '../interaction/schedule-install.js';
 import { noUser, rootOnlyQuestions, userQuestionsKey } from '../interaction/user-questions.js';
 import { installJobs, type JobsLayer } from '../jobs/install.js';
 import type { ModelClient } from '../llm/contract.js';
@@ -117,6 +118,8 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
     ...(offerTool ? { offerTool } : {}),
   });
   const goals = installGoals(runtime, config.goal ?? {});
+  // Layer 6: reminders root agents set themselves; unref'd timers, so they never hold a process.
+  installSchedules(runtime);
   if (config.permissions) {
     try {
       checkPermissionRules(config.permissions, runtime.toolCatalog.entries());

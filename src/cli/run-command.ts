@@ -11,6 +11,7 @@ import type { Context } from '../core/context.js';
 import type { AgentHandle } from '../core/create-agent.js';
 import { UserError } from '../core/errors.js';
 import { loomHome } from '../core/home.js';
+import { missedSchedulesNote, pendingSchedulesNote } from '../interaction/schedule-install.js';
 import type { SessionEvent } from '../core/session-events.js';
 import { type JobService, jobSettled } from '../jobs/contract.js';
 import type { ChildRegistry } from '../subagent/children.js';
@@ -78,6 +79,7 @@ export async function runCommand(
   const resumed = options.session ? runtime.resume(options.session) : undefined;
   const prompt = await readPrompt(argument);
   const handle = resumed ?? runtime.start();
+  process.stderr.write(missedSchedulesNote(handle));
   const sessionId = handle.log.header.sessionId;
   const output = options.json ? jsonPrinter(sessionId, () => handle.log.flush()) : undefined;
   const renderer = options.json ? undefined : plainRenderer(process.stdout, process.stderr);
@@ -112,6 +114,7 @@ export async function runCommand(
   subagents.services.children.releaseUnder(sessionId);
   output?.drain();
   renderer?.finish();
+  process.stderr.write(pendingSchedulesNote(handle));
   const outcome = signals.received ? first : (last ?? first);
   if (output && outcome.reason === 'error') {
     process.stderr.write(`error: ${outcome.error.message}\n`);
