@@ -119,11 +119,12 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
   });
   const goals = installGoals(runtime, config.goal ?? {});
   // Layer 6: reminders root agents set themselves; unref'd timers, so they never hold a process.
-  installSchedules(runtime);
+  const schedules = installSchedules(runtime);
   if (config.permissions) {
     try {
       checkPermissionRules(config.permissions, runtime.toolCatalog.entries());
     } catch (error) {
+      schedules.dispose();
       goals.dispose();
       workflow.dispose();
       subagents.dispose();

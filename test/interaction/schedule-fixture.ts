@@ -5,7 +5,7 @@
  */
 import { Context } from '../../src/core/context.js';
 import { AgentRuntime } from '../../src/core/runtime.js';
-import { type SessionEvent, isEvent } from '../../src/core/session-events.js';
+import { isEvent, type SessionEvent } from '../../src/core/session-events.js';
 import type { ScheduleClock } from '../../src/interaction/schedule-contract.js';
 import { installSchedules } from '../../src/interaction/schedule-install.js';
 import { createScriptedModel } from '../../src/testing/scripted-model.js';
