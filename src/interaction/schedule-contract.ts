@@ -4,7 +4,7 @@
  * local to the process that holds the session and are never written. Times are epoch
  * milliseconds; ids are `schedule-N`, numbered per session in creation order.
  */
-import { LoomError } from '../core/errors.js';
+import { UserError } from '../core/errors.js';
 
 /** The `source` of a schedule's follow-up (and of the note about a missed one). */
 export const SCHEDULE_SOURCE = 'schedule';
@@ -54,7 +54,8 @@ declare module '../core/errors.js' {
   interface LoomErrorCodeMap extends Record<ScheduleErrorCode, true> {}
 }
 
-export class ScheduleError extends LoomError<ScheduleErrorCode> {}
+/** Both codes are the caller's mistake: a bad request or an id with no pending schedule. */
+export class ScheduleError extends UserError<ScheduleErrorCode> {}
 
 /** Bounds on what a schedule may ask for. */
 export const MIN_EVERY_SECONDS = 60;
