@@ -13,6 +13,7 @@ import { CredentialVariables, credentialVariablesKey } from '../core/credential-
 import { AgentRuntime, agentRuntimeKey } from '../core/runtime.js';
 import { type GoalLayer, installGoals } from '../goal/install.js';
 import { installQuestionTool } from '../interaction/ask-user-question.js';
+import { installSchedules } from '../interaction/schedule-install.js';
 import {
   noUser,
   rootOnlyQuestions,
@@ -134,6 +135,8 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
   const todos = installTodos(runtime, config.todo ?? {});
   const stopRecordingWorkspaces = installWorkspaces(runtime);
   const plan = installPlanMode(runtime, { ...config.plan, permissions: config.permissions ?? [] });
+  // Layer 6: reminders root agents set themselves; unref'd timers, so they never hold a process.
+  const schedules = installSchedules(runtime);
   if (config.permissions) {
     try {
       checkPermissionRules(config.permissions, runtime.toolCatalog.entries());
@@ -141,6 +144,7 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
       todos.dispose();
       stopRecordingWorkspaces();
       plan.dispose();
+      schedules.dispose();
       goals.dispose();
       workflow.dispose();
       subagents.dispose();

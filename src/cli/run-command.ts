@@ -17,6 +17,7 @@ import type { SessionEvent } from '../core/session-events.js';
 import { GOAL_SOURCE, type Goal, type GoalSettlement } from '../goal/contract.js';
 import { type GoalService, MAX_ROUND_CAP } from '../goal/goal-service.js';
 import { goalOf } from '../goal/install.js';
+import { missedSchedulesNote, pendingSchedulesNote } from '../interaction/schedule-install.js';
 import { type JobService, jobSettled } from '../jobs/contract.js';
 import type { ChildRegistry } from '../subagent/children.js';
 import { buildRuntime, type LoomSetup } from './build-runtime.js';
@@ -177,6 +178,7 @@ export async function runSession(
   options: SessionRunOptions,
 ): Promise<number> {
   const { runtime, subagents, jobs } = setup;
+  process.stderr.write(missedSchedulesNote(handle));
   const sessionId = handle.log.header.sessionId;
   const goal = goalOf(handle);
   const output = options.json ? jsonPrinter(sessionId, () => handle.log.flush()) : undefined;
@@ -253,6 +255,7 @@ export async function runSession(
   subagents.services.children.releaseUnder(sessionId);
   output?.drain();
   renderer?.finish();
+  process.stderr.write(pendingSchedulesNote(handle));
   if (settlement) {
     const report = settlementReport(normalizeSettlement(settlement), sessionId);
     process.stderr.write(`${report.message}\n`);
