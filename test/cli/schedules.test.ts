@@ -6,47 +6,14 @@
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
 import { test } from 'node:test';
-import * as acp from '@agentclientprotocol/sdk';
 import { isEvent } from '../../src/core/session-events.js';
 import { loadSessionFile } from '../../src/core/session-load.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
-import {
-  initialize,
-  messageText,
-  promptFor,
-  type UpdateLog,
-  updateLog,
-} from '../helpers/acp-client.js';
+import { initialize, messageText, promptFor } from '../helpers/acp-client.js';
 import { callsThenReply } from '../helpers/scripted-turns.js';
-import { runScripted, scriptedFolders, startLoom } from './loom-process.js';
-
-/** Spawns `loom acp` and runs `op` as an ACP client over its stdio; the child must exit 0 after. */
-async function withLoomAcp<T>(
-  options: { home: string; model: string },
-  op: (agent: acp.ClientContext, log: UpdateLog) => Promise<T>,
-): Promise<T> {
-  const loom = startLoom(['acp', '--model', `scripted:${options.model}`], {
-    home: options.home,
-    keepStdinOpen: true,
-  });
-  const log = updateLog();
-  const stream = acp.ndJsonStream(
-    Writable.toWeb(loom.child.stdin),
-    Readable.toWeb(loom.child.stdout) as ReadableStream<Uint8Array>,
-  );
-  const client = acp
-    .client({ name: 'loom-test' })
-    .onNotification('session/update', ({ params }) => log.push(params.update));
-  try {
-    return await client.connectWith(stream, (agent) => op(agent, log));
-  } finally {
-    if (!loom.child.stdin.writableEnded) loom.child.stdin.end();
-    const { code } = await loom.exited;
-    assert.equal(code, 0, loom.stderr());
-  }
-}
+import { withLoomAcp } from './loom-acp.js';
+import { runScripted, scriptedFolders } from './loom-process.js';
 
 function remindModel(afterSeconds: number) {
   return {
@@ -92,9 +59,8 @@ test('loom acp: an after_seconds 1 schedule wakes the idle agent and its turn is
     const set = await promptFor(agent, log, sessionId, 'remind me in a second');
     assert.equal(set.stopReason, 'end_turn');
     assert.match(set.text, /^set/);
-    // Nothing but the schedule starts another turn. Chunks may split the text (and on a slow
-    // machine the woken turn may begin before the prompt's answer arrives), so wait until the
-    // text streamed since the prompt holds the woken turn's answer.
+    // Nothing but the schedule starts another turn. Chunks may split the text, so wait until
+    // the text streamed since the prompt holds the woken turn's answer.
     await log.waitFor(
       () => messageText(log.updates.slice(from)).includes('woken by schedule-1'),
       from,
@@ -119,4 +85,9 @@ test('loom acp: an after_seconds 1 schedule wakes the idle agent and its turn is
   );
   const fired = stored.events.filter((event) => isEvent(event, 'schedule/fire'));
   assert.equal(fired.length, 1);
+  // It fired on an idle agent: after the turn that set it had ended, before any other began.
+  const firstEnd = stored.events.find((event) => isEvent(event, 'turn/end'));
+  const secondStart = stored.events.filter((event) => isEvent(event, 'turn/start'))[1];
+  assert.ok(firstEnd && secondStart && fired[0]);
+  assert.ok(firstEnd.seq < fired[0].seq && fired[0].seq < secondStart.seq);
 });
