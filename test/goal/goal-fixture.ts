@@ -3,9 +3,8 @@
  * service and round driver, and helpers to read what its session logged. Tests wait on the
  * driver's settlement or on logged events, never on time.
  */
-import { Context } from '../../src/core/context.js';
 import type { AgentHandle } from '../../src/core/create-agent.js';
-import { AgentRuntime } from '../../src/core/runtime.js';
+import type { AgentRuntime } from '../../src/core/runtime.js';
 import type { SessionEvent } from '../../src/core/session-events.js';
 import type { GoalChangeEvent, GoalSettings } from '../../src/goal/contract.js';
 import type { GoalService } from '../../src/goal/goal-service.js';
@@ -13,6 +12,7 @@ import { goalOf, installGoals } from '../../src/goal/install.js';
 import type { RoundDriver } from '../../src/goal/round-driver.js';
 import { createScriptedModel, type ScriptedModelClient } from '../../src/testing/scripted-model.js';
 import type { ScriptedModelFile } from '../../src/testing/scripted-rules.js';
+import { runtimeOver } from '../helpers/model-runtime.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 
 export interface GoalFixture {
@@ -31,12 +31,7 @@ export function goalRuntime(
   home = temporaryFolder('loom-goal-'),
 ): { runtime: AgentRuntime; home: string; model: ScriptedModelClient } {
   const model = createScriptedModel(script);
-  const runtime = new AgentRuntime({
-    root: new Context(),
-    home,
-    cwd: home,
-    resolveModel: () => model,
-  });
+  const runtime = runtimeOver(model, home);
   installGoals(runtime, settings);
   return { runtime, home, model };
 }

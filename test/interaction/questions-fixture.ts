@@ -3,8 +3,7 @@
  * tests: the user-questions service keyed on the runtime's own record of each session, as
  * build-runtime wires it. Helpers read what a session logged.
  */
-import { Context } from '../../src/core/context.js';
-import { AgentRuntime } from '../../src/core/runtime.js';
+import type { AgentRuntime } from '../../src/core/runtime.js';
 import type { SessionEvent, SessionEventMap } from '../../src/core/session-events.js';
 import { installQuestionTool } from '../../src/interaction/ask-user-question.js';
 import {
@@ -15,18 +14,14 @@ import {
 } from '../../src/interaction/user-questions.js';
 import { createScriptedModel } from '../../src/testing/scripted-model.js';
 import type { ScriptedModelFile } from '../../src/testing/scripted-rules.js';
+import { runtimeOver } from '../helpers/model-runtime.js';
 import { callsThenReply } from '../helpers/scripted-turns.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 
 export function questionRuntime(script: ScriptedModelFile, answerer: UserAnswerer): AgentRuntime {
   const home = temporaryFolder('loom-questions-');
   const model = createScriptedModel(script);
-  const runtime = new AgentRuntime({
-    root: new Context(),
-    home,
-    cwd: home,
-    resolveModel: () => model,
-  });
+  const runtime = runtimeOver(model, home);
   runtime.root.provide(
     userQuestionsKey,
     rootOnlyQuestions((sessionId) => runtime.find(sessionId)?.log.header, answerer),

@@ -3,13 +3,13 @@
  * time moves only when a test calls `advance`, which runs the timers that fell due. Tests wait
  * on the agent going idle or on logged events, never on real time.
  */
-import { Context } from '../../src/core/context.js';
-import { AgentRuntime } from '../../src/core/runtime.js';
+import type { AgentRuntime } from '../../src/core/runtime.js';
 import { isEvent, type SessionEvent } from '../../src/core/session-events.js';
 import type { ScheduleClock } from '../../src/interaction/schedule-contract.js';
 import { installSchedules } from '../../src/interaction/schedule-install.js';
 import { createScriptedModel } from '../../src/testing/scripted-model.js';
 import type { ScriptedModelFile } from '../../src/testing/scripted-rules.js';
+import { runtimeOver } from '../helpers/model-runtime.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 
 export interface FakeClock extends ScheduleClock {
@@ -55,12 +55,7 @@ export function scheduleRuntime(
   home = temporaryFolder('loom-schedule-'),
 ): { runtime: AgentRuntime; home: string } {
   const model = createScriptedModel(script);
-  const runtime = new AgentRuntime({
-    root: new Context(),
-    home,
-    cwd: home,
-    resolveModel: () => model,
-  });
+  const runtime = runtimeOver(model, home);
   installSchedules(runtime, { clock });
   return { runtime, home };
 }

@@ -5,15 +5,15 @@
  */
 
 import type { BackgroundOutcome } from '../../src/core/background.js';
-import { Context } from '../../src/core/context.js';
 import type { AgentHandle } from '../../src/core/create-agent.js';
-import { AgentRuntime } from '../../src/core/runtime.js';
+import type { AgentRuntime } from '../../src/core/runtime.js';
 import type { SessionEvent } from '../../src/core/session-events.js';
 import type { BackgroundWork, JobController, JobRecord } from '../../src/jobs/contract.js';
 import { installJobs, type JobsLayer, type JobsLayerOptions } from '../../src/jobs/install.js';
 import { createScriptedModel } from '../../src/testing/scripted-model.js';
 import type { ScriptedModelFile } from '../../src/testing/scripted-rules.js';
 import { deferred } from '../core/agent-fixture.js';
+import { runtimeOver } from '../helpers/model-runtime.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 
 export interface FakeJob {
@@ -147,12 +147,7 @@ export function jobsRuntime(
 ): JobsRuntimeFixture {
   const home = temporaryFolder('loom-jobs-');
   const client = createScriptedModel(model, { name: 'test' });
-  const runtime = new AgentRuntime({
-    root: new Context(),
-    home,
-    cwd: home,
-    resolveModel: () => client,
-  });
+  const runtime = runtimeOver(client, home);
   const { tools = [], ...layerOptions } = options;
   const undoTools = runtime.onAgent((handle) => {
     const undo = tools.map((tool) => handle.tools.register(tool));

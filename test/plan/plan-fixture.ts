@@ -5,7 +5,7 @@
  */
 import { Context } from '../../src/core/context.js';
 import type { AgentHandle } from '../../src/core/create-agent.js';
-import { AgentRuntime } from '../../src/core/runtime.js';
+import type { AgentRuntime } from '../../src/core/runtime.js';
 import type { SessionEvent } from '../../src/core/session-events.js';
 import {
   noUser,
@@ -18,6 +18,7 @@ import type { PlanModeService } from '../../src/plan/plan-mode.js';
 import { createScriptedModel } from '../../src/testing/scripted-model.js';
 import type { ScriptedModelFile } from '../../src/testing/scripted-rules.js';
 import { builtinTools } from '../../src/tools/index.js';
+import { runtimeOver } from '../helpers/model-runtime.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 
 export interface PlanFixture {
@@ -34,12 +35,7 @@ export function planRuntime(
   const workspace = options.home ?? temporaryFolder('loom-plan-');
   const model = createScriptedModel(script);
   const root = new Context();
-  const runtime = new AgentRuntime({
-    root,
-    home: workspace,
-    cwd: workspace,
-    resolveModel: () => model,
-  });
+  const runtime = runtimeOver(model, workspace, root);
   root.provide(
     userQuestionsKey,
     rootOnlyQuestions(

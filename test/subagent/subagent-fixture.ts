@@ -5,9 +5,8 @@
  * ends every agent the runtime still has; each test must call it so no hang outlives the test.
  */
 import { readdirSync } from 'node:fs';
-import { Context } from '../../src/core/context.js';
 import type { AgentHandle } from '../../src/core/create-agent.js';
-import { AgentRuntime } from '../../src/core/runtime.js';
+import type { AgentRuntime } from '../../src/core/runtime.js';
 import type { SessionEvent, SessionEventType } from '../../src/core/session-events.js';
 import { type LoadedSession, loadSessionFile } from '../../src/core/session-load.js';
 import type { ToolDefinition } from '../../src/core/tool-contract.js';
@@ -26,6 +25,7 @@ import type { SubagentServices } from '../../src/subagent/services.js';
 import type { ScriptedModelFile } from '../../src/testing/scripted-rules.js';
 import { deferred } from '../helpers/deferred.js';
 import { echoTool } from '../helpers/echo-tool.js';
+import { runtimeOver } from '../helpers/model-runtime.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { type WaitingModel, waitingModel } from '../helpers/waiting-model.js';
 
@@ -113,12 +113,7 @@ export interface SubagentFixture {
 export function subagentFixture(options: FixtureOptions): SubagentFixture {
   const home = options.home ?? temporaryFolder('loom-subagent-');
   const model = waitingModel(options.model);
-  const runtime = new AgentRuntime({
-    root: new Context(),
-    home,
-    cwd: home,
-    resolveModel: () => model,
-  });
+  const runtime = runtimeOver(model, home);
   const extraTools = options.tools ?? [];
   const undoTools = runtime.onAgent((handle) => {
     const undo = extraTools.map((tool) => handle.tools.register(tool));

@@ -5,25 +5,19 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Context } from '../../src/core/context.js';
-import { AgentRuntime } from '../../src/core/runtime.js';
 import type { SessionEvent } from '../../src/core/session-events.js';
 import { createScriptedModel } from '../../src/testing/scripted-model.js';
 import type { ScriptedModelFile } from '../../src/testing/scripted-rules.js';
 import { installTodos, todosOf } from '../../src/todo/install.js';
 import { TODO_WRITE_TOOL } from '../../src/todo/tools.js';
+import { runtimeOver } from '../helpers/model-runtime.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 
 type ResultData = SessionEvent<'tool/result'>['data'];
 
 function todoRuntime(script: ScriptedModelFile, home = temporaryFolder('loom-todo-agent-')) {
   const model = createScriptedModel(script);
-  const runtime = new AgentRuntime({
-    root: new Context(),
-    home,
-    cwd: home,
-    resolveModel: () => model,
-  });
+  const runtime = runtimeOver(model, home);
   const layer = installTodos(runtime, { maxItems: 3 });
   return { runtime, home, layer };
 }
