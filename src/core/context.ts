@@ -9,6 +9,16 @@ import { errorMessage, LoomError } from './errors.js';
 
 export type Disposer = () => void;
 
+/** One undo for many: runs them last first, once; later calls do nothing. */
+export function disposeAll(disposers: Disposer[]): Disposer {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    for (const dispose of [...disposers].reverse()) dispose();
+  };
+}
+
 export interface ServiceKey<T> {
   readonly name: string;
   /** Phantom: carries the service type; never set. */

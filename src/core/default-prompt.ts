@@ -3,7 +3,7 @@
  * their own sections (tool guidance lives with its tool); a persona may be replaced per agent
  * by shadowing the `persona` section id.
  */
-import type { Disposer } from './context.js';
+import { type Disposer, disposeAll } from './context.js';
 import type { SystemPrompt } from './system-prompt.js';
 
 export const PERSONA_SECTION = 'persona';
@@ -35,7 +35,5 @@ export function installDefaultPrompt(
     prompt.section({ id: PERSONA_SECTION, order: 0, text: persona }),
     prompt.section({ id: ENVIRONMENT_SECTION, order: 900, text: environment }),
   ];
-  return () => {
-    for (const dispose of disposers.reverse()) dispose();
-  };
+  return disposeAll(disposers);
 }

@@ -4,7 +4,7 @@
  * section. Children never see any of it. Opening a session, however it is opened, starts
  * disarmed: nothing here ever arms a goal by itself.
  */
-import type { Disposer } from '../core/context.js';
+import { type Disposer, disposeAll } from '../core/context.js';
 import type { AgentHandle } from '../core/create-agent.js';
 import type { AgentRuntime } from '../core/runtime.js';
 import type { GoalSettings } from './contract.js';
@@ -52,14 +52,8 @@ export function installGoals(
       () => driver.dispose(),
       () => service.dispose(),
     ];
-    return () => {
-      for (const dispose of disposers.reverse()) dispose();
-    };
+    return disposeAll(disposers);
   };
   const disposers: Disposer[] = [runtime.toolCatalog.declare(tools), runtime.onAgent(setUp)];
-  return {
-    dispose() {
-      for (const dispose of disposers.reverse()) dispose();
-    },
-  };
+  return { dispose: disposeAll(disposers) };
 }

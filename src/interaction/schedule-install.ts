@@ -4,7 +4,7 @@
  * task and end with it, so a reminder set by one would have nobody to wake. A schedule fires
  * only while its agent is open in this process; closing the agent stops its timer.
  */
-import type { Disposer } from '../core/context.js';
+import { type Disposer, disposeAll } from '../core/context.js';
 import type { AgentHandle } from '../core/create-agent.js';
 import type { AgentRuntime } from '../core/runtime.js';
 import { SCHEDULE_SOURCE, type ScheduleClock } from './schedule-contract.js';
@@ -48,16 +48,10 @@ export function installSchedules(
       ...tools.map((tool) => handle.tools.register(tool)),
       () => service.dispose(),
     ];
-    return () => {
-      for (const dispose of disposers.reverse()) dispose();
-    };
+    return disposeAll(disposers);
   };
   const disposers: Disposer[] = [runtime.toolCatalog.declare(tools), runtime.onAgent(setUp)];
-  return {
-    dispose() {
-      for (const dispose of disposers.reverse()) dispose();
-    },
-  };
+  return { dispose: disposeAll(disposers) };
 }
 
 /**

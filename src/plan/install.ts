@@ -5,7 +5,7 @@
  * agent cannot change files through a child. Children never get `exit_plan_mode`.
  */
 import type { PermissionRule } from '../config/schema.js';
-import type { Disposer } from '../core/context.js';
+import { type Disposer, disposeAll } from '../core/context.js';
 import type { AgentHandle } from '../core/create-agent.js';
 import type { AgentRuntime } from '../core/runtime.js';
 import { DEFAULT_PLAN_SETTINGS, type PlanSettings } from './contract.js';
@@ -75,14 +75,8 @@ export function installPlanMode(
         rootServiceOf(handle)?.enforced ? planModeVerdict(request, isReadOnlyCommand) : undefined,
       ),
     );
-    return () => {
-      for (const dispose of disposers.reverse()) dispose();
-    };
+    return disposeAll(disposers);
   };
   const disposers: Disposer[] = [runtime.toolCatalog.declare(tools), runtime.onAgent(setUp)];
-  return {
-    dispose() {
-      for (const dispose of disposers.reverse()) dispose();
-    },
-  };
+  return { dispose: disposeAll(disposers) };
 }

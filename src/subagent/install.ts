@@ -3,7 +3,7 @@
  * registry, and the delegation tools on every agent the runtime makes (`report` only in
  * continuable children). Returns the services and one undo for all of it.
  */
-import type { Disposer } from '../core/context.js';
+import { type Disposer, disposeAll } from '../core/context.js';
 import type { AgentHandle } from '../core/create-agent.js';
 import type { AgentRuntime } from '../core/runtime.js';
 import { ChildRegistry } from './children.js';
@@ -79,8 +79,6 @@ export function installSubagents(
   ];
   return {
     services,
-    dispose: () => {
-      for (const dispose of disposers.reverse()) dispose();
-    },
+    dispose: disposeAll(disposers),
   };
 }

@@ -5,7 +5,7 @@
  * still leaves the group on record for the next open to check. Must never log a command's text or
  * environment: only ids.
  */
-import { type Disposer, defineEmit } from '../core/context.js';
+import { type Disposer, defineEmit, disposeAll } from '../core/context.js';
 import type { AgentRuntime } from '../core/runtime.js';
 import { addSessionRepairer } from '../core/session-load.js';
 import type { ToolExecution } from '../core/tool-contract.js';
@@ -96,9 +96,7 @@ export function installProcessGroupLog(runtime: AgentRuntime): Disposer {
       };
     }),
   ];
-  return () => {
-    for (const dispose of disposers.reverse()) dispose();
-  };
+  return disposeAll(disposers);
 }
 
 /**

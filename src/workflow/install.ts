@@ -3,7 +3,7 @@
  * `workflow` tool with its usage policy section on every agent the runtime makes. Returns the
  * service and one undo for all of it.
  */
-import type { Disposer } from '../core/context.js';
+import { type Disposer, disposeAll } from '../core/context.js';
 import type { AgentRuntime } from '../core/runtime.js';
 import type { SubagentServices } from '../subagent/services.js';
 import {
@@ -53,8 +53,6 @@ export function installWorkflows(
   ];
   return {
     service,
-    dispose: () => {
-      for (const dispose of disposers.reverse()) dispose();
-    },
+    dispose: disposeAll(disposers),
   };
 }
