@@ -10,6 +10,7 @@ import { SessionStore, type SessionSummary } from '../core/session-store.js';
 import { realFolder } from '../core/workspace-folder.js';
 import type { GoalChangeEvent } from '../goal/contract.js';
 import { describeGoalChange } from './goal-output.js';
+import { plainTable } from './plain-table.js';
 import { todoSummary } from './render-todos.js';
 import { resolveWorkspace } from './session-workspace.js';
 
@@ -120,20 +121,7 @@ export function formatSessionTable(rows: readonly SessionRow[], withWorkspace = 
     turnCount(summary.turns),
     ...(withWorkspace ? [summary.workspace ?? '-'] : []),
   ]);
-  const widths = titles.map((title, column) =>
-    Math.max(title.length, ...cells.map((row) => row[column]?.length ?? 0)),
-  );
-  return [titles, ...cells]
-    .map((row) =>
-      row
-        .map((cell, column) =>
-          column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0),
-        )
-        .join('  ')
-        .trimEnd(),
-    )
-    .map((line) => `${line}\n`)
-    .join('');
+  return plainTable(titles, cells);
 }
 
 export interface ListSessionsOptions {

@@ -7,6 +7,7 @@ import { loomHome } from '../core/home.js';
 import { SessionStore } from '../core/session-store.js';
 import type { WorkspaceEntry } from '../interaction/workspace-contract.js';
 import { readWorkspaces } from '../interaction/workspace-registry.js';
+import { plainTable } from './plain-table.js';
 
 export interface WorkspaceRow extends WorkspaceEntry {
   /** Sessions users started there. */
@@ -47,20 +48,7 @@ function sessionCount(row: WorkspaceRow): string {
 
 export function formatWorkspaceTable(rows: readonly WorkspaceRow[]): string {
   const cells = rows.map((row) => [row.id, row.name, sessionCount(row), row.lastUsed, row.path]);
-  const widths = COLUMNS.map((title, column) =>
-    Math.max(title.length, ...cells.map((cell) => cell[column]?.length ?? 0)),
-  );
-  return [[...COLUMNS], ...cells]
-    .map((row) =>
-      row
-        .map((cell, column) =>
-          column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0),
-        )
-        .join('  ')
-        .trimEnd(),
-    )
-    .map((line) => `${line}\n`)
-    .join('');
+  return plainTable(COLUMNS, cells);
 }
 
 export function listWorkspaces(options: { json?: boolean }): void {
