@@ -6,8 +6,8 @@
  * question gets one choice, free text ("Other") cannot be typed, and a rejected plan has no
  * feedback. A dismissed request is `NO_USER`; a cancelled turn withdraws the request.
  */
+
 import type { AgentContext, PermissionOption } from '@agentclientprotocol/sdk';
-import { errorMessage } from '../core/errors.js';
 import {
   type AskOptions,
   NO_USER_MESSAGE,
@@ -15,6 +15,7 @@ import {
   type UserAnswerer,
   UserQuestionError,
 } from '../interaction/user-questions.js';
+import { askEditor, cancelledBy } from './editor-request.js';
 import { formQuestionAnswerer } from './question-form.js';
 
 const APPROVE = 'approve';
@@ -36,33 +37,25 @@ export function permissionQuestionAnswerer(client: AgentContext): UserAnswerer {
   ): Promise<string> => {
     asked += 1;
     const { signal } = options;
-    let response: Awaited<ReturnType<typeof request>>;
-    const request = () =>
-      client.request(
-        'session/request_permission',
-        {
-          sessionId: options.sessionId,
-          toolCall: {
-            toolCallId: options.toolCallId ?? `question-${asked}`,
-            title,
-            kind: 'other',
-            status: 'pending',
-            rawInput,
+    const response = await askEditor(
+      () =>
+        client.request(
+          'session/request_permission',
+          {
+            sessionId: options.sessionId,
+            toolCall: {
+              toolCallId: options.toolCallId ?? `question-${asked}`,
+              title,
+              kind: 'other',
+              status: 'pending',
+              rawInput,
+            },
+            options: choices,
           },
-          options: choices,
-        },
-        signal ? { cancellationSignal: signal, stopWaitingOnCancel: true } : undefined,
-      );
-    try {
-      response = await request();
-    } catch (error) {
-      if (signal?.aborted) throw signal.reason;
-      throw new UserQuestionError(
-        'NO_USER',
-        `${NO_USER_MESSAGE} (the editor could not ask: ${errorMessage(error)})`,
-      );
-    }
-    if (signal?.aborted) throw signal.reason;
+          cancelledBy(signal),
+        ),
+      signal,
+    );
     if (response.outcome.outcome !== 'selected') {
       throw new UserQuestionError('NO_USER', `the user dismissed the question; ${NO_USER_MESSAGE}`);
     }

@@ -5,13 +5,13 @@
  * plan review is an approve / reject choice with a feedback field. Only what the form returns is
  * an answer: declined or cancelled is `NO_USER`, a cancelled turn withdraws the form.
  */
+
 import type {
   AgentContext,
   CreateElicitationResponse,
   ElicitationPropertySchema,
   ElicitationSchema,
 } from '@agentclientprotocol/sdk';
-import { errorMessage } from '../core/errors.js';
 import { OTHER_LABEL } from '../interaction/questions-contract.js';
 import {
   type AskOptions,
@@ -21,6 +21,7 @@ import {
   type UserAnswerer,
   UserQuestionError,
 } from '../interaction/user-questions.js';
+import { askEditor, cancelledBy } from './editor-request.js';
 
 type FormContent = Record<string, unknown>;
 
@@ -69,27 +70,21 @@ export function formQuestionAnswerer(client: AgentContext): UserAnswerer {
     requestedSchema: ElicitationSchema,
   ): Promise<FormContent> => {
     const { signal } = options;
-    let response: CreateElicitationResponse;
-    try {
-      response = await client.request(
-        'elicitation/create',
-        {
-          mode: 'form',
-          sessionId: options.sessionId,
-          ...(options.toolCallId !== undefined ? { toolCallId: options.toolCallId } : {}),
-          message,
-          requestedSchema,
-        },
-        signal ? { cancellationSignal: signal, stopWaitingOnCancel: true } : undefined,
-      );
-    } catch (error) {
-      if (signal?.aborted) throw signal.reason;
-      throw new UserQuestionError(
-        'NO_USER',
-        `${NO_USER_MESSAGE} (the editor could not ask: ${errorMessage(error)})`,
-      );
-    }
-    if (signal?.aborted) throw signal.reason;
+    const response: CreateElicitationResponse = await askEditor(
+      () =>
+        client.request(
+          'elicitation/create',
+          {
+            mode: 'form',
+            sessionId: options.sessionId,
+            ...(options.toolCallId !== undefined ? { toolCallId: options.toolCallId } : {}),
+            message,
+            requestedSchema,
+          },
+          cancelledBy(signal),
+        ),
+      signal,
+    );
     if (response.action !== 'accept') {
       throw new UserQuestionError(
         'NO_USER',
