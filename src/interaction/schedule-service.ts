@@ -149,28 +149,25 @@ export class ScheduleService {
   /** Logs every schedule already due at open as missed; a recurring one re-arms after now. */
   private takeMissed(): MissedSchedule[] {
     if (this.options.log.closed) return [];
-    const now = this.now();
     const missed: MissedSchedule[] = [];
-    this.firing = true;
-    try {
-      for (const schedule of this.fold.schedules) {
-        if (schedule.dueAt > now) break;
-        const event: ScheduleFireEvent = { scheduleId: schedule.id, dueAt: schedule.dueAt };
-        const next = nextDueAt(schedule, now);
-        if (next !== undefined) event.nextDueAt = next;
-        event.missed = true;
-        this.append('schedule/fire', event);
-        missed.push(next === undefined ? schedule : { ...schedule, nextDueAt: next });
-      }
-    } finally {
-      this.firing = false;
-    }
+    this.logDue(true, (schedule, next) => {
+      missed.push(next === undefined ? schedule : { ...schedule, nextDueAt: next });
+    });
     return missed;
   }
 
   /** Fires every due schedule, then arms the timer for the next one. */
   private fireDue(): void {
     if (this.disposed || this.options.log.closed) return;
+    this.logDue(false, (schedule) => this.options.fire(firedText(schedule)));
+    this.arm();
+  }
+
+  /** Logs a `schedule/fire` for each schedule due now (soonest first), then hands it on. */
+  private logDue(
+    missed: boolean,
+    handOn: (schedule: Schedule, nextDueAt: number | undefined) => void,
+  ): void {
     const now = this.now();
     this.firing = true;
     try {
@@ -179,13 +176,13 @@ export class ScheduleService {
         const event: ScheduleFireEvent = { scheduleId: schedule.id, dueAt: schedule.dueAt };
         const next = nextDueAt(schedule, now);
         if (next !== undefined) event.nextDueAt = next;
+        if (missed) event.missed = true;
         this.append('schedule/fire', event);
-        this.options.fire(firedText(schedule));
+        handOn(schedule, next);
       }
     } finally {
       this.firing = false;
     }
-    this.arm();
   }
 
   private arm(): void {
