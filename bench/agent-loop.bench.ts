@@ -39,7 +39,7 @@ async function millisecondsPerStep(steps: number): Promise<number> {
           },
         ],
       },
-      { name: 'bench' },
+      { name: 'bench', recordCalls: false },
     );
     const handle = createAgent({
       home,

@@ -32,7 +32,10 @@ interface Bench {
 
 function setup(): Bench {
   const home = mkdtempSync(join(tmpdir(), 'loom-bench-subagent-'));
-  const inner = createScriptedModel({ rules: [], default: { reply: 'done' } }, { name: 'bench' });
+  const inner = createScriptedModel(
+    { rules: [], default: { reply: 'done' } },
+    { name: 'bench', recordCalls: false },
+  );
   let firstRequest: number | undefined;
   const model: ModelClient = {
     id: inner.id,
