@@ -45,7 +45,9 @@ export function describeEvent(event: SessionEvent): string {
       return `${head} ${data.reason}${error ? `: ${error.message}` : ''}`;
     }
     case 'request/header':
-      return `${head} ${data.model}, ${(data.tools as unknown[]).length} tools`;
+      return `${head} ${data.model}${Array.isArray(data.tools) ? `, ${data.tools.length} tools` : `, prompt ${data.prompt}`}`;
+    case 'prompt/blob':
+      return `${head} ${data.hash}, ${(data.tools as unknown[]).length} tools, ${String(data.system).length} characters of system prompt`;
     case 'assistant/chunk':
     case 'step/start':
     case 'step/end':

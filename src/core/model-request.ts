@@ -1,10 +1,12 @@
 /**
- * One model request of a step: assembles the prompt, logs the request header, derives the
- * messages from the log, and folds the streamed parts into logged chunks and one
- * `assistant/message`. A failed or aborted stream is returned as data, never thrown.
+ * One model request of a step: assembles the prompt, logs it once per distinct content (a
+ * `prompt/blob`) and the request header that names it, derives the messages from the log, and
+ * folds the streamed parts into logged chunks and one `assistant/message`. A failed or aborted
+ * stream is returned as data, never thrown.
  */
 import { emptyUsage, type ModelRequest, type ModelToolCall } from '../llm/contract.js';
 import { assertNever } from './errors.js';
+import { hasPromptBlob, promptHash } from './request-prompt.js';
 import type { SessionEventMap, TurnError } from './session-events.js';
 import type { StepOutcome, TurnEnvironment } from './turn.js';
 
@@ -16,13 +18,11 @@ export async function requestModel(
 ): Promise<StepOutcome> {
   const { log, model, limits } = environment;
   const assembled = await environment.prompt.assemble(environment.tools.specs());
-  log.append('request/header', {
-    turnId,
-    step,
-    model: model.id,
-    system: assembled.system,
-    tools: assembled.tools,
-  });
+  const prompt = promptHash(assembled);
+  if (!hasPromptBlob(log.events, prompt)) {
+    log.append('prompt/blob', { hash: prompt, system: assembled.system, tools: assembled.tools });
+  }
+  log.append('request/header', { turnId, step, model: model.id, prompt });
   const messages = environment.projection.update(log.events);
   log.flush();
   let text = '';

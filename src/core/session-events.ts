@@ -28,6 +28,23 @@ export interface SessionHeader {
   cwd?: string;
 }
 
+/** A request's header: its prompt is the `prompt/blob` named `prompt`. */
+export interface RequestHeader {
+  turnId: string;
+  step: number;
+  model: string;
+  prompt: string;
+}
+
+/** A request's header as sessions written before `prompt/blob` hold it: the prompt inline. */
+export interface InlineRequestHeader {
+  turnId: string;
+  step: number;
+  model: string;
+  system: string;
+  tools: ModelToolSpec[];
+}
+
 /** How a user message joins the agent: its own turn, the running turn, or the next turn. */
 export type Delivery = 'followup' | 'steer' | 'inject';
 
@@ -50,13 +67,10 @@ export interface SessionEventMap {
     round?: number;
   };
   'step/start': { turnId: string; step: number };
-  'request/header': {
-    turnId: string;
-    step: number;
-    model: string;
-    system: string;
-    tools: ModelToolSpec[];
-  };
+  /** A system prompt and tool set, logged before the first header that names its `hash`. */
+  'prompt/blob': { hash: string; system: string; tools: ModelToolSpec[] };
+  /** Resolve what it sent with `requestPromptOf` (core/request-prompt), never by its fields. */
+  'request/header': RequestHeader | InlineRequestHeader;
   'model/retry': {
     turnId: string;
     step: number;

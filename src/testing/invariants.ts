@@ -1,8 +1,8 @@
 /**
  * The event-stream invariant checker, public so Loom's tests and users' tests hold sessions to
  * the same rules: increasing seq, every start with exactly one end, tool results answering their
- * calls in order, nothing of a turn outside it. An event whose data has a string `turnId` (and a
- * numeric `step`) belongs to that turn (and step). Checking must never throw on odd input.
+ * calls in order, nothing of a turn outside it, every request's prompt logged before it. An
+ * event whose data has a string `turnId` (and a numeric `step`) belongs to that turn (and step). Checking must never throw on odd input.
  */
 import type { SessionEvent } from '../core/session-events.js';
 
@@ -152,6 +152,24 @@ function checkResultOrder(events: readonly SessionEvent[]): string[] {
   return violations;
 }
 
+/** Each `request/header` naming a `prompt` hash comes after a `prompt/blob` of that hash. */
+function checkPromptBlobs(events: readonly SessionEvent[]): string[] {
+  const violations: string[] = [];
+  const logged = new Set<unknown>();
+  for (const event of events) {
+    if (event.type === 'prompt/blob') logged.add(field(event, 'hash'));
+    if (event.type !== 'request/header') continue;
+    const prompt = field(event, 'prompt');
+    if (prompt === undefined) continue;
+    if (!logged.has(prompt)) {
+      violations.push(
+        `request/header (seq ${event.seq}) names prompt ${String(prompt)} but no prompt/blob before it holds it`,
+      );
+    }
+  }
+  return violations;
+}
+
 /** Every rule broken by `events`, as readable sentences; empty when the stream is sound. */
 export function checkSessionInvariants(events: readonly SessionEvent[]): string[] {
   return [
@@ -161,6 +179,7 @@ export function checkSessionInvariants(events: readonly SessionEvent[]): string[
     ...checkPairs(events, { start: 'tool/call', end: 'tool/result', key: callOf }),
     ...checkScopes(events),
     ...checkResultOrder(events),
+    ...checkPromptBlobs(events),
   ];
 }
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { requestPrompts } from '../helpers/session-files.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { runLoom, writeScriptedModel } from './loom-process.js';
 
@@ -9,8 +10,6 @@ interface Line {
     name?: string;
     content?: string;
     isError?: boolean;
-    system?: string;
-    tools?: Array<{ name: string }>;
   };
 }
 
@@ -61,9 +60,9 @@ test('loom run: the agent runs a workflow with the workflow tool and reads its v
     .trim()
     .split('\n')
     .map((line) => JSON.parse(line) as Line);
-  const header = lines.find((line) => line.type === 'request/header');
-  assert.ok(header?.data.tools?.some((tool) => tool.name === 'workflow'));
-  assert.match(header?.data.system ?? '', /only when the user explicitly asks for a workflow/);
+  const [request] = requestPrompts(lines);
+  assert.ok(request?.tools.some((tool) => tool.name === 'workflow'));
+  assert.match(request?.system ?? '', /only when the user explicitly asks for a workflow/);
   const toolResult = lines.find((line) => line.type === 'tool/result');
   assert.equal(toolResult?.data.isError, false, toolResult?.data.content);
   assert.match(toolResult?.data.content ?? '', /Workflow "shouter" completed with 3 agents/);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { requestPrompts } from '../helpers/session-files.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { REACH_PORT } from '../helpers/worker-port.js';
 import {
@@ -104,7 +105,7 @@ return 1;
 
 interface SessionLine {
   type: string;
-  data: { system?: string; tools?: Array<{ name: string }>; content?: string; isError?: boolean };
+  data: { content?: string; isError?: boolean };
 }
 
 const NESTED_WORKFLOW = {
@@ -149,13 +150,13 @@ test('workflow run: a workflow child and its own subagents have no workflow tool
   );
   assert.equal(sessions.length, 2, 'the child and its subagent; no inner run');
   for (const session of sessions) {
-    const headers = session.filter((line) => line.type === 'request/header');
-    assert.ok(headers.length > 0);
-    for (const header of headers) {
-      const tools = header.data.tools?.map((tool) => tool.name) ?? [];
+    const requests = requestPrompts(session);
+    assert.ok(requests.length > 0);
+    for (const request of requests) {
+      const tools = request.tools.map((tool) => tool.name);
       assert.ok(tools.includes('read_file') && tools.includes('subagent'), tools.join(', '));
       assert.ok(!tools.includes('workflow'), tools.join(', '));
-      assert.doesNotMatch(header.data.system ?? '', /# Workflows/);
+      assert.doesNotMatch(request.system, /# Workflows/);
     }
     const refused = session.find(
       (line) =>

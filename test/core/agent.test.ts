@@ -9,7 +9,7 @@ import type { ModelClient, ModelStreamPart } from '../../src/llm/contract.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
 import { createScriptedModel } from '../../src/testing/scripted-model.js';
 import { echoTool } from '../helpers/echo-tool.js';
-import { toolResults } from '../helpers/session-files.js';
+import { requestPrompts, toolResults } from '../helpers/session-files.js';
 import { agentFixture, deferred } from './agent-fixture.js';
 
 const types = (events: readonly SessionEvent[]) => events.map((event) => event.type);
@@ -41,6 +41,7 @@ test('a tool-using turn logs every step in order and ends completed', async () =
     'turn/start',
     'user/message',
     'step/start',
+    'prompt/blob',
     'request/header',
     'assistant/message',
     'tool/call',
@@ -52,15 +53,15 @@ test('a tool-using turn logs every step in order and ends completed', async () =
     'step/end',
     'turn/end',
   ]);
-  const header = events.find(
-    (event) => event.type === 'request/header',
-  ) as SessionEvent<'request/header'>;
-  assert.equal(header.data.model, 'scripted:test');
+  const [first, second] = requestPrompts(events);
+  assert.ok(first && second);
+  assert.equal(first.header.model, 'scripted:test');
   assert.deepEqual(
-    header.data.tools.map((tool) => tool.name),
+    first.tools.map((tool) => tool.name),
     ['echo'],
   );
-  assert.match(header.data.system, /You are Loom/);
+  assert.match(first.system, /You are Loom/);
+  assert.deepEqual(second, { ...first, header: second.header }, 'the second step reuses the blob');
 });
 
 test('the messages a model saw are rebuilt from the session file alone', async () => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SessionEvent } from '../../src/core/session-events.js';
 import { promptAssemble } from '../../src/core/system-prompt.js';
+import { requestPrompts } from '../helpers/session-files.js';
 import { ROUND, startGoalAgent } from './goal-fixture.js';
 
 /** The system prompt each request of a goal round carried, by round. */
@@ -10,11 +11,9 @@ function roundPrompts(
   roundOf: (turnId: string) => number | undefined,
 ): Map<number, string> {
   const prompts = new Map<number, string>();
-  for (const event of events) {
-    if (event.type !== 'request/header') continue;
-    const { data } = event as SessionEvent<'request/header'>;
-    const round = roundOf(data.turnId);
-    if (round !== undefined) prompts.set(round, data.system);
+  for (const { header, system } of requestPrompts(events)) {
+    const round = roundOf(header.turnId);
+    if (round !== undefined) prompts.set(round, system);
   }
   return prompts;
 }
@@ -65,9 +64,8 @@ test('the goal prompt section states the objective and the round and survives a 
 test('the goal prompt section is empty when the session has no goal', async () => {
   const { handle } = startGoalAgent({ default: { reply: 'hello' } });
   await handle.agent.prompt('hi');
-  const header = handle.log.events.find(
-    (event) => event.type === 'request/header',
-  ) as SessionEvent<'request/header'>;
-  assert.doesNotMatch(header.data.system, /# Goal|persistent goal/);
+  const [request] = requestPrompts(handle.log.events);
+  assert.ok(request);
+  assert.doesNotMatch(request.system, /# Goal|persistent goal/);
   handle.close();
 });

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import type { SessionEvent } from '../../src/core/session-events.js';
 import { goalOf } from '../../src/goal/install.js';
 import { GOAL_TOOL_NAMES } from '../../src/goal/tools.js';
+import { requestPrompts } from '../helpers/session-files.js';
 import {
   goalChanges,
   goalRuntime,
@@ -336,13 +337,11 @@ test('a child agent gets no goal tools, no goal section and no goal service', as
   const root = runtime.start();
   const child = runtime.start({ parentSession: root.log.header.sessionId, delegationDepth: 1 });
   await child.agent.prompt('hello');
-  const header = child.log.events.find((event) => event.type === 'request/header') as
-    | SessionEvent<'request/header'>
-    | undefined;
-  assert.ok(header, 'the child made a request');
-  const names = header.data.tools.map((tool) => tool.name);
+  const [request] = requestPrompts(child.log.events);
+  assert.ok(request, 'the child made a request');
+  const names = request.tools.map((tool) => tool.name);
   for (const name of GOAL_TOOL_NAMES) assert.ok(!names.includes(name), `the child has ${name}`);
-  assert.doesNotMatch(header.data.system, /# Goal|goal round/);
+  assert.doesNotMatch(request.system, /# Goal|goal round/);
   assert.equal(goalOf(child), undefined);
   const rootNames = root.tools.visible().map((tool) => tool.name);
   for (const name of GOAL_TOOL_NAMES) assert.ok(rootNames.includes(name), `the root lacks ${name}`);

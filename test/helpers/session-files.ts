@@ -1,11 +1,12 @@
 /**
  * Reading what a run left in a LOOM_HOME: every session file, loaded, the session id a run
  * printed, and the tool results of a session's events (or of `--json` lines, which have the same
- * `type` and `data`).
+ * `type` and `data`), and the prompt each request of a session sent.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { type RequestPrompt, requestPromptOf } from '../../src/core/request-prompt.js';
 import type { SessionEvent } from '../../src/core/session-events.js';
 import { type LoadedSession, loadSessionFile } from '../../src/core/session-load.js';
 
@@ -52,4 +53,19 @@ export function sessionIdOf(stdout: string): string {
   const first = JSON.parse(stdout.trim().split('\n')[0] ?? '{}') as { sessionId?: string };
   assert.ok(first.sessionId, `no session id in the output: ${stdout}`);
   return first.sessionId;
+}
+
+type RequestHeaderData = SessionEvent<'request/header'>['data'];
+
+/** Each request of `events` in order: its header and the system prompt and tools it sent. */
+export function requestPrompts(
+  events: ReadonlyArray<{ type: string; data: unknown }>,
+): Array<RequestPrompt & { header: RequestHeaderData }> {
+  const all = events as readonly SessionEvent[];
+  return all
+    .filter((event) => event.type === 'request/header')
+    .map((event) => {
+      const header = event.data as RequestHeaderData;
+      return { header, ...requestPromptOf(all, header) };
+    });
 }

@@ -5,6 +5,7 @@ import { LoomError } from '../../src/core/errors.js';
 import { lockPathOf } from '../../src/core/session-lock.js';
 import { SubagentError, type SubagentStartRequest } from '../../src/subagent/contract.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
+import { requestPrompts } from '../helpers/session-files.js';
 import { holdSession } from '../helpers/session-holder.js';
 import { echoTool, eventsOf, type SubagentFixture, subagentFixture } from './subagent-fixture.js';
 
@@ -57,7 +58,7 @@ test('after a restart, send_message from the parent cold-resumes the child from 
   assert.equal(eventsOf(loaded.events, 'assistant/message').at(-1)?.text, 'ok: again');
   assert.deepEqual(checkSessionInvariants(loaded.events), []);
 
-  const header = eventsOf(loaded.events, 'request/header').at(-1);
+  const header = requestPrompts(loaded.events).at(-1);
   const tools = header?.tools.map((tool) => tool.name) ?? [];
   assert.ok(!tools.includes('echo'), `the tool filter is re-applied: ${tools.join(', ')}`);
   assert.ok(tools.includes('report'), 'a continuable child has report again');

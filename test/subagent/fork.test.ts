@@ -5,6 +5,7 @@ import type { ToolDefinition } from '../../src/core/tool-contract.js';
 import type { SubagentResult } from '../../src/subagent/contract.js';
 import { completedTurnPrefix } from '../../src/subagent/fork-seed.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
+import { requestPrompts } from '../helpers/session-files.js';
 import { eventsOf, type SubagentFixture, subagentFixture } from './subagent-fixture.js';
 
 const model = {
@@ -75,6 +76,11 @@ test("a fork started inside a running turn is seeded with the parent's completed
     "nothing of the parent's running turn was copied",
   );
   assert.deepEqual(checkSessionInvariants(child.events), []);
+  assert.deepEqual(
+    requestPrompts(seed),
+    requestPrompts(firstTurn),
+    "the seed holds the blobs of the parent's requests it copies",
+  );
 
   const childRequest = fixture.model.calls.find((request) => request.prompt === 'forked task');
   assert.deepEqual(childRequest?.messages, [

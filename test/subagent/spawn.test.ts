@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { SubagentError, type SubagentStartRequest } from '../../src/subagent/contract.js';
 import { DEFAULT_MAX_DEPTH } from '../../src/subagent/in-process-provider.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
+import { requestPrompts } from '../helpers/session-files.js';
 import { echoTool, eventsOf, type SubagentFixture, subagentFixture } from './subagent-fixture.js';
 
 const model = {
@@ -170,7 +171,7 @@ test('toolFilter hides a tool from the child and a call to it is UNKNOWN_TOOL', 
   assert.match(result.output, /^after: Unknown tool "echo"/);
 
   const events = fixture.load(run.id).events;
-  const headers = eventsOf(events, 'request/header');
+  const headers = requestPrompts(events);
   assert.equal(headers.length, 2);
   for (const header of headers) {
     const names = header.tools.map((tool) => tool.name);
@@ -195,12 +196,12 @@ test("persona replaces only the child's persona section", async () => {
   await run.result;
   await fixture.root.agent.prompt('hello root');
 
-  const [childHeader] = eventsOf(fixture.load(run.id).events, 'request/header');
+  const [childHeader] = requestPrompts(fixture.load(run.id).events);
   assert.ok(childHeader?.system.startsWith(persona), childHeader?.system);
   assert.doesNotMatch(childHeader?.system ?? '', /You are Loom/);
   assert.match(childHeader?.system ?? '', /Working directory: /, 'other sections stay');
 
-  const [rootHeader] = eventsOf(fixture.root.log.events, 'request/header');
+  const [rootHeader] = requestPrompts(fixture.root.log.events);
   assert.match(rootHeader?.system ?? '', /^You are Loom/);
   assert.doesNotMatch(rootHeader?.system ?? '', /Quill/);
   await fixture.close();
@@ -213,7 +214,7 @@ test('instructions become a section of the child only', async () => {
     instructions: 'Answer in one word.',
   });
   await run.result;
-  const [header] = eventsOf(fixture.load(run.id).events, 'request/header');
+  const [header] = requestPrompts(fixture.load(run.id).events);
   assert.match(header?.system ?? '', /Answer in one word\./);
   assert.match(header?.system ?? '', /^You are Loom/);
   await fixture.close();

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SubagentError, type SubagentStartRequest } from '../../src/subagent/contract.js';
+import { requestPrompts } from '../helpers/session-files.js';
 import { eventsOf, type SubagentFixture, subagentFixture } from './subagent-fixture.js';
 
 const filesSchema = {
@@ -50,7 +51,7 @@ test('two concurrent children with different schemas each return their own value
   assert.deepEqual(countResult.structured, { lines: 42, language: 'ts' });
 
   const offered = (id: string) =>
-    eventsOf(fixture.load(id).events, 'request/header')[0]?.tools.find(
+    requestPrompts(fixture.load(id).events)[0]?.tools.find(
       (tool) => tool.name === 'structured_output',
     )?.parameters;
   assert.deepEqual(offered(files.id), filesSchema);

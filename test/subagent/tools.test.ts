@@ -4,6 +4,7 @@ import type { AgentHandle } from '../../src/core/create-agent.js';
 import type { SubagentRun } from '../../src/subagent/contract.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
 import { subagentCall } from '../helpers/scripted-turns.js';
+import { requestPrompts } from '../helpers/session-files.js';
 import { eventsOf, gateTool, type SubagentFixture, subagentFixture } from './subagent-fixture.js';
 
 const model = {
@@ -340,7 +341,7 @@ test('report is offered only to continuable children', async () => {
   const continuable = backgroundChild(fixture, 'keep me');
   await continuable.result;
   await fixture.services.children.whenSettled(fixture.root);
-  const toolsOf = (id: string) => eventsOf(fixture.load(id).events, 'request/header')[0]?.tools;
+  const toolsOf = (id: string) => requestPrompts(fixture.load(id).events)[0]?.tools;
   const names = (id: string) => toolsOf(id)?.map((tool) => tool.name) ?? [];
   assert.ok(!names(oneShot.id).includes('report'));
   assert.ok(names(continuable.id).includes('report'));
@@ -391,7 +392,7 @@ test('report with wake false joins the parent’s next turn without waking it', 
 });
 
 const subagentSpec = (handle: AgentHandle) => {
-  const header = eventsOf(handle.log.events, 'request/header').at(-1);
+  const header = requestPrompts(handle.log.events).at(-1);
   const spec = header?.tools.find((tool) => tool.name === 'subagent');
   assert.ok(spec, 'the subagent tool was offered');
   const prompt = (spec.parameters as { properties: { prompt: { description: string } } }).properties

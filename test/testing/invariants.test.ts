@@ -66,6 +66,37 @@ describe('checkSessionInvariants', () => {
     assert.deepEqual(checkSessionInvariants([]), []);
   });
 
+  test("a request header's prompt must be logged before it", () => {
+    const blob: Item = ['prompt/blob', { hash: 'h1', system: 'S', tools: [] }];
+    const header = (prompt: string): Item => [
+      'request/header',
+      { turnId: 't1', step: 1, model: 'm', prompt },
+    ];
+    const inline: Item = [
+      'request/header',
+      { turnId: 't1', step: 1, model: 'm', system: 'S', tools: [] },
+    ];
+    const steps = (...middle: Item[]) => [
+      turnStart('t1'),
+      stepStart('t1', 1),
+      ...middle,
+      stepEnd('t1', 1),
+      turnEnd('t1'),
+    ];
+    assert.deepEqual(violationsOf(...steps(blob, header('h1'))), []);
+    assert.deepEqual(
+      violationsOf(...steps(inline)),
+      [],
+      'headers of older sessions hold it inline',
+    );
+    assert.deepEqual(violationsOf(...steps(header('h1'), blob)), [
+      'request/header (seq 3) names prompt h1 but no prompt/blob before it holds it',
+    ]);
+    assert.deepEqual(violationsOf(...steps(blob, header('h2'))), [
+      'request/header (seq 4) names prompt h2 but no prompt/blob before it holds it',
+    ]);
+  });
+
   test('seq must strictly increase', () => {
     const events = stream(turnStart('t1'), turnEnd('t1'));
     (events[1] as SessionEvent).seq = 1;

@@ -11,6 +11,7 @@ import type { ScriptedModelFile } from '../../src/testing/scripted-rules.js';
 import { installTodos, todosOf } from '../../src/todo/install.js';
 import { TODO_WRITE_TOOL } from '../../src/todo/tools.js';
 import { runtimeOver } from '../helpers/model-runtime.js';
+import { requestPrompts } from '../helpers/session-files.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 
 type ResultData = SessionEvent<'tool/result'>['data'];
@@ -54,10 +55,9 @@ test('todo_write saves the list and tells the model so in a short result', async
       'Todo list saved (3 items: 1 completed, 1 in progress, 1 pending).',
     );
     assert.deepEqual(todosOf(handle)?.todos, plan);
-    const header = handle.log.events.find((event) => event.type === 'request/header');
-    assert.ok(header);
-    const tools = (header.data as SessionEvent<'request/header'>['data']).tools;
-    const offered = tools.find((tool) => tool.name === TODO_WRITE_TOOL);
+    const [request] = requestPrompts(handle.log.events);
+    assert.ok(request);
+    const offered = request.tools.find((tool) => tool.name === TODO_WRITE_TOOL);
     assert.match(offered?.description ?? '', /exactly one item in_progress/);
     assert.match(offered?.description ?? '', /completed as soon as it is done/);
   } finally {
