@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { Context } from '../../src/core/context.js';
+import { createAgent } from '../../src/core/create-agent.js';
+import { LoomError } from '../../src/core/errors.js';
+import { hasPromptBlob, promptHash, requestPromptOf } from '../../src/core/request-prompt.js';
+import type { SessionEvent } from '../../src/core/session-events.js';
+import { loadSessionFile } from '../../src/core/session-load.js';
+import { checkSessionInvariants } from '../../src/testing/invariants.js';
+import { createScriptedModel } from '../../src/testing/scripted-model.js';
+import { echoTool } from '../helpers/echo-tool.js';
+import { requestPrompts } from '../helpers/session-files.js';
+import { agentFixture } from './agent-fixture.js';
+
+const model = {
+  rules: [
+    {
+      when: 'go',
+      steps: [{ tools: [{ name: 'echo', arguments: { text: 'x' } }] }, { reply: 'ok' }],
+    },
+  ],
+};
+
+type Line = { type: string; seq: number; time: number; data: Record<string, unknown> };
+
+test('a prompt is hashed by its content and logged once per distinct content', () => {
+  const tools = [{ name: 'a', description: 'A', parameters: { type: 'object' } }];
+  const hash = promptHash({ system: 'S', tools });
+  assert.match(hash, /^[0-9a-f]{32}$/);
+  assert.equal(promptHash({ system: 'S', tools: structuredClone(tools) }), hash);
+  assert.notEqual(promptHash({ system: 'S2', tools }), hash);
+  assert.notEqual(promptHash({ system: 'S', tools: [] }), hash);
+
+  const events: SessionEvent[] = [];
+  assert.equal(hasPromptBlob(events, hash), false);
+  events.push({ type: 'prompt/blob', seq: 1, time: 0, data: { hash, system: 'S', tools } });
+  assert.equal(hasPromptBlob(events, hash), true, 'a blob appended later is seen');
+  assert.equal(hasPromptBlob(events, promptHash({ system: 'S2', tools })), false);
+});
+
+test('a header naming a prompt no blob holds is SESSION_CORRUPT, naming the hash', () => {
+  const header = { turnId: 't1', step: 2, model: 'm', prompt: 'abc123' };
+  assert.throws(
+    () => requestPromptOf([], header),
+    (error: unknown) =>
+      error instanceof LoomError &&
+      error.code === 'SESSION_CORRUPT' &&
+      /turn t1 step 2 names prompt abc123/.test(error.message),
+  );
+});
+
+test('a session whose headers carry the prompt inline (older format) loads, resolves, and continues with blobs', async () => {
+  const handle = agentFixture({ model, tools: [echoTool] });
+  await handle.agent.prompt('go');
+  const path = handle.log.path;
+  const [before] = requestPrompts(handle.log.events);
+  assert.ok(before);
+  handle.close();
+
+  // Rewrite the file as Loom wrote it before prompt blobs: no blob, the prompt in each header.
+  const lines = readFileSync(path, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Line);
+  const old = lines
+    .filter((line) => line.type !== 'prompt/blob')
+    .map((line) => {
+      if (line.type !== 'request/header') return line;
+      const { prompt: _prompt, ...rest } = line.data;
+      return { ...line, data: { ...rest, system: before.system, tools: before.tools } };
+    });
+  assert.ok(old.length < lines.length && old.some((line) => line.type === 'request/header'));
+  writeFileSync(path, `${old.map((line) => JSON.stringify(line)).join('\n')}\n`);
+
+  const loaded = loadSessionFile(path);
+  const inline = requestPrompts(loaded.events);
+  assert.equal(inline.length, 2);
+  for (const request of inline) {
+    assert.equal('prompt' in request.header, false);
+    assert.equal(request.system, before.system);
+    assert.deepEqual(request.tools, before.tools);
+  }
+  assert.deepEqual(checkSessionInvariants(loaded.events), []);
+
+  const continued = createAgent({
+    home: handle.home,
+    sessionId: handle.log.header.sessionId,
+    model: createScriptedModel(model, { name: 'test' }),
+    cwd: handle.home,
+    tools: [echoTool],
+    root: new Context(),
+  });
+  await continued.agent.prompt('go');
+  continued.close();
+  const after = loadSessionFile(path).events;
+  const requests = requestPrompts(after);
+  assert.equal(requests.length, 4);
+  const [, , third, fourth] = requests;
+  assert.ok(third && fourth && 'prompt' in third.header && 'prompt' in fourth.header);
+  assert.equal(third.system, before.system);
+  assert.deepEqual(third.tools, before.tools);
+  assert.equal(after.filter((event) => event.type === 'prompt/blob').length, 1);
+  assert.deepEqual(checkSessionInvariants(after), []);
+});

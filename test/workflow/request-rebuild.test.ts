@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Context } from '../../src/core/context.js';
+import { deriveMessages } from '../../src/core/messages.js';
+import { requestPromptOf } from '../../src/core/request-prompt.js';
+import { AgentRuntime } from '../../src/core/runtime.js';
+import type { SessionEvent } from '../../src/core/session-events.js';
+import type { ModelClient, ModelRequest } from '../../src/llm/contract.js';
+import { installSubagents } from '../../src/subagent/install.js';
+import { checkSessionInvariants } from '../../src/testing/invariants.js';
+import { createScriptedModel } from '../../src/testing/scripted-model.js';
+import { WorkerWorkflowService } from '../../src/workflow/host.js';
+import { sessions } from '../helpers/session-files.js';
+import { temporaryFolder } from '../helpers/temporary-folder.js';
+import { testMeta } from './engine-fixture.js';
+
+const AGENTS = 50;
+
+/** What a request sends, as one JSON text: the same shape for the seam and the rebuild. */
+const requestText = (request: Pick<ModelRequest, 'system' | 'tools' | 'messages'>) =>
+  JSON.stringify({ system: request.system, tools: request.tools, messages: request.messages });
+
+/** The scripted model behind a seam that keeps, as JSON text, every request it is handed. */
+function recordingModel(): { model: ModelClient; seen: string[] } {
+  const inner = createScriptedModel(
+    {
+      rules: [
+        { when: '^summarise (.*)$', reply: 'summary of {{1}}' },
+        { when: '^rate (.*)$', output: { score: 4, item: '{{1}}' } },
+        {
+          when: '^read (.*)$',
+          steps: [
+            { tools: [{ name: 'read_file', arguments: { path: '{{1}}.txt' } }] },
+            { reply: 'read: {{lastToolResult}}' },
+          ],
+        },
+      ],
+    },
+    { name: 'rebuild', recordCalls: false },
+  );
+  const seen: string[] = [];
+  const model: ModelClient = {
+    id: inner.id,
+    stream(request) {
+      seen.push(requestText(request));
+      return inner.stream(request);
+    },
+  };
+  return { model, seen };
+}
+
+/** Every request a session file describes, rebuilt from its events alone. */
+function rebuiltRequests(events: readonly SessionEvent[]): string[] {
+  const rebuilt: string[] = [];
+  events.forEach((event, index) => {
+    if (event.type !== 'request/header') return;
+    const header = event.data as SessionEvent<'request/header'>['data'];
+    const { system, tools } = requestPromptOf(events, header);
+    rebuilt.push(
+      requestText({ system, tools, messages: deriveMessages(events.slice(0, index + 1)) }),
+    );
+  });
+  return rebuilt;
+}
+
+test('every request of a 50-agent run is rebuilt byte for byte from the session files alone', async () => {
+  const { model, seen } = recordingModel();
+  const home = temporaryFolder('loom-rebuild-');
+  const root = new Context();
+  const runtime = new AgentRuntime({ root, home, cwd: home, resolveModel: () => model });
+  const layer = installSubagents(runtime);
+  const service = new WorkerWorkflowService({
+    context: root,
+    registry: layer.services.registry,
+    limits: { maxConcurrentAgents: 8 },
+  });
+  try {
+    const run = service.start({
+      meta: testMeta,
+      parent: { sessionId: null, delegationDepth: 0 },
+      script: `
+        const schema = {
+          type: 'object',
+          properties: { score: { type: 'integer' }, item: { type: 'string' } },
+          required: ['score', 'item'],
+        };
+        return await parallel(Array.from({ length: ${AGENTS} }, (_, index) => () =>
+          index % 3 === 0
+            ? agent('summarise item ' + index)
+            : index % 3 === 1
+              ? agent('rate item ' + index, { label: 'rate ' + index, schema })
+              : agent('read item' + index)));`,
+    });
+    const result = await run.result;
+    assert.equal(result.stopReason, 'completed', JSON.stringify(result.error));
+    assert.equal(result.agentsStarted, AGENTS);
+  } finally {
+    layer.dispose();
+  }
+
+  const loaded = sessions(home);
+  assert.equal(loaded.length, AGENTS, 'one session file per child');
+  const rebuilt: string[] = [];
+  for (const session of loaded) {
+    assert.deepEqual(checkSessionInvariants(session.events), []);
+    const blobs = session.events.filter((event) => event.type === 'prompt/blob');
+    assert.equal(blobs.length, 1, 'a child logs its prompt once, however many steps it takes');
+    rebuilt.push(...rebuiltRequests(session.events));
+  }
+  // The 16 reading children take two steps (a tool call, then the answer): 66 requests.
+  assert.equal(seen.length, AGENTS + 16);
+  assert.equal(new Set(seen).size, seen.length, 'every request differs from every other');
+  assert.ok(
+    seen.some((text) => text.includes('"role":"tool"')),
+    'some requests carry tool results',
+  );
+  assert.deepEqual(rebuilt.sort(), [...seen].sort());
+});
