@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { describeEvent } from '../../src/cli/sessions-command.js';
+import type { SessionEvent } from '../../src/core/session-events.js';
 import { callsThenReply, subagentCall } from '../helpers/scripted-turns.js';
 import { sessionIdOf } from '../helpers/session-files.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
@@ -164,5 +166,24 @@ test('loom sessions list: a header row, id, created, first prompt, turns; childr
       [null, 0],
       [null, 1],
     ],
+  );
+});
+
+test('sessions show describes a prompt blob and request headers of both formats', () => {
+  const tools = [{ name: 'echo', description: 'Echo.', parameters: { type: 'object' } }];
+  const event = (seq: number, type: string, data: unknown) =>
+    ({ type, seq, time: 0, data }) as SessionEvent;
+  assert.match(
+    describeEvent(event(1, 'prompt/blob', { hash: 'abc', system: 'You are Loom.', tools })),
+    /prompt\/blob +abc, 1 tools, 13 characters of system prompt$/,
+  );
+  const base = { turnId: 't1', step: 1, model: 'scripted:test' };
+  assert.match(
+    describeEvent(event(2, 'request/header', { ...base, prompt: 'abc' })),
+    /request\/header +scripted:test, prompt abc$/,
+  );
+  assert.match(
+    describeEvent(event(3, 'request/header', { ...base, system: 'S', tools })),
+    /request\/header +scripted:test, 1 tools$/,
   );
 });
