@@ -4,8 +4,8 @@
  * process that has died is taken over atomically. It must never remove a lock that a live
  * process holds.
  */
-import { readFileSync, rmSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { linkSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { createCompleteFile, replaceWithCompleteFile } from './complete-file.js';
 import { UserError } from './errors.js';
 
@@ -27,6 +27,24 @@ const CLAIM_ATTEMPTS = 8;
 const SESSION_SUFFIX = '.jsonl';
 
 const heldByThisProcess = new Set<string>();
+/** The same locks by folder: a new lock there is a hard link to one of them (same stamp). */
+const heldByFolder = new Map<string, Set<string>>();
+
+function hold(path: string): void {
+  heldByThisProcess.add(path);
+  const folder = dirname(path);
+  const held = heldByFolder.get(folder);
+  if (held) held.add(path);
+  else heldByFolder.set(folder, new Set([path]));
+}
+
+function unhold(path: string): void {
+  heldByThisProcess.delete(path);
+  const folder = dirname(path);
+  const held = heldByFolder.get(folder);
+  held?.delete(path);
+  if (held?.size === 0) heldByFolder.delete(folder);
+}
 
 /** The lock file of a session file: `<folder>/<id>.lock` for `<folder>/<id>.jsonl`. */
 export function lockPathOf(sessionPath: string): string {
@@ -49,15 +67,15 @@ export function acquireSessionLock(sessionPath: string): SessionLock {
         `(lock file ${path}; the lock of a process that has died is taken over)`,
     );
   claim(path, stamp, busy);
-  heldByThisProcess.add(path);
+  hold(path);
   let released = false;
   return {
     path,
     release() {
       if (released) return;
       released = true;
-      heldByThisProcess.delete(path);
-      if (readIfPresent(path) === stamp) rmSync(path, { force: true });
+      unhold(path);
+      if (readIfPresent(path) === stamp) removeIfPresent(path);
     },
   };
 }
@@ -73,7 +91,7 @@ function claim(
   busy: (holder: Holder, takingOver: boolean) => Error,
 ): void {
   for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
-    if (createCompleteFile(path, stamp)) return;
+    if (createLockFile(path, stamp)) return;
     const content = readIfPresent(path);
     if (content === undefined) continue;
     const holder = parseStamp(content);
@@ -93,6 +111,33 @@ function claim(
     'SESSION_BUSY',
     `could not take the lock ${path}: other processes kept changing it (SESSION_BUSY)`,
   );
+}
+
+/**
+ * Creates `path` holding `stamp`; false when it exists. While this process holds another lock in
+ * the same folder (all hold the same stamp), the new one is a hard link to it: it appears
+ * complete in one step without writing a new file.
+ */
+function createLockFile(path: string, stamp: string): boolean {
+  const source = heldByFolder.get(dirname(path))?.values().next().value;
+  if (source !== undefined) {
+    try {
+      linkSync(source, path);
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      // The held lock went missing under us: write the new one in full instead.
+    }
+  }
+  return createCompleteFile(path, stamp);
+}
+
+function removeIfPresent(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
 }
 
 /** This process's stamp, read from /proc once: neither the pid nor the start time changes. */
