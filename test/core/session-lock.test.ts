@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { LoomError } from '../../src/core/errors.js';
@@ -144,5 +144,32 @@ describe('the writer lock of a session', () => {
     assert.equal(existsSync(lockPathOf(path)), false);
     assert.equal(existsSync(`${lockPathOf(path)}.takeover-${stale}`), false);
     SessionLog.open(path).close();
+  });
+
+  test('a lock taken while this process holds another in the folder is a hard link to it', () => {
+    const directory = temporaryFolder(folderPrefix);
+    const first = SessionLog.create({ directory, sessionId: 'first' });
+    const second = SessionLog.create({ directory, sessionId: 'second' });
+    const firstLock = lockPathOf(first.path);
+    const secondLock = lockPathOf(second.path);
+    assert.equal(statSync(secondLock).ino, statSync(firstLock).ino, 'no new file was written');
+    assert.match(readFileSync(secondLock, 'utf8'), new RegExp(`^${process.pid}\\b`));
+    first.close();
+    assert.equal(existsSync(firstLock), false);
+    assert.match(readFileSync(secondLock, 'utf8'), new RegExp(`^${process.pid}\\b`));
+    assert.throws(() => acquireSessionLock(second.path), busyNaming(process.pid));
+    second.close();
+    assert.deepEqual(readdirSync(directory).sort(), ['first.jsonl', 'second.jsonl']);
+  });
+
+  test('a sessions folder removed after a first session is made again for the next one', () => {
+    const directory = join(temporaryFolder(folderPrefix), 'sessions');
+    SessionLog.create({ directory, sessionId: 'before' }).close();
+    rmSync(directory, { recursive: true });
+    const log = SessionLog.create({ directory, sessionId: 'after' });
+    log.append('turn/start', { turnId: 't1' });
+    log.close();
+    assert.deepEqual(readdirSync(directory), ['after.jsonl']);
+    assert.equal(loadSessionFile(log.path).events.length, 1);
   });
 });
