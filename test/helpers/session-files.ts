@@ -53,3 +53,8 @@ export function sessionIdOf(stdout: string): string {
   assert.ok(first.sessionId, `no session id in the output: ${stdout}`);
   return first.sessionId;
 }
+
+/** The stamp file every lock of a live process in a folder links to (removed at its exit). */
+export function isLockStamp(name: string): boolean {
+  return /^\.loom-lock-\d+-\d*\.tmp$/.test(name);
+}
