@@ -314,7 +314,11 @@ export default async function workflowBench(): Promise<BenchRow[]> {
   const spin = await spinDelays();
   const scriptedPerAgent = await scriptedFanOut();
   const cli = cliFanOut();
-  const falling = cli.wallMs[16] < cli.wallMs[4] && cli.wallMs[4] < cli.wallMs[1];
+  // A clear fall, not noise: 4 slots beat 1, and 16 slots take at most three quarters of 1's time.
+  const falling =
+    cli.wallMs[16] < cli.wallMs[4] &&
+    cli.wallMs[4] < cli.wallMs[1] &&
+    cli.wallMs[16] <= 0.75 * cli.wallMs[1];
   return [
     {
       name: `workflow: start() to first agent-start, p50 of ${START_RUNS} runs`,
@@ -360,10 +364,10 @@ export default async function workflowBench(): Promise<BenchRow[]> {
       }),
     ),
     {
-      name: 'workflow: wall at 16 slots / at 1 slot (falls as slots rise: 16 < 4 < 1)',
+      name: 'workflow: wall at 16 slots / at 1 slot (must fall as slots rise: 16 < 4 < 1)',
       value: Math.round((cli.wallMs[16] / cli.wallMs[1]) * 100) / 100,
       unit: 'x',
-      target: '< 1 x, falling',
+      target: '<= 0.75 x, falling',
       ok: falling,
     },
     {
