@@ -46,13 +46,13 @@ export interface CreateSessionOptions extends SessionLogOptions {
 export type SessionLogListener = (event: SessionEvent) => void;
 
 const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-const BASE36 = '0123456789abcdefghijklmnopqrstuvwxyz';
+const SUFFIX_VALUES = 36 ** 6;
 
 /** A time-sortable id such as `20261130-001500-k3x9q2`: UTC date and time, six random characters. */
 export function newSessionId(now: Date = new Date()): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-  let suffix = '';
-  for (let index = 0; index < 6; index++) suffix += BASE36[randomInt(36)];
+  // One draw for all six characters: the same uniform suffix as six draws, at a sixth the cost.
+  const suffix = randomInt(SUFFIX_VALUES).toString(36).padStart(6, '0');
   return `${stamp}-${suffix}`;
 }
 
