@@ -1,7 +1,8 @@
 /**
  * One writer per session: an exclusive lock file `<id>.lock` beside the session file holds the
  * writer's pid. A second writer fails at once with SESSION_BUSY naming the holder; the lock of a
- * process that has died is taken over atomically. It must never remove a lock that a live
+ * process that has died is taken over atomically. A lock is a hard link to one stamp file per
+ * process and folder, so taking one writes nothing new. It must never remove a lock that a live
  * process holds.
  */
 import { linkSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
