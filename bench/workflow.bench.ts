@@ -7,7 +7,8 @@
  * build` first), as users get it: under tsx each worker would compile TypeScript at start.
  * Measures only; never asserts.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
@@ -193,6 +194,96 @@ async function scriptedFanOut(): Promise<number> {
   }
 }
 
+const CLI_RUNS = 3;
+const CLI_SLOTS = [1, 4, 16] as const;
+
+/**
+ * Loaded before bin/loom: at exit it writes the whole process's CPU time (every thread, the
+ * script's worker included) and peak RSS to the file LOOM_BENCH_USAGE names.
+ */
+const USAGE_PRELOAD = `data:text/javascript,${encodeURIComponent(
+  "import { writeFileSync } from 'node:fs';\n" +
+    "process.on('exit', () => { const usage = process.resourceUsage(); " +
+    'writeFileSync(process.env.LOOM_BENCH_USAGE, JSON.stringify({ cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000, maxRssKb: usage.maxRSS })); });',
+)}`;
+
+interface CliRun {
+  wallMs: number;
+  cpuMs: number;
+  maxRssMb: number;
+}
+
+/** One `bin/loom workflow run` in a fresh LOOM_HOME: its wall time, CPU time and peak RSS. */
+function cliWorkflowRun(agents: number, slots: number): CliRun {
+  const home = mkdtempSync(join(tmpdir(), 'loom-bench-workflow-cli-'));
+  try {
+    const model = join(home, 'model.json');
+    writeFileSync(model, JSON.stringify({ rules: [], default: { reply: 'ok' } }));
+    const script = join(home, 'fan-out.js');
+    writeFileSync(
+      script,
+      `export const meta = { name: 'fan-out', description: '${agents} instant agents' };\n` +
+        `return (await parallel(Array.from({ length: ${agents} }, (_, index) => () => agent('item ' + index)))).filter(Boolean).length;\n`,
+    );
+    const usageFile = join(home, 'usage.json');
+    const bin = fileURLToPath(new URL('../bin/loom', import.meta.url));
+    const args = ['--import', USAGE_PRELOAD, bin, 'workflow', 'run', script];
+    args.push('--model', `scripted:${model}`, '--max-concurrent', String(slots));
+    args.push('--max-agents', String(agents), '--json');
+    const env = { ...process.env, LOOM_HOME: home, LOOM_BENCH_USAGE: usageFile };
+    const started = performance.now();
+    const result = spawnSync(process.execPath, args, { env, encoding: 'utf8' });
+    const wallMs = performance.now() - started;
+    const value =
+      result.status === 0 ? (JSON.parse(result.stdout) as { value?: unknown }).value : null;
+    if (value !== agents) {
+      throw new Error(`loom workflow run of ${agents} agents failed: ${result.stderr}`);
+    }
+    const usage = JSON.parse(readFileSync(usageFile, 'utf8')) as {
+      cpuMs: number;
+      maxRssKb: number;
+    };
+    return { wallMs, cpuMs: usage.cpuMs, maxRssMb: usage.maxRssKb / 1024 };
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+function median(values: number[]): number {
+  return percentile(values, 0.5);
+}
+
+/**
+ * The whole CLI as a user runs it: host CPU per agent of a ${FAN_OUT}-agent run at 16 slots
+ * (its CPU minus a one-agent run's, so start-up is not spread over the agents), and the wall
+ * time at 1, 4 and 16 slots, each the median of CLI_RUNS runs taken in turn.
+ */
+function cliFanOut(): {
+  cpuPerAgentMs: number;
+  totalCpuPerAgentMs: number;
+  wallMs: Record<(typeof CLI_SLOTS)[number], number>;
+  maxRssMb: number;
+} {
+  const one: number[] = [];
+  const runs = new Map<number, CliRun[]>(CLI_SLOTS.map((slots) => [slots, []]));
+  for (let round = 0; round < CLI_RUNS; round += 1) {
+    one.push(cliWorkflowRun(1, 1).cpuMs);
+    for (const slots of CLI_SLOTS) runs.get(slots)?.push(cliWorkflowRun(FAN_OUT, slots));
+  }
+  const at = (slots: number) => runs.get(slots) ?? [];
+  const cpu16 = median(at(16).map((run) => run.cpuMs));
+  return {
+    cpuPerAgentMs: (cpu16 - median(one)) / (FAN_OUT - 1),
+    totalCpuPerAgentMs: cpu16 / FAN_OUT,
+    wallMs: {
+      1: median(at(1).map((run) => run.wallMs)),
+      4: median(at(4).map((run) => run.wallMs)),
+      16: median(at(16).map((run) => run.wallMs)),
+    },
+    maxRssMb: median(at(16).map((run) => run.maxRssMb)),
+  };
+}
+
 const spinBody = `const end = Date.now() + ${SPIN_MS}; while (Date.now() < end) {}`;
 
 /** Event-loop delay of the host (p99 and max, ms) while `work` runs. */
@@ -222,6 +313,12 @@ export default async function workflowBench(): Promise<BenchRow[]> {
   const fan = await fanOut();
   const spin = await spinDelays();
   const scriptedPerAgent = await scriptedFanOut();
+  const cli = cliFanOut();
+  // A clear fall, not noise: 4 slots beat 1, and 16 slots take at most three quarters of 1's time.
+  const falling =
+    cli.wallMs[16] < cli.wallMs[4] &&
+    cli.wallMs[4] < cli.wallMs[1] &&
+    cli.wallMs[16] <= 0.75 * cli.wallMs[1];
   return [
     {
       name: `workflow: start() to first agent-start, p50 of ${START_RUNS} runs`,
@@ -246,6 +343,39 @@ export default async function workflowBench(): Promise<BenchRow[]> {
       name: `workflow: ${FAN_OUT}-agent fan-out through spawn + scripted model, per agent`,
       value: scriptedPerAgent,
       unit: 'ms',
+    },
+    {
+      name: `workflow: bin/loom workflow run, ${FAN_OUT} agents at 16 slots, host CPU per agent beyond a 1-agent run (median of ${CLI_RUNS})`,
+      value: cli.cpuPerAgentMs,
+      unit: 'ms',
+      target: '< 0.5 ms',
+      ok: cli.cpuPerAgentMs < 0.5,
+    },
+    {
+      name: `workflow: same run, its whole CPU time / ${FAN_OUT} (start-up included)`,
+      value: cli.totalCpuPerAgentMs,
+      unit: 'ms',
+    },
+    ...CLI_SLOTS.map(
+      (slots): BenchRow => ({
+        name: `workflow: bin/loom workflow run, ${FAN_OUT} agents, --max-concurrent ${slots}, wall (median of ${CLI_RUNS})`,
+        value: Math.round(cli.wallMs[slots]),
+        unit: 'ms',
+      }),
+    ),
+    {
+      name: 'workflow: wall at 16 slots / at 1 slot (must fall as slots rise: 16 < 4 < 1)',
+      value: Math.round((cli.wallMs[16] / cli.wallMs[1]) * 100) / 100,
+      unit: 'x',
+      target: '<= 0.75 x, falling',
+      ok: falling,
+    },
+    {
+      name: `workflow: bin/loom workflow run, ${FAN_OUT} agents at 16 slots, peak RSS (median of ${CLI_RUNS})`,
+      value: Math.round(cli.maxRssMb),
+      unit: 'MB',
+      target: '< 150 MB',
+      ok: cli.maxRssMb < 150,
     },
     {
       name: `workflow: host loop delay p99 while the script spins ${SPIN_MS} ms in its worker`,

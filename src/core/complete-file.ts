@@ -5,7 +5,15 @@
  * worst a `*.tmp` file of this process is left beside it.
  */
 import { randomBytes } from 'node:crypto';
-import { linkSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  linkSync,
+  openSync,
+  renameSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 
 /** Removes a temporary file of ours; one that is already gone is fine. */
 function removeTemporary(path: string): void {
@@ -16,8 +24,13 @@ function removeTemporary(path: string): void {
   }
 }
 
+/** Random once per module instance (a worker thread has its own), then counted: no name repeats. */
+const temporaryPrefix = `${process.pid}-${randomBytes(4).toString('hex')}`;
+let temporaryCount = 0;
+
 function temporaryNameFor(path: string): string {
-  return `${path}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+  temporaryCount += 1;
+  return `${path}.${temporaryPrefix}-${temporaryCount.toString(36)}.tmp`;
 }
 
 /** Creates `path` holding `content`; false (and nothing written) when `path` already exists. */
@@ -31,6 +44,34 @@ export function createCompleteFile(path: string, content: string | Buffer): bool
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw error;
   } finally {
+    removeTemporary(temporary);
+  }
+}
+
+/**
+ * Like `createCompleteFile`, but keeps the file open: returns a descriptor that appends to it
+ * (the temporary's, which is the same file), or undefined (and nothing written) when `path`
+ * already exists. Saves opening the file a second time.
+ */
+export function createCompleteFileForAppending(
+  path: string,
+  content: string | Buffer,
+): number | undefined {
+  const temporary = temporaryNameFor(path);
+  const descriptor = openSync(temporary, 'ax');
+  let linked = false;
+  try {
+    const bytes = typeof content === 'string' ? Buffer.from(content) : content;
+    let written = 0;
+    while (written < bytes.length) written += writeSync(descriptor, bytes, written);
+    linkSync(temporary, path);
+    linked = true;
+    return descriptor;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
+    throw error;
+  } finally {
+    if (!linked) closeSync(descriptor);
     removeTemporary(temporary);
   }
 }

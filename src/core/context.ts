@@ -173,6 +173,12 @@ export class Context {
     }
   }
 
+  /** Whether this scope or an ancestor has a listener for `hook`. */
+  hasListeners(hook: { readonly name: string }): boolean {
+    if ((this.listeners.get(hook.name)?.length ?? 0) > 0) return true;
+    return this.parent ? this.parent.hasListeners(hook) : false;
+  }
+
   /** Runs the middleware chain (outermost scope first) around `terminal`. */
   run<Input, Output>(
     hook: WaterfallHook<Input, Output>,

@@ -1,11 +1,13 @@
 /**
  * One writer per session: an exclusive lock file `<id>.lock` beside the session file holds the
  * writer's pid. A second writer fails at once with SESSION_BUSY naming the holder; the lock of a
- * process that has died is taken over atomically. It must never remove a lock that a live
+ * process that has died is taken over atomically. A lock is a hard link to one stamp file per
+ * process and folder, so taking one writes nothing new. It must never remove a lock that a live
  * process holds.
  */
-import { readFileSync, rmSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { linkSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { isMainThread } from 'node:worker_threads';
 import { createCompleteFile, replaceWithCompleteFile } from './complete-file.js';
 import { UserError } from './errors.js';
 
@@ -27,6 +29,29 @@ const CLAIM_ATTEMPTS = 8;
 const SESSION_SUFFIX = '.jsonl';
 
 const heldByThisProcess = new Set<string>();
+/**
+ * Per folder, a file of this process holding its stamp (main thread only): a new lock there is a
+ * hard link to it, so it appears complete in one step without writing a new file. Its name comes
+ * from the stamp, so whoever takes over a lock of this process after it died removes it too; it
+ * goes at exit.
+ */
+const stampSources = new Map<string, string>();
+let stampCleanupInstalled = false;
+
+function stampSourceIn(folder: string, holder: Holder): string {
+  return join(folder, `.loom-lock-${holder.pid}-${holder.start ?? ''}.tmp`);
+}
+
+function removeStampSources(): void {
+  for (const source of stampSources.values()) {
+    try {
+      unlinkSync(source);
+    } catch {
+      // Already gone: nothing to remove.
+    }
+  }
+  stampSources.clear();
+}
 
 /** The lock file of a session file: `<folder>/<id>.lock` for `<folder>/<id>.jsonl`. */
 export function lockPathOf(sessionPath: string): string {
@@ -57,7 +82,7 @@ export function acquireSessionLock(sessionPath: string): SessionLock {
       if (released) return;
       released = true;
       heldByThisProcess.delete(path);
-      if (readIfPresent(path) === stamp) rmSync(path, { force: true });
+      if (readIfPresent(path) === stamp) removeIfPresent(path);
     },
   };
 }
@@ -73,7 +98,7 @@ function claim(
   busy: (holder: Holder, takingOver: boolean) => Error,
 ): void {
   for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
-    if (createCompleteFile(path, stamp)) return;
+    if (createLockFile(path, stamp)) return;
     const content = readIfPresent(path);
     if (content === undefined) continue;
     const holder = parseStamp(content);
@@ -83,6 +108,7 @@ function claim(
     try {
       if (readIfPresent(path) === content) {
         replaceWithCompleteFile(path, stamp);
+        if (holder.pid !== process.pid) removeIfPresent(stampSourceIn(dirname(path), holder));
         return;
       }
     } finally {
@@ -93,6 +119,45 @@ function claim(
     'SESSION_BUSY',
     `could not take the lock ${path}: other processes kept changing it (SESSION_BUSY)`,
   );
+}
+
+/** Creates `path` holding `stamp`; false when it exists. */
+function createLockFile(path: string, stamp: string): boolean {
+  if (!isMainThread) return createCompleteFile(path, stamp);
+  const folder = dirname(path);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const source = stampSources.get(folder) ?? makeStampSource(folder, stamp);
+    try {
+      linkSync(source, path);
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      // The source went missing under us: make it again, once.
+      stampSources.delete(folder);
+    }
+  }
+  return createCompleteFile(path, stamp);
+}
+
+function makeStampSource(folder: string, stamp: string): string {
+  const source = stampSourceIn(folder, parseStamp(stamp));
+  // A dead process with our pid may have left one behind: replace it whole.
+  if (!createCompleteFile(source, stamp)) replaceWithCompleteFile(source, stamp);
+  if (!stampCleanupInstalled) {
+    stampCleanupInstalled = true;
+    process.on('exit', removeStampSources);
+  }
+  stampSources.set(folder, source);
+  return source;
+}
+
+function removeIfPresent(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
 }
 
 /** This process's stamp, read from /proc once: neither the pid nor the start time changes. */

@@ -156,12 +156,20 @@ export class SystemPrompt {
     const canonicalSections = [...this.collectSections().values()]
       .map((definition) => renderSection(definition, variables))
       .sort((first, second) => first.order - second.order);
-    const canonicalTools = tools.map(copyTool);
-    const draft: PromptDraft = {
-      sections: canonicalSections.map((section) => ({ ...section })),
-      tools: canonicalTools.map(copyTool),
-    };
-    const edited = checkDraft(await this.context.run(promptAssemble, draft, (input) => input));
+    const canonicalTools = tools.map(canonicalTool);
+    // Without a listener nothing can edit the draft: it is the canonical one, not a copy.
+    const edited = this.context.hasListeners(promptAssemble)
+      ? checkDraft(
+          await this.context.run(
+            promptAssemble,
+            {
+              sections: canonicalSections.map((section) => ({ ...section })),
+              tools: canonicalTools.map(copyTool),
+            },
+            (input) => input,
+          ),
+        )
+      : { sections: canonicalSections, tools: canonicalTools };
     const pins = this.activePins();
     const sections = restoreProtected({
       edited: edited.sections,
@@ -238,6 +246,39 @@ function renderSection(
 
 function isName(value: unknown): value is string {
   return typeof value === 'string' && value !== '';
+}
+
+/** One frozen deep copy per registered parameters object, shared by every assembly that sends it. */
+const sharedParameters = new WeakMap<object, ModelToolSpec['parameters']>();
+
+function frozenCopy(parameters: ModelToolSpec['parameters']): ModelToolSpec['parameters'] {
+  let shared = sharedParameters.get(parameters);
+  if (shared === undefined) {
+    shared = deepFreeze(structuredClone(parameters));
+    sharedParameters.set(parameters, shared);
+  }
+  return shared;
+}
+
+function deepFreeze<Value>(value: Value): Value {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/**
+ * The tool as assembled: its parameters are a frozen copy made once per registered schema, so a
+ * later change to the registered object never reaches a request already built, and nobody
+ * downstream can change what another agent sends.
+ */
+function canonicalTool(tool: ModelToolSpec): ModelToolSpec {
+  return {
+    name: tool.name,
+    description: tool.description,
+    parameters: frozenCopy(tool.parameters),
+  };
 }
 
 function copyTool(tool: ModelToolSpec): ModelToolSpec {

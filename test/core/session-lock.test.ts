@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { LoomError } from '../../src/core/errors.js';
 import { loadSessionFile } from '../../src/core/session-load.js';
 import { acquireSessionLock, lockPathOf } from '../../src/core/session-lock.js';
 import { SessionLog } from '../../src/core/session-log.js';
+import { isLockStamp } from '../helpers/session-files.js';
 import { deadPid, holdSession } from '../helpers/session-holder.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 
@@ -144,5 +145,53 @@ describe('the writer lock of a session', () => {
     assert.equal(existsSync(lockPathOf(path)), false);
     assert.equal(existsSync(`${lockPathOf(path)}.takeover-${stale}`), false);
     SessionLog.open(path).close();
+  });
+
+  test('every lock of this process in a folder is a hard link to one stamp file, gone at exit', () => {
+    const directory = temporaryFolder(folderPrefix);
+    const first = SessionLog.create({ directory, sessionId: 'first' });
+    const second = SessionLog.create({ directory, sessionId: 'second' });
+    const firstLock = lockPathOf(first.path);
+    const secondLock = lockPathOf(second.path);
+    assert.equal(statSync(secondLock).ino, statSync(firstLock).ino, 'no new file was written');
+    assert.match(readFileSync(secondLock, 'utf8'), new RegExp(`^${process.pid}\\b`));
+    first.close();
+    assert.equal(existsSync(firstLock), false);
+    assert.match(readFileSync(secondLock, 'utf8'), new RegExp(`^${process.pid}\\b`));
+    assert.throws(() => acquireSessionLock(second.path), busyNaming(process.pid));
+    second.close();
+    const left = readdirSync(directory).filter((name) => !name.endsWith('.jsonl'));
+    assert.equal(left.length, 1, 'only the stamp file is left while this process lives');
+    assert.match(left[0] ?? '', new RegExp(`^\\.loom-lock-${process.pid}-\\d*\\.tmp$`));
+    const source = join(directory, left[0] ?? '');
+    assert.equal(statSync(source).nlink, 1);
+    const third = SessionLog.create({ directory, sessionId: 'third' });
+    assert.equal(statSync(lockPathOf(third.path)).ino, statSync(source).ino, 'also with none held');
+    third.close();
+  });
+
+  test("taking over a dead process's lock removes that process's stamp file too", async () => {
+    const path = newSession();
+    const stale = await deadPid();
+    writeFileSync(lockPathOf(path), `${stale}\n`);
+    const source = join(path, '..', `.loom-lock-${stale}-.tmp`);
+    writeFileSync(source, `${stale}\n`);
+    SessionLog.open(path).close();
+    assert.equal(existsSync(source), false);
+    assert.equal(existsSync(lockPathOf(path)), false);
+  });
+
+  test('a sessions folder removed after a first session is made again for the next one', () => {
+    const directory = join(temporaryFolder(folderPrefix), 'sessions');
+    SessionLog.create({ directory, sessionId: 'before' }).close();
+    rmSync(directory, { recursive: true });
+    const log = SessionLog.create({ directory, sessionId: 'after' });
+    log.append('turn/start', { turnId: 't1' });
+    log.close();
+    assert.deepEqual(
+      readdirSync(directory).filter((name) => !isLockStamp(name)),
+      ['after.jsonl'],
+    );
+    assert.equal(loadSessionFile(log.path).events.length, 1);
   });
 });

@@ -235,3 +235,29 @@ test('a section function that throws fails the assembly with the section named',
   });
   await assert.rejects(prompt.assemble([]), /prompt section clock failed to render: no clock/);
 });
+
+test('without a prompt/assemble listener every assembly sends one shared, frozen copy of a tool schema', async () => {
+  const context = new Context();
+  const parent = new SystemPrompt({ context });
+  const tools = [spec('read')];
+  const first = await parent.assemble(tools);
+  const second = await parent.child(new Context({}, context)).assemble(tools);
+  const sent = first.tools[0]?.parameters;
+  assert.ok(sent);
+  assert.notEqual(sent, tools[0]?.parameters, 'the registered schema itself is never sent');
+  assert.equal(second.tools[0]?.parameters, sent, 'a second assembly reuses the copy');
+  assert.ok(Object.isFrozen(sent) && Object.isFrozen(sent.properties), 'nobody can edit it');
+  assert.deepEqual(sent, tools[0]?.parameters);
+  context.use(promptAssemble, async (draft, next) => {
+    const tool = draft.tools[0];
+    if (tool) tool.parameters.edited = true;
+    return next(draft);
+  });
+  const edited = await parent.assemble(tools);
+  assert.equal(
+    edited.tools[0]?.parameters.edited,
+    true,
+    'a listener still gets a copy it may edit',
+  );
+  assert.equal(sent.edited, undefined);
+});
