@@ -6,8 +6,7 @@
  * process holds.
  */
 import { linkSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { isMainThread } from 'node:worker_threads';
+import { dirname, resolve } from 'node:path';
 import { createCompleteFile, replaceWithCompleteFile } from './complete-file.js';
 import { UserError } from './errors.js';
 
@@ -29,28 +28,23 @@ const CLAIM_ATTEMPTS = 8;
 const SESSION_SUFFIX = '.jsonl';
 
 const heldByThisProcess = new Set<string>();
-/**
- * Per folder, a file of this process holding its stamp (main thread only): a new lock there is a
- * hard link to it, so it appears complete in one step without writing a new file. Its name comes
- * from the stamp, so whoever takes over a lock of this process after it died removes it too; it
- * goes at exit.
- */
-const stampSources = new Map<string, string>();
-let stampCleanupInstalled = false;
+/** The same locks by folder: a new lock there is a hard link to one of them (same stamp). */
+const heldByFolder = new Map<string, Set<string>>();
 
-function stampSourceIn(folder: string, holder: Holder): string {
-  return join(folder, `.loom-lock-${holder.pid}-${holder.start ?? ''}.tmp`);
+function hold(path: string): void {
+  heldByThisProcess.add(path);
+  const folder = dirname(path);
+  const held = heldByFolder.get(folder);
+  if (held) held.add(path);
+  else heldByFolder.set(folder, new Set([path]));
 }
 
-function removeStampSources(): void {
-  for (const source of stampSources.values()) {
-    try {
-      unlinkSync(source);
-    } catch {
-      // Already gone: nothing to remove.
-    }
-  }
-  stampSources.clear();
+function unhold(path: string): void {
+  heldByThisProcess.delete(path);
+  const folder = dirname(path);
+  const held = heldByFolder.get(folder);
+  held?.delete(path);
+  if (held?.size === 0) heldByFolder.delete(folder);
 }
 
 /** The lock file of a session file: `<folder>/<id>.lock` for `<folder>/<id>.jsonl`. */
@@ -74,14 +68,14 @@ export function acquireSessionLock(sessionPath: string): SessionLock {
         `(lock file ${path}; the lock of a process that has died is taken over)`,
     );
   claim(path, stamp, busy);
-  heldByThisProcess.add(path);
+  hold(path);
   let released = false;
   return {
     path,
     release() {
       if (released) return;
       released = true;
-      heldByThisProcess.delete(path);
+      unhold(path);
       if (readIfPresent(path) === stamp) removeIfPresent(path);
     },
   };
@@ -108,7 +102,6 @@ function claim(
     try {
       if (readIfPresent(path) === content) {
         replaceWithCompleteFile(path, stamp);
-        if (holder.pid !== process.pid) removeIfPresent(stampSourceIn(dirname(path), holder));
         return;
       }
     } finally {
@@ -121,35 +114,23 @@ function claim(
   );
 }
 
-/** Creates `path` holding `stamp`; false when it exists. */
+/**
+ * Creates `path` holding `stamp`; false when it exists. While this process holds another lock in
+ * the same folder (all hold the same stamp), the new one is a hard link to it: it appears
+ * complete in one step without writing a new file.
+ */
 function createLockFile(path: string, stamp: string): boolean {
-  if (!isMainThread) return createCompleteFile(path, stamp);
-  const folder = dirname(path);
-  for (let attempt = 0; attempt < 2; attempt++) {
-    const source = stampSources.get(folder) ?? makeStampSource(folder, stamp);
+  const source = heldByFolder.get(dirname(path))?.values().next().value;
+  if (source !== undefined) {
     try {
       linkSync(source, path);
       return true;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      // The source went missing under us: make it again, once.
-      stampSources.delete(folder);
+      // The held lock went missing under us: write the new one in full instead.
     }
   }
   return createCompleteFile(path, stamp);
-}
-
-function makeStampSource(folder: string, stamp: string): string {
-  const source = stampSourceIn(folder, parseStamp(stamp));
-  // A dead process with our pid may have left one behind: replace it whole.
-  if (!createCompleteFile(source, stamp)) replaceWithCompleteFile(source, stamp);
-  if (!stampCleanupInstalled) {
-    stampCleanupInstalled = true;
-    process.on('exit', removeStampSources);
-  }
-  stampSources.set(folder, source);
-  return source;
 }
 
 function removeIfPresent(path: string): void {

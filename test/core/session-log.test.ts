@@ -10,7 +10,6 @@ import { SESSION_FORMAT_VERSION, type SessionEvent } from '../../src/core/sessio
 import { loadSessionFile } from '../../src/core/session-load.js';
 import { newSessionId, SessionLog } from '../../src/core/session-log.js';
 import { afterQueuedImmediates } from '../helpers/event-loop.js';
-import { isLockStamp } from '../helpers/session-files.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 
 const folderPrefix = 'loom-session-log-';
@@ -154,12 +153,7 @@ describe('SessionLog.create', () => {
       fileLines(path).map((line) => line.type),
       ['session/header', 'turn/start'],
     );
-    assert.deepEqual(
-      readdirSync(directory)
-        .filter((name) => !isLockStamp(name))
-        .sort(),
-      ['watched.jsonl'],
-    );
+    assert.deepEqual(readdirSync(directory).sort(), ['watched.jsonl']);
   });
 
   test('writes seed events re-numbered from 1 right after the header', () => {

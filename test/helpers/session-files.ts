@@ -69,8 +69,3 @@ export function requestPrompts(
       return { header, ...requestPromptOf(all, header) };
     });
 }
-
-/** The stamp file every lock of a live process in a folder links to (removed at its exit). */
-export function isLockStamp(name: string): boolean {
-  return /^\.loom-lock-\d+-\d*\.tmp$/.test(name);
-}
