@@ -1,9 +1,9 @@
 /**
  * One writer per session: an exclusive lock file `<id>.lock` beside the session file holds the
  * writer's pid. A second writer fails at once with SESSION_BUSY naming the holder; the lock of a
- * process that has died is taken over atomically. A lock is a hard link to one stamp file per
- * process and folder, so taking one writes nothing new. It must never remove a lock that a live
- * process holds.
+ * process that has died is taken over atomically. Where the process already holds a lock in the
+ * same folder, a new lock is a hard link to it (the same stamp), so taking it writes no new file.
+ * It must never remove a lock that a live process holds.
  */
 import { linkSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
