@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
-import { type UpdateLog, updateLog } from '../helpers/acp-client.js';
+import { testClient, type UpdateLog, updateLog } from '../helpers/acp-client.js';
 import { type LoomRun, startLoom } from './loom-process.js';
 
 export type PermissionAnswer = (
@@ -31,13 +31,7 @@ export async function withLoomAcp<T>(
     keepStdinOpen: true,
   });
   const log = updateLog();
-  const client = acp
-    .client({ name: 'loom-test' })
-    .onNotification('session/update', ({ params }) => log.push(params.update))
-    .onRequest('session/request_permission', ({ params }) => {
-      if (!options.permission) throw new Error('no permission request was expected');
-      return options.permission(params);
-    });
+  const client = testClient(log, options);
   try {
     return await client.connectWith(loomAcpStream(loom), (agent) => op(agent, log));
   } finally {

@@ -67,6 +67,29 @@ export async function promptFor(
   return { stopReason: response.stopReason, updates, text: messageText(updates) };
 }
 
+/** How a test client answers what the agent asks it; an unexpected request fails. */
+export interface ClientAnswers {
+  /** Answers the agent's `session/request_permission`. */
+  permission?: (request: acp.RequestPermissionRequest) => acp.RequestPermissionResponse;
+  /** Answers the agent's `elicitation/create` (a client that advertised forms). */
+  elicitation?: (request: acp.CreateElicitationRequest) => acp.CreateElicitationResponse;
+}
+
+/** An ACP client that records every session update in `log` and answers with `answers`. */
+export function testClient(log: UpdateLog, answers: ClientAnswers) {
+  return acp
+    .client({ name: 'loom-test' })
+    .onNotification('session/update', ({ params }) => log.push(params.update))
+    .onRequest('session/request_permission', ({ params }) => {
+      if (!answers.permission) throw new Error('no permission request was expected');
+      return answers.permission(params);
+    })
+    .onRequest('elicitation/create', ({ params }) => {
+      if (!answers.elicitation) throw new Error('no elicitation was expected');
+      return answers.elicitation(params);
+    });
+}
+
 /**
  * Serves ACP in this process with `home` and the scripted model file `model`, runs `op` as a
  * client, then shuts the server down (its sessions' logs closed) before resolving.
@@ -90,17 +113,7 @@ export async function withAcpInProcess<T>(
     model: `scripted:${options.model}`,
   });
   const log = updateLog();
-  const client = acp
-    .client({ name: 'loom-test' })
-    .onNotification('session/update', ({ params }) => log.push(params.update))
-    .onRequest('session/request_permission', ({ params }) => {
-      if (!options.permission) throw new Error('no permission request was expected');
-      return options.permission(params);
-    })
-    .onRequest('elicitation/create', ({ params }) => {
-      if (!options.elicitation) throw new Error('no elicitation was expected');
-      return options.elicitation(params);
-    });
+  const client = testClient(log, options);
   try {
     return await client.connectWith(
       acp.ndJsonStream(toServer.writable, toClient.readable),
