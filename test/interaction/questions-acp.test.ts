@@ -20,7 +20,8 @@ const questions = [
   },
 ];
 
-test('loom acp: ask_user_question is answered by the client, one permission request per question', async () => {
+/** A home whose scripted model asks `questions` on "plan the service", and a workspace. */
+function askingFolders() {
   const home = temporaryFolder();
   const workspace = temporaryFolder();
   const model = writeScriptedModel(home, {
@@ -32,6 +33,11 @@ test('loom acp: ask_user_question is answered by the client, one permission requ
       ),
     ],
   });
+  return { home, workspace, model };
+}
+
+test('loom acp: ask_user_question is answered by the client, one permission request per question', async () => {
+  const { home, workspace, model } = askingFolders();
   const requests: acp.RequestPermissionRequest[] = [];
   const choose = (request: acp.RequestPermissionRequest): acp.RequestPermissionResponse => {
     requests.push(request);
@@ -93,17 +99,7 @@ test('loom acp: a question the client dismisses is NO_USER for the model', async
 });
 
 test('loom acp: a client that renders forms gets one form, with multi-select and "Other" text', async () => {
-  const home = temporaryFolder();
-  const workspace = temporaryFolder();
-  const model = writeScriptedModel(home, {
-    rules: [
-      callsThenReply(
-        'plan the service',
-        [{ name: 'ask_user_question', arguments: { questions } }],
-        'result: {{lastToolResult}}',
-      ),
-    ],
-  });
+  const { home, workspace, model } = askingFolders();
   const forms: acp.CreateElicitationRequest[] = [];
   const fill = (request: acp.CreateElicitationRequest): acp.CreateElicitationResponse => {
     forms.push(request);
