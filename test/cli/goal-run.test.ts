@@ -70,6 +70,11 @@ function runGoal(folders: ScriptedFolders, args: string[]) {
   return loom(folders, ['run', ...modelArgs(folders), '--cwd', folders.workspace, ...args]);
 }
 
+/** `loom goal resume --session ID` over the scripted model, with `extra` arguments. */
+function resumeGoal(folders: ScriptedFolders, sessionId: string, extra: string[] = []) {
+  return loom(folders, ['goal', 'resume', '--session', sessionId, ...modelArgs(folders), ...extra]);
+}
+
 /** Standard input stays open: with --goal and no prompt, `loom run` must not wait to read one. */
 function startGoal(folders: ScriptedFolders, args: string[]): LoomRun {
   return startLoom(['run', ...modelArgs(folders), '--cwd', folders.workspace, ...args], {
@@ -183,14 +188,7 @@ test('a goal killed in round 2 reopens disarmed: the human is answered, no round
   assert.deepEqual(historyRounds(reopened), [1, 2]);
   assert.equal(reopened.goal.phase, 'active');
 
-  const resumed = await loom(folders, [
-    'goal',
-    'resume',
-    '--session',
-    sessionId,
-    ...modelArgs(folders),
-    '--json',
-  ]);
+  const resumed = await resumeGoal(folders, sessionId, ['--json']);
   assert.equal(resumed.code, 0, resumed.stderr);
   const resumedEvents = eventsOf(resumed.stdout);
   assert.deepEqual(roundsIn(resumedEvents), [3]);
@@ -227,13 +225,7 @@ test('Ctrl-C in a round exits 130 with the goal paused by the human; goal resume
     by: 'human',
   });
 
-  const resumed = await loom(folders, [
-    'goal',
-    'resume',
-    '--session',
-    sessionId,
-    ...modelArgs(folders),
-  ]);
+  const resumed = await resumeGoal(folders, sessionId);
   assert.equal(resumed.code, 0, resumed.stderr);
   assert.match(resumed.stderr, /^goal round 3 of 20$/m);
   assert.match(resumed.stdout, /finished in round 3/);

@@ -150,11 +150,7 @@ test('a goal round with the wrong round number is a replay error naming its seq'
 });
 
 test('a goal round while no goal is active is a replay error naming its seq', () => {
-  const pause = session.events.find(
-    (event) =>
-      event.type === 'goal/change' &&
-      (event as SessionEvent<'goal/change'>).data.action === 'pause',
-  ) as SessionEvent;
+  const pause = pauseChange();
   const round3 = roundMessage(session.events, 3);
   // Round 3 moved before the resume: it would run while the goal is paused.
   const before = session.events.filter((event) => event.seq <= pause.seq);
@@ -170,12 +166,17 @@ test('a goal round before any goal exists is a replay error naming its seq', () 
   assert.match(error.message, new RegExp(`session event ${round1.seq} \\(user/message\\)`));
 });
 
-test('a goal change with a wrong revision is a replay error naming its seq', () => {
-  const pause = session.events.find(
+/** The recorded session's `pause` change. */
+function pauseChange(): SessionEvent {
+  return session.events.find(
     (event) =>
       event.type === 'goal/change' &&
       (event as SessionEvent<'goal/change'>).data.action === 'pause',
   ) as SessionEvent;
+}
+
+test('a goal change with a wrong revision is a replay error naming its seq', () => {
+  const pause = pauseChange();
   const error = replayError(
     edited(session.events, pause.seq, (data) => {
       data.revision = 5;
@@ -186,11 +187,7 @@ test('a goal change with a wrong revision is a replay error naming its seq', () 
 });
 
 test('a goal change naming another goal is a replay error naming its seq', () => {
-  const pause = session.events.find(
-    (event) =>
-      event.type === 'goal/change' &&
-      (event as SessionEvent<'goal/change'>).data.action === 'pause',
-  ) as SessionEvent;
+  const pause = pauseChange();
   const error = replayError(
     edited(session.events, pause.seq, (data) => {
       data.goalId = 'goal-7';
