@@ -51,6 +51,8 @@ const result = await build({
   sourcemap: true,
   logLevel: 'warning',
   plugins: [withoutZodLocales],
+  // ink imports it only when DEV is set, for React DevTools; Loom never ships it.
+  external: ['react-devtools-core'],
   // Bundled CommonJS dependencies call `require` for Node's own modules: give them one.
   banner: {
     js: "import { createRequire as loomBundleRequire } from 'node:module';\nconst require = loomBundleRequire(import.meta.url);",

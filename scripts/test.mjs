@@ -8,7 +8,7 @@ function collect(folder) {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
     const path = join(folder, entry.name);
     if (entry.isDirectory()) return collect(path);
-    return entry.name.endsWith('.test.ts') ? [path] : [];
+    return entry.name.endsWith('.test.ts') || entry.name.endsWith('.test.tsx') ? [path] : [];
   });
 }
 

@@ -35,7 +35,17 @@ export function buildProgram(): Command {
     .version(version, '-v, --version')
     .showHelpAfterError()
     .exitOverride()
-    .addHelpText('after', EXAMPLES);
+    .addHelpText('after', EXAMPLES)
+    // Options of `loom` itself (the interactive session) are read before a command only.
+    .enablePositionalOptions()
+    .option('--resume <id>', 'reopen this session in the interactive terminal')
+    .option('--continue', "reopen this workspace's latest session in the interactive terminal")
+    .option('--model <spec>', `the model of the interactive session ${MODEL_DEFAULT}`)
+    .option('--cwd <dir>', 'the workspace folder (default: the current folder)')
+    .action(async (options: import('../tui/tui-command.js').TuiOptions) => {
+      const { tuiCommand } = await import('../tui/tui-command.js');
+      await exitAfterDrain(await tuiCommand(options));
+    });
 
   program
     .command('run')

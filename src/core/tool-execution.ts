@@ -34,9 +34,16 @@ export type GuardVerdict = undefined | { deny: string };
 /** Can only deny. Runs after the whole pre-execute waterfall; a throw denies the call too. */
 export type ToolGuard = (request: ToolCallRequest) => GuardVerdict | Promise<GuardVerdict>;
 
+/** `true` approves; a refusal may carry the human's words for the model. */
+export type PermissionAnswer = boolean | { approved: false; feedback: string };
+
 export interface PermissionAsker {
   /** Resolves true to approve. Should settle promptly once `signal` aborts. */
-  ask(request: { call: ToolCallRequest; reason: string; signal: AbortSignal }): Promise<boolean>;
+  ask(request: {
+    call: ToolCallRequest;
+    reason: string;
+    signal: AbortSignal;
+  }): Promise<PermissionAnswer>;
 }
 
 export interface ToolObservation {
@@ -231,7 +238,11 @@ class ToolCall {
     if (answer === ABORTED) return cancelled(this.call, 'while waiting for approval');
     this.phase = 'before it ran';
     if (answer === true) return undefined;
-    return denied(this.call, `${name} was not approved (${reason}).`);
+    const feedback = typeof answer === 'object' ? answer.feedback.trim() : '';
+    return denied(
+      this.call,
+      `${name} was not approved (${reason}).${feedback ? ` The user said: ${feedback}` : ''}`,
+    );
   }
 
   /** The terminal of `tools/execute`: the tool's own code under the time limit. */

@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createModelClient } from '../../src/llm/providers.js';
-import { readFixture, sentBody, splitIntoPieces, useReplayServer } from './replay-server.js';
+import { readFixture, sentBody, splitIntoPieces, withReplayServer } from './replay-server.js';
 import { collectParts, fakeKey, joinedText, lastPart, makeRequest } from './stream-helpers.js';
 
-const server = useReplayServer();
+const server = withReplayServer();
 
 const calls = (parts: Awaited<ReturnType<typeof collectParts>>) =>
   parts.flatMap((part) => (part.type === 'tool-call' ? [part.call] : []));

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { ModelStreamPart } from '../../src/llm/contract.js';
 import { createModelClient } from '../../src/llm/providers.js';
-import { readFixture, sentBody, splitIntoPieces, useReplayServer } from './replay-server.js';
+import { readFixture, sentBody, splitIntoPieces, withReplayServer } from './replay-server.js';
 import {
   collectParts,
   fakeKey,
@@ -17,7 +17,7 @@ import {
   makeRequest,
 } from './stream-helpers.js';
 
-const server = useReplayServer();
+const server = withReplayServer();
 
 function deepseekClient(model = 'deepseek-chat', retry: false | undefined = false) {
   return createModelClient(`local-deepseek:${model}`, localDeepseekOptions(server.url, { retry }));

@@ -93,7 +93,7 @@ export async function startReplayServer(responses: ReplayResponse[] = []): Promi
  * One replay server for the calling test file: started before its tests and closed after them.
  * The returned server forwards to it, so it may be captured at module level.
  */
-export function useReplayServer(): ReplayServer {
+export function withReplayServer(): ReplayServer {
   let started: ReplayServer | undefined;
   before(async () => {
     started = await startReplayServer();

@@ -8,10 +8,10 @@ import { test } from 'node:test';
 import { isEvent } from '../../src/core/session-events.js';
 import { createModelClient } from '../../src/llm/providers.js';
 import { agentFixture } from '../core/agent-fixture.js';
-import { readFixture, sentBody, sseEvents, useReplayServer } from './replay-server.js';
+import { readFixture, sentBody, sseEvents, withReplayServer } from './replay-server.js';
 import { localDeepseekOptions } from './stream-helpers.js';
 
-const server = useReplayServer();
+const server = withReplayServer();
 
 const readFile = {
   name: 'read_file',

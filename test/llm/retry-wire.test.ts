@@ -10,7 +10,7 @@ import { describe, test } from 'node:test';
 import type { ModelStreamPart } from '../../src/llm/contract.js';
 import { type CreateModelClientOptions, createModelClient } from '../../src/llm/providers.js';
 import { withRetry } from '../../src/llm/retry.js';
-import { readFixture, useReplayServer } from './replay-server.js';
+import { readFixture, withReplayServer } from './replay-server.js';
 import {
   collectParts,
   fakeKey,
@@ -21,7 +21,7 @@ import {
   recordingSleep,
 } from './stream-helpers.js';
 
-const server = useReplayServer();
+const server = withReplayServer();
 
 const options = (extra: Partial<CreateModelClientOptions> = {}) =>
   localDeepseekOptions(server.url, extra);

@@ -1,0 +1,79 @@
+/**
+ * The interactive terminal's data: what the transcript shows, what a pending request (an
+ * approval, questions, a plan review) asks, and what the footer counts. Plain data shared by the
+ * store (which folds session events into it) and the ink components (which only draw it); no
+ * module here renders or touches the runtime.
+ */
+import type { Question, QuestionAnswer } from '../interaction/user-questions.js';
+
+export type ToolStatus = 'running' | 'done' | 'failed' | 'denied' | 'cancelled';
+
+export interface ToolLineState {
+  callId: string;
+  name: string;
+  arguments: unknown;
+  status: ToolStatus;
+  /** The result's text once it ended (the view shortens and folds it). */
+  result?: string;
+}
+
+/** One block of the transcript. Finished items never change again (ink's static region). */
+export type TranscriptItem =
+  | { kind: 'user'; id: string; text: string; queued?: 'steer' | 'followup' }
+  | { kind: 'assistant'; id: string; text: string }
+  | { kind: 'reasoning'; id: string; text: string }
+  | { kind: 'tool'; id: string; tool: ToolLineState }
+  | { kind: 'shell'; id: string; command: string; output: string; exitCode: number | null }
+  | { kind: 'notice'; id: string; tone: 'info' | 'warning' | 'error'; text: string };
+
+export type TranscriptItemKind = TranscriptItem['kind'];
+
+/** How a permission request was answered; `always` adds a rule for the rest of the session. */
+export type ApprovalAnswer =
+  | { decision: 'once' }
+  | { decision: 'always' }
+  | { decision: 'no'; reason?: string };
+
+/** What the human is asked now; the UI answers it through `resolve` exactly once. */
+export type PendingRequest =
+  | {
+      kind: 'approval';
+      id: string;
+      tool: string;
+      arguments: unknown;
+      reason: string;
+      resolve(answer: ApprovalAnswer): void;
+    }
+  | {
+      kind: 'questions';
+      id: string;
+      questions: Question[];
+      resolve(answers: QuestionAnswer[]): void;
+    }
+  | {
+      kind: 'plan-review';
+      id: string;
+      plan: string;
+      resolve(review: { approved: boolean; feedback?: string }): void;
+    };
+
+export interface FooterState {
+  model: string;
+  workspace: string;
+  /** Input tokens of the latest model request, against the model's window when known. */
+  contextTokens: number;
+  contextWindow?: number;
+  tokens: { input: number; output: number };
+  /** Cost in US dollars from configured prices; absent without prices. */
+  costUsd?: number;
+  runningChildren: number;
+  runningJobs: number;
+  runningWorkflows: number;
+  /** `round/maxRounds` of an active goal, with its phase. */
+  goal?: { round: number; maxRounds: number; phase: string };
+  mode: 'default' | 'plan';
+  /** The turn is running. */
+  busy: boolean;
+  /** Messages typed while busy, waiting for the next step (steer) or the turn's end (followup). */
+  queued: number;
+}

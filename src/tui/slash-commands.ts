@@ -1,0 +1,110 @@
+/**
+ * The slash commands: each has a name, a one-line description for `/help` and completion, and
+ * an action over the terminal's session, store and view. Parsing is strict: an unknown command
+ * is reported with the names that exist, never sent to the model.
+ */
+import { planModeOf } from '../plan/install.js';
+import type { TuiSession } from './tui-session.js';
+import type { TuiStore } from './tui-store.js';
+
+export type TuiView = 'chat' | 'workflows';
+
+export interface SlashContext {
+  session: TuiSession;
+  store: TuiStore;
+  setView(view: TuiView): void;
+  exit(): void;
+}
+
+export interface SlashCommand {
+  name: string;
+  /** Shown after the name in `/help`, such as `[SPEC]`. */
+  usage?: string;
+  description: string;
+  run(args: string, context: SlashContext): void | Promise<void>;
+}
+
+export const SLASH_COMMANDS: readonly SlashCommand[] = [
+  {
+    name: 'help',
+    description: 'list the commands and keys',
+    run(_args, { store }) {
+      const lines = SLASH_COMMANDS.map(
+        (command) =>
+          `/${command.name}${command.usage ? ` ${command.usage}` : ''} — ${command.description}`,
+      );
+      store.add({
+        kind: 'notice',
+        tone: 'info',
+        text: [
+          ...lines,
+          'esc interrupts · shift+tab switches mode · ctrl+c twice or ctrl+d exits',
+        ].join('\n'),
+      });
+    },
+  },
+  {
+    name: 'new',
+    description: 'start a new session in this workspace',
+    async run(_args, { session, store }) {
+      await session.switchTo(store);
+      store.add({ kind: 'notice', tone: 'info', text: `new session ${session.sessionId}` });
+    },
+  },
+  {
+    name: 'plan',
+    description: 'switch plan mode on or off',
+    run(_args, { session, store }) {
+      const plan = planModeOf(session.current);
+      if (!plan) {
+        store.add({ kind: 'notice', tone: 'warning', text: 'plan mode is not available here' });
+        return;
+      }
+      plan.setMode(plan.mode === 'plan' ? 'default' : 'plan', 'user');
+    },
+  },
+  {
+    name: 'workflows',
+    description: 'a live tree of the workflow runs (esc returns)',
+    run(_args, { setView }) {
+      setView('workflows');
+    },
+  },
+  {
+    name: 'exit',
+    description: 'leave (the session id is printed to resume it)',
+    run(_args, { exit }) {
+      exit();
+    },
+  },
+];
+
+/** The commands whose name starts with what follows the slash, for completion. */
+export function completeSlash(text: string): SlashCommand[] {
+  if (!text.startsWith('/') || text.includes(' ')) return [];
+  const prefix = text.slice(1);
+  return SLASH_COMMANDS.filter((command) => command.name.startsWith(prefix));
+}
+
+/** Runs `/name args`; an unknown name is a warning listing the commands. */
+export async function runSlash(text: string, context: SlashContext): Promise<void> {
+  const [head = '', ...rest] = text.slice(1).split(' ');
+  const command = SLASH_COMMANDS.find((candidate) => candidate.name === head);
+  if (!command) {
+    context.store.add({
+      kind: 'notice',
+      tone: 'warning',
+      text: `unknown command /${head}; the commands are ${SLASH_COMMANDS.map((entry) => `/${entry.name}`).join(' ')}`,
+    });
+    return;
+  }
+  try {
+    await command.run(rest.join(' ').trim(), context);
+  } catch (error) {
+    context.store.add({
+      kind: 'notice',
+      tone: 'error',
+      text: `/${command.name}: ${error instanceof Error ? error.message : String(error)}`,
+    });
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * Folds a root session's events into the transcript the terminal shows: finished items (which
+ * never change again, so ink prints them once) and live items (streaming text, running tools).
+ * Reads events only; it never writes the log and never throws on an event it does not know.
+ */
+import type { SessionEvent } from '../core/session-events.js';
+import type { ToolStatus, TranscriptItem } from './contract.js';
+
+type Data<Type extends SessionEvent['type']> = SessionEvent<Type>['data'];
+
+export class TranscriptFold {
+  /** Append-only. */
+  readonly finished: TranscriptItem[] = [];
+  private readonly liveItems = new Map<string, TranscriptItem>();
+  private sequence = 0;
+
+  get live(): TranscriptItem[] {
+    return [...this.liveItems.values()];
+  }
+
+  /** An item made by the terminal itself (a shell command's output, a notice). */
+  add(item: DistributiveOmit<TranscriptItem, 'id'>): void {
+    this.finished.push({ ...item, id: `local-${++this.sequence}` } as TranscriptItem);
+  }
+
+  apply(event: SessionEvent): void {
+    switch (event.type) {
+      case 'user/message': {
+        const data = event.data as Data<'user/message'>;
+        if (data.source === undefined) {
+          this.finished.push({ kind: 'user', id: `u-${event.seq}`, text: data.text });
+        } else {
+          this.finished.push({
+            kind: 'notice',
+            id: `u-${event.seq}`,
+            tone: 'info',
+            text: `${data.source}${data.round !== undefined ? ` round ${data.round}` : ''}: ${firstLine(data.text)}`,
+          });
+        }
+        return;
+      }
+      case 'assistant/chunk': {
+        const data = event.data as Data<'assistant/chunk'>;
+        const id = `${data.kind === 'text' ? 'a' : 'r'}-${data.turnId}-${data.step}`;
+        const current = this.liveItems.get(id);
+        const text = (current && 'text' in current ? current.text : '') + data.text;
+        this.liveItems.set(id, {
+          kind: data.kind === 'text' ? 'assistant' : 'reasoning',
+          id,
+          text,
+        });
+        return;
+      }
+      case 'assistant/message': {
+        const data = event.data as Data<'assistant/message'>;
+        const key = `${data.turnId}-${data.step}`;
+        this.liveItems.delete(`a-${key}`);
+        this.liveItems.delete(`r-${key}`);
+        if (data.reasoning)
+          this.finished.push({ kind: 'reasoning', id: `r-${key}`, text: data.reasoning });
+        if (data.text.trim())
+          this.finished.push({ kind: 'assistant', id: `a-${key}`, text: data.text });
+        return;
+      }
+      case 'tool/call': {
+        const data = event.data as Data<'tool/call'>;
+        this.liveItems.set(`t-${data.callId}`, {
+          kind: 'tool',
+          id: `t-${data.callId}`,
+          tool: {
+            callId: data.callId,
+            name: data.name,
+            arguments: data.arguments,
+            status: 'running',
+          },
+        });
+        return;
+      }
+      case 'tool/result': {
+        const data = event.data as Data<'tool/result'>;
+        const id = `t-${data.callId}`;
+        const running = this.liveItems.get(id);
+        this.liveItems.delete(id);
+        this.finished.push({
+          kind: 'tool',
+          id,
+          tool: {
+            callId: data.callId,
+            name: data.name,
+            arguments: running?.kind === 'tool' ? running.tool.arguments : undefined,
+            status: statusOf(data),
+            result: data.content,
+          },
+        });
+        return;
+      }
+      case 'turn/end': {
+        const data = event.data as Data<'turn/end'>;
+        // What streamed before an abort stays visible.
+        for (const item of this.liveItems.values()) this.finished.push(item);
+        this.liveItems.clear();
+        if (data.error) {
+          this.finished.push({
+            kind: 'notice',
+            id: `e-${event.seq}`,
+            tone: 'error',
+            text: data.error.message,
+          });
+        } else if (data.reason === 'aborted' || data.reason === 'interrupted') {
+          this.finished.push({
+            kind: 'notice',
+            id: `e-${event.seq}`,
+            tone: 'warning',
+            text: 'interrupted',
+          });
+        }
+        return;
+      }
+      default:
+        return;
+    }
+  }
+}
+
+type DistributiveOmit<Type, Key extends PropertyKey> = Type extends unknown
+  ? Omit<Type, Key>
+  : never;
+
+function statusOf(data: Data<'tool/result'>): ToolStatus {
+  if (!data.isError) return 'done';
+  if (data.errorCode === 'TOOL_DENIED') return 'denied';
+  if (data.errorCode === 'ABORTED') return 'cancelled';
+  return 'failed';
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n', 1)[0] ?? '';
+  return line.length > 120 ? `${line.slice(0, 119)}…` : line;
+}

@@ -1,0 +1,99 @@
+/**
+ * The session the terminal talks to, and the only place it acts on the runtime: sending a
+ * message (a new turn when idle, a steer when busy), a follow-up, interrupting, and switching to
+ * a new or a stored session of this workspace. Each session it opens gets the terminal's
+ * permission asker; the one it leaves is closed, its children released.
+ */
+import type { LoomSetup } from '../cli/build-runtime.js';
+import type { AgentHandle } from '../core/create-agent.js';
+import { SessionStore, type SessionSummary } from '../core/session-store.js';
+import { permissionAskerKey } from '../core/tool-execution.js';
+import { realFolder } from '../core/workspace-folder.js';
+import type { InteractionBroker } from './interaction-broker.js';
+import type { TuiStore } from './tui-store.js';
+
+export const INTERRUPT_CAUSE = 'interrupted by the user';
+
+export class TuiSession {
+  private handle: AgentHandle;
+
+  constructor(
+    readonly setup: LoomSetup,
+    private readonly broker: InteractionBroker,
+    handle: AgentHandle,
+  ) {
+    this.handle = this.prepare(handle);
+  }
+
+  get current(): AgentHandle {
+    return this.handle;
+  }
+
+  get sessionId(): string {
+    return this.handle.log.header.sessionId;
+  }
+
+  /** A new turn when the agent is idle; otherwise joins the running turn at its next step. */
+  send(text: string): 'turn' | 'steer' {
+    const { agent } = this.handle;
+    if (agent.status === 'idle') {
+      void agent.prompt(text);
+      return 'turn';
+    }
+    agent.steer(text);
+    return 'steer';
+  }
+
+  /** Delivered as a turn of its own once the running one ends. */
+  followup(text: string): void {
+    this.handle.agent.followup(text);
+  }
+
+  /** Ends the running turn as interrupted; queued messages are kept. */
+  interrupt(): void {
+    this.handle.agent.cancel(INTERRUPT_CAUSE, { keepInbox: true });
+  }
+
+  /** Leaves this session for a new one, or for stored session `id` of this workspace. */
+  async switchTo(store: TuiStore, id?: string): Promise<void> {
+    const runtime = this.setup.runtime;
+    const next = id === undefined ? runtime.start() : runtime.resume(id);
+    await this.leave();
+    this.handle = this.prepare(next);
+    store.attach(this.handle);
+  }
+
+  /** The root sessions of this workspace, newest first. */
+  storedSessions(): SessionSummary[] {
+    return workspaceSessions(this.setup.runtime.home, this.setup.runtime.cwd);
+  }
+
+  /** Cancels what runs, releases children and closes the session's log. */
+  async close(): Promise<void> {
+    await this.leave();
+    this.setup.jobs.service.abandonAll('the terminal closed');
+  }
+
+  private prepare(handle: AgentHandle): AgentHandle {
+    handle.onClose(handle.context.provide(permissionAskerKey, this.broker.asker));
+    return handle;
+  }
+
+  private async leave(): Promise<void> {
+    const children = this.setup.subagents.services.children;
+    const { handle, sessionId } = this;
+    children.cancelTree(sessionId, 'the session was left');
+    await handle.agent.whenIdle();
+    children.releaseUnder(sessionId);
+    handle.close();
+  }
+}
+
+/** The sessions a person started in `cwd` (compared by real path), newest first. */
+export function workspaceSessions(home: string, cwd: string): SessionSummary[] {
+  const workspace = realFolder(cwd);
+  return new SessionStore(home)
+    .list()
+    .filter((summary) => summary.workspace === workspace && summary.delegationDepth === 0)
+    .reverse();
+}

@@ -1,0 +1,190 @@
+/**
+ * The interactive terminal's state, outside React: the open session's transcript (folded from
+ * its log), the pending request, workflow runs (folded from `workflow/*` events), jobs and
+ * children counts, and the footer. Components read immutable snapshots through
+ * `useSyncExternalStore`; changes are coalesced to one notification per frame, so hundreds of
+ * agents do not redraw the screen hundreds of times. It never writes the log.
+ */
+
+import type { LoomSetup } from '../cli/build-runtime.js';
+import { WorkflowProgressState } from '../cli/workflow-progress-state.js';
+import { agentStatus } from '../core/agent-hooks.js';
+import type { Disposer } from '../core/context.js';
+import type { AgentHandle } from '../core/create-agent.js';
+import type { SessionEvent } from '../core/session-events.js';
+import { goalOf } from '../goal/install.js';
+import { jobSettled, jobStarted } from '../jobs/contract.js';
+import { planModeOf } from '../plan/install.js';
+import type { WorkflowEventRecord, WorkflowStopReason } from '../workflow/contract.js';
+import { onWorkflowEvents } from '../workflow/run-events.js';
+import type { FooterState, PendingRequest, TranscriptItem } from './contract.js';
+import type { InteractionBroker } from './interaction-broker.js';
+import { TranscriptFold } from './transcript-fold.js';
+
+/** The frame the store coalesces changes into. */
+const FRAME_MS = 16;
+
+export interface WorkflowView {
+  runId: string;
+  state: WorkflowProgressState;
+  startedAt: number;
+  endedAt?: number;
+  stopReason?: WorkflowStopReason;
+}
+
+export interface TuiSnapshot {
+  sessionId: string;
+  finished: readonly TranscriptItem[];
+  live: readonly TranscriptItem[];
+  pending: PendingRequest | undefined;
+  footer: FooterState;
+  workflows: readonly WorkflowView[];
+  /** Bumped on every change, so views keyed on it redraw. */
+  version: number;
+}
+
+export class TuiStore {
+  private fold = new TranscriptFold();
+  private readonly workflows = new Map<string, WorkflowView>();
+  private readonly listeners = new Set<() => void>();
+  private snapshot: TuiSnapshot;
+  private scheduled: NodeJS.Timeout | undefined;
+  private detachSession: Disposer = () => {};
+  private readonly detachRuntime: Disposer;
+  private usage = { input: 0, output: 0 };
+  private contextTokens = 0;
+  private queued = 0;
+
+  constructor(
+    private readonly setup: LoomSetup,
+    private handle: AgentHandle,
+    private readonly broker: InteractionBroker,
+  ) {
+    const root = setup.runtime.root;
+    const undo = [
+      onWorkflowEvents(root, (record) => this.applyWorkflow(record)),
+      root.on(jobStarted, () => this.changed()),
+      root.on(jobSettled, () => this.changed()),
+      broker.onChange(() => this.changed()),
+    ];
+    this.detachRuntime = () => {
+      for (const dispose of undo) dispose();
+    };
+    this.attach(handle);
+    this.snapshot = this.build();
+  }
+
+  get session(): AgentHandle {
+    return this.handle;
+  }
+
+  /** Shows another session (after /new or /resume): its history is folded from its log. */
+  attach(handle: AgentHandle): void {
+    this.detachSession();
+    this.handle = handle;
+    this.fold = new TranscriptFold();
+    this.usage = { input: 0, output: 0 };
+    this.contextTokens = 0;
+    for (const event of handle.log.events) this.applySession(event);
+    const undo = [
+      handle.log.onAppend((event) => {
+        this.applySession(event);
+        this.changed();
+      }),
+    ];
+    undo.push(handle.context.on(agentStatus, () => this.changed()));
+    const plan = planModeOf(handle);
+    if (plan) undo.push(plan.onChange(() => this.changed()));
+    this.detachSession = () => {
+      for (const dispose of undo) dispose();
+    };
+    this.changed();
+  }
+
+  /** A block the terminal made itself (a shell command, a notice, a slash command's answer). */
+  add(item: Parameters<TranscriptFold['add']>[0]): void {
+    this.fold.add(item);
+    this.changed();
+  }
+
+  setQueued(count: number): void {
+    this.queued = count;
+    this.changed();
+  }
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  getSnapshot = (): TuiSnapshot => this.snapshot;
+
+  dispose(): void {
+    this.detachSession();
+    this.detachRuntime();
+    if (this.scheduled) clearTimeout(this.scheduled);
+  }
+
+  private applySession(event: SessionEvent): void {
+    this.fold.apply(event);
+    if (event.type === 'assistant/message') {
+      const usage = (event.data as SessionEvent<'assistant/message'>['data']).usage;
+      this.usage.input += usage.input;
+      this.usage.output += usage.output;
+      this.contextTokens = usage.input;
+    }
+  }
+
+  private applyWorkflow(record: WorkflowEventRecord): void {
+    let view = this.workflows.get(record.runId);
+    if (!view) {
+      view = { runId: record.runId, state: new WorkflowProgressState(), startedAt: record.time };
+      this.workflows.set(record.runId, view);
+    }
+    view.state.apply(record);
+    if (record.type === 'workflow/end') {
+      view.endedAt = record.time;
+      view.stopReason = record.stopReason;
+    }
+    this.changed();
+  }
+
+  private changed(): void {
+    if (this.scheduled) return;
+    this.scheduled = setTimeout(() => {
+      this.scheduled = undefined;
+      this.snapshot = this.build();
+      for (const listener of this.listeners) listener();
+    }, FRAME_MS);
+  }
+
+  private build(): TuiSnapshot {
+    const { setup, handle } = this;
+    const sessionId = handle.log.header.sessionId;
+    const goal = goalOf(handle)?.service.goal;
+    const footer: FooterState = {
+      model: setup.modelSpec,
+      workspace: setup.runtime.cwd,
+      contextTokens: this.contextTokens,
+      tokens: { ...this.usage },
+      runningChildren: setup.subagents.services.children.runningUnder(sessionId),
+      runningJobs: setup.jobs.service.running().length,
+      runningWorkflows: [...this.workflows.values()].filter((view) => !view.stopReason).length,
+      mode: planModeOf(handle)?.mode ?? 'default',
+      busy: handle.agent.status !== 'idle',
+      queued: this.queued,
+      ...(goal
+        ? { goal: { round: goal.roundsStarted, maxRounds: goal.maxRounds, phase: goal.phase } }
+        : {}),
+    };
+    return {
+      sessionId,
+      finished: this.fold.finished.slice(),
+      live: this.fold.live,
+      pending: this.broker.current,
+      footer,
+      workflows: [...this.workflows.values()],
+      version: (this.snapshot?.version ?? 0) + 1,
+    };
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * Drives the interactive `bin/loom` in a real pseudo-terminal (@lydell/node-pty) and keeps what
+ * it draws in a headless xterm (@xterm/headless), so tests assert on the screen a person sees.
+ * Tests wait for text to appear on the screen, never on time.
+ */
+import { spawn } from '@lydell/node-pty';
+import xterm from '@xterm/headless';
+import { LOOM_BIN } from '../cli/loom-process.js';
+
+export const KEYS = {
+  enter: '\r',
+  escape: '\x1b',
+  up: '\x1b[A',
+  down: '\x1b[B',
+  shiftTab: '\x1b[Z',
+  ctrlC: '\x03',
+  ctrlD: '\x04',
+  backspace: '\x7f',
+} as const;
+
+export interface ScreenRun {
+  /** The visible screen (and what scrolled above it) as text, one line per row, right-trimmed. */
+  text(): string;
+  /** Resolves once the screen shows `pattern`, rejecting with the screen after `timeoutMs`. */
+  waitFor(pattern: RegExp | string, timeoutMs?: number): Promise<string>;
+  /** Writes keys as a user types them. */
+  type(keys: string): void;
+  resize(columns: number, rows: number): void;
+  exited: Promise<{ exitCode: number; output: string }>;
+  kill(): void;
+}
+
+export interface ScreenOptions {
+  home: string;
+  cwd: string;
+  env?: Record<string, string>;
+  columns?: number;
+  rows?: number;
+}
+
+export function startScreen(args: string[], options: ScreenOptions): ScreenRun {
+  const columns = options.columns ?? 100;
+  const rows = options.rows ?? 40;
+  const terminal = new xterm.Terminal({
+    cols: columns,
+    rows,
+    allowProposedApi: true,
+    scrollback: 5000,
+  });
+  const child = spawn(process.execPath, [LOOM_BIN, ...args], {
+    cols: columns,
+    rows,
+    cwd: options.cwd,
+    name: 'xterm-256color',
+    env: {
+      ...(process.env as Record<string, string>),
+      LOOM_HOME: options.home,
+      FORCE_COLOR: '1',
+      ...options.env,
+    },
+  });
+  let raw = '';
+  let pending = Promise.resolve();
+  const waiters = new Set<() => void>();
+  child.onData((data) => {
+    raw += data;
+    pending = pending.then(
+      () =>
+        new Promise<void>((resolve) => {
+          terminal.write(data, () => {
+            for (const check of [...waiters]) check();
+            resolve();
+          });
+        }),
+    );
+  });
+  const exited = new Promise<{ exitCode: number; output: string }>((resolve) => {
+    child.onExit(({ exitCode }) => {
+      void pending.then(() => resolve({ exitCode, output: raw }));
+    });
+  });
+  const text = () => {
+    const buffer = terminal.buffer.active;
+    const lines: string[] = [];
+    for (let index = 0; index < buffer.length; index++) {
+      lines.push(buffer.getLine(index)?.translateToString(true) ?? '');
+    }
+    return lines.join('\n').replace(/\n+$/, '');
+  };
+  return {
+    text,
+    waitFor(pattern, timeoutMs = 20_000) {
+      const matches = () =>
+        typeof pattern === 'string' ? text().includes(pattern) : pattern.test(text());
+      return new Promise((resolve, reject) => {
+        if (matches()) {
+          resolve(text());
+          return;
+        }
+        const check = () => {
+          if (!matches()) return;
+          waiters.delete(check);
+          clearTimeout(timer);
+          resolve(text());
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`the screen never showed ${String(pattern)}; it shows:\n${text()}`));
+        }, timeoutMs);
+        waiters.add(check);
+      });
+    },
+    type(keys) {
+      child.write(keys);
+    },
+    resize(newColumns, newRows) {
+      child.resize(newColumns, newRows);
+      terminal.resize(newColumns, newRows);
+    },
+    exited,
+    kill() {
+      child.kill();
+    },
+  };
+}
