@@ -13,7 +13,7 @@ import { Footer } from './components/footer.js';
 import { PromptInput } from './components/prompt-input.js';
 import { RequestWidget } from './components/request-widget.js';
 import { TranscriptItemView } from './components/transcript-item.js';
-import { WorkflowTree } from './components/workflow-tree.js';
+import { ViewPanel } from './components/view-panel.js';
 import { completeSlash, runSlash, type TuiView } from './slash-commands.js';
 import type { TuiSession } from './tui-session.js';
 import type { TuiStore } from './tui-store.js';
@@ -98,7 +98,14 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
         {snapshot.live.map((item) => (
           <TranscriptItemView key={item.id} item={item} width={width} />
         ))}
-        {view === 'workflows' ? <WorkflowTree runs={snapshot.workflows} now={Date.now()} /> : null}
+        <ViewPanel
+          view={view}
+          snapshot={snapshot}
+          store={store}
+          session={session}
+          width={width}
+          close={() => setView('chat')}
+        />
         {pending ? <RequestWidget key={pending.id} request={pending} width={width} /> : null}
         <PromptInput
           value={input}

@@ -7,6 +7,7 @@ import { planModeOf } from '../plan/install.js';
 import type { TuiSession } from './tui-session.js';
 import type { TuiStore } from './tui-store.js';
 
+/** What the area above the prompt shows; Esc returns to the chat. */
 export type TuiView = 'chat' | 'workflows';
 
 export interface SlashContext {
