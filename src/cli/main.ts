@@ -10,6 +10,8 @@ import { exitAfterDrain, guardStandardOutput } from './standard-output.js';
 
 const EXAMPLES = `
 Examples (from the repository root; ID is a session id from \`loom sessions list\`):
+  $ loom                                             # the interactive session (a terminal)
+  $ loom --continue                                  # reopen this folder's latest session
   $ loom run "add a test for the parser"             # uses DEEPSEEK_API_KEY by default
   $ loom run --model openai:gpt-4o-mini "explain src/"
   $ echo "fix the build" | loom run --json            # NDJSON session events on stdout
@@ -42,7 +44,14 @@ export function buildProgram(): Command {
     .option('--continue', "reopen this workspace's latest session in the interactive terminal")
     .option('--model <spec>', `the model of the interactive session ${MODEL_DEFAULT}`)
     .option('--cwd <dir>', 'the workspace folder (default: the current folder)')
-    .action(async (options: import('../tui/tui-command.js').TuiOptions) => {
+    .allowExcessArguments()
+    .action(async (options: import('../tui/tui-command.js').TuiOptions, command: Command) => {
+      if (command.args.length > 0) {
+        process.stderr.write(
+          `loom: unknown command '${command.args[0]}' (loom --help lists them)\n`,
+        );
+        return exitAfterDrain(2);
+      }
       const { tuiCommand } = await import('../tui/tui-command.js');
       await exitAfterDrain(await tuiCommand(options));
     });

@@ -46,3 +46,10 @@ test('without a terminal, loom prints a usage pointing at loom run and exits 2',
   assert.match(result.stderr, /needs a terminal/);
   assert.match(result.stderr, /loom run "your prompt"/);
 });
+
+test('a mistyped command is named as unknown, exit 2, instead of opening a session', async () => {
+  const folders = scriptedFolders({ default: { reply: 'unused' } });
+  const result = await runLoom(['rnu', 'hello'], { home: folders.home, cwd: folders.workspace });
+  assert.equal(result.code, 2);
+  assert.match(result.stderr, /unknown command 'rnu'/);
+});
