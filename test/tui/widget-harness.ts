@@ -67,10 +67,6 @@ export async function widgetReady(
   timeoutMs = 5000,
 ): Promise<string> {
   const frame = await frameMatching(view.lastFrame, pattern, timeoutMs);
-  await frameMatching(
-    () => String(view.stdin.listenerCount('readable')),
-    /^[1-9]/,
-    timeoutMs,
-  );
+  await frameMatching(() => String(view.stdin.listenerCount('readable')), /^[1-9]/, timeoutMs);
   return frame;
 }
