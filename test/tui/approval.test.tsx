@@ -85,3 +85,16 @@ test('no with an empty reason refuses without one', async () => {
   assert.deepEqual(await recorder.next, { decision: 'no' });
   view.unmount();
 });
+
+test('a long or multi-line command is shown in full, and "always" names it instead of repeating it', async () => {
+  const command = `printf '%s\\n' ${'word '.repeat(20)}\necho done`;
+  const { request, recorder } = approvalOf('bash', { command });
+  const view = render(<Approval request={request} />);
+  const frame = await widgetReady(view, 'Allow bash?');
+  assert.match(frame, /\$ printf '%s\\n' word word/);
+  assert.match(frame, /echo done/);
+  assert.match(frame, /Yes, and allow this exact bash command for the rest of this session/);
+  view.stdin.write('a');
+  assert.deepEqual(await recorder.next, { decision: 'always' });
+  view.unmount();
+});

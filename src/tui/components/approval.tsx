@@ -18,6 +18,8 @@ export type ApprovalRequest = Extract<PendingRequest, { kind: 'approval' }>;
 /** A shell command is shown whole up to this many lines. */
 const COMMAND_LINES = 8;
 const LETTERS = ['y', 'a', 'n'] as const;
+/** Longer descriptions of the rule "always" adds are named instead. */
+const RULE_TEXT_LIMIT = 70;
 
 type Stage = { kind: 'choose' } | { kind: 'reason'; text: string } | { kind: 'answered' };
 
@@ -26,9 +28,7 @@ export function Approval({ request }: { request: ApprovalRequest }) {
   const stage = useKeyState<Stage>({ kind: 'choose' });
   const rows: ChoiceRow[] = [
     { label: 'Yes' },
-    {
-      label: `Yes, and allow ${describeRule(ruleFor(request.tool, request.arguments))} for the rest of this session`,
-    },
+    { label: `Yes, and allow ${alwaysText(request)} for the rest of this session` },
     { label: 'No, and tell the model why' },
   ];
   const choose = (row: number) => {
@@ -85,6 +85,12 @@ export function Approval({ request }: { request: ApprovalRequest }) {
       )}
     </Box>
   );
+}
+
+/** What "always" allows; a long command is named, not repeated (it is shown in full above). */
+function alwaysText(request: ApprovalRequest): string {
+  const words = describeRule(ruleFor(request.tool, request.arguments));
+  return words.length > RULE_TEXT_LIMIT ? `this exact ${request.tool} command` : words;
 }
 
 function CallText({ tool, args }: { tool: string; args: unknown }) {

@@ -49,6 +49,32 @@ export function QuestionForm({ request }: { request: QuestionsRequest }) {
     request.resolve(answers);
   };
 
+  const toggle = (row: number, otherRow: number) => {
+    const current = state.current;
+    if (row === otherRow) {
+      if (current.other !== undefined) update({ cursor: row, other: undefined, hint: undefined });
+      else update({ cursor: row, draft: '', hint: undefined });
+      return;
+    }
+    const checked = current.checked.includes(row)
+      ? current.checked.filter((position) => position !== row)
+      : [...current.checked, row];
+    update({ cursor: row, checked, hint: undefined });
+  };
+
+  const submitOther = (text: string) => {
+    const current = state.current;
+    const asked = request.questions[current.index];
+    const words = text.trim();
+    if (!asked) return;
+    if (words.length === 0) {
+      update({ draft: undefined });
+      return;
+    }
+    if (asked.multiSelect) update({ draft: undefined, other: words });
+    else finish({ question: asked.question, labels: [], text: words });
+  };
+
   useInput((input, key) => {
     const current = state.current;
     const asked = request.questions[current.index];
@@ -93,32 +119,6 @@ export function QuestionForm({ request }: { request: QuestionsRequest }) {
       ...(current.other !== undefined ? { text: current.other } : {}),
     });
   });
-
-  const toggle = (row: number, otherRow: number) => {
-    const current = state.current;
-    if (row === otherRow) {
-      if (current.other !== undefined) update({ cursor: row, other: undefined, hint: undefined });
-      else update({ cursor: row, draft: '', hint: undefined });
-      return;
-    }
-    const checked = current.checked.includes(row)
-      ? current.checked.filter((position) => position !== row)
-      : [...current.checked, row];
-    update({ cursor: row, checked, hint: undefined });
-  };
-
-  const submitOther = (text: string) => {
-    const current = state.current;
-    const asked = request.questions[current.index];
-    const words = text.trim();
-    if (!asked) return;
-    if (words.length === 0) {
-      update({ draft: undefined });
-      return;
-    }
-    if (asked.multiSelect) update({ draft: undefined, other: words });
-    else finish({ question: asked.question, labels: [], text: words });
-  };
 
   if (!question) return null;
   const rows: ChoiceRow[] = [
