@@ -4,9 +4,10 @@
  * typed once the widget is on the screen, assertions on the rendered screen.
  */
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
+import { SessionStore } from '../../src/core/session-store.js';
 import { type ScriptedFolders, scriptedFolders } from '../cli/loom-process.js';
 import { bashCall, callsThenReply } from '../helpers/scripted-turns.js';
 import { KEYS, type ScreenRun, startScreen } from './pty-screen.js';
@@ -165,7 +166,25 @@ test('a question answered by choosing options: the model reads the answers', asy
   assert.match(answered, /"Which sizes\?" → "S", "L"/);
   assert.doesNotMatch(answered, /\[x\] S/, 'the form is gone once answered');
   await quit(screen);
+  assert.deepEqual(loggedAnswers(folders.home), [
+    { question: 'Which colour?', labels: ['blue'] },
+    { question: 'Which sizes?', labels: ['S', 'L'] },
+  ]);
 });
+
+/** The answers of the one `question/answer` event of the workspace's one session. */
+function loggedAnswers(home: string): unknown {
+  const store = new SessionStore(home);
+  const [session] = store.list();
+  assert.ok(session, 'a session was stored');
+  const events = readFileSync(store.pathOf(session.id), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim())
+    .map((line) => JSON.parse(line) as { type: string; data: { answers?: unknown } });
+  const answers = events.filter((event) => event.type === 'question/answer');
+  assert.equal(answers.length, 1);
+  return answers[0]?.data.answers;
+}
 
 test('Shift+Tab cycles into plan mode; the plan review sends feedback, then approves', async (t) => {
   const folders = scriptedFolders({
