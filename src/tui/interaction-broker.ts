@@ -1,16 +1,15 @@
 /**
  * Where the agent reaches the person at the terminal: permission asks and user questions become
  * pending requests, shown one at a time, oldest first. "Yes, always" adds an allow rule for the
- * rest of this session (the same tool, and for `bash` the same command), which the asker
- * consults before asking again. A request whose turn is cancelled leaves the queue at once.
+ * rest of this session (the same tool, and for `bash` the same command line, compared exactly
+ * after collapsing whitespace, never as a pattern), which the asker consults before asking
+ * again. A request whose turn is cancelled leaves the queue at once. It never allows a call
+ * that no rule asked about: it only answers asks.
  */
-import {
-  compileRules,
-  matchesRule,
-  SHELL_COMMAND_ARGUMENT,
-  SHELL_TOOL,
-} from '../config/permissions.js';
+import { SHELL_COMMAND_ARGUMENT, SHELL_TOOL } from '../config/permissions.js';
 import type { PermissionRule } from '../config/schema.js';
+import { normaliseWhitespace } from '../config/shell-commands.js';
+import type { Disposer } from '../core/context.js';
 import type { PermissionAnswer, PermissionAsker } from '../core/tool-execution.js';
 import type { UserAnswerer, UserReply } from '../interaction/user-questions.js';
 import type { PendingRequest } from './contract.js';
@@ -21,6 +20,7 @@ export class InteractionBroker {
   private readonly queue: PendingRequest[] = [];
   private readonly sessionRules: PermissionRule[] = [];
   private readonly listeners = new Set<Listener>();
+  private readonly ruleListeners = new Set<(rule: PermissionRule) => void>();
   private sequence = 0;
 
   /** The request the person answers now. */
@@ -38,12 +38,29 @@ export class InteractionBroker {
     return () => this.listeners.delete(listener);
   }
 
+  /** Called with each rule "yes, always" adds (the terminal says what was added). */
+  onRuleAdded(listener: (rule: PermissionRule) => void): Disposer {
+    this.ruleListeners.add(listener);
+    return () => this.ruleListeners.delete(listener);
+  }
+
+  /** Forgets the session rules: a new or reopened session starts asking again. */
+  clearRules(): void {
+    this.sessionRules.length = 0;
+  }
+
+  /** Whether a "yes, always" of this session already covers the call. */
+  allows(tool: string, args: unknown): boolean {
+    const wanted = ruleFor(tool, args);
+    const command = wanted.match?.[SHELL_COMMAND_ARGUMENT];
+    return this.sessionRules.some(
+      (rule) => rule.tool === tool && rule.match?.[SHELL_COMMAND_ARGUMENT] === command,
+    );
+  }
+
   readonly asker: PermissionAsker = {
     ask: ({ call, reason, signal }) => {
-      const compiled = compileRules(this.sessionRules);
-      if (compiled.some((rule) => matchesRule(rule, call.name, call.arguments))) {
-        return Promise.resolve(true);
-      }
+      if (this.allows(call.name, call.arguments)) return Promise.resolve(true);
       return new Promise<PermissionAnswer>((resolve, reject) => {
         const request: PendingRequest = {
           kind: 'approval',
@@ -53,8 +70,7 @@ export class InteractionBroker {
           reason,
           resolve: (answer) => {
             if (!this.remove(request)) return;
-            if (answer.decision === 'always')
-              this.sessionRules.push(ruleFor(call.name, call.arguments));
+            if (answer.decision === 'always') this.addRule(ruleFor(call.name, call.arguments));
             if (answer.decision === 'no')
               resolve({ approved: false, feedback: answer.reason ?? '' });
             else resolve(true);
@@ -91,6 +107,12 @@ export class InteractionBroker {
       }),
   };
 
+  private addRule(rule: PermissionRule): void {
+    if (this.allows(rule.tool, rule.match)) return;
+    this.sessionRules.push(rule);
+    for (const listener of [...this.ruleListeners]) listener(rule);
+  }
+
   private enqueue(
     request: PendingRequest,
     signal: AbortSignal | undefined,
@@ -124,11 +146,21 @@ export class InteractionBroker {
   }
 }
 
-/** The rule "yes, always" adds: this tool, and for a shell command this exact command. */
-function ruleFor(tool: string, args: unknown): PermissionRule {
+/** The rule "yes, always" adds: this tool, and for a shell command this exact command line. */
+export function ruleFor(tool: string, args: unknown): PermissionRule {
   const command = (args as Record<string, unknown> | undefined)?.[SHELL_COMMAND_ARGUMENT];
   if (tool === SHELL_TOOL && typeof command === 'string') {
-    return { tool, action: 'allow', match: { [SHELL_COMMAND_ARGUMENT]: command } };
+    return {
+      tool,
+      action: 'allow',
+      match: { [SHELL_COMMAND_ARGUMENT]: normaliseWhitespace(command) },
+    };
   }
   return { tool, action: 'allow' };
+}
+
+/** What a session rule allows, in words: `bash \`ls -la\`` or `every write_file call`. */
+export function describeRule(rule: PermissionRule): string {
+  const command = rule.match?.[SHELL_COMMAND_ARGUMENT];
+  return command === undefined ? `every ${rule.tool} call` : `${rule.tool} \`${command}\``;
 }

@@ -75,6 +75,7 @@ export class TuiSession {
   }
 
   private prepare(handle: AgentHandle): AgentHandle {
+    this.broker.clearRules();
     handle.onClose(handle.context.provide(permissionAskerKey, this.broker.asker));
     return handle;
   }

@@ -18,7 +18,7 @@ import { planModeOf } from '../plan/install.js';
 import type { WorkflowEventRecord, WorkflowStopReason } from '../workflow/contract.js';
 import { onWorkflowEvents } from '../workflow/run-events.js';
 import type { FooterState, PendingRequest, TranscriptItem } from './contract.js';
-import type { InteractionBroker } from './interaction-broker.js';
+import { describeRule, type InteractionBroker } from './interaction-broker.js';
 import { TranscriptFold } from './transcript-fold.js';
 
 /** The frame the store coalesces changes into. */
@@ -66,6 +66,13 @@ export class TuiStore {
       root.on(jobStarted, () => this.changed()),
       root.on(jobSettled, () => this.changed()),
       broker.onChange(() => this.changed()),
+      broker.onRuleAdded((rule) =>
+        this.add({
+          kind: 'notice',
+          tone: 'info',
+          text: `session rule added: ${describeRule(rule)} runs without asking until this session ends`,
+        }),
+      ),
     ];
     this.detachRuntime = () => {
       for (const dispose of undo) dispose();
