@@ -15,12 +15,15 @@ import { RequestWidget } from './components/request-widget.js';
 import { TranscriptItemView } from './components/transcript-item.js';
 import { ViewPanel } from './components/view-panel.js';
 import { completeSlash, runSlash, type TuiView } from './slash-commands.js';
+import { useTerminalSize, useWidthRedraw } from './terminal-size.js';
 import type { TuiSession } from './tui-session.js';
 import type { TuiStore } from './tui-store.js';
 import { useColumns } from './use-columns.js';
 
 /** Two Ctrl+C within this many milliseconds exit. */
 const DOUBLE_PRESS_MS = 1000;
+/** Rows kept for the prompt box, the footer and a hint when streaming text is cut to fit. */
+const CHROME_ROWS = 10;
 
 export interface AppProps {
   store: TuiStore;
@@ -39,6 +42,8 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
   const lastCtrlC = useRef(0);
   const width = Math.max(20, columns - 2);
   const pending = snapshot.pending;
+  const { rows } = useTerminalSize();
+  const redraws = useWidthRedraw();
 
   useInput((text, key) => {
     if (key.ctrl && text === 'c') {
@@ -58,6 +63,10 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
     }
     if (key.ctrl && text === 'd' && input.length === 0) {
       onExit();
+      return;
+    }
+    if (key.ctrl && text === 'o') {
+      setView(view === 'transcript' ? 'chat' : 'transcript');
       return;
     }
     if (key.escape) {
@@ -89,15 +98,22 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
   const completions = completeSlash(input);
   return (
     <>
-      <Static items={snapshot.finished as never[]}>
+      <Static key={redraws} items={snapshot.finished as never[]}>
         {(item: (typeof snapshot.finished)[number]) => (
           <TranscriptItemView key={item.id} item={item} width={width} />
         )}
       </Static>
       <Box flexDirection="column">
-        {snapshot.live.map((item) => (
-          <TranscriptItemView key={item.id} item={item} width={width} />
-        ))}
+        {view === 'transcript'
+          ? null
+          : snapshot.live.map((item) => (
+              <TranscriptItemView
+                key={item.id}
+                item={item}
+                width={width}
+                maxRows={Math.max(3, rows - CHROME_ROWS)}
+              />
+            ))}
         <ViewPanel
           view={view}
           snapshot={snapshot}
@@ -112,7 +128,7 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
           onChange={setInput}
           onSubmit={submit}
           history={history}
-          disabled={pending !== undefined}
+          disabled={pending !== undefined || view === 'transcript'}
           placeholder={snapshot.footer.busy ? 'working… type to steer' : 'ask loom, / for commands'}
         />
         {completions.length > 0 && input.length > 0 ? (
