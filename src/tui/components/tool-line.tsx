@@ -18,7 +18,7 @@ const MARKS: Record<ToolStatus, { mark: string; color: string }> = {
 };
 
 /** Argument names that say what a call is about, most telling first. */
-const TELLING_ARGUMENTS = ['path', 'command', 'pattern', 'url', 'query', 'description', 'prompt'];
+const TELLING_ARGUMENTS = ['command', 'pattern', 'path', 'url', 'query', 'description', 'prompt'];
 
 export function gist(value: unknown, limit = 80): string {
   const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
@@ -26,11 +26,17 @@ export function gist(value: unknown, limit = 80): string {
   return flat.length > limit ? `${flat.slice(0, limit - 1)}…` : flat;
 }
 
-/** What a call is about in a few words: its most telling argument, or all of them. */
+/**
+ * What a call is about in a few words: its most telling argument (a search's pattern with the
+ * folder it searches), or all of them.
+ */
 export function describeArguments(args: unknown, limit = 80): string {
   if (typeof args === 'object' && args !== null && !Array.isArray(args)) {
     const fields = args as Record<string, unknown>;
     const key = TELLING_ARGUMENTS.find((name) => typeof fields[name] === 'string');
+    if (key === 'pattern' && typeof fields.path === 'string') {
+      return gist(`${fields.pattern} in ${fields.path}`, limit);
+    }
     if (key !== undefined) return gist(fields[key], limit);
   }
   return args === undefined ? '' : gist(args, limit);
