@@ -3,7 +3,8 @@
  * (printed once), then what is still changing (streaming text, running tools, the pending
  * request or the open view), the prompt box and the footer. Keys: Esc interrupts the turn (or
  * closes a view), Ctrl+C clears the input and twice within a second exits, Ctrl+D on an empty
- * prompt exits, Shift+Tab cycles the mode.
+ * prompt exits, Shift+Tab cycles the mode, Ctrl+O opens (and closes) the expanded transcript.
+ * After the width changes the static region is printed again (see terminal-size.ts).
  */
 import { Box, type Instance, render, Static, Text, useInput } from 'ink';
 import { useRef, useState, useSyncExternalStore } from 'react';
