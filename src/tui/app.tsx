@@ -11,6 +11,7 @@ import { useRef, useState, useSyncExternalStore } from 'react';
 import { PLAN_MODES } from '../plan/contract.js';
 import { planModeOf } from '../plan/install.js';
 import { Footer } from './components/footer.js';
+import { LiveItems } from './components/live-items.js';
 import { PromptInput } from './components/prompt-input.js';
 import { RequestWidget } from './components/request-widget.js';
 import { TranscriptItemView } from './components/transcript-item.js';
@@ -23,7 +24,7 @@ import { useColumns } from './use-columns.js';
 
 /** Two Ctrl+C within this many milliseconds exit. */
 const DOUBLE_PRESS_MS = 1000;
-/** Rows kept for the prompt box, the footer and a hint when streaming text is cut to fit. */
+/** Rows kept for the prompt box, the footer and hints; the live transcript items get the rest. */
 const CHROME_ROWS = 10;
 
 export interface AppProps {
@@ -105,16 +106,9 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
         )}
       </Static>
       <Box flexDirection="column">
-        {view === 'transcript'
-          ? null
-          : snapshot.live.map((item) => (
-              <TranscriptItemView
-                key={item.id}
-                item={item}
-                width={width}
-                maxRows={Math.max(3, rows - CHROME_ROWS)}
-              />
-            ))}
+        {view === 'transcript' ? null : (
+          <LiveItems items={snapshot.live} width={width} rows={rows - CHROME_ROWS} />
+        )}
         <ViewPanel
           view={view}
           snapshot={snapshot}

@@ -7,6 +7,7 @@ import './output-force-color.js';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { render } from 'ink-testing-library';
+import { LiveItems } from '../../src/tui/components/live-items.js';
 import { Markdown, renderMarkdown } from '../../src/tui/components/markdown.js';
 import { ReasoningLine } from '../../src/tui/components/reasoning-line.js';
 import { TranscriptItemView } from '../../src/tui/components/transcript-item.js';
@@ -125,4 +126,29 @@ test('a short transcript view takes only the rows it needs', async () => {
     frame,
     /^transcript · 1 recent items expanded · ↑↓ pgup pgdn scroll · esc returns\n\nJust this\.$/,
   );
+});
+
+test('the live items stay within their rows: many running tools fold, streaming text keeps its end', () => {
+  const tools: TranscriptItem[] = Array.from({ length: 12 }, (_, index) => ({
+    kind: 'tool',
+    id: `t${index}`,
+    tool: {
+      callId: `c${index}`,
+      name: 'subagent',
+      arguments: { description: `helper ${index + 1}` },
+      status: 'running',
+    },
+  }));
+  const streaming: TranscriptItem = {
+    kind: 'assistant',
+    id: 'a1',
+    text: Array.from({ length: 40 }, (_, index) => `line ${index + 1}`).join('\n\n'),
+  };
+  const { lastFrame } = render(<LiveItems items={[...tools, streaming]} width={60} rows={18} />);
+  const frame = plain(lastFrame());
+  assert.ok(frame.split('\n').length <= 18, frame);
+  assert.match(frame, /^… subagent helper 1 · running\n(… subagent helper \d · running\n){5}\n↑/);
+  assert.doesNotMatch(frame, /helper 7/);
+  assert.match(frame, /↑ \d+ more lines above/);
+  assert.match(frame, /line 40\n… 6 more running tools$/);
 });
