@@ -3,24 +3,29 @@
  * (printed once), then what is still changing (streaming text, running tools, the pending
  * request or the open view), the prompt box and the footer. Keys: Esc interrupts the turn (or
  * closes a view), Ctrl+C clears the input and twice within a second exits, Ctrl+D on an empty
- * prompt exits, Shift+Tab cycles the mode.
+ * prompt exits, Shift+Tab cycles the mode, Ctrl+O opens (and closes) the expanded transcript.
+ * After the width changes the static region is printed again (see terminal-size.ts).
  */
 import { Box, type Instance, render, Static, Text, useInput } from 'ink';
 import { useRef, useState, useSyncExternalStore } from 'react';
 import { PLAN_MODES } from '../plan/contract.js';
 import { planModeOf } from '../plan/install.js';
 import { Footer } from './components/footer.js';
+import { LiveItems } from './components/live-items.js';
 import { PromptInput } from './components/prompt-input.js';
 import { RequestWidget } from './components/request-widget.js';
 import { TranscriptItemView } from './components/transcript-item.js';
 import { ViewPanel } from './components/view-panel.js';
 import { completeSlash, runSlash, type TuiView } from './slash-commands.js';
+import { useTerminalSize, useWidthRedraw } from './terminal-size.js';
 import type { TuiSession } from './tui-session.js';
 import type { TuiStore } from './tui-store.js';
 import { useColumns } from './use-columns.js';
 
 /** Two Ctrl+C within this many milliseconds exit. */
 const DOUBLE_PRESS_MS = 1000;
+/** Rows kept for the prompt box, the footer and hints; the live transcript items get the rest. */
+const CHROME_ROWS = 10;
 
 export interface AppProps {
   store: TuiStore;
@@ -39,6 +44,8 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
   const lastCtrlC = useRef(0);
   const width = Math.max(20, columns - 2);
   const pending = snapshot.pending;
+  const { rows } = useTerminalSize();
+  const redraws = useWidthRedraw();
 
   useInput((text, key) => {
     if (key.ctrl && text === 'c') {
@@ -58,6 +65,10 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
     }
     if (key.ctrl && text === 'd' && input.length === 0) {
       onExit();
+      return;
+    }
+    if (key.ctrl && text === 'o') {
+      setView(view === 'transcript' ? 'chat' : 'transcript');
       return;
     }
     if (key.escape) {
@@ -89,15 +100,15 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
   const completions = completeSlash(input);
   return (
     <>
-      <Static items={snapshot.finished as never[]}>
+      <Static key={redraws} items={snapshot.finished as never[]}>
         {(item: (typeof snapshot.finished)[number]) => (
           <TranscriptItemView key={item.id} item={item} width={width} />
         )}
       </Static>
       <Box flexDirection="column">
-        {snapshot.live.map((item) => (
-          <TranscriptItemView key={item.id} item={item} width={width} />
-        ))}
+        {view === 'transcript' ? null : (
+          <LiveItems items={snapshot.live} width={width} rows={rows - CHROME_ROWS} />
+        )}
         <ViewPanel
           view={view}
           snapshot={snapshot}
@@ -112,7 +123,7 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
           onChange={setInput}
           onSubmit={submit}
           history={history}
-          disabled={pending !== undefined}
+          disabled={pending !== undefined || view === 'transcript'}
           placeholder={snapshot.footer.busy ? 'working… type to steer' : 'ask loom, / for commands'}
         />
         {completions.length > 0 && input.length > 0 ? (

@@ -8,7 +8,7 @@ import type { TuiSession } from './tui-session.js';
 import type { TuiStore } from './tui-store.js';
 
 /** What the area above the prompt shows; Esc returns to the chat. */
-export type TuiView = 'chat' | 'workflows';
+export type TuiView = 'chat' | 'workflows' | 'transcript';
 
 export interface SlashContext {
   session: TuiSession;
@@ -39,7 +39,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
         tone: 'info',
         text: [
           ...lines,
-          'esc interrupts · shift+tab switches mode · ctrl+c twice or ctrl+d exits',
+          'esc interrupts · shift+tab switches mode · ctrl+o expands the transcript · ctrl+c twice or ctrl+d exits',
         ].join('\n'),
       });
     },

@@ -21,13 +21,29 @@ export const KEYS = {
 export interface ScreenRun {
   /** The visible screen (and what scrolled above it) as text, one line per row, right-trimmed. */
   text(): string;
-  /** Resolves once the screen shows `pattern`, rejecting with the screen after `timeoutMs`. */
-  waitFor(pattern: RegExp | string, timeoutMs?: number): Promise<string>;
+  /**
+   * Resolves once the screen shows `pattern` (or `pattern(screen)` is true), rejecting with the
+   * screen after `timeoutMs`.
+   */
+  waitFor(
+    pattern: RegExp | string | ((screen: string) => boolean),
+    timeoutMs?: number,
+  ): Promise<string>;
+  /** How the first cell of the first place showing `text` is drawn, or undefined if not shown. */
+  styleOf(text: string): CellStyle | undefined;
   /** Writes keys as a user types them. */
   type(keys: string): void;
   resize(columns: number, rows: number): void;
   exited: Promise<{ exitCode: number; output: string }>;
   kill(): void;
+}
+
+export interface CellStyle {
+  /** The palette index of the foreground colour (0-255), or undefined for another colour mode. */
+  foreground: number | undefined;
+  bold: boolean;
+  dim: boolean;
+  italic: boolean;
 }
 
 export interface ScreenOptions {
@@ -53,7 +69,8 @@ export function startScreen(args: string[], options: ScreenOptions): ScreenRun {
     cwd: options.cwd,
     name: 'xterm-256color',
     env: {
-      ...(process.env as Record<string, string>),
+      // ink draws only its static output when it believes it runs under CI.
+      ...(withoutCi(process.env) as Record<string, string>),
       LOOM_HOME: options.home,
       FORCE_COLOR: '1',
       ...options.env,
@@ -91,7 +108,11 @@ export function startScreen(args: string[], options: ScreenOptions): ScreenRun {
     text,
     waitFor(pattern, timeoutMs = 20_000) {
       const matches = () =>
-        typeof pattern === 'string' ? text().includes(pattern) : pattern.test(text());
+        typeof pattern === 'string'
+          ? text().includes(pattern)
+          : typeof pattern === 'function'
+            ? pattern(text())
+            : pattern.test(text());
       return new Promise((resolve, reject) => {
         if (matches()) {
           resolve(text());
@@ -105,13 +126,30 @@ export function startScreen(args: string[], options: ScreenOptions): ScreenRun {
         };
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`the screen never showed ${String(pattern)}; it shows:\n${text()}`));
+          const wanted = typeof pattern === 'function' ? 'what the check wants' : String(pattern);
+          reject(new Error(`the screen never showed ${wanted}; it shows:\n${text()}`));
         }, timeoutMs);
         waiters.add(check);
       });
     },
     type(keys) {
       child.write(keys);
+    },
+    styleOf(wanted) {
+      const buffer = terminal.buffer.active;
+      for (let index = 0; index < buffer.length; index++) {
+        const line = buffer.getLine(index);
+        const column = line?.translateToString(true).indexOf(wanted) ?? -1;
+        const cell = column >= 0 ? line?.getCell(column) : undefined;
+        if (!cell) continue;
+        return {
+          foreground: cell.isFgPalette() ? cell.getFgColor() : undefined,
+          bold: cell.isBold() !== 0,
+          dim: cell.isDim() !== 0,
+          italic: cell.isItalic() !== 0,
+        };
+      }
+      return undefined;
     },
     resize(newColumns, newRows) {
       child.resize(newColumns, newRows);
@@ -122,4 +160,9 @@ export function startScreen(args: string[], options: ScreenOptions): ScreenRun {
       child.kill();
     },
   };
+}
+
+function withoutCi(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { CI: _ci, CONTINUOUS_INTEGRATION: _continuous, ...rest } = env;
+  return rest;
 }

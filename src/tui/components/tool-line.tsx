@@ -1,9 +1,13 @@
 /**
- * One tool call as one line: a status mark, the tool's name, a short gist of its arguments, and
- * once it ended a short gist of its result. Draws only; never changes the call.
+ * One tool call: a line with its status mark (running, done, failed, denied, cancelled), the
+ * tool's name and the gist of its arguments; once it ended, a short result under it (folded to
+ * a few lines, errors in the status colour) and, for `edit_file` / `write_file`, the edit as a
+ * coloured diff. `expanded` (the transcript view) shows everything. Draws only.
  */
 import { Box, Text } from 'ink';
 import type { ToolLineState, ToolStatus } from '../contract.js';
+import { diffOfCall, EditDiff } from './edit-diff.js';
+import { FoldHint, foldLines, RESULT_PREVIEW_LINES, textLines } from './folded-lines.js';
 
 const MARKS: Record<ToolStatus, { mark: string; color: string }> = {
   running: { mark: '…', color: 'yellow' },
@@ -13,24 +17,66 @@ const MARKS: Record<ToolStatus, { mark: string; color: string }> = {
   cancelled: { mark: '◌', color: 'gray' },
 };
 
+/** Argument names that say what a call is about, most telling first. */
+const TELLING_ARGUMENTS = ['command', 'pattern', 'path', 'url', 'query', 'description', 'prompt'];
+
 export function gist(value: unknown, limit = 80): string {
   const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > limit ? `${flat.slice(0, limit - 1)}…` : flat;
 }
 
-export function ToolLine({ tool }: { tool: ToolLineState }) {
+/**
+ * What a call is about in a few words: its most telling argument (a search's pattern with the
+ * folder it searches), or all of them.
+ */
+export function describeArguments(args: unknown, limit = 80): string {
+  if (typeof args === 'object' && args !== null && !Array.isArray(args)) {
+    const fields = args as Record<string, unknown>;
+    const key = TELLING_ARGUMENTS.find((name) => typeof fields[name] === 'string');
+    if (key === 'pattern' && typeof fields.path === 'string') {
+      return gist(`${fields.pattern} in ${fields.path}`, limit);
+    }
+    if (key !== undefined) return gist(fields[key], limit);
+  }
+  return args === undefined ? '' : gist(args, limit);
+}
+
+export interface ToolLineProps {
+  tool: ToolLineState;
+  /** Every line of the result and the diff (the transcript view). */
+  expanded?: boolean;
+}
+
+export function ToolLine({ tool, expanded = false }: ToolLineProps) {
   const { mark, color } = MARKS[tool.status];
+  const ended = tool.status !== 'running';
+  const diff = tool.status === 'done' ? diffOfCall(tool.name, tool.arguments) : undefined;
+  const result = ended ? textLines(tool.result ?? '') : [];
+  const { shown, hidden } = foldLines(result, RESULT_PREVIEW_LINES, expanded);
+  const wrap = expanded ? 'wrap' : 'truncate-end';
   return (
     <Box flexDirection="column">
-      <Text>
+      <Text wrap={wrap}>
         <Text color={color}>{mark}</Text> <Text bold>{tool.name}</Text>{' '}
-        <Text dimColor>{gist(tool.arguments, 60)}</Text>
-        {tool.status !== 'running' && tool.status !== 'done' ? (
-          <Text color={color}> {tool.status}</Text>
-        ) : null}
+        <Text dimColor>{describeArguments(tool.arguments, expanded ? 2000 : 100)}</Text>
+        {tool.status === 'done' ? null : <Text color={color}>{` · ${tool.status}`}</Text>}
       </Text>
-      {tool.result !== undefined ? <Text dimColor>{`  ⎿ ${gist(tool.result, 100)}`}</Text> : null}
+      {ended
+        ? shown.map((line, index) => (
+            <Text
+              // biome-ignore lint/suspicious/noArrayIndexKey: result lines have no identity but their place
+              key={index}
+              wrap={wrap}
+              dimColor={tool.status === 'done' || tool.status === 'cancelled'}
+              color={tool.status === 'failed' || tool.status === 'denied' ? color : undefined}
+            >
+              {`${index === 0 ? '  ⎿ ' : '    '}${line || (index === 0 && result.length === 1 ? '(no output)' : '')}`}
+            </Text>
+          ))
+        : null}
+      <FoldHint hidden={hidden} indent="    " />
+      {diff && diff.length > 0 ? <EditDiff lines={diff} expanded={expanded} /> : null}
     </Box>
   );
 }
