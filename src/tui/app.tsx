@@ -37,6 +37,7 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
   const [view, setView] = useState<TuiView>('chat');
   const [hint, setHint] = useState<string | undefined>(undefined);
   const lastCtrlC = useRef(0);
+  const viewEscape = useRef<(() => boolean) | undefined>(undefined);
   const width = Math.max(20, columns - 2);
   const pending = snapshot.pending;
 
@@ -61,8 +62,9 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
       return;
     }
     if (key.escape) {
-      if (view !== 'chat') setView('chat');
-      else if (snapshot.footer.busy) session.interrupt();
+      if (view !== 'chat') {
+        if (!viewEscape.current?.()) setView('chat');
+      } else if (snapshot.footer.busy) session.interrupt();
       return;
     }
     if (key.tab && key.shift) {
@@ -105,6 +107,7 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
           session={session}
           width={width}
           close={() => setView('chat')}
+          escape={viewEscape}
         />
         {pending ? <RequestWidget key={pending.id} request={pending} width={width} /> : null}
         <PromptInput
@@ -112,7 +115,7 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
           onChange={setInput}
           onSubmit={submit}
           history={history}
-          disabled={pending !== undefined}
+          disabled={pending !== undefined || view !== 'chat'}
           placeholder={snapshot.footer.busy ? 'working… type to steer' : 'ask loom, / for commands'}
         />
         {completions.length > 0 && input.length > 0 ? (

@@ -5,7 +5,8 @@
 import type { TuiView } from '../slash-commands.js';
 import type { TuiSession } from '../tui-session.js';
 import type { TuiSnapshot, TuiStore } from '../tui-store.js';
-import { WorkflowTree } from './workflow-tree.js';
+import type { EscapeSlot } from './view-keys.js';
+import { WorkflowsView } from './workflows-view.js';
 
 export interface ViewProps {
   snapshot: TuiSnapshot;
@@ -14,6 +15,8 @@ export interface ViewProps {
   width: number;
   /** Back to the chat. */
   close(): void;
+  /** A view showing a nested pane claims Esc here to go back one level. */
+  escape?: EscapeSlot;
 }
 
 export function ViewPanel({ view, ...props }: ViewProps & { view: TuiView }) {
@@ -21,6 +24,13 @@ export function ViewPanel({ view, ...props }: ViewProps & { view: TuiView }) {
     case 'chat':
       return null;
     case 'workflows':
-      return <WorkflowTree runs={props.snapshot.workflows} now={Date.now()} />;
+      return (
+        <WorkflowsView
+          runs={props.snapshot.workflows}
+          runtime={props.session.setup.runtime}
+          width={props.width}
+          {...(props.escape ? { escape: props.escape } : {})}
+        />
+      );
   }
 }

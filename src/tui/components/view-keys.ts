@@ -1,0 +1,57 @@
+/**
+ * What the navigable views share: the Esc slot a view claims while it shows a nested pane (so
+ * Esc goes back one level instead of closing the view), a clock that ticks while something runs,
+ * the window of rows that keeps the selection visible, and short times. No drawing here.
+ */
+import { useEffect, useState } from 'react';
+
+/** Set by the open view; the app calls it on Esc and closes the view when it returns false. */
+export interface EscapeSlot {
+  current: (() => boolean) | undefined;
+}
+
+/** Claims Esc for as long as the component is mounted; `handler` returns whether it used the key. */
+export function useEscape(slot: EscapeSlot | undefined, handler: () => boolean): void {
+  useEffect(() => {
+    if (!slot) return;
+    slot.current = handler;
+    return () => {
+      if (slot.current === handler) slot.current = undefined;
+    };
+  }, [slot, handler]);
+}
+
+/** The time now, refreshed every `intervalMs` while `active` (running agents' times go on). */
+export function useNow(active: boolean, intervalMs = 1000): number {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    if (!active) return;
+    const timer = setInterval(() => setNow(Date.now()), intervalMs);
+    return () => clearInterval(timer);
+  }, [active, intervalMs]);
+  return active ? Math.max(now, Date.now()) : Date.now();
+}
+
+/** The rows `[start, end)` of `total` to draw in `height` rows so that `selected` is among them. */
+export function rowWindow(
+  total: number,
+  selected: number | undefined,
+  height: number,
+): { start: number; end: number } {
+  if (total <= height) return { start: 0, end: total };
+  const target = selected ?? 0;
+  const start = Math.min(Math.max(0, target - Math.floor(height / 2)), total - height);
+  return { start, end: start + height };
+}
+
+/** `850ms`, `4.2s`, `37s`, `3m05s`, `2h04m`. */
+export function formatDuration(milliseconds: number): string {
+  const ms = Math.max(0, milliseconds);
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  const seconds = ms / 1000;
+  if (seconds < 10) return `${seconds.toFixed(1)}s`;
+  if (seconds < 60) return `${Math.floor(seconds)}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m${String(Math.floor(seconds % 60)).padStart(2, '0')}s`;
+  return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, '0')}m`;
+}

@@ -1,0 +1,94 @@
+/**
+ * The `/workflows` view: the live tree of every run; Up and Down select an agent, Enter opens its
+ * transcript (read from its session), Esc goes back to the tree and then to the chat. Acts on
+ * nothing: it only reads runs and sessions.
+ */
+import { Box, Text, useInput, useStdout } from 'ink';
+import { useCallback, useState } from 'react';
+import type { AgentRuntime } from '../../core/runtime.js';
+import type { WorkflowView } from '../workflow-runs.js';
+import { AgentTranscriptPane } from './agent-transcript-pane.js';
+import { type EscapeSlot, useEscape, useNow } from './view-keys.js';
+import { type AgentKey, treeRows, WorkflowTree } from './workflow-tree.js';
+
+/** Rows kept for the prompt, the footer and the view's own lines. */
+const RESERVED_ROWS = 12;
+
+export interface WorkflowsViewProps {
+  runs: readonly WorkflowView[];
+  runtime: AgentRuntime;
+  width: number;
+  escape?: EscapeSlot;
+}
+
+export function WorkflowsView({ runs, runtime, width, escape }: WorkflowsViewProps) {
+  const { stdout } = useStdout();
+  const height = Math.max(6, (stdout.rows ?? 40) - RESERVED_ROWS);
+  const [selected, setSelected] = useState<AgentKey | undefined>(undefined);
+  const [open, setOpen] = useState<AgentKey | undefined>(undefined);
+  const [note, setNote] = useState<string | undefined>(undefined);
+  const now = useNow(runs.some((run) => run.stopReason === undefined));
+  const back = useCallback(() => {
+    if (!open) return false;
+    setOpen(undefined);
+    return true;
+  }, [open]);
+  useEscape(escape, back);
+  useInput(
+    (_input, key) => {
+      if (key.upArrow || key.downArrow) {
+        const keys = treeRows(runs).flatMap((row) =>
+          row.kind === 'agent' ? [{ runId: row.run.runId, seq: row.agent.seq }] : [],
+        );
+        if (keys.length === 0) return;
+        const index = selected
+          ? keys.findIndex((entry) => entry.runId === selected.runId && entry.seq === selected.seq)
+          : -1;
+        const next =
+          index < 0
+            ? key.downArrow
+              ? 0
+              : keys.length - 1
+            : Math.min(keys.length - 1, Math.max(0, index + (key.downArrow ? 1 : -1)));
+        setSelected(keys[next]);
+        setNote(undefined);
+        return;
+      }
+      if (key.return && selected) {
+        const agent = runs.find((run) => run.runId === selected.runId)?.agents.get(selected.seq);
+        if (agent?.sessionId) setOpen(selected);
+        else setNote('the session of this agent is not known, so its transcript cannot be shown');
+      }
+    },
+    { isActive: open === undefined },
+  );
+  if (open) {
+    const agent = runs.find((run) => run.runId === open.runId)?.agents.get(open.seq);
+    if (agent?.sessionId) {
+      return (
+        <AgentTranscriptPane
+          runtime={runtime}
+          sessionId={agent.sessionId}
+          title={`#${agent.seq} ${agent.label}`}
+          width={width}
+          maxItems={Math.max(3, Math.floor(height / 2))}
+        />
+      );
+    }
+  }
+  return (
+    <Box flexDirection="column">
+      <Text bold>
+        Workflows<Text dimColor>{' · ↑↓ select an agent · enter transcript · esc back'}</Text>
+      </Text>
+      <WorkflowTree
+        runs={runs}
+        now={now}
+        {...(selected ? { selected } : {})}
+        maxRows={height}
+        width={width}
+      />
+      {note ? <Text color="yellow">{note}</Text> : null}
+    </Box>
+  );
+}
