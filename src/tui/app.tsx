@@ -107,7 +107,7 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
           session={session}
           width={width}
           close={() => setView('chat')}
-          escape={viewEscape}
+          escapeSlot={viewEscape}
         />
         {pending ? <RequestWidget key={pending.id} request={pending} width={width} /> : null}
         <PromptInput

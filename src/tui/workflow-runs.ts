@@ -120,7 +120,7 @@ export class WorkflowRuns {
       }
       case 'workflow/agent-end': {
         const agent = run.agents.get(record.seq);
-        if (!agent || agent.status !== 'running') return;
+        if (agent?.status !== 'running') return;
         agent.status = record.outcome;
         agent.endedAt = record.time;
         if (record.usage) agent.usage = { ...record.usage };

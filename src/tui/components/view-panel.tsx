@@ -16,7 +16,7 @@ export interface ViewProps {
   /** Back to the chat. */
   close(): void;
   /** A view showing a nested pane claims Esc here to go back one level. */
-  escape?: EscapeSlot;
+  escapeSlot?: EscapeSlot;
 }
 
 export function ViewPanel({ view, ...props }: ViewProps & { view: TuiView }) {
@@ -29,7 +29,7 @@ export function ViewPanel({ view, ...props }: ViewProps & { view: TuiView }) {
           runs={props.snapshot.workflows}
           runtime={props.session.setup.runtime}
           width={props.width}
-          {...(props.escape ? { escape: props.escape } : {})}
+          {...(props.escapeSlot ? { escapeSlot: props.escapeSlot } : {})}
         />
       );
   }

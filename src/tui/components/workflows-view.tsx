@@ -18,10 +18,10 @@ export interface WorkflowsViewProps {
   runs: readonly WorkflowView[];
   runtime: AgentRuntime;
   width: number;
-  escape?: EscapeSlot;
+  escapeSlot?: EscapeSlot;
 }
 
-export function WorkflowsView({ runs, runtime, width, escape }: WorkflowsViewProps) {
+export function WorkflowsView({ runs, runtime, width, escapeSlot }: WorkflowsViewProps) {
   const { stdout } = useStdout();
   const height = Math.max(6, (stdout.rows ?? 40) - RESERVED_ROWS);
   const [selected, setSelected] = useState<AgentKey | undefined>(undefined);
@@ -33,7 +33,7 @@ export function WorkflowsView({ runs, runtime, width, escape }: WorkflowsViewPro
     setOpen(undefined);
     return true;
   }, [open]);
-  useEscape(escape, back);
+  useEscape(escapeSlot, back);
   useInput(
     (_input, key) => {
       if (key.upArrow || key.downArrow) {
