@@ -3,7 +3,7 @@
  * Esc goes back one level instead of closing the view), a clock that ticks while something runs,
  * the window of rows that keeps the selection visible, and short times. No drawing here.
  */
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 
 /** Set by the open view; the app calls it on Esc and closes the view when it returns false. */
 export interface EscapeSlot {
@@ -19,6 +19,22 @@ export function useEscape(slot: EscapeSlot | undefined, handler: () => boolean):
       if (slot.current === handler) slot.current = undefined;
     };
   }, [slot, handler]);
+}
+
+/**
+ * State whose latest value key handlers read from `ref`: ink re-attaches a handler only after the
+ * frame is drawn, so a key typed right after a redraw would otherwise see the value before it.
+ */
+export function useKeyState<Value>(
+  initial: Value,
+): [Value, { readonly current: Value }, (next: Value) => void] {
+  const [value, setValue] = useState(initial);
+  const ref = useRef(initial);
+  const set = useCallback((next: Value) => {
+    ref.current = next;
+    setValue(next);
+  }, []);
+  return [value, ref, set];
 }
 
 /** The time now, refreshed every `intervalMs` while `active` (running agents' times go on). */

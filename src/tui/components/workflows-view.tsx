@@ -8,7 +8,7 @@ import { useCallback, useState } from 'react';
 import type { AgentRuntime } from '../../core/runtime.js';
 import type { WorkflowView } from '../workflow-runs.js';
 import { AgentTranscriptPane } from './agent-transcript-pane.js';
-import { type EscapeSlot, useEscape, useNow } from './view-keys.js';
+import { type EscapeSlot, useEscape, useKeyState, useNow } from './view-keys.js';
 import { type AgentKey, treeRows, WorkflowTree } from './workflow-tree.js';
 
 /** Rows kept for the prompt, the footer and the view's own lines. */
@@ -24,15 +24,15 @@ export interface WorkflowsViewProps {
 export function WorkflowsView({ runs, runtime, width, escapeSlot }: WorkflowsViewProps) {
   const { stdout } = useStdout();
   const height = Math.max(6, (stdout.rows ?? 40) - RESERVED_ROWS);
-  const [selected, setSelected] = useState<AgentKey | undefined>(undefined);
-  const [open, setOpen] = useState<AgentKey | undefined>(undefined);
+  const [selected, selection, setSelected] = useKeyState<AgentKey | undefined>(undefined);
+  const [open, opened, setOpen] = useKeyState<AgentKey | undefined>(undefined);
   const [note, setNote] = useState<string | undefined>(undefined);
   const now = useNow(runs.some((run) => run.stopReason === undefined));
   const back = useCallback(() => {
-    if (!open) return false;
+    if (!opened.current) return false;
     setOpen(undefined);
     return true;
-  }, [open]);
+  }, [opened, setOpen]);
   useEscape(escapeSlot, back);
   useInput(
     (_input, key) => {
@@ -41,8 +41,9 @@ export function WorkflowsView({ runs, runtime, width, escapeSlot }: WorkflowsVie
           row.kind === 'agent' ? [{ runId: row.run.runId, seq: row.agent.seq }] : [],
         );
         if (keys.length === 0) return;
-        const index = selected
-          ? keys.findIndex((entry) => entry.runId === selected.runId && entry.seq === selected.seq)
+        const current = selection.current;
+        const index = current
+          ? keys.findIndex((entry) => entry.runId === current.runId && entry.seq === current.seq)
           : -1;
         const next =
           index < 0
@@ -54,9 +55,10 @@ export function WorkflowsView({ runs, runtime, width, escapeSlot }: WorkflowsVie
         setNote(undefined);
         return;
       }
-      if (key.return && selected) {
-        const agent = runs.find((run) => run.runId === selected.runId)?.agents.get(selected.seq);
-        if (agent?.sessionId) setOpen(selected);
+      const current = selection.current;
+      if (key.return && current) {
+        const agent = runs.find((run) => run.runId === current.runId)?.agents.get(current.seq);
+        if (agent?.sessionId) setOpen(current);
         else setNote('the session of this agent is not known, so its transcript cannot be shown');
       }
     },
