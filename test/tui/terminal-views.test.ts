@@ -1,0 +1,97 @@
+/**
+ * The views of `loom` in a real pseudo-terminal with the scripted model: `/workflows` following
+ * a running 20-agent workflow (its agents blocked on a file the test creates), an agent's
+ * transcript opened from the tree, then the run's result.
+ */
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { scriptedFolders } from '../cli/loom-process.js';
+import { bashCall, callsThenReply } from '../helpers/scripted-turns.js';
+import { KEYS, startScreen } from './pty-screen.js';
+
+const AGENTS = 20;
+/** Each agent's one command: it returns once the test creates `release` in the workspace. */
+const WAIT_FOR_RELEASE = 'while [ ! -e release ]; do sleep 0.1; done; echo released';
+
+const COUNTER_SCRIPT = [
+  "phase('count');",
+  `const counts = await parallel(Array.from({ length: ${AGENTS} }, (_, index) => () => agent('count ' + (index + 1), { label: 'counter ' + (index + 1) })));`,
+  "phase('sum');",
+  'return { total: counts.filter(Boolean).length, last: counts.at(-1) };',
+].join('\n');
+
+test('/workflows shows a running 20-agent workflow live, an agent transcript, then the result', async () => {
+  const folders = scriptedFolders({
+    rules: [
+      callsThenReply(
+        '^run the counters$',
+        [
+          {
+            name: 'workflow',
+            arguments: {
+              meta: {
+                name: 'counters',
+                description: 'Counts in parallel',
+                phases: [{ title: 'count' }, { title: 'sum' }],
+              },
+              script: COUNTER_SCRIPT,
+            },
+          },
+        ],
+        'workflow said: {{lastToolResult}}',
+      ),
+      callsThenReply('^count (\\d+)$', [bashCall(WAIT_FOR_RELEASE)], 'counted {{1}}'),
+    ],
+  });
+  writeFileSync(
+    join(folders.home, 'config.yaml'),
+    `workflow:\n  maxConcurrentAgents: ${AGENTS}\n  offerTool: always\n`,
+  );
+  const screen = startScreen(['--model', `scripted:${folders.model}`], {
+    home: folders.home,
+    cwd: folders.workspace,
+    rows: 50,
+  });
+  try {
+    await screen.waitFor('ask loom');
+    screen.type('run the counters');
+    await screen.waitFor('> run the counters');
+    screen.type(KEYS.enter);
+    await screen.waitFor('1 workflows');
+    screen.type('/workflows');
+    await screen.waitFor('> /workflows');
+    screen.type(KEYS.enter);
+    await screen.waitFor(/counters running · 20 agents: 20 running · 0 done · 0 failed/);
+    // Each line is awaited: a screen read mid-redraw may hold only part of the tree.
+    await screen.waitFor(/▸ count \(20 running\)/);
+    for (const seq of [1, 10, 20]) {
+      await screen.waitFor(new RegExp(`◌ #${seq} counter ${seq} +running`));
+    }
+    await screen.waitFor(/ {2}· sum\n/);
+    screen.type(KEYS.down);
+    await screen.waitFor(/› ◌ #1 counter 1 /);
+    screen.type(KEYS.enter);
+    await screen.waitFor(/#1 counter 1 · session \S+ · ↑↓ scroll · esc back/);
+    await screen.waitFor('> count 1');
+    await screen.waitFor(/bash .*while \[ ! -e release \]/);
+    screen.type(KEYS.escape);
+    await screen.waitFor(/› ◌ #1 counter 1 /);
+    writeFileSync(join(folders.workspace, 'release'), '');
+    await screen.waitFor(
+      /counters completed · 20 agents: 0 running · 20 done · 0 failed · [\d.k]+ tokens/,
+    );
+    await screen.waitFor(/✓ count \(20 done\)/);
+    await screen.waitFor(/✓ #20 counter 20 +done · [\d.k]+ tokens · /);
+    await screen.waitFor(/workflow said: Workflow "counters" completed with 20 agents/);
+    screen.type(KEYS.escape);
+    // The answer is printed above the open view; closed, the prompt box follows it directly.
+    await screen.waitFor(/"total": 20,\n {2}"last": "counted 20"\n}\n╭─/);
+    screen.type(KEYS.ctrlD);
+    const { exitCode } = await screen.exited;
+    assert.equal(exitCode, 0);
+  } finally {
+    screen.kill();
+  }
+});
