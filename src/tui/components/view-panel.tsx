@@ -5,6 +5,8 @@
 import type { TuiView } from '../slash-commands.js';
 import type { TuiSession } from '../tui-session.js';
 import type { TuiSnapshot, TuiStore } from '../tui-store.js';
+import { AgentsView } from './agents-view.js';
+import { JobsView } from './jobs-view.js';
 import type { EscapeSlot } from './view-keys.js';
 import { WorkflowsView } from './workflows-view.js';
 
@@ -28,6 +30,25 @@ export function ViewPanel({ view, ...props }: ViewProps & { view: TuiView }) {
         <WorkflowsView
           runs={props.snapshot.workflows}
           runtime={props.session.setup.runtime}
+          width={props.width}
+          {...(props.escapeSlot ? { escapeSlot: props.escapeSlot } : {})}
+        />
+      );
+    case 'agents':
+      return (
+        <AgentsView
+          sessionId={props.snapshot.sessionId}
+          registry={props.session.setup.subagents.services.children}
+          runtime={props.session.setup.runtime}
+          width={props.width}
+          {...(props.escapeSlot ? { escapeSlot: props.escapeSlot } : {})}
+        />
+      );
+    case 'jobs':
+      return (
+        <JobsView
+          sessionId={props.snapshot.sessionId}
+          jobs={props.session.setup.jobs.service}
           width={props.width}
           {...(props.escapeSlot ? { escapeSlot: props.escapeSlot } : {})}
         />
