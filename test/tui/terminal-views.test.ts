@@ -95,3 +95,106 @@ test('/workflows shows a running 20-agent workflow live, an agent transcript, th
     screen.kill();
   }
 });
+
+test('/jobs lists a background job, shows its output without taking it from the agent, and stops it', async () => {
+  const folders = scriptedFolders({
+    rules: [
+      callsThenReply(
+        '^start a job$',
+        [bashCall('echo line one; echo line two; sleep 60', { run_in_background: true })],
+        'job started',
+      ),
+    ],
+    default: { reply: 'noted' },
+  });
+  const screen = startScreen(['--model', `scripted:${folders.model}`], {
+    home: folders.home,
+    cwd: folders.workspace,
+  });
+  try {
+    await screen.waitFor('ask loom');
+    screen.type('start a job');
+    await screen.waitFor('> start a job');
+    screen.type(KEYS.enter);
+    await screen.waitFor('job started');
+    await screen.waitFor(/ask loom, \/ for commands/);
+    screen.type('/jobs');
+    await screen.waitFor('> /jobs');
+    screen.type(KEYS.enter);
+    await screen.waitFor(/bash-1 +running \S+ echo line one/);
+    screen.type(KEYS.down);
+    await screen.waitFor(/› bash-1 +running/);
+    screen.type(KEYS.enter);
+    await screen.waitFor(/line one\nline two/);
+    await screen.waitFor(/bash-1 running \S+ · k stop · esc back/);
+    screen.type('k');
+    await screen.waitFor(/bash-1 killed \S+ · k stop · esc back/);
+    screen.type(KEYS.escape);
+    await screen.waitFor(/› bash-1 +killed \S+ echo line one/);
+    screen.type(KEYS.escape);
+    await screen.waitFor(/noted\n+╭─/);
+    screen.type(KEYS.ctrlD);
+    assert.equal((await screen.exited).exitCode, 0);
+  } finally {
+    screen.kill();
+  }
+});
+
+test('/agents shows a background child; the user interrupts it, messages it and reads its answer', async () => {
+  const folders = scriptedFolders({
+    rules: [
+      callsThenReply(
+        '^start a helper$',
+        [
+          {
+            name: 'subagent',
+            arguments: { description: 'helper', prompt: 'stay busy', run_in_background: true },
+          },
+        ],
+        'helper started',
+      ),
+      { when: '^stay busy$', hang: true },
+      { when: '^hello child$', reply: 'hi parent' },
+    ],
+    default: { reply: 'noted' },
+  });
+  const screen = startScreen(['--model', `scripted:${folders.model}`], {
+    home: folders.home,
+    cwd: folders.workspace,
+  });
+  try {
+    await screen.waitFor('ask loom');
+    screen.type('start a helper');
+    await screen.waitFor('> start a helper');
+    screen.type(KEYS.enter);
+    await screen.waitFor('helper started');
+    await screen.waitFor(/ask loom, \/ for commands/);
+    screen.type('/agents');
+    await screen.waitFor('> /agents');
+    screen.type(KEYS.enter);
+    await screen.waitFor(/◌ running helper \S+ · \d+ tokens · \S+ old/);
+    screen.type(KEYS.down);
+    await screen.waitFor(/› ◌ running helper/);
+    screen.type('i');
+    await screen.waitFor(/interrupted \S+/);
+    await screen.waitFor(/› ● idle +helper .*\(last turn \w+\)/);
+    screen.type('m');
+    await screen.waitFor(/message to \S+:/);
+    screen.type('hello child');
+    await screen.waitFor(/message to \S+: hello child/);
+    screen.type(KEYS.enter);
+    await screen.waitFor(/sent to \S+/);
+    await screen.waitFor(/› ● idle +helper .*\(last turn completed\)/);
+    screen.type(KEYS.enter);
+    await screen.waitFor(/helper · session \S+ · ↑↓ scroll · esc back/);
+    await screen.waitFor(/> hello child\n+hi parent/);
+    screen.type(KEYS.escape);
+    await screen.waitFor(/› ● idle +helper/);
+    screen.type(KEYS.escape);
+    await screen.waitFor(/noted\n+╭─/);
+    screen.type(KEYS.ctrlD);
+    assert.equal((await screen.exited).exitCode, 0);
+  } finally {
+    screen.kill();
+  }
+});
