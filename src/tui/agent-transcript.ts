@@ -65,6 +65,14 @@ export class SessionFiguresCache {
 
   constructor(private readonly runtime: AgentRuntime) {}
 
+  /** Figures of a session this process runs now; undefined (and nothing read) otherwise. */
+  ofLive(sessionId: string): SessionFigures | undefined {
+    const live = this.runtime.find(sessionId);
+    if (!live) return undefined;
+    const known = this.cache.get(sessionId);
+    return this.count(sessionId, live, known?.stored ? undefined : known);
+  }
+
   of(sessionId: string): SessionFigures {
     const live = this.runtime.find(sessionId);
     const known = this.cache.get(sessionId);

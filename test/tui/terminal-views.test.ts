@@ -77,13 +77,22 @@ test('/workflows shows a running 20-agent workflow live, an agent transcript, th
     await screen.waitFor('> count 1');
     await screen.waitFor(/bash .*while \[ ! -e release \]/);
     screen.type(KEYS.escape);
-    await screen.waitFor(/› ◌ #1 counter 1 /);
+    // A running agent's tokens so far are read from its live session.
+    await screen.waitFor(/› ◌ #1 counter 1 +running · \d+ tokens · /);
     writeFileSync(join(folders.workspace, 'release'), '');
     await screen.waitFor(
       /counters completed · 20 agents: 0 running · 20 done · 0 failed · [\d.k]+ tokens/,
     );
     await screen.waitFor(/✓ count \(20 done\)/);
     await screen.waitFor(/✓ #20 counter 20 +done · [\d.k]+ tokens · /);
+    // An agent that has ended is read back from its session file; Up from the first wraps.
+    screen.type(KEYS.up);
+    await screen.waitFor(/› ✓ #20 counter 20 /);
+    screen.type(KEYS.enter);
+    await screen.waitFor(/#20 counter 20 · session \S+ · ↑↓ scroll · esc back/);
+    await screen.waitFor(/> count 20[\s\S]*✓ bash .*while[\s\S]*counted 20/);
+    screen.type(KEYS.escape);
+    await screen.waitFor(/› ✓ #20 counter 20 /);
     await screen.waitFor(/workflow said: Workflow "counters" completed with 20 agents/);
     screen.type(KEYS.escape);
     // The answer is printed above the open view; closed, the prompt box follows it directly.

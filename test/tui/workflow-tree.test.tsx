@@ -93,7 +93,12 @@ test('the tree shows each phase with its agents running, done and failed, with t
   assert.equal(runs.running, 1);
   assert.equal(runs.get('run-1')?.agents.get(3)?.sessionId, 'child-3');
   const { lastFrame, unmount } = render(
-    <WorkflowTree runs={runs.list} now={T0 + 5300} width={100} />,
+    <WorkflowTree
+      runs={runs.list}
+      now={T0 + 5300}
+      width={100}
+      runningTokens={(agent) => (agent.sessionId === 'child-3' ? 420 : undefined)}
+    />,
   );
   const frame = lastFrame() ?? '';
   assert.match(
@@ -104,7 +109,7 @@ test('the tree shows each phase with its agents running, done and failed, with t
   assert.match(frame, /· judge/);
   assert.match(frame, /✓ #1 read a\.ts +done · 1\.5k tokens · 2\.0s/);
   assert.match(frame, /✗ #2 read b\.ts +failed · 500ms — upstream 500/);
-  assert.match(frame, /◌ #3 read c\.ts +running · 5\.0s/);
+  assert.match(frame, /◌ #3 read c\.ts +running · 420 tokens · 5\.0s/);
   unmount();
 });
 
@@ -188,11 +193,11 @@ test('arrows select an agent, Enter opens its transcript from its session, Esc g
       data: { turnId: 't1', step: 1, text: 'c.ts looks fine', usage: { input: 1, output: 1 } },
     },
   ] as unknown as SessionEvent[];
-  const opened: string[] = [];
   const runtime = {
     find(sessionId: string) {
-      opened.push(sessionId);
-      return { log: { events: childEvents, onAppend: () => () => {} } };
+      const events = sessionId === 'child-3' ? childEvents : [];
+      const header = { created: new Date(T0).toISOString() };
+      return { log: { header, events, onAppend: () => () => {} } };
     },
   } as unknown as AgentRuntime;
   const escapeSlot: EscapeSlot = { current: undefined };
@@ -211,7 +216,6 @@ test('arrows select an agent, Enter opens its transcript from its session, Esc g
     const transcript = await frameMatching(lastFrame, /c\.ts looks fine/);
     assert.match(transcript, /#3 read c\.ts · session child-3/);
     assert.match(transcript, /read c\.ts please/);
-    assert.deepEqual(opened, ['child-3']);
     assert.equal(escapeSlot.current?.(), true, 'Esc closes the transcript first');
     await frameMatching(lastFrame, /› ◌ #3 read c\.ts/);
   } finally {

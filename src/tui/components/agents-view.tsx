@@ -16,6 +16,7 @@ import {
   type EscapeSlot,
   formatDuration,
   rowWindow,
+  stepIndex,
   useEscape,
   useKeyState,
   useNow,
@@ -91,12 +92,7 @@ export function AgentsView({ sessionId, registry, runtime, width, escapeSlot }: 
       if (key.upArrow || key.downArrow) {
         if (ids.length === 0) return;
         const index = selection.current === undefined ? -1 : ids.indexOf(selection.current);
-        const next =
-          index < 0
-            ? key.downArrow
-              ? 0
-              : ids.length - 1
-            : Math.min(ids.length - 1, Math.max(0, index + (key.downArrow ? 1 : -1)));
+        const next = stepIndex(index, ids.length, key.downArrow);
         setSelected(ids[next]);
         setNote(undefined);
         return;

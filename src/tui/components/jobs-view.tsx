@@ -11,6 +11,7 @@ import {
   type EscapeSlot,
   formatDuration,
   rowWindow,
+  stepIndex,
   useEscape,
   useKeyState,
   useNow,
@@ -60,12 +61,7 @@ export function JobsView({ sessionId, jobs, width, escapeSlot }: JobsViewProps) 
     if (opened.current === undefined && (key.upArrow || key.downArrow)) {
       if (ids.length === 0) return;
       const index = selection.current === undefined ? -1 : ids.indexOf(selection.current);
-      const next =
-        index < 0
-          ? key.downArrow
-            ? 0
-            : ids.length - 1
-          : Math.min(ids.length - 1, Math.max(0, index + (key.downArrow ? 1 : -1)));
+      const next = stepIndex(index, ids.length, key.downArrow);
       setSelected(ids[next]);
       setNote(undefined);
       return;

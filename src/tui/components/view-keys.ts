@@ -48,6 +48,12 @@ export function useNow(active: boolean, intervalMs = 1000): number {
   return active ? Math.max(now, Date.now()) : Date.now();
 }
 
+/** The next row after an arrow key, wrapping around; from no selection, the first or the last. */
+export function stepIndex(index: number, count: number, down: boolean): number {
+  if (index < 0) return down ? 0 : count - 1;
+  return (index + (down ? 1 : count - 1)) % count;
+}
+
 /** The rows `[start, end)` of `total` to draw in `height` rows so that `selected` is among them. */
 export function rowWindow(
   total: number,

@@ -64,9 +64,18 @@ export interface WorkflowTreeProps {
   /** Rows drawn at most (the selection stays among them); default every row. */
   maxRows?: number;
   width?: number;
+  /** Tokens a running agent has used so far, when its session can be read; drawn rows only. */
+  runningTokens?: (agent: WorkflowAgentView) => number | undefined;
 }
 
-export function WorkflowTree({ runs, now, selected, maxRows, width = 100 }: WorkflowTreeProps) {
+export function WorkflowTree({
+  runs,
+  now,
+  selected,
+  maxRows,
+  width = 100,
+  runningTokens,
+}: WorkflowTreeProps) {
   if (runs.length === 0) return <Text dimColor>No workflow has run in this session.</Text>;
   const rows = treeRows(runs);
   const selectedIndex = rows.findIndex((row) => isSelected(row, selected));
@@ -85,6 +94,7 @@ export function WorkflowTree({ runs, now, selected, maxRows, width = 100 }: Work
           now={now}
           selected={isSelected(row, selected)}
           width={width}
+          {...(runningTokens ? { runningTokens } : {})}
         />
       ))}
       {end < rows.length ? <Text dimColor>{`  ↓ ${rows.length - end} more rows`}</Text> : null}
@@ -108,11 +118,13 @@ function TreeRowView({
   now,
   selected,
   width,
+  runningTokens,
 }: {
   row: TreeRow;
   now: number;
   selected: boolean;
   width: number;
+  runningTokens?: (agent: WorkflowAgentView) => number | undefined;
 }) {
   switch (row.kind) {
     case 'run': {
@@ -162,9 +174,12 @@ function TreeRowView({
     case 'agent': {
       const { agent } = row;
       const { mark, color } = STATUS_MARK[agent.status];
-      const tokens = agent.usage
-        ? `${formatTokens(agent.usage.input + agent.usage.output)} tokens`
-        : '';
+      const used = agent.usage
+        ? agent.usage.input + agent.usage.output
+        : agent.status === 'running'
+          ? runningTokens?.(agent)
+          : undefined;
+      const tokens = used ? `${formatTokens(used)} tokens` : '';
       const time = formatDuration((agent.endedAt ?? now) - agent.startedAt);
       const details = [agent.status === 'completed' ? 'done' : agent.status, tokens, time]
         .filter(Boolean)

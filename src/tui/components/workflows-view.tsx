@@ -4,11 +4,12 @@
  * nothing: it only reads runs and sessions.
  */
 import { Box, Text, useInput, useStdout } from 'ink';
-import { useCallback, useState } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import type { AgentRuntime } from '../../core/runtime.js';
-import type { WorkflowView } from '../workflow-runs.js';
+import { SessionFiguresCache } from '../agent-transcript.js';
+import type { WorkflowAgentView, WorkflowView } from '../workflow-runs.js';
 import { AgentTranscriptPane } from './agent-transcript-pane.js';
-import { type EscapeSlot, useEscape, useKeyState, useNow } from './view-keys.js';
+import { type EscapeSlot, stepIndex, useEscape, useKeyState, useNow } from './view-keys.js';
 import { type AgentKey, treeRows, WorkflowTree } from './workflow-tree.js';
 
 /** Rows kept for the prompt, the footer and the view's own lines. */
@@ -27,6 +28,12 @@ export function WorkflowsView({ runs, runtime, width, escapeSlot }: WorkflowsVie
   const [selected, selection, setSelected] = useKeyState<AgentKey | undefined>(undefined);
   const [open, opened, setOpen] = useKeyState<AgentKey | undefined>(undefined);
   const [note, setNote] = useState<string | undefined>(undefined);
+  const figures = useMemo(() => new SessionFiguresCache(runtime), [runtime]);
+  const runningTokens = useCallback(
+    (agent: WorkflowAgentView) =>
+      agent.sessionId === undefined ? undefined : figures.ofLive(agent.sessionId)?.tokens,
+    [figures],
+  );
   const now = useNow(runs.some((run) => run.stopReason === undefined));
   const back = useCallback(() => {
     if (!opened.current) return false;
@@ -45,12 +52,7 @@ export function WorkflowsView({ runs, runtime, width, escapeSlot }: WorkflowsVie
         const index = current
           ? keys.findIndex((entry) => entry.runId === current.runId && entry.seq === current.seq)
           : -1;
-        const next =
-          index < 0
-            ? key.downArrow
-              ? 0
-              : keys.length - 1
-            : Math.min(keys.length - 1, Math.max(0, index + (key.downArrow ? 1 : -1)));
+        const next = stepIndex(index, keys.length, key.downArrow);
         setSelected(keys[next]);
         setNote(undefined);
         return;
@@ -89,6 +91,7 @@ export function WorkflowsView({ runs, runtime, width, escapeSlot }: WorkflowsVie
         {...(selected ? { selected } : {})}
         maxRows={height}
         width={width}
+        runningTokens={runningTokens}
       />
       {note ? <Text color="yellow">{note}</Text> : null}
     </Box>
