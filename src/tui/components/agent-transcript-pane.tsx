@@ -19,6 +19,8 @@ export interface AgentTranscriptPaneProps {
   width: number;
   /** Blocks shown at once. */
   maxItems: number;
+  /** False while another widget (an approval) has the keyboard; default true. */
+  keysActive?: boolean;
 }
 
 export function AgentTranscriptPane({
@@ -27,6 +29,7 @@ export function AgentTranscriptPane({
   title,
   width,
   maxItems,
+  keysActive = true,
 }: AgentTranscriptPaneProps) {
   const [transcript, setTranscript] = useState<AgentTranscript | undefined>(undefined);
   const [, setVersion] = useState(0);
@@ -49,10 +52,13 @@ export function AgentTranscriptPane({
   const items = transcript?.items() ?? [];
   const last = Math.max(0, items.length - back);
   const first = Math.max(0, last - maxItems);
-  useInput((_input, key) => {
-    if (key.upArrow) setBack((value) => Math.min(value + 1, Math.max(0, items.length - 1)));
-    if (key.downArrow) setBack((value) => Math.max(0, value - 1));
-  });
+  useInput(
+    (_input, key) => {
+      if (key.upArrow) setBack((value) => Math.min(value + 1, Math.max(0, items.length - 1)));
+      if (key.downArrow) setBack((value) => Math.max(0, value - 1));
+    },
+    { isActive: keysActive },
+  );
   return (
     <Box flexDirection="column">
       <Text bold wrap="truncate-end">

@@ -41,9 +41,18 @@ export interface AgentsViewProps {
   runtime: AgentRuntime;
   width: number;
   escapeSlot?: EscapeSlot;
+  /** False while another widget (an approval) has the keyboard; default true. */
+  keysActive?: boolean;
 }
 
-export function AgentsView({ sessionId, registry, runtime, width, escapeSlot }: AgentsViewProps) {
+export function AgentsView({
+  sessionId,
+  registry,
+  runtime,
+  width,
+  escapeSlot,
+  keysActive = true,
+}: AgentsViewProps) {
   const { stdout } = useStdout();
   const height = Math.max(6, (stdout.rows ?? 40) - RESERVED_ROWS);
   const figures = useMemo(() => new SessionFiguresCache(runtime), [runtime]);
@@ -105,7 +114,7 @@ export function AgentsView({ sessionId, registry, runtime, width, escapeSlot }: 
         act(`interrupted ${id}`, () => registry.interrupt('user', id, INTERRUPTED_BY_USER));
       }
     },
-    { isActive: mode.kind !== 'transcript' },
+    { isActive: keysActive && mode.kind !== 'transcript' },
   );
   if (mode.kind === 'transcript') {
     const child = children.find((candidate) => candidate.id === mode.id);
@@ -116,6 +125,7 @@ export function AgentsView({ sessionId, registry, runtime, width, escapeSlot }: 
         title={child?.description || mode.id}
         width={width}
         maxItems={Math.max(3, Math.floor(height / 2))}
+        keysActive={keysActive}
       />
     );
   }

@@ -37,9 +37,11 @@ export interface JobsViewProps {
   jobs: JobService;
   width: number;
   escapeSlot?: EscapeSlot;
+  /** False while another widget (an approval) has the keyboard; default true. */
+  keysActive?: boolean;
 }
 
-export function JobsView({ sessionId, jobs, width, escapeSlot }: JobsViewProps) {
+export function JobsView({ sessionId, jobs, width, escapeSlot, keysActive = true }: JobsViewProps) {
   const { stdout } = useStdout();
   const height = Math.max(6, (stdout.rows ?? 40) - RESERVED_ROWS);
   const [selected, selection, setSelected] = useKeyState<string | undefined>(undefined);
@@ -56,28 +58,31 @@ export function JobsView({ sessionId, jobs, width, escapeSlot }: JobsViewProps) 
     return true;
   }, [opened, setOpen]);
   useEscape(escapeSlot, back);
-  useInput((input, key) => {
-    const ids = jobs.list(sessionId).map((record) => record.id);
-    if (opened.current === undefined && (key.upArrow || key.downArrow)) {
-      if (ids.length === 0) return;
-      const index = selection.current === undefined ? -1 : ids.indexOf(selection.current);
-      const next = stepIndex(index, ids.length, key.downArrow);
-      setSelected(ids[next]);
-      setNote(undefined);
-      return;
-    }
-    const id = opened.current ?? selection.current;
-    if (id === undefined || !ids.includes(id)) return;
-    if (key.return && opened.current === undefined) setOpen(id);
-    else if (input === 'k') {
-      try {
-        const record = jobs.kill(id, sessionId, KILLED_BY_USER);
-        setNote({ text: `${id} is ${record.status}`, tone: 'info' });
-      } catch (error) {
-        setNote({ text: errorMessage(error), tone: 'error' });
+  useInput(
+    (input, key) => {
+      const ids = jobs.list(sessionId).map((record) => record.id);
+      if (opened.current === undefined && (key.upArrow || key.downArrow)) {
+        if (ids.length === 0) return;
+        const index = selection.current === undefined ? -1 : ids.indexOf(selection.current);
+        const next = stepIndex(index, ids.length, key.downArrow);
+        setSelected(ids[next]);
+        setNote(undefined);
+        return;
       }
-    }
-  });
+      const id = opened.current ?? selection.current;
+      if (id === undefined || !ids.includes(id)) return;
+      if (key.return && opened.current === undefined) setOpen(id);
+      else if (input === 'k') {
+        try {
+          const record = jobs.kill(id, sessionId, KILLED_BY_USER);
+          setNote({ text: `${id} is ${record.status}`, tone: 'info' });
+        } catch (error) {
+          setNote({ text: errorMessage(error), tone: 'error' });
+        }
+      }
+    },
+    { isActive: keysActive },
+  );
   const noteLine = note ? (
     <Text color={note.tone === 'error' ? 'red' : 'gray'}>{note.text}</Text>
   ) : null;

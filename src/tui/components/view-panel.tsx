@@ -32,6 +32,7 @@ export function ViewPanel({ view, ...props }: ViewProps & { view: TuiView }) {
           runtime={props.session.setup.runtime}
           width={props.width}
           {...(props.escapeSlot ? { escapeSlot: props.escapeSlot } : {})}
+          keysActive={props.snapshot.pending === undefined}
         />
       );
     case 'agents':
@@ -42,6 +43,7 @@ export function ViewPanel({ view, ...props }: ViewProps & { view: TuiView }) {
           runtime={props.session.setup.runtime}
           width={props.width}
           {...(props.escapeSlot ? { escapeSlot: props.escapeSlot } : {})}
+          keysActive={props.snapshot.pending === undefined}
         />
       );
     case 'jobs':
@@ -51,6 +53,7 @@ export function ViewPanel({ view, ...props }: ViewProps & { view: TuiView }) {
           jobs={props.session.setup.jobs.service}
           width={props.width}
           {...(props.escapeSlot ? { escapeSlot: props.escapeSlot } : {})}
+          keysActive={props.snapshot.pending === undefined}
         />
       );
   }

@@ -20,9 +20,17 @@ export interface WorkflowsViewProps {
   runtime: AgentRuntime;
   width: number;
   escapeSlot?: EscapeSlot;
+  /** False while another widget (an approval) has the keyboard; default true. */
+  keysActive?: boolean;
 }
 
-export function WorkflowsView({ runs, runtime, width, escapeSlot }: WorkflowsViewProps) {
+export function WorkflowsView({
+  runs,
+  runtime,
+  width,
+  escapeSlot,
+  keysActive = true,
+}: WorkflowsViewProps) {
   const { stdout } = useStdout();
   const height = Math.max(6, (stdout.rows ?? 40) - RESERVED_ROWS);
   const [selected, selection, setSelected] = useKeyState<AgentKey | undefined>(undefined);
@@ -64,7 +72,7 @@ export function WorkflowsView({ runs, runtime, width, escapeSlot }: WorkflowsVie
         else setNote('the session of this agent is not known, so its transcript cannot be shown');
       }
     },
-    { isActive: open === undefined },
+    { isActive: keysActive && open === undefined },
   );
   if (open) {
     const agent = runs.find((run) => run.runId === open.runId)?.agents.get(open.seq);
@@ -76,6 +84,7 @@ export function WorkflowsView({ runs, runtime, width, escapeSlot }: WorkflowsVie
           title={`#${agent.seq} ${agent.label}`}
           width={width}
           maxItems={Math.max(3, Math.floor(height / 2))}
+          keysActive={keysActive}
         />
       );
     }
