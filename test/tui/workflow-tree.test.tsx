@@ -222,3 +222,26 @@ test('arrows select an agent, Enter opens its transcript from its session, Esc g
     unmount();
   }
 });
+
+test('an agent gets the session of the child started just before it, and only if its label matches', () => {
+  const runs = new WorkflowRuns();
+  const start = (seq: number, label: string) =>
+    runs.apply({ type: 'workflow/agent-start', runId: 'r', time: T0, seq, label, phase: '' });
+  const child = (id: string, description: string) =>
+    runs.noteChildStart({
+      runId: id,
+      provider: 'spawn',
+      parentSession: 'p',
+      description,
+      depth: 1,
+    });
+  child('session-a', 'alpha');
+  start(1, 'alpha');
+  child('session-x', 'something else');
+  start(2, 'beta');
+  start(3, 'gamma');
+  const agents = runs.get('r')?.agents;
+  assert.equal(agents?.get(1)?.sessionId, 'session-a');
+  assert.equal(agents?.get(2)?.sessionId, undefined);
+  assert.equal(agents?.get(3)?.sessionId, undefined, 'a child start is used once');
+});
