@@ -39,13 +39,13 @@ export function useKeyState<Value>(
 
 /** The time now, refreshed every `intervalMs` while `active` (running agents' times go on). */
 export function useNow(active: boolean, intervalMs = 1000): number {
-  const [now, setNow] = useState(Date.now());
+  const [, setTicks] = useState(0);
   useEffect(() => {
     if (!active) return;
-    const timer = setInterval(() => setNow(Date.now()), intervalMs);
+    const timer = setInterval(() => setTicks((ticks) => ticks + 1), intervalMs);
     return () => clearInterval(timer);
   }, [active, intervalMs]);
-  return active ? Math.max(now, Date.now()) : Date.now();
+  return Date.now();
 }
 
 /** The next row after an arrow key, wrapping around; from no selection, the first or the last. */
@@ -67,10 +67,10 @@ export function rowWindow(
 }
 
 /** `850ms`, `4.2s`, `37s`, `3m05s`, `2h04m`. */
-export function formatDuration(milliseconds: number): string {
-  const ms = Math.max(0, milliseconds);
-  if (ms < 1000) return `${Math.round(ms)}ms`;
-  const seconds = ms / 1000;
+export function formatDuration(elapsed: number): string {
+  const milliseconds = Math.max(0, elapsed);
+  if (milliseconds < 1000) return `${Math.round(milliseconds)}ms`;
+  const seconds = milliseconds / 1000;
   if (seconds < 10) return `${seconds.toFixed(1)}s`;
   if (seconds < 60) return `${Math.floor(seconds)}s`;
   const minutes = Math.floor(seconds / 60);
