@@ -67,6 +67,11 @@ export interface JobService extends BackgroundRunner {
   list(caller: JobCaller): JobRecord[];
   /** Output since the last read of this job. */
   read(id: string, caller: JobCaller): JobRead;
+  /**
+   * The job's latest output, read or not (about the output limit), without marking anything
+   * read: for a person watching, so the owner's next `read` still gets all it has not read.
+   */
+  peek(id: string, caller: JobCaller): JobRead;
   /** Resolves when the job settles or after `timeoutMs`, whichever is first; never rejects. */
   wait(id: string, caller: JobCaller, timeoutMs: number, signal?: AbortSignal): Promise<JobRecord>;
   /** Asks the job to stop; the record is `stopping` until the producer settles it as `killed`. */

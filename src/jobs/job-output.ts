@@ -21,6 +21,9 @@ export class JobOutput {
   private chunks: Chunk[] = [];
   private unread = 0;
   private dropped = 0;
+  /** The latest output, read or not, within the same limit: what a person watching sees. */
+  private recentChunks: Chunk[] = [];
+  private recentBytes = 0;
 
   /** `limitBytes` must be a positive integer. */
   constructor(private readonly limitBytes: number) {}
@@ -36,6 +39,16 @@ export class JobOutput {
     this.chunks.push({ text, bytes });
     this.unread += bytes;
     this.dropOverflow();
+    this.recentChunks.push({ text, bytes });
+    this.recentBytes += bytes;
+    if (this.recentBytes > this.limitBytes) {
+      this.recentBytes -= cutFront(this.recentChunks, this.recentBytes - this.limitBytes);
+    }
+  }
+
+  /** The latest output whether the owner read it or not, within the limit; marks nothing read. */
+  recent(): string {
+    return this.recentChunks.map((chunk) => chunk.text).join('');
   }
 
   /** Everything unread, with the drop marker first when output was lost; empties the buffer. */
@@ -70,4 +83,24 @@ export class JobOutput {
     this.unread -= bytes;
     this.dropped += bytes;
   }
+}
+
+/** Removes at least `excess` bytes from the front of `chunks` (whole characters); returns how many. */
+function cutFront(chunks: Chunk[], excess: number): number {
+  let removed = 0;
+  while (removed < excess) {
+    const oldest = chunks[0];
+    if (oldest === undefined) break;
+    if (oldest.bytes <= excess - removed) {
+      chunks.shift();
+      removed += oldest.bytes;
+      continue;
+    }
+    const encoded = Buffer.from(oldest.text);
+    let cut = excess - removed;
+    while (isContinuationByte(encoded[cut])) cut++;
+    chunks[0] = { text: encoded.subarray(cut).toString(), bytes: oldest.bytes - cut };
+    removed += cut;
+  }
+  return removed;
 }

@@ -115,6 +115,12 @@ export class LocalJobService implements JobService {
     return { output: entry.output.take(), record: copy(entry) };
   }
 
+  peek(id: string, caller: JobCaller): JobRead {
+    const entry = this.find(id, caller);
+    this.drain(entry);
+    return { output: entry.output.recent(), record: copy(entry) };
+  }
+
   async wait(
     id: string,
     caller: JobCaller,

@@ -42,6 +42,7 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
   const [view, setView] = useState<TuiView>('chat');
   const [hint, setHint] = useState<string | undefined>(undefined);
   const lastCtrlC = useRef(0);
+  const viewEscape = useRef<(() => boolean) | undefined>(undefined);
   const width = Math.max(20, columns - 2);
   const pending = snapshot.pending;
   const { rows } = useTerminalSize();
@@ -72,8 +73,9 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
       return;
     }
     if (key.escape) {
-      if (view !== 'chat') setView('chat');
-      else if (snapshot.footer.busy) session.interrupt();
+      if (view !== 'chat') {
+        if (!viewEscape.current?.()) setView('chat');
+      } else if (snapshot.footer.busy) session.interrupt();
       return;
     }
     if (key.tab && key.shift) {
@@ -116,6 +118,7 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
           session={session}
           width={width}
           close={() => setView('chat')}
+          escapeSlot={viewEscape}
         />
         {pending ? <RequestWidget key={pending.id} request={pending} width={width} /> : null}
         <PromptInput
@@ -123,7 +126,7 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
           onChange={setInput}
           onSubmit={submit}
           history={history}
-          disabled={pending !== undefined || view === 'transcript'}
+          disabled={pending !== undefined || view !== 'chat'}
           placeholder={snapshot.footer.busy ? 'working… type to steer' : 'ask loom, / for commands'}
         />
         {completions.length > 0 && input.length > 0 ? (

@@ -7,7 +7,6 @@
  */
 
 import type { LoomSetup } from '../cli/build-runtime.js';
-import { WorkflowProgressState } from '../cli/workflow-progress-state.js';
 import { agentStatus } from '../core/agent-hooks.js';
 import type { Disposer } from '../core/context.js';
 import type { AgentHandle } from '../core/create-agent.js';
@@ -15,22 +14,17 @@ import type { SessionEvent } from '../core/session-events.js';
 import { goalOf } from '../goal/install.js';
 import { jobSettled, jobStarted } from '../jobs/contract.js';
 import { planModeOf } from '../plan/install.js';
-import type { WorkflowEventRecord, WorkflowStopReason } from '../workflow/contract.js';
+import { subagentStart } from '../subagent/contract.js';
 import { onWorkflowEvents } from '../workflow/run-events.js';
 import type { FooterState, PendingRequest, TranscriptItem } from './contract.js';
 import { describeRule, type InteractionBroker } from './interaction-broker.js';
 import { TranscriptFold } from './transcript-fold.js';
+import { WorkflowRuns, type WorkflowView } from './workflow-runs.js';
+
+export type { WorkflowView };
 
 /** The frame the store coalesces changes into. */
 const FRAME_MS = 16;
-
-export interface WorkflowView {
-  runId: string;
-  state: WorkflowProgressState;
-  startedAt: number;
-  endedAt?: number;
-  stopReason?: WorkflowStopReason;
-}
 
 export interface TuiSnapshot {
   sessionId: string;
@@ -45,7 +39,7 @@ export interface TuiSnapshot {
 
 export class TuiStore {
   private fold = new TranscriptFold();
-  private readonly workflows = new Map<string, WorkflowView>();
+  private readonly workflows = new WorkflowRuns();
   private readonly listeners = new Set<() => void>();
   private snapshot: TuiSnapshot;
   private scheduled: NodeJS.Timeout | undefined;
@@ -62,7 +56,12 @@ export class TuiStore {
   ) {
     const root = setup.runtime.root;
     const undo = [
-      onWorkflowEvents(root, (record) => this.applyWorkflow(record)),
+      onWorkflowEvents(root, (record) => {
+        this.workflows.apply(record);
+        this.changed();
+      }),
+      root.on(subagentStart, (event) => this.workflows.noteChildStart(event)),
+      root.on(agentStatus, () => this.changed()),
       root.on(jobStarted, () => this.changed()),
       root.on(jobSettled, () => this.changed()),
       broker.onChange(() => this.changed()),
@@ -142,20 +141,6 @@ export class TuiStore {
     }
   }
 
-  private applyWorkflow(record: WorkflowEventRecord): void {
-    let view = this.workflows.get(record.runId);
-    if (!view) {
-      view = { runId: record.runId, state: new WorkflowProgressState(), startedAt: record.time };
-      this.workflows.set(record.runId, view);
-    }
-    view.state.apply(record);
-    if (record.type === 'workflow/end') {
-      view.endedAt = record.time;
-      view.stopReason = record.stopReason;
-    }
-    this.changed();
-  }
-
   private changed(): void {
     if (this.scheduled) return;
     this.scheduled = setTimeout(() => {
@@ -176,7 +161,7 @@ export class TuiStore {
       tokens: { ...this.usage },
       runningChildren: setup.subagents.services.children.runningUnder(sessionId),
       runningJobs: setup.jobs.service.running().length,
-      runningWorkflows: [...this.workflows.values()].filter((view) => !view.stopReason).length,
+      runningWorkflows: this.workflows.running,
       mode: planModeOf(handle)?.mode ?? 'default',
       busy: handle.agent.status !== 'idle',
       queued: this.queued,
@@ -190,7 +175,7 @@ export class TuiStore {
       live: this.fold.live,
       pending: this.broker.current,
       footer,
-      workflows: [...this.workflows.values()],
+      workflows: this.workflows.list,
       version: (this.snapshot?.version ?? 0) + 1,
     };
   }

@@ -355,3 +355,18 @@ test('an aborted signal ends the wait of killAndWait with the job still stopping
     (error: Error & { code?: string }) => error.code === 'NOT_OWNER',
   );
 });
+
+test('peek shows the latest output, read or not, and leaves it unread for the owner', () => {
+  const { service } = setup({ outputLimitBytes: 16 });
+  const job = fakeJob({ owner: A });
+  service.start(job.work);
+  job.print('first line\n');
+  assert.equal(service.peek('fake-1', A).output, 'first line\n');
+  assert.equal(service.peek('fake-1', A).output, 'first line\n');
+  assert.equal(service.read('fake-1', A).output, 'first line\n');
+  assert.equal(service.peek('fake-1', A).output, 'first line\n', 'a read keeps what a person sees');
+  job.print('second\n');
+  assert.equal(service.peek('fake-1', A).output, 'rst line\nsecond\n', 'within the limit');
+  assert.equal(service.read('fake-1', A).output, 'second\n');
+  assert.throws(() => service.peek('fake-1', B), /belongs to another agent/);
+});

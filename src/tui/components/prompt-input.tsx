@@ -4,7 +4,7 @@
  * history. Controlled: the owner holds the text, so it can clear it (Ctrl+C) or fill it.
  */
 import { Box, Text, useInput } from 'ink';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 
 export interface PromptInputProps {
   value: string;
@@ -26,8 +26,13 @@ export function PromptInput({
   placeholder = '',
 }: PromptInputProps) {
   const [historyIndex, setHistoryIndex] = useState<number | undefined>(undefined);
+  // ink re-attaches the handler only after a frame is drawn: a key typed just after a redraw
+  // must still see the text that frame shows.
+  const latest = useRef(value);
+  latest.current = value;
   useInput(
     (input, key) => {
+      const value = latest.current;
       if (key.return) {
         if (key.shift || value.endsWith('\\')) {
           onChange(`${key.shift ? value : value.slice(0, -1)}\n`);

@@ -5,8 +5,11 @@
 import type { TuiView } from '../slash-commands.js';
 import type { TuiSession } from '../tui-session.js';
 import type { TuiSnapshot, TuiStore } from '../tui-store.js';
+import { AgentsView } from './agents-view.js';
+import { JobsView } from './jobs-view.js';
 import { TranscriptView } from './transcript-view.js';
-import { WorkflowTree } from './workflow-tree.js';
+import type { EscapeSlot } from './view-keys.js';
+import { WorkflowsView } from './workflows-view.js';
 
 export interface ViewProps {
   snapshot: TuiSnapshot;
@@ -15,6 +18,8 @@ export interface ViewProps {
   width: number;
   /** Back to the chat. */
   close(): void;
+  /** A view showing a nested pane claims Esc here to go back one level. */
+  escapeSlot?: EscapeSlot;
 }
 
 export function ViewPanel({ view, ...props }: ViewProps & { view: TuiView }) {
@@ -22,7 +27,36 @@ export function ViewPanel({ view, ...props }: ViewProps & { view: TuiView }) {
     case 'chat':
       return null;
     case 'workflows':
-      return <WorkflowTree runs={props.snapshot.workflows} now={Date.now()} />;
+      return (
+        <WorkflowsView
+          runs={props.snapshot.workflows}
+          runtime={props.session.setup.runtime}
+          width={props.width}
+          {...(props.escapeSlot ? { escapeSlot: props.escapeSlot } : {})}
+          keysActive={props.snapshot.pending === undefined}
+        />
+      );
+    case 'agents':
+      return (
+        <AgentsView
+          sessionId={props.snapshot.sessionId}
+          registry={props.session.setup.subagents.services.children}
+          runtime={props.session.setup.runtime}
+          width={props.width}
+          {...(props.escapeSlot ? { escapeSlot: props.escapeSlot } : {})}
+          keysActive={props.snapshot.pending === undefined}
+        />
+      );
+    case 'jobs':
+      return (
+        <JobsView
+          sessionId={props.snapshot.sessionId}
+          jobs={props.session.setup.jobs.service}
+          width={props.width}
+          {...(props.escapeSlot ? { escapeSlot: props.escapeSlot } : {})}
+          keysActive={props.snapshot.pending === undefined}
+        />
+      );
     case 'transcript':
       return (
         <TranscriptView

@@ -1,0 +1,24 @@
+/**
+ * The slash commands that open the live views of what this session started: `/agents` (its
+ * children) and `/jobs` (its background jobs). `/workflows` sits with the skeleton's commands.
+ * They only switch the view; the views act.
+ */
+import type { SlashCommand } from '../slash-commands.js';
+
+export const VIEW_COMMANDS: SlashCommand[] = [
+  {
+    name: 'agents',
+    description:
+      'this session’s agents: state, tokens, age; message or interrupt one (esc returns)',
+    run(_args, { setView }) {
+      setView('agents');
+    },
+  },
+  {
+    name: 'jobs',
+    description: 'this session’s background jobs: read output, stop one (esc returns)',
+    run(_args, { setView }) {
+      setView('jobs');
+    },
+  },
+];
