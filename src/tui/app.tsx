@@ -3,18 +3,23 @@
  * (printed once), then what is still changing (streaming text, running tools, the pending
  * request or the open view), the prompt box and the footer. Keys: Esc interrupts the turn (or
  * closes a view), Ctrl+C clears the input and twice within a second exits, Ctrl+D on an empty
- * prompt exits, Shift+Tab cycles the mode.
+ * prompt exits, Shift+Tab cycles the mode. While a turn runs, Enter queues the message as a steer
+ * and Ctrl+F as a follow-up; `!command` runs a shell command whose output joins the conversation.
  */
 import { Box, type Instance, render, Static, Text, useInput } from 'ink';
-import { useRef, useState, useSyncExternalStore } from 'react';
+import { useCallback, useRef, useState, useSyncExternalStore } from 'react';
 import { PLAN_MODES } from '../plan/contract.js';
 import { planModeOf } from '../plan/install.js';
 import { Footer } from './components/footer.js';
-import { PromptInput } from './components/prompt-input.js';
+import { PromptInput, type SubmitDelivery } from './components/prompt-input.js';
 import { RequestWidget } from './components/request-widget.js';
 import { TranscriptItemView } from './components/transcript-item.js';
 import { ViewPanel } from './components/view-panel.js';
-import { completeSlash, runSlash, type TuiView } from './slash-commands.js';
+import { WorkspacePaths } from './path-completion.js';
+import { completionAt } from './prompt-completion.js';
+import { type EditorState, PromptEditor } from './prompt-editor.js';
+import { runShellCommand, shareShellOutput } from './shell-command.js';
+import { runSlash, type TuiView } from './slash-commands.js';
 import type { TuiSession } from './tui-session.js';
 import type { TuiStore } from './tui-store.js';
 import { useColumns } from './use-columns.js';
@@ -33,7 +38,12 @@ export interface AppProps {
 export function App({ store, session, history, onSubmitHistory, onExit }: AppProps) {
   const snapshot = useSyncExternalStore(store.subscribe, store.getSnapshot);
   const columns = useColumns();
-  const [input, setInput] = useState('');
+  const [editor] = useState(() => new PromptEditor(history));
+  const [, setPathsListed] = useState(0);
+  const [paths] = useState(
+    () => new WorkspacePaths(session.setup.runtime.cwd, () => setPathsListed((count) => count + 1)),
+  );
+  const shell = useRef<AbortController | undefined>(undefined);
   const [view, setView] = useState<TuiView>('chat');
   const [hint, setHint] = useState<string | undefined>(undefined);
   const lastCtrlC = useRef(0);
@@ -43,9 +53,8 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
   useInput((text, key) => {
     if (key.ctrl && text === 'c') {
       const now = Date.now();
-      if (input.length > 0) {
-        setInput('');
-        lastCtrlC.current = now;
+      if (!editor.isEmpty) {
+        editor.clear();
         return;
       }
       if (now - lastCtrlC.current < DOUBLE_PRESS_MS) {
@@ -56,12 +65,13 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
       setHint('press ctrl+c again to exit');
       return;
     }
-    if (key.ctrl && text === 'd' && input.length === 0) {
+    if (key.ctrl && text === 'd' && editor.isEmpty) {
       onExit();
       return;
     }
     if (key.escape) {
-      if (view !== 'chat') setView('chat');
+      if (shell.current) shell.current.abort();
+      else if (view !== 'chat') setView('chat');
       else if (snapshot.footer.busy) session.interrupt();
       return;
     }
@@ -73,9 +83,8 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
     }
   });
 
-  const submit = (value: string) => {
+  const submit = (value: string, delivery: SubmitDelivery) => {
     const text = value.trim();
-    setInput('');
     setHint(undefined);
     if (text.length === 0) return;
     onSubmitHistory(text);
@@ -83,10 +92,50 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
       void runSlash(text, { session, store, setView, exit: onExit });
       return;
     }
-    session.send(text);
+    if (text.startsWith('!')) {
+      runShell(text.slice(1).trim());
+      return;
+    }
+    if (delivery === 'followup' && session.current.agent.status === 'running') {
+      session.followup(text);
+      store.queue(text, 'followup');
+      return;
+    }
+    if (session.send(text) === 'steer') store.queue(text, 'steer');
   };
 
-  const completions = completeSlash(input);
+  const runShell = (command: string) => {
+    if (command.length === 0 || shell.current) return;
+    const controller = new AbortController();
+    shell.current = controller;
+    setHint(`running ${command} (esc stops it)`);
+    const setup = session.setup;
+    const passthrough = setup.config.tools?.bash?.env?.passthrough;
+    void runShellCommand(command, {
+      cwd: setup.runtime.cwd,
+      context: session.current.context,
+      signal: controller.signal,
+      ...(passthrough ? { passthrough } : {}),
+    }).then((result) => {
+      shell.current = undefined;
+      setHint(undefined);
+      store.add({ kind: 'shell', command, output: result.output, exitCode: result.exitCode });
+      const delivery = shareShellOutput(session.current.agent, result);
+      store.add({
+        kind: 'notice',
+        tone: 'info',
+        text:
+          delivery === 'steer'
+            ? 'the output joins the running turn at its next step'
+            : 'the output joins the conversation with your next message',
+      });
+    });
+  };
+
+  const complete = useCallback(
+    (state: EditorState) => completionAt(state, () => paths.current()),
+    [paths],
+  );
   return (
     <>
       <Static items={snapshot.finished as never[]}>
@@ -107,21 +156,23 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
           close={() => setView('chat')}
         />
         {pending ? <RequestWidget key={pending.id} request={pending} width={width} /> : null}
+        {snapshot.queuedMessages.map((message, index) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: queued messages may repeat a text
+          <Text key={index} dimColor>
+            {`queued ${message.delivery === 'steer' ? 'steer' : 'follow-up'}: ${message.text.split('\n', 1)[0]}`}
+          </Text>
+        ))}
         <PromptInput
-          value={input}
-          onChange={setInput}
+          editor={editor}
           onSubmit={submit}
-          history={history}
+          complete={complete}
           disabled={pending !== undefined}
-          placeholder={snapshot.footer.busy ? 'working… type to steer' : 'ask loom, / for commands'}
+          placeholder={
+            snapshot.footer.busy
+              ? 'working… enter steers it, ctrl+f queues a follow-up'
+              : 'ask loom, / for commands, @ for files, ! for a shell command'
+          }
         />
-        {completions.length > 0 && input.length > 0 ? (
-          <Box flexDirection="column">
-            {completions.map((command) => (
-              <Text key={command.name} dimColor>{`/${command.name} — ${command.description}`}</Text>
-            ))}
-          </Box>
-        ) : null}
         {hint ? <Text color="yellow">{hint}</Text> : null}
         <Footer footer={snapshot.footer} />
       </Box>
@@ -129,7 +180,22 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
   );
 }
 
+/** Bracketed paste: the terminal marks a paste, so its line ends never send it. */
+const BRACKETED_PASTE_ON = '\x1b[?2004h';
+const BRACKETED_PASTE_OFF = '\x1b[?2004l';
+
 /** Draws the app on this process's terminal; the caller unmounts it. */
 export function renderApp(props: AppProps): Instance {
-  return render(<App {...props} />, { exitOnCtrlC: false, patchConsole: false });
+  process.stdout.write(BRACKETED_PASTE_ON);
+  const instance = render(<App {...props} />, {
+    exitOnCtrlC: false,
+    patchConsole: false,
+    // Terminals known to speak the kitty keyboard protocol report Shift+Enter apart from Enter.
+    kittyKeyboard: { mode: 'auto' },
+  });
+  const restore = () => {
+    process.stdout.write(BRACKETED_PASTE_OFF);
+  };
+  instance.waitUntilExit().then(restore, restore);
+  return instance;
 }

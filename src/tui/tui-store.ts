@@ -32,6 +32,12 @@ export interface WorkflowView {
   stopReason?: WorkflowStopReason;
 }
 
+/** A message the person typed while a turn ran, waiting for the agent to take it. */
+export interface QueuedMessage {
+  text: string;
+  delivery: 'steer' | 'followup';
+}
+
 export interface TuiSnapshot {
   sessionId: string;
   finished: readonly TranscriptItem[];
@@ -39,6 +45,8 @@ export interface TuiSnapshot {
   pending: PendingRequest | undefined;
   footer: FooterState;
   workflows: readonly WorkflowView[];
+  /** Oldest first; each leaves when its `user/message` is logged. */
+  queuedMessages: readonly QueuedMessage[];
   /** Bumped on every change, so views keyed on it redraw. */
   version: number;
 }
@@ -53,7 +61,7 @@ export class TuiStore {
   private readonly detachRuntime: Disposer;
   private usage = { input: 0, output: 0 };
   private contextTokens = 0;
-  private queued = 0;
+  private queuedMessages: readonly QueuedMessage[] = [];
 
   constructor(
     private readonly setup: LoomSetup,
@@ -85,6 +93,7 @@ export class TuiStore {
     this.fold = new TranscriptFold();
     this.usage = { input: 0, output: 0 };
     this.contextTokens = 0;
+    this.queuedMessages = [];
     for (const event of handle.log.events) this.applySession(event);
     const undo = [
       handle.log.onAppend((event) => {
@@ -107,8 +116,9 @@ export class TuiStore {
     this.changed();
   }
 
-  setQueued(count: number): void {
-    this.queued = count;
+  /** Shows a message sent while the turn runs until the agent logs it. */
+  queue(text: string, delivery: QueuedMessage['delivery']): void {
+    this.queuedMessages = [...this.queuedMessages, { text, delivery }];
     this.changed();
   }
 
@@ -127,12 +137,21 @@ export class TuiStore {
 
   private applySession(event: SessionEvent): void {
     this.fold.apply(event);
+    if (event.type === 'user/message')
+      this.delivered(event.data as SessionEvent<'user/message'>['data']);
     if (event.type === 'assistant/message') {
       const usage = (event.data as SessionEvent<'assistant/message'>['data']).usage;
       this.usage.input += usage.input;
       this.usage.output += usage.output;
       this.contextTokens = usage.input;
     }
+  }
+
+  private delivered(data: SessionEvent<'user/message'>['data']): void {
+    if (data.source !== undefined) return;
+    const index = this.queuedMessages.findIndex((message) => message.text === data.text);
+    if (index === -1) return;
+    this.queuedMessages = this.queuedMessages.filter((_, position) => position !== index);
   }
 
   private applyWorkflow(record: WorkflowEventRecord): void {
@@ -172,7 +191,7 @@ export class TuiStore {
       runningWorkflows: [...this.workflows.values()].filter((view) => !view.stopReason).length,
       mode: planModeOf(handle)?.mode ?? 'default',
       busy: handle.agent.status !== 'idle',
-      queued: this.queued,
+      queued: this.queuedMessages.length,
       ...(goal
         ? { goal: { round: goal.roundsStarted, maxRounds: goal.maxRounds, phase: goal.phase } }
         : {}),
@@ -184,6 +203,7 @@ export class TuiStore {
       pending: this.broker.current,
       footer,
       workflows: [...this.workflows.values()],
+      queuedMessages: this.queuedMessages,
       version: (this.snapshot?.version ?? 0) + 1,
     };
   }
