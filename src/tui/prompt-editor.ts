@@ -15,6 +15,7 @@ const PASTE_BASE = 0xe000;
 const PASTE_LIMIT = 0xf8ff;
 const PRIVATE_USE = /[\ue000-\uf8ff]/g;
 /** Control characters other than tab and line feed, which text never keeps. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
 
 export interface EditorState {
