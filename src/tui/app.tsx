@@ -105,7 +105,11 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
   };
 
   const runShell = (command: string) => {
-    if (command.length === 0 || shell.current) return;
+    if (command.length === 0) return;
+    if (shell.current) {
+      store.add({ kind: 'notice', tone: 'warning', text: 'a shell command is still running' });
+      return;
+    }
     const controller = new AbortController();
     shell.current = controller;
     setHint(`running ${command} (esc stops it)`);

@@ -179,7 +179,7 @@ test('a multi-line prompt (trailing backslash, Shift+Enter) and a folded paste a
   assert.deepEqual(texts, ['first line\nsecond line\nthird line', pasted.replaceAll('\r', '\n')]);
 });
 
-test('Tab completes @paths (node_modules skipped) and slash commands; Up recalls history', async () => {
+test('Tab completes @paths (node_modules skipped) and slash commands; Up recalls the workspace history', async () => {
   const { folders, screen } = openScreen({ default: { reply: 'ok: {{prompt}}' } });
   mkdirSync(join(folders.workspace, 'src'));
   writeFileSync(join(folders.workspace, 'src', 'prompt-box.ts'), '');
@@ -206,4 +206,17 @@ test('Tab completes @paths (node_modules skipped) and slash commands; Up recalls
   await screen.waitFor(/│ > +ask loom/);
   await exitWithCtrlD(screen);
   assert.match(screen.text(), /resume it with: loom --resume \d{8}-\d{6}-\w+/);
+  // The history is the workspace's: a new process recalls it too.
+  const again = startScreen(['--model', `scripted:${folders.model}`], {
+    home: folders.home,
+    cwd: folders.workspace,
+  });
+  opened.push(again);
+  void again.exited.then(() => finished++);
+  await again.waitFor('ask loom');
+  again.type(KEYS.up);
+  await again.waitFor(/│ > explain @src\/prompt-box\.ts/);
+  again.type(KEYS.ctrlC);
+  await again.waitFor(/│ > +ask loom/);
+  await exitWithCtrlD(again);
 });
