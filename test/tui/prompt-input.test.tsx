@@ -24,6 +24,12 @@ const KEY = {
   tab: '\t',
   backspace: '\x7f',
   ctrlF: '\x06',
+  ctrlA: '\x01',
+  ctrlE: '\x05',
+  ctrlU: '\x15',
+  ctrlK: '\x0b',
+  ctrlW: '\x17',
+  ctrlD: '\x04',
   pasteStart: '\x1b[200~',
   pasteEnd: '\x1b[201~',
 } as const;
@@ -181,4 +187,19 @@ test('Ctrl+F sends the prompt as a follow-up', async () => {
   const prompt = await mount();
   prompt.type('after this turn', KEY.ctrlF);
   assert.deepEqual(prompt.sent, [{ text: 'after this turn', delivery: 'followup' }]);
+});
+
+test('Ctrl+A/E move along the line, Ctrl+W/U/K/D delete, and a character outside the BMP moves as one', async () => {
+  const prompt = await mount();
+  prompt.type('say 👋 to them', KEY.ctrlW);
+  assert.equal(prompt.editor.state.text, 'say 👋 to ');
+  prompt.type(KEY.left, KEY.left, KEY.left, KEY.left, KEY.backspace);
+  assert.equal(prompt.editor.state.text, 'say  to ', 'the emoji was deleted whole');
+  prompt.type(KEY.ctrlA, KEY.ctrlD);
+  assert.equal(prompt.editor.state.text, 'ay  to ');
+  prompt.type(KEY.right, KEY.right, KEY.ctrlK);
+  assert.equal(prompt.editor.state.text, 'ay');
+  prompt.type(KEY.ctrlE, ' now', KEY.left, KEY.ctrlU);
+  assert.equal(prompt.editor.state.text, 'w');
+  await prompt.waitForFrame(/> w/);
 });

@@ -72,6 +72,7 @@ test('Esc interrupts a hanging turn and keeps the inbox: the queued steer then r
   screen.type(KEYS.escape);
   const shown = await screen.waitFor('ok: and then this');
   assert.match(shown, /interrupted[\s\S]*> and then this[\s\S]*ok: and then this/);
+  assert.doesNotMatch(shown, /queued steer|1 queued/, 'the delivered message left the queue');
   await screen.waitFor(/default mode · shift\+tab/);
   await exitWithCtrlD(screen);
   const delivered = userMessages(folders.home).map((message) => message.text);
@@ -110,6 +111,7 @@ test('Enter while busy steers at the next step, Ctrl+F follows up after the turn
     shown,
     /> and also this[\s\S]*steered: this[\s\S]*> later please[\s\S]*ok: later please/,
   );
+  assert.doesNotMatch(shown, /queued (steer|follow-up)|\d queued/);
   await exitWithCtrlD(screen);
   const messages = userMessages(folders.home);
   assert.deepEqual(
