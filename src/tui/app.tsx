@@ -72,7 +72,7 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
     if (key.escape) {
       if (shell.current) shell.current.abort();
       else if (view !== 'chat') setView('chat');
-      else if (snapshot.footer.busy) session.interrupt();
+      else if (session.current.agent.status === 'running') session.interrupt();
       return;
     }
     if (key.tab && key.shift) {
