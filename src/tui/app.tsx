@@ -4,19 +4,26 @@
  * request or the open view), the prompt box and the footer. Keys: Esc interrupts the turn (or
  * closes a view), Ctrl+C clears the input and twice within a second exits, Ctrl+D on an empty
  * prompt exits, Shift+Tab cycles the mode, Ctrl+O opens (and closes) the expanded transcript.
- * After the width changes the static region is printed again (see terminal-size.ts).
+ * While a turn runs, Enter queues the message as a steer and Ctrl+F as a follow-up; `!command`
+ * runs a shell command whose output joins the conversation. After the width changes the static
+ * region is printed again (see terminal-size.ts). Key handlers read refs, never a drawn frame's
+ * state, since several keys may arrive before the next frame.
  */
 import { Box, type Instance, render, Static, Text, useInput } from 'ink';
-import { useRef, useState, useSyncExternalStore } from 'react';
+import { useCallback, useRef, useState, useSyncExternalStore } from 'react';
 import { PLAN_MODES } from '../plan/contract.js';
 import { planModeOf } from '../plan/install.js';
 import { Footer } from './components/footer.js';
 import { LiveItems } from './components/live-items.js';
-import { PromptInput } from './components/prompt-input.js';
+import { PromptInput, type SubmitDelivery } from './components/prompt-input.js';
 import { RequestWidget } from './components/request-widget.js';
 import { TranscriptItemView } from './components/transcript-item.js';
 import { ViewPanel } from './components/view-panel.js';
-import { completeSlash, runSlash, type TuiView } from './slash-commands.js';
+import { WorkspacePaths } from './path-completion.js';
+import { completionAt } from './prompt-completion.js';
+import { type EditorState, PromptEditor } from './prompt-editor.js';
+import { runShellCommand, shareShellOutput } from './shell-command.js';
+import { runSlash, type TuiView } from './slash-commands.js';
 import { useTerminalSize, useWidthRedraw } from './terminal-size.js';
 import type { TuiSession } from './tui-session.js';
 import type { TuiStore } from './tui-store.js';
@@ -38,8 +45,18 @@ export interface AppProps {
 export function App({ store, session, history, onSubmitHistory, onExit }: AppProps) {
   const snapshot = useSyncExternalStore(store.subscribe, store.getSnapshot);
   const columns = useColumns();
-  const [input, setInput] = useState('');
+  const [editor] = useState(() => new PromptEditor(history));
+  const [, setPathsListed] = useState(0);
+  const [paths] = useState(
+    () => new WorkspacePaths(session.setup.runtime.cwd, () => setPathsListed((count) => count + 1)),
+  );
+  const shell = useRef<AbortController | undefined>(undefined);
   const [view, setView] = useState<TuiView>('chat');
+  const viewRef = useRef<TuiView>('chat');
+  const showView = useCallback((next: TuiView) => {
+    viewRef.current = next;
+    setView(next);
+  }, []);
   const [hint, setHint] = useState<string | undefined>(undefined);
   const lastCtrlC = useRef(0);
   const viewEscape = useRef<(() => boolean) | undefined>(undefined);
@@ -51,9 +68,8 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
   useInput((text, key) => {
     if (key.ctrl && text === 'c') {
       const now = Date.now();
-      if (input.length > 0) {
-        setInput('');
-        lastCtrlC.current = now;
+      if (!editor.isEmpty) {
+        editor.clear();
         return;
       }
       if (now - lastCtrlC.current < DOUBLE_PRESS_MS) {
@@ -64,18 +80,19 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
       setHint('press ctrl+c again to exit');
       return;
     }
-    if (key.ctrl && text === 'd' && input.length === 0) {
+    if (key.ctrl && text === 'd' && editor.isEmpty) {
       onExit();
       return;
     }
     if (key.ctrl && text === 'o') {
-      setView(view === 'transcript' ? 'chat' : 'transcript');
+      showView(viewRef.current === 'transcript' ? 'chat' : 'transcript');
       return;
     }
     if (key.escape) {
-      if (view !== 'chat') {
-        if (!viewEscape.current?.()) setView('chat');
-      } else if (snapshot.footer.busy) session.interrupt();
+      if (shell.current) shell.current.abort();
+      else if (viewRef.current !== 'chat') {
+        if (!viewEscape.current?.()) showView('chat');
+      } else if (session.current.agent.status === 'running') session.interrupt();
       return;
     }
     if (key.tab && key.shift) {
@@ -86,20 +103,63 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
     }
   });
 
-  const submit = (value: string) => {
+  const submit = (value: string, delivery: SubmitDelivery) => {
     const text = value.trim();
-    setInput('');
     setHint(undefined);
     if (text.length === 0) return;
     onSubmitHistory(text);
     if (text.startsWith('/')) {
-      void runSlash(text, { session, store, setView, exit: onExit });
+      void runSlash(text, { session, store, setView: showView, exit: onExit });
       return;
     }
-    session.send(text);
+    if (text.startsWith('!')) {
+      runShell(text.slice(1).trim());
+      return;
+    }
+    if (delivery === 'followup' && session.current.agent.status === 'running') {
+      session.followup(text);
+      store.queue(text, 'followup');
+      return;
+    }
+    if (session.send(text) === 'steer') store.queue(text, 'steer');
   };
 
-  const completions = completeSlash(input);
+  const runShell = (command: string) => {
+    if (command.length === 0) return;
+    if (shell.current) {
+      store.add({ kind: 'notice', tone: 'warning', text: 'a shell command is still running' });
+      return;
+    }
+    const controller = new AbortController();
+    shell.current = controller;
+    setHint(`running ${command} (esc stops it)`);
+    const setup = session.setup;
+    const passthrough = setup.config.tools?.bash?.env?.passthrough;
+    void runShellCommand(command, {
+      cwd: setup.runtime.cwd,
+      context: session.current.context,
+      signal: controller.signal,
+      ...(passthrough ? { passthrough } : {}),
+    }).then((result) => {
+      shell.current = undefined;
+      setHint(undefined);
+      store.add({ kind: 'shell', command, output: result.output, exitCode: result.exitCode });
+      const delivery = shareShellOutput(session.current.agent, result);
+      store.add({
+        kind: 'notice',
+        tone: 'info',
+        text:
+          delivery === 'steer'
+            ? 'the output joins the running turn at its next step'
+            : 'the output joins the conversation with your next message',
+      });
+    });
+  };
+
+  const complete = useCallback(
+    (state: EditorState) => completionAt(state, () => paths.current()),
+    [paths],
+  );
   return (
     <>
       <Static key={redraws} items={snapshot.finished as never[]}>
@@ -117,25 +177,27 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
           store={store}
           session={session}
           width={width}
-          close={() => setView('chat')}
+          close={() => showView('chat')}
           escapeSlot={viewEscape}
         />
         {pending ? <RequestWidget key={pending.id} request={pending} width={width} /> : null}
+        {snapshot.queuedMessages.map((message, index) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: queued messages may repeat a text
+          <Text key={index} dimColor>
+            {`queued ${message.delivery === 'steer' ? 'steer' : 'follow-up'}: ${message.text.split('\n', 1)[0]}`}
+          </Text>
+        ))}
         <PromptInput
-          value={input}
-          onChange={setInput}
+          editor={editor}
           onSubmit={submit}
-          history={history}
+          complete={complete}
           disabled={pending !== undefined || view !== 'chat'}
-          placeholder={snapshot.footer.busy ? 'working… type to steer' : 'ask loom, / for commands'}
+          placeholder={
+            snapshot.footer.busy
+              ? 'working… enter steers it, ctrl+f queues a follow-up'
+              : 'ask loom, / for commands, @ for files, ! for a shell command'
+          }
         />
-        {completions.length > 0 && input.length > 0 ? (
-          <Box flexDirection="column">
-            {completions.map((command) => (
-              <Text key={command.name} dimColor>{`/${command.name} — ${command.description}`}</Text>
-            ))}
-          </Box>
-        ) : null}
         {hint ? <Text color="yellow">{hint}</Text> : null}
         <Footer footer={snapshot.footer} />
       </Box>
@@ -143,7 +205,22 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
   );
 }
 
+/** Bracketed paste: the terminal marks a paste, so its line ends never send it. */
+const BRACKETED_PASTE_ON = '\x1b[?2004h';
+const BRACKETED_PASTE_OFF = '\x1b[?2004l';
+
 /** Draws the app on this process's terminal; the caller unmounts it. */
 export function renderApp(props: AppProps): Instance {
-  return render(<App {...props} />, { exitOnCtrlC: false, patchConsole: false });
+  process.stdout.write(BRACKETED_PASTE_ON);
+  const instance = render(<App {...props} />, {
+    exitOnCtrlC: false,
+    patchConsole: false,
+    // Terminals known to speak the kitty keyboard protocol report Shift+Enter apart from Enter.
+    kittyKeyboard: { mode: 'auto' },
+  });
+  const restore = () => {
+    process.stdout.write(BRACKETED_PASTE_OFF);
+  };
+  instance.waitUntilExit().then(restore, restore);
+  return instance;
 }

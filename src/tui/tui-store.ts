@@ -26,6 +26,12 @@ export type { WorkflowView };
 /** The frame the store coalesces changes into. */
 const FRAME_MS = 16;
 
+/** A message the person typed while a turn ran, waiting for the agent to take it. */
+export interface QueuedMessage {
+  text: string;
+  delivery: 'steer' | 'followup';
+}
+
 export interface TuiSnapshot {
   sessionId: string;
   finished: readonly TranscriptItem[];
@@ -33,6 +39,8 @@ export interface TuiSnapshot {
   pending: PendingRequest | undefined;
   footer: FooterState;
   workflows: readonly WorkflowView[];
+  /** Oldest first; each leaves when its `user/message` is logged. */
+  queuedMessages: readonly QueuedMessage[];
   /** Bumped on every change, so views keyed on it redraw. */
   version: number;
 }
@@ -47,7 +55,7 @@ export class TuiStore {
   private readonly detachRuntime: Disposer;
   private usage = { input: 0, output: 0 };
   private contextTokens = 0;
-  private queued = 0;
+  private queuedMessages: readonly QueuedMessage[] = [];
 
   constructor(
     private readonly setup: LoomSetup,
@@ -91,6 +99,7 @@ export class TuiStore {
     this.fold = new TranscriptFold();
     this.usage = { input: 0, output: 0 };
     this.contextTokens = 0;
+    this.queuedMessages = [];
     for (const event of handle.log.events) this.applySession(event);
     const undo = [
       handle.log.onAppend((event) => {
@@ -113,8 +122,9 @@ export class TuiStore {
     this.changed();
   }
 
-  setQueued(count: number): void {
-    this.queued = count;
+  /** Shows a message sent while the turn runs until the agent logs it. */
+  queue(text: string, delivery: QueuedMessage['delivery']): void {
+    this.queuedMessages = [...this.queuedMessages, { text, delivery }];
     this.changed();
   }
 
@@ -133,12 +143,21 @@ export class TuiStore {
 
   private applySession(event: SessionEvent): void {
     this.fold.apply(event);
+    if (event.type === 'user/message')
+      this.delivered(event.data as SessionEvent<'user/message'>['data']);
     if (event.type === 'assistant/message') {
       const usage = (event.data as SessionEvent<'assistant/message'>['data']).usage;
       this.usage.input += usage.input;
       this.usage.output += usage.output;
       this.contextTokens = usage.input;
     }
+  }
+
+  private delivered(data: SessionEvent<'user/message'>['data']): void {
+    if (data.source !== undefined) return;
+    const index = this.queuedMessages.findIndex((message) => message.text === data.text);
+    if (index === -1) return;
+    this.queuedMessages = this.queuedMessages.filter((_, position) => position !== index);
   }
 
   private changed(): void {
@@ -164,7 +183,7 @@ export class TuiStore {
       runningWorkflows: this.workflows.running,
       mode: planModeOf(handle)?.mode ?? 'default',
       busy: handle.agent.status !== 'idle',
-      queued: this.queued,
+      queued: this.queuedMessages.length,
       ...(goal
         ? { goal: { round: goal.roundsStarted, maxRounds: goal.maxRounds, phase: goal.phase } }
         : {}),
@@ -176,6 +195,7 @@ export class TuiStore {
       pending: this.broker.current,
       footer,
       workflows: this.workflows.list,
+      queuedMessages: this.queuedMessages,
       version: (this.snapshot?.version ?? 0) + 1,
     };
   }

@@ -144,7 +144,7 @@ test('a long result is folded; ctrl+o opens the transcript with it whole and esc
   const back = await screen.waitFor(
     (text) => !text.includes('esc returns') && text.includes('default mode'),
   );
-  assert.match(back, /Counted to forty\.\n╭─+╮\n│ > ask loom/);
+  assert.match(back, /Counted to forty\.\n╭─+╮\n│ > +ask loom/);
   await quit(screen);
 });
 
@@ -199,7 +199,7 @@ test('resizing narrower and wider during and after a turn leaves one clean promp
   screen.resize(60, 30);
   const narrow = await screen.waitFor(cleanAt(60, 'first'));
   assert.match(narrow, /✓ bash echo hello/);
-  assert.match(narrow, /working… type to steer/);
+  assert.match(narrow, /working… enter steers it/);
   screen.resize(90, 30);
   await screen.waitFor(cleanAt(90, 'first'));
 

@@ -21,7 +21,7 @@ export function Footer({ footer }: { footer: FooterState }) {
       : []),
   ];
   const keys = footer.busy
-    ? `esc interrupt · enter queue as steer${footer.queued ? ` (${footer.queued} queued)` : ''}`
+    ? `esc interrupts · enter steers · ctrl+f follow-up${footer.queued ? ` · ${footer.queued} queued` : ''}`
     : 'shift+tab mode · /help · ctrl+c twice exits';
   return (
     <Box flexDirection="column">

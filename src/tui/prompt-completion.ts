@@ -1,0 +1,62 @@
+/**
+ * What the prompt can complete at the cursor: a slash command's name (the prompt starts with `/`)
+ * or a workspace path after `@`. Pure: it reads the editor's state and the lists it is given and
+ * returns the range to replace with each choice; it never edits or lists anything itself.
+ */
+import { mentionAt, rankPaths } from './path-completion.js';
+import type { EditorState } from './prompt-editor.js';
+import { completeSlash } from './slash-commands.js';
+
+export interface CompletionChoice {
+  /** Shown in the menu. */
+  label: string;
+  detail?: string;
+  /** Put in place of the completed range. */
+  replacement: string;
+}
+
+export interface Completion {
+  kind: 'command' | 'path';
+  /** The range of the text the choice replaces. */
+  start: number;
+  end: number;
+  choices: CompletionChoice[];
+}
+
+export function completionAt(
+  state: EditorState,
+  /** The workspace's paths, asked only when an `@` mention is being typed. */
+  listPaths: () => readonly string[] | undefined,
+): Completion | undefined {
+  const before = state.text.slice(0, state.cursor);
+  if (/^\/\S*$/.test(before)) {
+    const commands = completeSlash(before);
+    if (commands.length === 0) return undefined;
+    const end = state.text.search(/\s|$/);
+    return {
+      kind: 'command',
+      start: 0,
+      end,
+      choices: commands.map((command) => ({
+        label: `/${command.name}${command.usage ? ` ${command.usage}` : ''}`,
+        detail: command.description,
+        replacement: `/${command.name} `,
+      })),
+    };
+  }
+  const mention = mentionAt(state.text, state.cursor);
+  if (!mention) return undefined;
+  const paths = listPaths();
+  if (paths === undefined) return undefined;
+  const found = rankPaths(paths, mention.query);
+  if (found.length === 0) return undefined;
+  return {
+    kind: 'path',
+    start: mention.start,
+    end: state.cursor,
+    choices: found.map((path) => ({
+      label: `@${path}`,
+      replacement: path.endsWith('/') ? `@${path}` : `@${path} `,
+    })),
+  };
+}
