@@ -89,7 +89,8 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
   const completions = completeSlash(input);
   return (
     <>
-      <Static items={snapshot.finished as never[]}>
+      {/* Keyed by session: after /new or /resume the reopened history is printed from its start. */}
+      <Static key={snapshot.sessionId} items={snapshot.finished as never[]}>
         {(item: (typeof snapshot.finished)[number]) => (
           <TranscriptItemView key={item.id} item={item} width={width} />
         )}
@@ -112,7 +113,7 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
           onChange={setInput}
           onSubmit={submit}
           history={history}
-          disabled={pending !== undefined}
+          disabled={pending !== undefined || view === 'sessions'}
           placeholder={snapshot.footer.busy ? 'working… type to steer' : 'ask loom, / for commands'}
         />
         {completions.length > 0 && input.length > 0 ? (

@@ -4,11 +4,12 @@
  * is reported with the names that exist, never sent to the model.
  */
 import { planModeOf } from '../plan/install.js';
+import { SESSION_COMMANDS } from './commands/session.js';
 import type { TuiSession } from './tui-session.js';
 import type { TuiStore } from './tui-store.js';
 
 /** What the area above the prompt shows; Esc returns to the chat. */
-export type TuiView = 'chat' | 'workflows';
+export type TuiView = 'chat' | 'workflows' | 'sessions';
 
 export interface SlashContext {
   session: TuiSession;
@@ -71,6 +72,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
       setView('workflows');
     },
   },
+  ...SESSION_COMMANDS,
   {
     name: 'exit',
     description: 'leave (the session id is printed to resume it)',

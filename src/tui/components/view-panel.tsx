@@ -5,6 +5,7 @@
 import type { TuiView } from '../slash-commands.js';
 import type { TuiSession } from '../tui-session.js';
 import type { TuiSnapshot, TuiStore } from '../tui-store.js';
+import { ResumeView } from './session-picker.js';
 import { WorkflowTree } from './workflow-tree.js';
 
 export interface ViewProps {
@@ -22,5 +23,7 @@ export function ViewPanel({ view, ...props }: ViewProps & { view: TuiView }) {
       return null;
     case 'workflows':
       return <WorkflowTree runs={props.snapshot.workflows} now={Date.now()} />;
+    case 'sessions':
+      return <ResumeView {...props} />;
   }
 }
