@@ -172,9 +172,7 @@ export class TuiStore {
       workspace: setup.runtime.cwd,
       contextTokens: this.contextTokens,
       tokens: spent.tokens,
-      ...(spent.costUsd !== undefined && spent.unpriced.length === 0
-        ? { costUsd: spent.costUsd }
-        : {}),
+      ...(spent.costUsd !== undefined && this.ledger.priced ? { costUsd: spent.costUsd } : {}),
       runningChildren: setup.subagents.services.children.runningUnder(sessionId),
       runningJobs: setup.jobs.service.running().length,
       runningWorkflows: [...this.workflows.values()].filter((view) => !view.stopReason).length,

@@ -62,6 +62,11 @@ export class UsageLedger {
 
   constructor(private readonly prices: PriceTable = {}) {}
 
+  /** Whether any price is configured (without one, costs are not shown at all). */
+  get priced(): boolean {
+    return Object.keys(this.prices).length > 0;
+  }
+
   /**
    * Starts over with `root` (a new or reopened session): its history, and the history of the
    * descendants earlier processes left in `sessionDirectory`.

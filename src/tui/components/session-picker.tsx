@@ -4,7 +4,7 @@
  * history fills the transcript); Esc (handled by the app) returns. Never lists the open session.
  */
 import { Box, Text, useInput } from 'ink';
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import type { SessionSummary } from '../../core/session-store.js';
 import type { TuiSession } from '../tui-session.js';
 import type { TuiStore } from '../tui-store.js';
@@ -28,6 +28,7 @@ function describe(summary: SessionSummary): string {
 
 export function SessionPicker({ sessions, width, onPick }: SessionPickerProps) {
   const [selected, setSelected] = useState(0);
+  const [listening, setListening] = useState(false);
   useInput((_input, key) => {
     if (key.upArrow) setSelected((index) => Math.max(0, index - 1));
     else if (key.downArrow) setSelected((index) => Math.min(sessions.length - 1, index + 1));
@@ -36,6 +37,8 @@ export function SessionPicker({ sessions, width, onPick }: SessionPickerProps) {
       if (pick && !pick.error) onPick(pick.id);
     }
   });
+  // Effects run in order: once this one ran, the keys above are read, and the hint says so.
+  useEffect(() => setListening(true), []);
   const first = Math.max(0, Math.min(selected - VISIBLE_ROWS + 1, sessions.length - VISIBLE_ROWS));
   const shown = useMemo(() => sessions.slice(first, first + VISIBLE_ROWS), [sessions, first]);
   if (sessions.length === 0) {
@@ -43,7 +46,9 @@ export function SessionPicker({ sessions, width, onPick }: SessionPickerProps) {
   }
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="cyan" paddingX={1} width={width}>
-      <Text bold>resume a session · ↑↓ select · enter reopens · esc returns</Text>
+      <Text
+        bold
+      >{`resume a session${listening ? ' · ↑↓ select · enter reopens · esc returns' : ''}`}</Text>
       {shown.map((summary, offset) => {
         const isSelected = first + offset === selected;
         return (
