@@ -150,14 +150,18 @@ export function settlementNotice(settlement: GoalSettlement): {
 }
 
 /** Arms the goal and says, once, why its rounds stopped (unless the session was left). */
-function driveGoal(handle: AgentHandle, context: SlashContext): void {
+function driveGoal(handle: AgentHandle, context: SlashContext, announce: string): void {
   const goals = goalOf(handle);
   if (!goals) return;
   if (goals.service.activation === 'armed') {
     info(context.store, 'the goal is already running here');
     return;
   }
-  goals.service.arm();
+  const goal = goals.service.arm();
+  info(
+    context.store,
+    `${announce}; its rounds run here (round ${goal.roundsStarted + 1} of ${goal.maxRounds} next; /goal pause stops them)`,
+  );
   void goals.driver.whenSettled().then((settlement) => {
     if (context.session.current !== handle) return;
     context.store.add({ kind: 'notice', ...settlementNotice(normalizeSettlement(settlement)) });
@@ -202,8 +206,8 @@ const goalCommand: SlashCommand = {
     const keyword =
       ['pause', 'resume', 'clear'].includes(word) && (word === 'resume' || rest.length === 0);
     if (!keyword) {
-      service.create({ objective: args, by: 'human' });
-      driveGoal(handle, context);
+      const created = service.create({ objective: args, by: 'human' });
+      driveGoal(handle, context, `goal ${created.id} set: ${created.objective}`);
       return;
     }
     if (goal === null) throw new UserError('INVALID_ARGUMENT', `there is no goal to ${word}`);
@@ -216,6 +220,12 @@ const goalCommand: SlashCommand = {
           reason: `${word === 'pause' ? 'paused' : 'cleared'} by the user (/goal ${word})`,
         },
         'human',
+      );
+      info(
+        context.store,
+        word === 'pause'
+          ? `goal ${goal.id} paused; /goal resume goes on`
+          : `goal ${goal.id} cleared`,
       );
       return;
     }
@@ -234,7 +244,7 @@ const goalCommand: SlashCommand = {
         'human',
       );
     }
-    driveGoal(handle, context);
+    driveGoal(handle, context, `goal ${goal.id} resumed`);
   },
 };
 
