@@ -13,12 +13,10 @@ import { runScripted, type ScriptedFolders, scriptedFolders } from '../cli/loom-
 import { callsThenReply } from '../helpers/scripted-turns.js';
 import { KEYS, type ScreenRun, startScreen } from './pty-screen.js';
 
-/** Wide enough for the footer's temporary paths on one line. */
 function open(folders: ScriptedFolders, args: string[] = []): ScreenRun {
   return startScreen(['--model', `scripted:${folders.model}`, ...args], {
     home: folders.home,
     cwd: folders.workspace,
-    columns: 160,
   });
 }
 

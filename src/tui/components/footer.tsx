@@ -39,6 +39,9 @@ export function Footer({ footer }: { footer: FooterState }) {
     contextPart(footer),
     `${formatTokens(footer.tokens.input)}↑ ${formatTokens(footer.tokens.output)}↓`,
     ...(footer.costUsd !== undefined ? [formatCost(footer.costUsd)] : []),
+  ];
+  // The second line: what runs now, kept apart so a long model or path never pushes it away.
+  const activity = [
     ...(footer.runningChildren > 0 ? [`${footer.runningChildren} agents`] : []),
     ...(footer.runningJobs > 0 ? [`${footer.runningJobs} jobs`] : []),
     ...(footer.runningWorkflows > 0 ? [`${footer.runningWorkflows} workflows`] : []),
@@ -49,11 +52,14 @@ export function Footer({ footer }: { footer: FooterState }) {
     : 'shift+tab mode · /help · ctrl+c twice exits';
   return (
     <Box flexDirection="column">
-      <Text dimColor>{parts.join(' · ')}</Text>
-      <Text>
+      <Text dimColor wrap="truncate-middle">
+        {parts.join(' · ')}
+      </Text>
+      <Text wrap="truncate-end">
         <Text color={footer.mode === 'plan' ? 'magenta' : 'gray'}>
           {footer.mode === 'plan' ? '⏸ plan mode' : '▶ default mode'}
         </Text>
+        {activity.length > 0 ? <Text color="cyan">{` · ${activity.join(' · ')}`}</Text> : null}
         <Text dimColor>{` · ${keys}`}</Text>
       </Text>
     </Box>

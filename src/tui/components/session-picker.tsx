@@ -4,7 +4,7 @@
  * history fills the transcript); Esc (handled by the app) returns. Never lists the open session.
  */
 import { Box, Text, useInput } from 'ink';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type { SessionSummary } from '../../core/session-store.js';
 import type { TuiSession } from '../tui-session.js';
 import type { TuiStore } from '../tui-store.js';
@@ -29,11 +29,17 @@ function describe(summary: SessionSummary): string {
 export function SessionPicker({ sessions, width, onPick }: SessionPickerProps) {
   const [selected, setSelected] = useState(0);
   const [listening, setListening] = useState(false);
+  // Keys that arrive together are handled before a redraw: each reads the latest selection.
+  const selection = useRef(0);
+  const select = (index: number) => {
+    selection.current = Math.max(0, Math.min(sessions.length - 1, index));
+    setSelected(selection.current);
+  };
   useInput((_input, key) => {
-    if (key.upArrow) setSelected((index) => Math.max(0, index - 1));
-    else if (key.downArrow) setSelected((index) => Math.min(sessions.length - 1, index + 1));
+    if (key.upArrow) select(selection.current - 1);
+    else if (key.downArrow) select(selection.current + 1);
     else if (key.return) {
-      const pick = sessions[selected];
+      const pick = sessions[selection.current];
       if (pick && !pick.error) onPick(pick.id);
     }
   });
