@@ -164,10 +164,17 @@ export const configSchema = z.strictObject({
    * none.
    */
   prices: z
-    .record(
-      z.string().regex(/^[^:\s]+:\S/, 'a price key is a model spec, provider:model'),
-      modelPriceSchema,
-    )
+    .record(z.string(), modelPriceSchema)
+    .superRefine((prices, context) => {
+      for (const key of Object.keys(prices)) {
+        if (/^[^:\s]+:\S/.test(key)) continue;
+        context.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `"${key}" is not a model spec; a price key is provider:model`,
+        });
+      }
+    })
     .optional(),
   /** First matching rule wins; no match allows. Enforced before every tool call. */
   permissions: z.array(permissionRuleSchema).optional(),
