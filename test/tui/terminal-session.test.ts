@@ -11,6 +11,7 @@ import { loadSessionFile } from '../../src/core/session-load.js';
 import { SessionStore } from '../../src/core/session-store.js';
 import { runScripted, type ScriptedFolders, scriptedFolders } from '../cli/loom-process.js';
 import { callsThenReply } from '../helpers/scripted-turns.js';
+import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { KEYS, type ScreenRun, startScreen } from './pty-screen.js';
 
 function open(folders: ScriptedFolders, args: string[] = []): ScreenRun {
@@ -144,4 +145,25 @@ test('/cost shows tokens and cost per agent from the configured prices, and the 
   const shown = await screen.waitFor(/total: 1\.0k in, 500 out · \$0\.0105/);
   assert.match(shown, /main: 1\.0k in, 500 out · \$0\.0105/);
   await exitWithId(screen);
+});
+
+test('loom --resume ID from another folder is refused, naming the session’s workspace and how to open it', async () => {
+  const folders = scriptedFolders({ default: { reply: 'answer to {{prompt}}' } });
+  const first = await runScripted(folders, 'a question');
+  assert.equal(first.code, 0, first.stderr);
+  const [id] = new SessionStore(folders.home).list().map((summary) => summary.id);
+  const elsewhere = startScreen(
+    ['--model', `scripted:${folders.model}`, '--resume', id as string],
+    {
+      home: folders.home,
+      cwd: temporaryFolder(),
+    },
+  );
+  const { exitCode, output } = await elsewhere.exited;
+  assert.notEqual(exitCode, 0);
+  assert.match(output.replace(/\r?\n/g, ' '), /WORKSPACE_MISMATCH|belongs to the workspace/);
+  assert.match(
+    elsewhere.text().replace(/\n/g, ''),
+    new RegExp(`loom --resume ${id} --cwd ${folders.workspace}`),
+  );
 });
