@@ -147,7 +147,10 @@ test('/cost shows tokens and cost per agent from the configured prices, and the 
   await exitWithId(screen);
 });
 
-test('loom --resume ID from another folder is refused, naming the session’s workspace and how to open it', async () => {
+// Opened in the wrong folder, the terminal would wait for keys: the timeout makes that a failure.
+test('loom --resume ID from another folder is refused, naming the session’s workspace and how to open it', {
+  timeout: 30_000,
+}, async () => {
   const folders = scriptedFolders({ default: { reply: 'answer to {{prompt}}' } });
   const first = await runScripted(folders, 'a question');
   assert.equal(first.code, 0, first.stderr);
