@@ -3,8 +3,9 @@
  * (or Shift+Enter where the terminal reports it) starts a new line; Up and Down walk the
  * history. Controlled: the owner holds the text, so it can clear it (Ctrl+C) or fill it.
  */
-import { Box, Text, useInput } from 'ink';
+import { Box, Text } from 'ink';
 import { useState } from 'react';
+import { useCurrentInput } from '../use-current-input.js';
 
 export interface PromptInputProps {
   value: string;
@@ -26,7 +27,7 @@ export function PromptInput({
   placeholder = '',
 }: PromptInputProps) {
   const [historyIndex, setHistoryIndex] = useState<number | undefined>(undefined);
-  useInput(
+  useCurrentInput(
     (input, key) => {
       if (key.return) {
         if (key.shift || value.endsWith('\\')) {

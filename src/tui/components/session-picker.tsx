@@ -3,11 +3,12 @@
  * its first prompt and its turns. Up and Down select, Enter reopens the selected one (its
  * history fills the transcript); Esc (handled by the app) returns. Never lists the open session.
  */
-import { Box, Text, useInput } from 'ink';
+import { Box, Text } from 'ink';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { SessionSummary } from '../../core/session-store.js';
 import type { TuiSession } from '../tui-session.js';
 import type { TuiStore } from '../tui-store.js';
+import { useCurrentInput } from '../use-current-input.js';
 import type { ViewProps } from './view-panel.js';
 
 /** Sessions shown at once; the list scrolls to keep the selection visible. */
@@ -35,7 +36,7 @@ export function SessionPicker({ sessions, width, onPick }: SessionPickerProps) {
     selection.current = Math.max(0, Math.min(sessions.length - 1, index));
     setSelected(selection.current);
   };
-  useInput((_input, key) => {
+  useCurrentInput((_input, key) => {
     if (key.upArrow) select(selection.current - 1);
     else if (key.downArrow) select(selection.current + 1);
     else if (key.return) {
