@@ -6,7 +6,7 @@
  * prompt exits, Shift+Tab cycles the mode.
  */
 import { Box, type Instance, render, Static, Text } from 'ink';
-import { useRef, useState, useSyncExternalStore } from 'react';
+import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { PLAN_MODES } from '../plan/contract.js';
 import { planModeOf } from '../plan/install.js';
 import { Footer } from './components/footer.js';
@@ -74,6 +74,11 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
     }
   });
 
+  // Effects run in order: once this one ran, the terminal is in raw mode and keys are read, and
+  // the placeholder says so (a key typed before, such as Ctrl+D, would be the terminal's own).
+  const [listening, setListening] = useState(false);
+  useEffect(() => setListening(true), []);
+
   const submit = (value: string) => {
     const text = value.trim();
     setInput('');
@@ -115,7 +120,13 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
           onSubmit={submit}
           history={history}
           disabled={pending !== undefined || view === 'sessions'}
-          placeholder={snapshot.footer.busy ? 'working… type to steer' : 'ask loom, / for commands'}
+          placeholder={
+            !listening
+              ? ''
+              : snapshot.footer.busy
+                ? 'working… type to steer'
+                : 'ask loom, / for commands'
+          }
         />
         {completions.length > 0 && input.length > 0 ? (
           <Box flexDirection="column">

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { afterEach, test } from 'node:test';
 import { loadSessionFile } from '../../src/core/session-load.js';
 import { SessionStore } from '../../src/core/session-store.js';
 import { runScripted, type ScriptedFolders, scriptedFolders } from '../cli/loom-process.js';
@@ -14,11 +14,26 @@ import { callsThenReply } from '../helpers/scripted-turns.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { KEYS, type ScreenRun, startScreen } from './pty-screen.js';
 
+const screens: ScreenRun[] = [];
+
+/** A test that fails midway leaves no terminal behind to hold the test process open. */
+afterEach(() => {
+  for (const screen of screens.splice(0)) {
+    try {
+      screen.kill();
+    } catch {
+      // It already exited.
+    }
+  }
+});
+
 function open(folders: ScriptedFolders, args: string[] = []): ScreenRun {
-  return startScreen(['--model', `scripted:${folders.model}`, ...args], {
+  const screen = startScreen(['--model', `scripted:${folders.model}`, ...args], {
     home: folders.home,
     cwd: folders.workspace,
   });
+  screens.push(screen);
+  return screen;
 }
 
 /** Sends `text` once the prompt shows it, so no key is lost to a redraw. */
@@ -79,6 +94,7 @@ test('loom --continue reopens the latest session of this workspace, loom --resum
   const [olderId, newerId] = ids as [string, string];
 
   const continued = open(folders, ['--continue']);
+  await continued.waitFor('ask loom');
   await continued.waitFor('answer to newer question');
   assert.doesNotMatch(continued.text(), /older question/);
   await send(continued, 'and then');
@@ -87,6 +103,7 @@ test('loom --continue reopens the latest session of this workspace, loom --resum
   assert.deepEqual(userTexts(folders.home, newerId), ['newer question', 'and then']);
 
   const resumed = open(folders, ['--resume', olderId]);
+  await resumed.waitFor('ask loom');
   await resumed.waitFor('answer to older question');
   assert.doesNotMatch(resumed.text(), /newer question/);
   assert.equal(await exitWithId(resumed), olderId);
@@ -113,7 +130,7 @@ test('/goal OBJECTIVE runs its rounds here with the round in the footer, and /go
   await screen.waitFor('ask loom');
   await send(screen, '/goal tidy the docs');
   await screen.waitFor('worked on round 1');
-  const hanging = await screen.waitFor('goal running round 2/20');
+  const hanging = await screen.waitFor(/goal running round 2\/20 · esc interrupt/);
   assert.match(hanging, /goal round 1: \[goal round 1 of 20\] tidy the docs/);
   screen.type(KEYS.escape);
   await screen.waitFor('goal stopped round 2/20');
@@ -162,6 +179,7 @@ test('loom --resume ID from another folder is refused, naming the session’s wo
       cwd: temporaryFolder(),
     },
   );
+  screens.push(elsewhere);
   const { exitCode, output } = await elsewhere.exited;
   assert.notEqual(exitCode, 0);
   assert.match(output.replace(/\r?\n/g, ' '), /WORKSPACE_MISMATCH|belongs to the workspace/);
