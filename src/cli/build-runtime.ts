@@ -56,6 +56,8 @@ export interface LoomSetup {
   config: LoomConfig;
   /** The default model's spec, as `chooseModel` chose it. */
   modelSpec: string;
+  /** The client of a model spec (made once per spec); no spec: the default model. Throws a bad spec. */
+  resolveModel(spec?: string): ModelClient;
 }
 
 export function buildRuntime(flags: RuntimeFlags): LoomSetup {
@@ -152,7 +154,7 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
       throw error;
     }
   }
-  return { runtime, subagents, workflow, jobs, goals, plan, config, modelSpec };
+  return { runtime, subagents, workflow, jobs, goals, plan, config, modelSpec, resolveModel };
 }
 
 /** The key variables of every provider and configured route: `bash` commands never see them. */

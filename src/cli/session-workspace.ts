@@ -22,7 +22,12 @@ export function resolveWorkspace(cwd: string | undefined): string {
  * The folder a run works in. A session that cannot be read here is left to the resume, which
  * reports it in its own words.
  */
-export function runWorkspace(options: { cwd?: string; session?: string }, home: string): string {
+export function runWorkspace(
+  options: { cwd?: string; session?: string },
+  home: string,
+  /** How to run it from the right folder; default: with `loom run --session`. */
+  howToFix?: (folder: string) => string,
+): string {
   const recorded = options.session ? recordedWorkspace(home, options.session) : undefined;
   if (recorded === undefined || options.session === undefined) return resolveWorkspace(options.cwd);
   if (!statSync(recorded, { throwIfNoEntry: false })?.isDirectory()) {
@@ -38,8 +43,10 @@ export function runWorkspace(options: { cwd?: string; session?: string }, home: 
     recorded,
     current,
     currentSource: options.cwd === undefined ? 'the current folder' : '--cwd',
-    howToFix: (folder) =>
-      `run it from there (cd ${folder}) or pass --cwd ${folder}: loom run --session ${sessionId} --cwd ${folder} …`,
+    howToFix:
+      howToFix ??
+      ((folder) =>
+        `run it from there (cd ${folder}) or pass --cwd ${folder}: loom run --session ${sessionId} --cwd ${folder} …`),
   });
   return recorded;
 }

@@ -20,6 +20,12 @@ export const modelRouteSchema = z.strictObject({
   model: z.string().min(1).optional(),
 });
 
+/** What a model costs, in US dollars per million tokens. */
+export const modelPriceSchema = z.strictObject({
+  input: z.number().min(0),
+  output: z.number().min(0),
+});
+
 export const permissionRuleSchema = z.strictObject({
   /** The tool the rule applies to, or `*` for every tool; an unknown name fails the load. */
   tool: z.string().min(1),
@@ -152,6 +158,24 @@ export const configSchema = z.strictObject({
       baseDelayMs: z.number().int().min(0).max(600000).optional(),
     })
     .optional(),
+  /**
+   * Prices by model spec as requests log it (`provider:model`, such as `openai:gpt-4o`), for the
+   * interactive terminal's `/cost` and footer. A model without a price shows tokens only; default
+   * none.
+   */
+  prices: z
+    .record(z.string(), modelPriceSchema)
+    .superRefine((prices, context) => {
+      for (const key of Object.keys(prices)) {
+        if (/^[^:\s]+:\S/.test(key)) continue;
+        context.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `"${key}" is not a model spec; a price key is provider:model`,
+        });
+      }
+    })
+    .optional(),
   /** First matching rule wins; no match allows. Enforced before every tool call. */
   permissions: z.array(permissionRuleSchema).optional(),
 });
@@ -159,3 +183,4 @@ export const configSchema = z.strictObject({
 export type LoomConfig = z.infer<typeof configSchema>;
 export type ModelRouteConfig = z.infer<typeof modelRouteSchema>;
 export type PermissionRule = z.infer<typeof permissionRuleSchema>;
+export type ModelPrice = z.infer<typeof modelPriceSchema>;

@@ -84,6 +84,7 @@ export class Agent {
   private currentStatus: AgentStatus = 'idle';
   private turnController: AbortController | undefined;
   private idleWaiters: Array<() => void> = [];
+  private currentModel: ModelClient;
 
   constructor(options: AgentOptions) {
     this.options = options;
@@ -91,6 +92,7 @@ export class Agent {
     this.log = options.log;
     this.id = options.log.header.sessionId;
     this.limits = { maxSteps: DEFAULT_MAX_STEPS, ...options.limits };
+    this.currentModel = options.model;
   }
 
   get status(): AgentStatus {
@@ -98,7 +100,12 @@ export class Agent {
   }
 
   get model(): ModelClient {
-    return this.options.model;
+    return this.currentModel;
+  }
+
+  /** Answers from the next turn on; a running turn keeps the model it started with. */
+  setModel(model: ModelClient): void {
+    this.currentModel = model;
   }
 
   /** Messages waiting for a turn, by delivery. */
@@ -195,7 +202,7 @@ export class Agent {
           agentId: this.id,
           context: this.context,
           log: this.log,
-          model: this.options.model,
+          model: this.currentModel,
           tools: this.options.tools,
           prompt: this.options.prompt,
           projection: this.projection,

@@ -9,8 +9,8 @@
  * region is printed again (see terminal-size.ts). Key handlers read refs, never a drawn frame's
  * state, since several keys may arrive before the next frame.
  */
-import { Box, type Instance, render, Static, Text, useInput } from 'ink';
-import { useCallback, useRef, useState, useSyncExternalStore } from 'react';
+import { Box, type Instance, render, Static, Text } from 'ink';
+import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { PLAN_MODES } from '../plan/contract.js';
 import { planModeOf } from '../plan/install.js';
 import { Footer } from './components/footer.js';
@@ -28,6 +28,7 @@ import { useTerminalSize, useWidthRedraw } from './terminal-size.js';
 import type { TuiSession } from './tui-session.js';
 import type { TuiStore } from './tui-store.js';
 import { useColumns } from './use-columns.js';
+import { useCurrentInput } from './use-current-input.js';
 
 /** Two Ctrl+C within this many milliseconds exit. */
 const DOUBLE_PRESS_MS = 1000;
@@ -65,7 +66,7 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
   const { rows } = useTerminalSize();
   const redraws = useWidthRedraw();
 
-  useInput((text, key) => {
+  useCurrentInput((text, key) => {
     if (key.ctrl && text === 'c') {
       const now = Date.now();
       if (!editor.isEmpty) {
@@ -102,6 +103,11 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
       if (next) plan.setMode(next, 'user');
     }
   });
+
+  // Effects run in order: once this one ran, the terminal is in raw mode and keys are read, and
+  // the placeholder says so (a key typed before, such as Ctrl+D, would be the terminal's own).
+  const [listening, setListening] = useState(false);
+  useEffect(() => setListening(true), []);
 
   const submit = (value: string, delivery: SubmitDelivery) => {
     const text = value.trim();
@@ -162,7 +168,8 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
   );
   return (
     <>
-      <Static key={redraws} items={snapshot.finished as never[]}>
+      {/* Keyed by session and width: after /new, /resume or a resize the history is printed again. */}
+      <Static key={`${snapshot.sessionId}-${redraws}`} items={snapshot.finished as never[]}>
         {(item: (typeof snapshot.finished)[number]) => (
           <TranscriptItemView key={item.id} item={item} width={width} />
         )}
@@ -193,9 +200,11 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
           complete={complete}
           disabled={pending !== undefined || view !== 'chat'}
           placeholder={
-            snapshot.footer.busy
-              ? 'working… enter steers it, ctrl+f queues a follow-up'
-              : 'ask loom, / for commands, @ for files, ! for a shell command'
+            !listening
+              ? ''
+              : snapshot.footer.busy
+                ? 'working… enter steers it, ctrl+f queues a follow-up'
+                : 'ask loom, / for commands, @ for files, ! for a shell command'
           }
         />
         {hint ? <Text color="yellow">{hint}</Text> : null}

@@ -69,8 +69,8 @@ export interface FooterState {
   runningChildren: number;
   runningJobs: number;
   runningWorkflows: number;
-  /** `round/maxRounds` of an active goal, with its phase. */
-  goal?: { round: number; maxRounds: number; phase: string };
+  /** `round/maxRounds` of the goal, with its phase; `armed` while this process runs its rounds. */
+  goal?: { round: number; maxRounds: number; phase: string; armed: boolean };
   mode: 'default' | 'plan';
   /** The turn is running. */
   busy: boolean;

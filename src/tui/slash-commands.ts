@@ -4,12 +4,13 @@
  * is reported with the names that exist, never sent to the model.
  */
 import { planModeOf } from '../plan/install.js';
+import { SESSION_COMMANDS } from './commands/session.js';
 import { VIEW_COMMANDS } from './commands/views.js';
 import type { TuiSession } from './tui-session.js';
 import type { TuiStore } from './tui-store.js';
 
 /** What the area above the prompt shows; Esc returns to the chat. */
-export type TuiView = 'chat' | 'workflows' | 'agents' | 'jobs' | 'transcript';
+export type TuiView = 'chat' | 'workflows' | 'agents' | 'jobs' | 'transcript' | 'sessions';
 
 export interface SlashContext {
   session: TuiSession;
@@ -74,6 +75,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
     },
   },
   ...VIEW_COMMANDS,
+  ...SESSION_COMMANDS,
   {
     name: 'exit',
     description: 'leave (the session id is printed to resume it)',

@@ -5,7 +5,7 @@
  * here only, so other commands never pay for them. At exit the session id is printed.
  */
 import { buildRuntime } from '../cli/build-runtime.js';
-import { resolveWorkspace } from '../cli/session-workspace.js';
+import { resolveWorkspace, runWorkspace } from '../cli/session-workspace.js';
 import { UserError } from '../core/errors.js';
 import { loomHome } from '../core/home.js';
 import { InteractionBroker } from './interaction-broker.js';
@@ -34,7 +34,16 @@ export async function tuiCommand(options: TuiOptions): Promise<number> {
     throw new UserError('INVALID_ARGUMENT', '--resume and --continue cannot be used together');
   }
   const home = loomHome();
-  const cwd = resolveWorkspace(options.cwd);
+  // A reopened session works in the workspace its header records.
+  const cwd =
+    options.resume === undefined
+      ? resolveWorkspace(options.cwd)
+      : runWorkspace(
+          { session: options.resume, ...(options.cwd !== undefined ? { cwd: options.cwd } : {}) },
+          home,
+          (folder) =>
+            `run it from there (cd ${folder}) or pass --cwd ${folder}: loom --resume ${options.resume} --cwd ${folder}`,
+        );
   const broker = new InteractionBroker();
   const setup = buildRuntime({
     cwd,

@@ -23,6 +23,8 @@ import { WorkflowRuns, type WorkflowView } from './workflow-runs.js';
 
 export type { WorkflowView };
 
+import { UsageLedger } from './usage-ledger.js';
+
 /** The frame the store coalesces changes into. */
 const FRAME_MS = 16;
 
@@ -53,9 +55,10 @@ export class TuiStore {
   private scheduled: NodeJS.Timeout | undefined;
   private detachSession: Disposer = () => {};
   private readonly detachRuntime: Disposer;
-  private usage = { input: 0, output: 0 };
   private contextTokens = 0;
   private queuedMessages: readonly QueuedMessage[] = [];
+  /** Tokens and cost per agent of the open session's tree (`/cost`, the footer). */
+  readonly ledger: UsageLedger;
 
   constructor(
     private readonly setup: LoomSetup,
@@ -63,7 +66,9 @@ export class TuiStore {
     private readonly broker: InteractionBroker,
   ) {
     const root = setup.runtime.root;
+    this.ledger = new UsageLedger(setup.config.prices ?? {});
     const undo = [
+      this.ledger.follow(setup.runtime, () => this.changed()),
       onWorkflowEvents(root, (record) => {
         this.workflows.apply(record);
         this.changed();
@@ -97,13 +102,15 @@ export class TuiStore {
     this.detachSession();
     this.handle = handle;
     this.fold = new TranscriptFold();
-    this.usage = { input: 0, output: 0 };
     this.contextTokens = 0;
     this.queuedMessages = [];
     for (const event of handle.log.events) this.applySession(event);
+    // A reopened session's children may have spent tokens in earlier processes.
+    this.ledger.reset(handle, handle.log.events.length > 0 ? this.setup.runtime.store : undefined);
     const undo = [
       handle.log.onAppend((event) => {
         this.applySession(event);
+        this.ledger.applyRoot(event);
         this.changed();
       }),
     ];
@@ -146,10 +153,7 @@ export class TuiStore {
     if (event.type === 'user/message')
       this.delivered(event.data as SessionEvent<'user/message'>['data']);
     if (event.type === 'assistant/message') {
-      const usage = (event.data as SessionEvent<'assistant/message'>['data']).usage;
-      this.usage.input += usage.input;
-      this.usage.output += usage.output;
-      this.contextTokens = usage.input;
+      this.contextTokens = (event.data as SessionEvent<'assistant/message'>['data']).usage.input;
     }
   }
 
@@ -172,12 +176,15 @@ export class TuiStore {
   private build(): TuiSnapshot {
     const { setup, handle } = this;
     const sessionId = handle.log.header.sessionId;
-    const goal = goalOf(handle)?.service.goal;
+    const goals = goalOf(handle);
+    const goal = goals?.service.problem ? null : goals?.service.goal;
+    const spent = this.ledger.total();
     const footer: FooterState = {
-      model: setup.modelSpec,
+      model: handle.agent.model.id,
       workspace: setup.runtime.cwd,
       contextTokens: this.contextTokens,
-      tokens: { ...this.usage },
+      tokens: spent.tokens,
+      ...(spent.costUsd !== undefined && this.ledger.priced ? { costUsd: spent.costUsd } : {}),
       runningChildren: setup.subagents.services.children.runningUnder(sessionId),
       runningJobs: setup.jobs.service.running().length,
       runningWorkflows: this.workflows.running,
@@ -185,7 +192,14 @@ export class TuiStore {
       busy: handle.agent.status !== 'idle',
       queued: this.queuedMessages.length,
       ...(goal
-        ? { goal: { round: goal.roundsStarted, maxRounds: goal.maxRounds, phase: goal.phase } }
+        ? {
+            goal: {
+              round: goal.roundsStarted,
+              maxRounds: goal.maxRounds,
+              phase: goal.phase,
+              armed: goals?.service.activation === 'armed',
+            },
+          }
         : {}),
     };
     return {

@@ -127,3 +127,23 @@ test('a config path that is a folder, or aliases that expand too far, name the f
   const reused = parseConfig('models:\n  a: &route { provider: openai }\n  b: *route\n', 'ok.yaml');
   assert.equal(reused.models?.b?.provider, 'openai');
 });
+
+test('prices map model specs to dollars per million tokens; a bad key or price is named', () => {
+  const config = parseConfig(
+    'prices:\n  "openai:gpt-4o": { input: 2.5, output: 10 }\n',
+    'config.yaml',
+  );
+  assert.deepEqual(config.prices, { 'openai:gpt-4o': { input: 2.5, output: 10 } });
+  assert.throws(
+    () => parseConfig('prices:\n  gpt-4o: { input: 1, output: 2 }\n', 'config.yaml'),
+    /config\.yaml:2.*prices\.gpt-4o.*provider:model/s,
+  );
+  assert.throws(
+    () => parseConfig('prices:\n  "openai:gpt-4o": { input: -1, output: 2 }\n', 'config.yaml'),
+    /prices\.openai:gpt-4o\.input/,
+  );
+  assert.throws(
+    () => parseConfig('prices:\n  "openai:gpt-4o": { input: 1 }\n', 'config.yaml'),
+    /prices\.openai:gpt-4o\.output/,
+  );
+});

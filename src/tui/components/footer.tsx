@@ -2,34 +2,64 @@
  * The footer: model, workspace, context use, tokens and cost, running children, jobs and
  * workflows, the goal's round and the mode, and the keys that matter now. Draws only.
  */
+import { homedir } from 'node:os';
 import { Box, Text } from 'ink';
 import { formatTokens } from '../../workflow/run-events.js';
 import type { FooterState } from '../contract.js';
 
+/** The workspace as a person reads it: under the home folder it starts with `~`. */
+export function shortWorkspace(workspace: string, home = homedir()): string {
+  if (home.length > 1 && (workspace === home || workspace.startsWith(`${home}/`))) {
+    return `~${workspace.slice(home.length)}`;
+  }
+  return workspace;
+}
+
+/** `$0.0123`: cents and below stay visible. */
+export function formatCost(costUsd: number): string {
+  return `$${costUsd < 10 ? costUsd.toFixed(4) : costUsd.toFixed(2)}`;
+}
+
+function contextPart(footer: FooterState): string {
+  const used = formatTokens(footer.contextTokens);
+  if (!footer.contextWindow) return `ctx ${used}`;
+  const percent = Math.round((footer.contextTokens / footer.contextWindow) * 100);
+  return `ctx ${used}/${formatTokens(footer.contextWindow)} (${percent}%)`;
+}
+
+function goalPart(goal: NonNullable<FooterState['goal']>): string {
+  const state = goal.armed ? 'running' : goal.phase === 'active' ? 'stopped' : goal.phase;
+  return `goal ${state} round ${goal.round}/${goal.maxRounds}`;
+}
+
 export function Footer({ footer }: { footer: FooterState }) {
   const parts = [
     footer.model,
-    footer.workspace,
-    `ctx ${formatTokens(footer.contextTokens)}`,
+    shortWorkspace(footer.workspace),
+    contextPart(footer),
     `${formatTokens(footer.tokens.input)}↑ ${formatTokens(footer.tokens.output)}↓`,
-    ...(footer.costUsd !== undefined ? [`$${footer.costUsd.toFixed(4)}`] : []),
+    ...(footer.costUsd !== undefined ? [formatCost(footer.costUsd)] : []),
+  ];
+  // The second line: what runs now, kept apart so a long model or path never pushes it away.
+  const activity = [
     ...(footer.runningChildren > 0 ? [`${footer.runningChildren} agents`] : []),
     ...(footer.runningJobs > 0 ? [`${footer.runningJobs} jobs`] : []),
     ...(footer.runningWorkflows > 0 ? [`${footer.runningWorkflows} workflows`] : []),
-    ...(footer.goal
-      ? [`goal ${footer.goal.phase} round ${footer.goal.round}/${footer.goal.maxRounds}`]
-      : []),
+    ...(footer.goal ? [goalPart(footer.goal)] : []),
   ];
   const keys = footer.busy
     ? `esc interrupts · enter steers · ctrl+f follow-up${footer.queued ? ` · ${footer.queued} queued` : ''}`
     : 'shift+tab mode · /help · ctrl+c twice exits';
   return (
     <Box flexDirection="column">
-      <Text dimColor>{parts.join(' · ')}</Text>
-      <Text>
+      <Text dimColor wrap="truncate-middle">
+        {parts.join(' · ')}
+      </Text>
+      <Text wrap="truncate-end">
         <Text color={footer.mode === 'plan' ? 'magenta' : 'gray'}>
           {footer.mode === 'plan' ? '⏸ plan mode' : '▶ default mode'}
         </Text>
+        {activity.length > 0 ? <Text color="cyan">{` · ${activity.join(' · ')}`}</Text> : null}
         <Text dimColor>{` · ${keys}`}</Text>
       </Text>
     </Box>

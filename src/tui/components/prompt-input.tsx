@@ -5,7 +5,7 @@
  * paste (bracketed, or many characters at once) is kept whole and a large one shown folded. The
  * text lives in a `PromptEditor` the owner holds, so it can clear it (Ctrl+C) or read it.
  */
-import { Box, type Key, Text, useInput } from 'ink';
+import { Box, type Key, Text } from 'ink';
 import { useRef, useSyncExternalStore } from 'react';
 import type { Completion } from '../prompt-completion.js';
 import {
@@ -28,6 +28,7 @@ import {
   replaceRange,
   typeChunk,
 } from '../prompt-editor.js';
+import { useCurrentInput } from '../use-current-input.js';
 import { CompletionMenu } from './completion-menu.js';
 
 /** How a message is sent: now (a turn, or a steer while one runs) or after the running turn. */
@@ -57,7 +58,7 @@ export function PromptInput({
   const { state, selected } = useSyncExternalStore(editor.subscribe, editor.getSnapshot);
   const pasting = useRef<string | undefined>(undefined);
 
-  useInput(
+  useCurrentInput(
     (input, key) => {
       if (pasting.current !== undefined) {
         if (input === PASTE_END) {

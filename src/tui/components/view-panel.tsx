@@ -7,6 +7,7 @@ import type { TuiSession } from '../tui-session.js';
 import type { TuiSnapshot, TuiStore } from '../tui-store.js';
 import { AgentsView } from './agents-view.js';
 import { JobsView } from './jobs-view.js';
+import { ResumeView } from './session-picker.js';
 import { TranscriptView } from './transcript-view.js';
 import type { EscapeSlot } from './view-keys.js';
 import { WorkflowsView } from './workflows-view.js';
@@ -64,5 +65,7 @@ export function ViewPanel({ view, ...props }: ViewProps & { view: TuiView }) {
           width={props.width}
         />
       );
+    case 'sessions':
+      return <ResumeView {...props} />;
   }
 }
