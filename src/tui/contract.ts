@@ -39,6 +39,8 @@ export type PendingRequest =
   | {
       kind: 'approval';
       id: string;
+      /** Who asks, when not the session's own agent (a subagent, a workflow child). */
+      from?: string;
       tool: string;
       arguments: unknown;
       reason: string;

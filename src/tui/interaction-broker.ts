@@ -58,13 +58,18 @@ export class InteractionBroker {
     );
   }
 
+  /** Names the agent behind an ask when it is not the session's own (set by the session). */
+  describeAsker: (agentId: string) => string | undefined = () => undefined;
+
   readonly asker: PermissionAsker = {
     ask: ({ call, reason, signal }) => {
       if (this.allows(call.name, call.arguments)) return Promise.resolve(true);
+      const from = this.describeAsker(call.agentId);
       return new Promise<PermissionAnswer>((resolve, reject) => {
         const request: PendingRequest = {
           kind: 'approval',
           id: `ask-${++this.sequence}`,
+          ...(from !== undefined ? { from } : {}),
           tool: call.name,
           arguments: call.arguments,
           reason,

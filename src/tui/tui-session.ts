@@ -22,6 +22,10 @@ export class TuiSession {
     private readonly broker: InteractionBroker,
     handle: AgentHandle,
   ) {
+    // On the runtime's root, so a subagent's or a workflow child's `ask` reaches the person too.
+    setup.runtime.root.provide(permissionAskerKey, broker.asker);
+    broker.describeAsker = (agentId) =>
+      agentId === this.sessionId ? undefined : `subagent ${agentId}`;
     this.handle = this.prepare(handle);
   }
 
@@ -76,7 +80,6 @@ export class TuiSession {
 
   private prepare(handle: AgentHandle): AgentHandle {
     this.broker.clearRules();
-    handle.onClose(handle.context.provide(permissionAskerKey, this.broker.asker));
     return handle;
   }
 

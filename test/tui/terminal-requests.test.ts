@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import { SessionStore } from '../../src/core/session-store.js';
 import { type ScriptedFolders, scriptedFolders } from '../cli/loom-process.js';
-import { bashCall, callsThenReply } from '../helpers/scripted-turns.js';
+import { bashCall, callsThenReply, subagentCall } from '../helpers/scripted-turns.js';
 import { KEYS, type ScreenRun, startScreen } from './pty-screen.js';
 
 function askBashFolders() {
@@ -114,6 +114,33 @@ test('an ask rule refused with a reason: the model reads the reason', async (t) 
   await screen.waitFor(
     inOrder('⊘ bash', /result: .*The user said: print it with printf/, FOOTER_DEFAULT),
   );
+  await quit(screen);
+});
+
+test("a subagent's ask reaches the person, named as the subagent's, and its answer returns", async (t) => {
+  const folders = scriptedFolders({
+    rules: [
+      callsThenReply(
+        '^delegate$',
+        [subagentCall('echo for me', 'child work')],
+        'parent got: {{lastToolResult}}',
+      ),
+      callsThenReply(
+        '^child work$',
+        [bashCall('echo from-child')],
+        'child ran: {{lastToolResult}}',
+      ),
+    ],
+  });
+  writeFileSync(
+    join(folders.home, 'config.yaml'),
+    'permissions:\n  - tool: bash\n    match: { command: "echo *" }\n    action: ask\n',
+  );
+  const screen = await openLoom(t, folders, 160);
+  await send(screen, 'delegate');
+  await screen.waitFor(inOrder(/Allow bash \(asked by subagent \S+\)\?/, '1. Yes', FOOTER_DEFAULT));
+  screen.type('y');
+  await screen.waitFor(inOrder(/parent got: .*child ran: .*from-child/, FOOTER_DEFAULT));
   await quit(screen);
 });
 

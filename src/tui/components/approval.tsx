@@ -68,7 +68,9 @@ export function Approval({ request }: { request: ApprovalRequest }) {
   const shown = stage.current;
   return (
     <Box borderStyle="round" borderColor="yellow" flexDirection="column" paddingX={1}>
-      <Text bold>{`Allow ${request.tool}?`}</Text>
+      <Text
+        bold
+      >{`Allow ${request.tool}${request.from ? ` (asked by ${request.from})` : ''}?`}</Text>
       <CallText tool={request.tool} args={request.arguments} />
       <Text dimColor>{request.reason}</Text>
       {shown.kind === 'reason' ? (
