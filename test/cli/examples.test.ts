@@ -11,6 +11,7 @@ import { test } from 'node:test';
 import { loadSessionFile } from '../../src/core/session-load.js';
 import { sessionPaths } from '../helpers/session-files.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
+import { KEYS, startScreen } from '../tui/pty-screen.js';
 import { LOOM_BIN } from './loom-process.js';
 
 const ROOT = resolve('.');
@@ -62,19 +63,50 @@ function adapt(command: string, sandbox: Sandbox, latestSession: string | undefi
   return adapted;
 }
 
-function runExamples(commands: readonly string[]): void {
+/** The options of an example that opens the interactive session (`loom` with no command). */
+function interactiveArguments(command: string): string[] | undefined {
+  const words = command.replace(/#.*$/, '').trim().split(/\s+/);
+  if (words[0] !== 'loom' || !words.slice(1).every((word) => word.startsWith('--'))) {
+    return undefined;
+  }
+  return words.slice(1);
+}
+
+/** Opens the interactive session in a pseudo-terminal, waits for its prompt and leaves with Ctrl+D. */
+async function runInteractive(command: string, args: string[], box: Sandbox): Promise<void> {
+  const screen = startScreen(args, { home: box.home, cwd: ROOT });
+  try {
+    await screen.waitFor('ask loom');
+    screen.type(KEYS.ctrlD);
+    const { exitCode } = await screen.exited;
+    assert.equal(exitCode, 0, `"${command}" exited ${exitCode}:\n${screen.text()}`);
+  } finally {
+    try {
+      screen.kill();
+    } catch {
+      // It already exited.
+    }
+  }
+}
+
+async function runExamples(commands: readonly string[]): Promise<void> {
   const box = sandbox();
   let latestSession: string | undefined;
   for (const command of commands) {
     const before = new Set(sessionPaths(box.home));
-    const adapted = adapt(command, box, latestSession);
-    const result = spawnSync('sh', ['-c', adapted], {
-      cwd: ROOT,
-      env: box.env,
-      input: '',
-      encoding: 'utf8',
-    });
-    assert.equal(result.status, 0, `"${command}" exited ${result.status}:\n${result.stderr}`);
+    const interactive = interactiveArguments(command);
+    if (interactive) {
+      await runInteractive(command, interactive, box);
+    } else {
+      const adapted = adapt(command, box, latestSession);
+      const result = spawnSync('sh', ['-c', adapted], {
+        cwd: ROOT,
+        env: box.env,
+        input: '',
+        encoding: 'utf8',
+      });
+      assert.equal(result.status, 0, `"${command}" exited ${result.status}:\n${result.stderr}`);
+    }
     for (const path of sessionPaths(box.home)) {
       const { header, events } = loadSessionFile(path);
       for (const event of events) {
@@ -94,14 +126,14 @@ test('the README examples read from README.md', () => {
   assert.ok(commands.some((command) => command.includes('--events')));
 });
 
-test('every README example works when pasted from the repository root', () => {
-  runExamples(readmeExamples(readFileSync('README.md', 'utf8')));
+test('every README example works when pasted from the repository root', async () => {
+  await runExamples(readmeExamples(readFileSync('README.md', 'utf8')));
 });
 
-test('every example of loom --help works when pasted from the repository root', () => {
+test('every example of loom --help works when pasted from the repository root', async () => {
   const help = spawnSync(process.execPath, [LOOM_BIN, '--help'], { encoding: 'utf8' });
   assert.equal(help.status, 0, help.stderr);
   const commands = helpExamples(help.stdout);
   assert.ok(commands.length >= 8, `only ${commands.length} examples found`);
-  runExamples(commands);
+  await runExamples(commands);
 });

@@ -82,10 +82,7 @@ test('the footer shows model, workspace, context, tokens, cost, counts, goal rou
   try {
     const frame = lastFrame() ?? '';
     assert.match(frame, /openai:gpt-4o · \/home\/ada\/project · ctx 12k · 45k↑ 1\.2k↓ · \$0\.0105/);
-    assert.match(
-      frame,
-      /^⏸ plan mode · 2 agents · 1 jobs · goal running round 2\/20 · shift\+tab/m,
-    );
+    assert.match(frame, /^⏸ plan mode · 2 agents · 1 job · goal running round 2\/20 · shift\+tab/m);
     assert.doesNotMatch(frame, /workflows/);
     rerender(
       <Footer

@@ -59,7 +59,7 @@ test('/workflows shows a running 20-agent workflow live, an agent transcript, th
     screen.type('run the counters');
     await screen.waitFor('> run the counters');
     screen.type(KEYS.enter);
-    await screen.waitFor('1 workflows');
+    await screen.waitFor('1 workflow ·');
     screen.type('/workflows');
     await screen.waitFor('> /workflows');
     screen.type(KEYS.enter);

@@ -75,11 +75,15 @@ test('a long result line is cut to the width in the chat, never wrapped', () => 
   assert.match(frame, /x…$/m);
 });
 
-test('the line names what a call is about: its path, command or pattern', () => {
+test('the line names what a call is about: its path, command, pattern or workflow name', () => {
   assert.equal(describeArguments({ path: 'src/a.ts', offset: 3 }), 'src/a.ts');
   assert.equal(describeArguments({ pattern: 'TODO', path: 'src' }), 'TODO in src');
   assert.equal(describeArguments({ pattern: '**/*.ts' }), '**/*.ts');
   assert.equal(describeArguments({ command: 'npm\n  test' }), 'npm test');
+  assert.equal(
+    describeArguments({ meta: { name: 'review', description: 'checks each file' }, script: 'x' }),
+    'review: checks each file',
+  );
   assert.equal(describeArguments({ limit: 3 }), '{"limit":3}');
   assert.equal(describeArguments(undefined), '');
 });

@@ -67,7 +67,7 @@ function startedRun(runs: WorkflowRuns): void {
   }
 }
 
-test('the tree shows each phase with its agents running, done and failed, with tokens and time', () => {
+test("the tree shows each phase with its agents running, done and failed, with tokens and time; the run adds running agents' tokens", () => {
   const runs = new WorkflowRuns();
   startedRun(runs);
   runs.apply({
@@ -103,7 +103,7 @@ test('the tree shows each phase with its agents running, done and failed, with t
   const frame = lastFrame() ?? '';
   assert.match(
     frame,
-    /reviewer running · 3 agents: 1 running · 1 done · 1 failed · 1\.5k tokens · 5\.3s/,
+    /reviewer running · 3 agents: 1 running · 1 done · 1 failed · 1\.9k tokens · 5\.3s/,
   );
   assert.match(frame, /▸ read \(1 running · 1 done · 1 failed\)/);
   assert.match(frame, /· judge/);

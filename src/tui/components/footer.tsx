@@ -42,9 +42,9 @@ export function Footer({ footer }: { footer: FooterState }) {
   ];
   // The second line: what runs now, kept apart so a long model or path never pushes it away.
   const activity = [
-    ...(footer.runningChildren > 0 ? [`${footer.runningChildren} agents`] : []),
-    ...(footer.runningJobs > 0 ? [`${footer.runningJobs} jobs`] : []),
-    ...(footer.runningWorkflows > 0 ? [`${footer.runningWorkflows} workflows`] : []),
+    ...(footer.runningChildren > 0 ? [count(footer.runningChildren, 'agent')] : []),
+    ...(footer.runningJobs > 0 ? [count(footer.runningJobs, 'job')] : []),
+    ...(footer.runningWorkflows > 0 ? [count(footer.runningWorkflows, 'workflow')] : []),
     ...(footer.goal ? [goalPart(footer.goal)] : []),
   ];
   const keys = footer.busy
@@ -64,4 +64,8 @@ export function Footer({ footer }: { footer: FooterState }) {
       </Text>
     </Box>
   );
+}
+
+function count(amount: number, noun: string): string {
+  return `${amount} ${noun}${amount === 1 ? '' : 's'}`;
 }

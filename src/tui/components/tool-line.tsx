@@ -28,7 +28,7 @@ export function gist(value: unknown, limit = 80): string {
 
 /**
  * What a call is about in a few words: its most telling argument (a search's pattern with the
- * folder it searches), or all of them.
+ * folder it searches, a workflow's declared name), or all of them.
  */
 export function describeArguments(args: unknown, limit = 80): string {
   if (typeof args === 'object' && args !== null && !Array.isArray(args)) {
@@ -38,6 +38,12 @@ export function describeArguments(args: unknown, limit = 80): string {
       return gist(`${fields.pattern} in ${fields.path}`, limit);
     }
     if (key !== undefined) return gist(fields[key], limit);
+    // A workflow is known by the name and description its script declares.
+    const meta = fields.meta as Record<string, unknown> | undefined;
+    if (typeof meta?.name === 'string') {
+      const about = typeof meta.description === 'string' ? `: ${meta.description}` : '';
+      return gist(`${meta.name}${about}`, limit);
+    }
   }
   return args === undefined ? '' : gist(args, limit);
 }

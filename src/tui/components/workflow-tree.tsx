@@ -134,13 +134,20 @@ function TreeRowView({
       const status = run.stopReason ?? 'running';
       const color = status === 'running' ? 'yellow' : status === 'completed' ? 'green' : 'red';
       const started = counts.running + counts.completed + counts.failed + counts.cancelled;
+      // Ended agents are counted in the run's usage; running ones by what they used so far.
+      let tokens = state.usage.input + state.usage.output;
+      if (runningTokens && counts.running > 0) {
+        for (const agent of run.agents.values()) {
+          if (agent.status === 'running') tokens += runningTokens(agent) ?? 0;
+        }
+      }
       return (
         <Box flexDirection="column" marginTop={1}>
           <Text bold wrap="truncate-end">
             {`${state.name || run.runId} `}
             <Text color={color}>{status}</Text>
             <Text dimColor>
-              {` · ${started} agents: ${counts.running} running · ${counts.completed} done · ${counts.failed} failed${counts.cancelled > 0 ? ` · ${counts.cancelled} cancelled` : ''} · ${formatTokens(state.usage.input + state.usage.output)} tokens · ${formatDuration((run.endedAt ?? now) - run.startedAt)}`}
+              {` · ${started} agents: ${counts.running} running · ${counts.completed} done · ${counts.failed} failed${counts.cancelled > 0 ? ` · ${counts.cancelled} cancelled` : ''} · ${formatTokens(tokens)} tokens · ${formatDuration((run.endedAt ?? now) - run.startedAt)}`}
             </Text>
           </Text>
           {run.error ? (
