@@ -5,7 +5,7 @@
  * closes a view), Ctrl+C clears the input and twice within a second exits, Ctrl+D on an empty
  * prompt exits, Shift+Tab cycles the mode.
  */
-import { Box, type Instance, render, Static, Text, useInput } from 'ink';
+import { Box, type Instance, render, Static, Text } from 'ink';
 import { useRef, useState, useSyncExternalStore } from 'react';
 import { PLAN_MODES } from '../plan/contract.js';
 import { planModeOf } from '../plan/install.js';
@@ -18,6 +18,7 @@ import { completeSlash, runSlash, type TuiView } from './slash-commands.js';
 import type { TuiSession } from './tui-session.js';
 import type { TuiStore } from './tui-store.js';
 import { useColumns } from './use-columns.js';
+import { useInput } from './use-input.js';
 
 /** Two Ctrl+C within this many milliseconds exit. */
 const DOUBLE_PRESS_MS = 1000;

@@ -3,8 +3,9 @@
  * (or Shift+Enter where the terminal reports it) starts a new line; Up and Down walk the
  * history. Controlled: the owner holds the text, so it can clear it (Ctrl+C) or fill it.
  */
-import { Box, Text, useInput } from 'ink';
-import { useState } from 'react';
+import { Box, Text } from 'ink';
+import { useRef, useState } from 'react';
+import { useInput } from '../use-input.js';
 
 export interface PromptInputProps {
   value: string;
@@ -19,15 +20,23 @@ export interface PromptInputProps {
 
 export function PromptInput({
   value,
-  onChange,
+  onChange: setValue,
   onSubmit,
   history,
   disabled = false,
   placeholder = '',
 }: PromptInputProps) {
   const [historyIndex, setHistoryIndex] = useState<number | undefined>(undefined);
+  // The text with every key so far, even those whose change React has not drawn yet.
+  const typed = useRef(value);
+  typed.current = value;
+  const onChange = (next: string) => {
+    typed.current = next;
+    setValue(next);
+  };
   useInput(
     (input, key) => {
+      const value = typed.current;
       if (key.return) {
         if (key.shift || value.endsWith('\\')) {
           onChange(`${key.shift ? value : value.slice(0, -1)}\n`);

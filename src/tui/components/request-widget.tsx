@@ -3,9 +3,10 @@
  * questions (choose an option by its number or with the arrows and Enter), or a plan review
  * (approve, or keep planning). It has the keyboard while shown and answers the request once.
  */
-import { Box, Text, useInput } from 'ink';
+import { Box, Text } from 'ink';
 import { useState } from 'react';
 import type { PendingRequest } from '../contract.js';
+import { useInput } from '../use-input.js';
 import { Markdown } from './markdown.js';
 import { gist } from './tool-line.js';
 
