@@ -67,7 +67,14 @@ async function firstPromptMilliseconds(model: string, home: string): Promise<num
   const screen = startScreen(['--model', `scripted:${model}`], { home, cwd: home });
   await screen.waitFor(PROMPT_IDLE);
   const elapsed = performance.now() - started;
+  // Exit only once keys are seen to arrive (a letter, then a backspace), so Ctrl+D meets a
+  // running, empty prompt; a lost Ctrl+D fails the bench instead of hanging it.
+  screen.type('x');
+  await screen.waitFor(/│ > x *│/);
+  screen.type(KEYS.backspace);
+  await screen.waitFor(`│ > ${PROMPT_IDLE}`);
   screen.type(KEYS.ctrlD);
+  await screen.waitFor('resume it with', 10_000);
   const { exitCode } = await screen.exited;
   if (exitCode !== 0) throw new Error(`loom exited ${exitCode}:\n${screen.text()}`);
   return elapsed;
