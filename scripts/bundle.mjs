@@ -53,6 +53,28 @@ const yogaWithoutFetch = {
   },
 };
 
+/**
+ * marked-terminal imports cli-highlight, which registers every highlight.js language as it
+ * loads (about 50 ms of the terminal's start). This shim loads it at the first code block:
+ * esbuild evaluates a bundled CommonJS module only when `require` first runs.
+ */
+const lazyHighlight = {
+  name: 'lazy-cli-highlight',
+  setup(builder) {
+    builder.onResolve({ filter: /^cli-highlight$/ }, (args) =>
+      /[\\/]node_modules[\\/]marked-terminal[\\/]/.test(args.importer)
+        ? { path: 'cli-highlight', namespace: 'loom-lazy', pluginData: args.resolveDir }
+        : undefined,
+    );
+    builder.onLoad({ filter: /.*/, namespace: 'loom-lazy' }, (args) => ({
+      contents:
+        "export function highlight(code, options) { return require('cli-highlight').highlight(code, options); }",
+      loader: 'js',
+      resolveDir: args.pluginData,
+    }));
+  },
+};
+
 rmSync(outdir, { recursive: true, force: true });
 const result = await build({
   entryPoints: {
@@ -70,7 +92,7 @@ const result = await build({
   chunkNames: 'chunk-[hash]',
   sourcemap: true,
   logLevel: 'warning',
-  plugins: [withoutZodLocales, yogaWithoutFetch],
+  plugins: [withoutZodLocales, yogaWithoutFetch, lazyHighlight],
   // React and its reconciler pick their production builds (the development ones are slower).
   define: { 'process.env.NODE_ENV': '"production"' },
   // ink imports it only when DEV is set, for React DevTools; Loom never ships it.
