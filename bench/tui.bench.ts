@@ -22,8 +22,8 @@ const CONCURRENT_AGENTS = AGENTS;
 /** Each agent's model steps (a `glob` call each) before it answers, and the wait of each. */
 const AGENT_STEPS = 40;
 const STEP_DELAY_MS = 250;
-const IDLE_KEYSTROKES = 40;
-const BUSY_KEYSTROKES = 120;
+const IDLE_KEYSTROKES = 100;
+const BUSY_KEYSTROKES = 300;
 /** Typed letters before the prompt is emptied again with backspaces. */
 const WORD_LENGTH = 20;
 const PROMPT_IDLE = 'ask loom, / for commands';
