@@ -84,7 +84,8 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
 
 /**
  * Types `count` keys into the prompt box, one at a time (letters up to WORD_LENGTH, then as many
- * backspaces), each timed from the write to the pty until the box shows the new text.
+ * backspaces), each timed from the write to the pty until the box shows the new text; then
+ * empties the box (untimed).
  */
 async function keystrokeLatencies(
   screen: ScreenRun,
@@ -107,6 +108,17 @@ async function keystrokeLatencies(
     screen.type(growing ? letter : KEYS.backspace);
     await screen.waitFor(expected, 10_000);
     timings.push(performance.now() - started);
+  }
+  // One at a time: ink hands keys that arrive together to the prompt as one input.
+  while (typed.length > 0) {
+    typed = typed.slice(0, -1);
+    screen.type(KEYS.backspace);
+    await screen.waitFor(
+      typed.length === 0
+        ? new RegExp(`│ > ${escapeRegExp(placeholder)}`)
+        : new RegExp(`│ > ${escapeRegExp(typed)} *│`),
+      10_000,
+    );
   }
   return timings;
 }
