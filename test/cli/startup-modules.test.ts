@@ -151,3 +151,62 @@ test('loom acp answers initialize with the protocol loaded and the runtime not y
   );
   assert.deepEqual(runtime, []);
 });
+
+/** The interactive terminal's libraries: only `loom` with no command may load them. */
+const TERMINAL_UI =
+  /node_modules\/(ink|react|react-reconciler|scheduler|yoga-layout|marked|marked-terminal|cli-highlight|highlight\.js)\//;
+
+function terminalLibraries(loaded: Loaded): string[] {
+  const names = [...loaded.files, ...loaded.sources].map((path) => TERMINAL_UI.exec(path)?.[1]);
+  return [...new Set(names.filter((name) => name !== undefined))].sort();
+}
+
+test('loom --version, loom run and loom acp never load ink, React or marked', async () => {
+  const bundled = terminalLibraries({
+    files: [],
+    sources: new Set(
+      Object.values(bundleMeta.outputs).flatMap((output) => Object.keys(output.inputs)),
+    ),
+  });
+  assert.deepEqual(
+    ['ink', 'marked', 'react'].filter((name) => !bundled.includes(name)),
+    [],
+    'the bundle holds the terminal libraries under the names this test looks for',
+  );
+  const home = temporaryFolder();
+  const model = writeScriptedModel(home, { rules: [], default: { reply: 'ok' } });
+  const version = traced(home);
+  const versionRun = startLoom(['--version'], { home, env: version.env });
+  assert.equal((await versionRun.exited).code, 0, versionRun.stderr());
+  assert.deepEqual(terminalLibraries(version.read()), []);
+
+  const run = traced(home);
+  const turn = startLoom(['run', '--model', `scripted:${model}`, '--cwd', home, 'hello'], {
+    home,
+    env: run.env,
+  });
+  assert.equal((await turn.exited).code, 0, turn.stderr());
+  const turnLoaded = run.read();
+  assert.ok(turnLoaded.sources.has('src/cli/build-runtime.ts'), 'the trace saw the runtime load');
+  assert.deepEqual(terminalLibraries(turnLoaded), []);
+
+  const acpTrace = traced(home);
+  const acp = startLoom(['acp', '--model', `scripted:${model}`], {
+    home,
+    env: acpTrace.env,
+    keepStdinOpen: true,
+  });
+  acp.child.stdin.write(
+    `${JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } })}\n`,
+  );
+  await acp.waitForLine(/"id":0/);
+  acp.child.stdin.write(
+    `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'session/new', params: { cwd: home, mcpServers: [] } })}\n`,
+  );
+  await acp.waitForLine(/"id":1/);
+  acp.child.stdin.end();
+  assert.equal((await acp.exited).code, 0, acp.stderr());
+  const acpLoaded = acpTrace.read();
+  assert.ok(acpLoaded.sources.has('src/cli/build-runtime.ts'), 'the trace saw a session open');
+  assert.deepEqual(terminalLibraries(acpLoaded), []);
+});
