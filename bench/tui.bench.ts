@@ -27,7 +27,7 @@ const BUSY_KEYSTROKES = 300;
 /** Typed letters before the prompt is emptied again with backspaces. */
 const WORD_LENGTH = 20;
 const PROMPT_IDLE = 'ask loom, / for commands';
-const PROMPT_BUSY = 'working… type to steer';
+const PROMPT_BUSY = 'working… enter steers it';
 
 function median(timings: number[]): number {
   const sorted = [...timings].sort((left, right) => left - right);
