@@ -208,7 +208,7 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
           }
         />
         {hint ? <Text color="yellow">{hint}</Text> : null}
-        <Footer footer={snapshot.footer} />
+        <Footer footer={snapshot.footer} requestOpen={pending !== undefined} />
       </Box>
     </>
   );

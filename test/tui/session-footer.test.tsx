@@ -109,3 +109,16 @@ test('the workspace under the home folder starts with ~', () => {
   assert.equal(shortWorkspace('/home/ada', '/home/ada'), '~');
   assert.equal(shortWorkspace('/home/adam/project', '/home/ada'), '/home/adam/project');
 });
+
+test('while a request has the keyboard the footer points at it instead of offering to steer', () => {
+  const busy = { ...FOOTER, busy: true };
+  const { lastFrame, rerender, unmount } = render(<Footer footer={busy} />);
+  try {
+    assert.match(lastFrame() ?? '', /enter steers/);
+    rerender(<Footer footer={busy} requestOpen />);
+    assert.match(lastFrame() ?? '', /answer the request above · esc interrupts/);
+    assert.doesNotMatch(lastFrame() ?? '', /enter steers/);
+  } finally {
+    unmount();
+  }
+});

@@ -32,7 +32,13 @@ function goalPart(goal: NonNullable<FooterState['goal']>): string {
   return `goal ${state} round ${goal.round}/${goal.maxRounds}`;
 }
 
-export function Footer({ footer }: { footer: FooterState }) {
+export interface FooterProps {
+  footer: FooterState;
+  /** A request (approval, question, plan review) has the keyboard: its keys are shown with it. */
+  requestOpen?: boolean;
+}
+
+export function Footer({ footer, requestOpen = false }: FooterProps) {
   const parts = [
     footer.model,
     shortWorkspace(footer.workspace),
@@ -47,9 +53,11 @@ export function Footer({ footer }: { footer: FooterState }) {
     ...(footer.runningWorkflows > 0 ? [count(footer.runningWorkflows, 'workflow')] : []),
     ...(footer.goal ? [goalPart(footer.goal)] : []),
   ];
-  const keys = footer.busy
-    ? `esc interrupts · enter steers · ctrl+f follow-up${footer.queued ? ` · ${footer.queued} queued` : ''}`
-    : 'shift+tab mode · /help · ctrl+c twice exits';
+  const keys = requestOpen
+    ? 'answer the request above · esc interrupts'
+    : footer.busy
+      ? `esc interrupts · enter steers · ctrl+f follow-up${footer.queued ? ` · ${footer.queued} queued` : ''}`
+      : 'shift+tab mode · /help · ctrl+c twice exits';
   return (
     <Box flexDirection="column">
       <Text dimColor wrap="truncate-middle">
