@@ -75,185 +75,186 @@ export function unknownProviderMessage(
   return `no subagent provider named ${name} (known: ${known}; define others under subagents.providers)`;
 }
 
-export const configSchema = z
-  .strictObject({
-    /**
-     * The default model spec, below --model and $LOOM_MODEL; without any of them
-     * deepseek:deepseek-chat when DEEPSEEK_API_KEY is set.
-     */
-    model: z.string().min(1).optional(),
-    /** Named model routes, usable as `NAME:MODEL` or `NAME`. */
-    models: z
-      .record(
-        z.string().regex(/^[a-z][a-z0-9-]*$/, 'route names are lower-case words'),
-        modelRouteSchema,
-      )
-      .optional(),
-    tools: z
-      .strictObject({
-        /** Default bash timeout; default 120000 ms. */
-        bashTimeoutMs: z.number().int().min(1000).max(600000).optional(),
-        /** Folders outside the workspace that file tools may use; default none. */
-        extraRoots: z.array(z.string().min(1)).optional(),
-        bash: z
-          .strictObject({
-            env: z
-              .strictObject({
-                /**
-                 * Credential variables `bash` commands may see after all; by default every key a
-                 * route, provider or MCP server uses and every `*_API_KEY`, `*_TOKEN`, `*_SECRET`
-                 * is left out of their environment. Default none.
-                 */
-                passthrough: z
-                  .array(
-                    z
-                      .string()
-                      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'),
-                  )
-                  .optional(),
-              })
-              .optional(),
-          })
-          .optional(),
-      })
-      .optional(),
-    agent: z
-      .strictObject({
-        /** Model requests a turn may take; default 50. */
-        maxSteps: z.number().int().min(1).max(10000).optional(),
-      })
-      .optional(),
-    subagents: z
-      .strictObject({
-        /** How deep delegation may go (a child is depth 1); default 3; 0 forbids delegation. */
-        maxDepth: z.number().int().min(0).max(10).optional(),
-        /**
-         * What the `subagent` tool starts: a fresh child (`spawn`, default), a `fork`, `acp` (Loom
-         * itself as an ACP agent process) or a provider of `providers`.
-         */
-        provider: z.string().min(1).optional(),
-        /**
-         * Out-of-process providers: each child is an agent process speaking ACP over stdio.
-         * `command` absent: Loom itself (`loom acp`). `env` values are added to the agent's
-         * environment (it inherits Loom's, so keys need not be written here).
-         */
-        providers: z
-          .record(
-            z
-              .string()
-              .regex(/^[a-z][a-z0-9-]*$/, 'provider names are lower-case words')
-              .refine((name) => !IN_PROCESS_PROVIDERS.includes(name), {
-                message: 'spawn and fork are the in-process providers; choose another name',
-              }),
-            acpProviderSchema,
-          )
-          .optional(),
-      })
-      .superRefine((subagents, context) => {
-        const provider = subagents.provider;
-        if (provider === undefined || knownProvider(provider, subagents.providers)) return;
+const configObjectSchema = z.strictObject({
+  /**
+   * The default model spec, below --model and $LOOM_MODEL; without any of them
+   * deepseek:deepseek-chat when DEEPSEEK_API_KEY is set.
+   */
+  model: z.string().min(1).optional(),
+  /** Named model routes, usable as `NAME:MODEL` or `NAME`. */
+  models: z
+    .record(
+      z.string().regex(/^[a-z][a-z0-9-]*$/, 'route names are lower-case words'),
+      modelRouteSchema,
+    )
+    .optional(),
+  tools: z
+    .strictObject({
+      /** Default bash timeout; default 120000 ms. */
+      bashTimeoutMs: z.number().int().min(1000).max(600000).optional(),
+      /** Folders outside the workspace that file tools may use; default none. */
+      extraRoots: z.array(z.string().min(1)).optional(),
+      bash: z
+        .strictObject({
+          env: z
+            .strictObject({
+              /**
+               * Credential variables `bash` commands may see after all; by default every key a
+               * route, provider or MCP server uses and every `*_API_KEY`, `*_TOKEN`, `*_SECRET`
+               * is left out of their environment. Default none.
+               */
+              passthrough: z
+                .array(
+                  z
+                    .string()
+                    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'),
+                )
+                .optional(),
+            })
+            .optional(),
+        })
+        .optional(),
+    })
+    .optional(),
+  agent: z
+    .strictObject({
+      /** Model requests a turn may take; default 50. */
+      maxSteps: z.number().int().min(1).max(10000).optional(),
+    })
+    .optional(),
+  subagents: z
+    .strictObject({
+      /** How deep delegation may go (a child is depth 1); default 3; 0 forbids delegation. */
+      maxDepth: z.number().int().min(0).max(10).optional(),
+      /**
+       * What the `subagent` tool starts: a fresh child (`spawn`, default), a `fork`, `acp` (Loom
+       * itself as an ACP agent process) or a provider of `providers`.
+       */
+      provider: z.string().min(1).optional(),
+      /**
+       * Out-of-process providers: each child is an agent process speaking ACP over stdio.
+       * `command` absent: Loom itself (`loom acp`). `env` values are added to the agent's
+       * environment (it inherits Loom's, so keys need not be written here).
+       */
+      providers: z
+        .record(
+          z
+            .string()
+            .regex(/^[a-z][a-z0-9-]*$/, 'provider names are lower-case words')
+            .refine((name) => !IN_PROCESS_PROVIDERS.includes(name), {
+              message: 'spawn and fork are the in-process providers; choose another name',
+            }),
+          acpProviderSchema,
+        )
+        .optional(),
+    })
+    .superRefine((subagents, context) => {
+      const provider = subagents.provider;
+      if (provider === undefined || knownProvider(provider, subagents.providers)) return;
+      context.addIssue({
+        code: 'custom',
+        path: ['provider'],
+        message: unknownProviderMessage(provider, subagents.providers),
+      });
+    })
+    .optional(),
+  workflow: z
+    .strictObject({
+      /** Workflow children running at once; default min(16, max(1, cpus - 2)); 1..256. */
+      maxConcurrentAgents: z.number().int().min(1).max(256).optional(),
+      /** Children one run may start; default 1000. */
+      maxTotalAgents: z.number().int().min(1).max(100_000).optional(),
+      /** Items one `parallel` or `pipeline` call may take; default 4096. */
+      maxItemsPerCall: z.number().int().min(1).max(1_000_000).optional(),
+      /** How long the script's first synchronous slice may run; default 5000 ms. */
+      syncTimeoutMs: z.number().int().min(1).max(600000).optional(),
+      /** How long a cancelled run may take to settle before its worker is stopped; default 5000 ms. */
+      cancelGraceMs: z.number().int().min(1).max(600000).optional(),
+      /**
+       * When agents get the `workflow` tool: `explicit` (default) offers it with guidance to use it
+       * only when the user asks for a workflow; `always` lets the model choose it freely.
+       */
+      offerTool: z.enum(['explicit', 'always']).optional(),
+      /** The subagent provider a run's children start with (`--provider` overrides it); default `spawn`. */
+      provider: z.string().min(1).optional(),
+    })
+    .optional(),
+  jobs: z
+    .strictObject({
+      /** Unfinished background jobs one agent may have at once; default 10. */
+      maxPerOwner: z.number().int().min(1).max(1000).optional(),
+      /** Unread output kept per background job, in bytes (the oldest goes first); default 1048576. */
+      outputLimitBytes: z
+        .number()
+        .int()
+        .min(1024)
+        .max(256 * 1024 * 1024)
+        .optional(),
+    })
+    .optional(),
+  goal: z
+    .strictObject({
+      /** Rounds a goal may start; default 20 (`--max-rounds` overrides it for one goal). */
+      maxRounds: z.number().int().min(1).max(10_000).optional(),
+      /** Consecutive rounds that must report the same block before `blocked` is accepted; default 3. */
+      blockedAfterConsecutiveRounds: z.number().int().min(1).max(100).optional(),
+    })
+    .optional(),
+  todo: z
+    .strictObject({
+      /** Items one todo list may hold; default 100. */
+      maxItems: z.number().int().min(1).max(10_000).optional(),
+    })
+    .optional(),
+  plan: z
+    .strictObject({
+      /**
+       * Deny changing tools in plan mode (default true); false makes plan mode prompt-only.
+       * Read-only bash commands are those a `bash` allow rule with a command pattern permits.
+       */
+      enforce: z.boolean().optional(),
+    })
+    .optional(),
+  retry: z
+    .strictObject({
+      /** Attempts per model request, retries included; default 4. */
+      maxAttempts: z.number().int().min(1).max(20).optional(),
+      /** First backoff; doubles each retry; default 500 ms. */
+      baseDelayMs: z.number().int().min(0).max(600000).optional(),
+    })
+    .optional(),
+  /**
+   * Prices by model spec as requests log it (`provider:model`, such as `openai:gpt-4o`), for the
+   * interactive terminal's `/cost` and footer. A model without a price shows tokens only; default
+   * none.
+   */
+  prices: z
+    .record(z.string(), modelPriceSchema)
+    .superRefine((prices, context) => {
+      for (const key of Object.keys(prices)) {
+        if (/^[^:\s]+:\S/.test(key)) continue;
         context.addIssue({
           code: 'custom',
-          path: ['provider'],
-          message: unknownProviderMessage(provider, subagents.providers),
+          path: [key],
+          message: `"${key}" is not a model spec; a price key is provider:model`,
         });
-      })
-      .optional(),
-    workflow: z
-      .strictObject({
-        /** Workflow children running at once; default min(16, max(1, cpus - 2)); 1..256. */
-        maxConcurrentAgents: z.number().int().min(1).max(256).optional(),
-        /** Children one run may start; default 1000. */
-        maxTotalAgents: z.number().int().min(1).max(100_000).optional(),
-        /** Items one `parallel` or `pipeline` call may take; default 4096. */
-        maxItemsPerCall: z.number().int().min(1).max(1_000_000).optional(),
-        /** How long the script's first synchronous slice may run; default 5000 ms. */
-        syncTimeoutMs: z.number().int().min(1).max(600000).optional(),
-        /** How long a cancelled run may take to settle before its worker is stopped; default 5000 ms. */
-        cancelGraceMs: z.number().int().min(1).max(600000).optional(),
-        /**
-         * When agents get the `workflow` tool: `explicit` (default) offers it with guidance to use it
-         * only when the user asks for a workflow; `always` lets the model choose it freely.
-         */
-        offerTool: z.enum(['explicit', 'always']).optional(),
-        /** The subagent provider a run's children start with (`--provider` overrides it); default `spawn`. */
-        provider: z.string().min(1).optional(),
-      })
-      .optional(),
-    jobs: z
-      .strictObject({
-        /** Unfinished background jobs one agent may have at once; default 10. */
-        maxPerOwner: z.number().int().min(1).max(1000).optional(),
-        /** Unread output kept per background job, in bytes (the oldest goes first); default 1048576. */
-        outputLimitBytes: z
-          .number()
-          .int()
-          .min(1024)
-          .max(256 * 1024 * 1024)
-          .optional(),
-      })
-      .optional(),
-    goal: z
-      .strictObject({
-        /** Rounds a goal may start; default 20 (`--max-rounds` overrides it for one goal). */
-        maxRounds: z.number().int().min(1).max(10_000).optional(),
-        /** Consecutive rounds that must report the same block before `blocked` is accepted; default 3. */
-        blockedAfterConsecutiveRounds: z.number().int().min(1).max(100).optional(),
-      })
-      .optional(),
-    todo: z
-      .strictObject({
-        /** Items one todo list may hold; default 100. */
-        maxItems: z.number().int().min(1).max(10_000).optional(),
-      })
-      .optional(),
-    plan: z
-      .strictObject({
-        /**
-         * Deny changing tools in plan mode (default true); false makes plan mode prompt-only.
-         * Read-only bash commands are those a `bash` allow rule with a command pattern permits.
-         */
-        enforce: z.boolean().optional(),
-      })
-      .optional(),
-    retry: z
-      .strictObject({
-        /** Attempts per model request, retries included; default 4. */
-        maxAttempts: z.number().int().min(1).max(20).optional(),
-        /** First backoff; doubles each retry; default 500 ms. */
-        baseDelayMs: z.number().int().min(0).max(600000).optional(),
-      })
-      .optional(),
-    /**
-     * Prices by model spec as requests log it (`provider:model`, such as `openai:gpt-4o`), for the
-     * interactive terminal's `/cost` and footer. A model without a price shows tokens only; default
-     * none.
-     */
-    prices: z
-      .record(z.string(), modelPriceSchema)
-      .superRefine((prices, context) => {
-        for (const key of Object.keys(prices)) {
-          if (/^[^:\s]+:\S/.test(key)) continue;
-          context.addIssue({
-            code: 'custom',
-            path: [key],
-            message: `"${key}" is not a model spec; a price key is provider:model`,
-          });
-        }
-      })
-      .optional(),
-    /** First matching rule wins; no match allows. Enforced before every tool call. */
-    permissions: z.array(permissionRuleSchema).optional(),
-  })
-  .superRefine((config, context) => {
-    const provider = config.workflow?.provider;
-    if (provider === undefined || knownProvider(provider, config.subagents?.providers)) return;
-    context.addIssue({
-      code: 'custom',
-      path: ['workflow', 'provider'],
-      message: unknownProviderMessage(provider, config.subagents?.providers),
-    });
+      }
+    })
+    .optional(),
+  /** First matching rule wins; no match allows. Enforced before every tool call. */
+  permissions: z.array(permissionRuleSchema).optional(),
+});
+
+/** The whole file: its fields, and `workflow.provider` naming a provider there is. */
+export const configSchema = configObjectSchema.superRefine((config, context) => {
+  const provider = config.workflow?.provider;
+  if (provider === undefined || knownProvider(provider, config.subagents?.providers)) return;
+  context.addIssue({
+    code: 'custom',
+    path: ['workflow', 'provider'],
+    message: unknownProviderMessage(provider, config.subagents?.providers),
   });
+});
 
 export type LoomConfig = z.infer<typeof configSchema>;
 export type ModelRouteConfig = z.infer<typeof modelRouteSchema>;
