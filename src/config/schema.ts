@@ -136,19 +136,18 @@ const configObjectSchema = z.strictObject({
        * `command` absent: Loom itself (`loom acp`). `env` values are added to the agent's
        * environment (it inherits Loom's, so keys need not be written here).
        */
-      providers: z
-        .record(
-          z
-            .string()
-            .regex(/^[a-z][a-z0-9-]*$/, 'provider names are lower-case words')
-            .refine((name) => !IN_PROCESS_PROVIDERS.includes(name), {
-              message: 'spawn and fork are the in-process providers; choose another name',
-            }),
-          acpProviderSchema,
-        )
-        .optional(),
+      providers: z.record(z.string(), acpProviderSchema).optional(),
     })
     .superRefine((subagents, context) => {
+      for (const name of Object.keys(subagents.providers ?? {})) {
+        const problem = IN_PROCESS_PROVIDERS.includes(name)
+          ? `${name} is an in-process provider; choose another name`
+          : /^[a-z][a-z0-9-]*$/.test(name)
+            ? undefined
+            : `provider names are lower-case words (a-z, 0-9, -), not ${JSON.stringify(name)}`;
+        if (problem)
+          context.addIssue({ code: 'custom', path: ['providers', name], message: problem });
+      }
       const provider = subagents.provider;
       if (provider === undefined || knownProvider(provider, subagents.providers)) return;
       context.addIssue({

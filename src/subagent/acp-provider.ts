@@ -218,7 +218,7 @@ class AcpChildRun {
         .onRequest('session/request_permission', ({ params }) =>
           answerPermission(
             {
-              context: this.options.runtime.root,
+              context: this.permissionContext(request),
               agentId: child.sessionId,
               turnId: child.turnId,
               signal: this.controller.signal,
@@ -271,6 +271,16 @@ class AcpChildRun {
     openChildLogs.delete(child);
     const output = child.finish(reason, error, usage);
     return resultOf({ sessionId: child.sessionId, output, usage }, reason, error, this.cancelled);
+  }
+
+  /**
+   * Where the parent's rules and asker are found: its agent's scope while it is live (an editor's
+   * session provides its asker there), else the runtime's root.
+   */
+  private permissionContext(request: SubagentStartRequest) {
+    const { runtime } = this.options;
+    const parent = request.parent.sessionId;
+    return (parent !== null ? runtime.find(parent)?.context : undefined) ?? runtime.root;
   }
 
   /** `work`, unless the agent exits first (then a rejection naming its exit). */

@@ -226,3 +226,15 @@ test('workflow run: an unknown --provider or workflow.provider cannot start, nam
   assert.match(config.stderr, /workflow\.provider/);
   assert.match(config.stderr, /no subagent provider named elsewhere/);
 });
+
+test('config: subagents.providers and subagents.provider are checked, naming the field', async () => {
+  const folders = scriptedFolders({ default: { reply: 'ok' } });
+  writeFileSync(
+    join(folders.home, 'config.yaml'),
+    'subagents:\n  provider: claude\n  providers:\n    fork:\n      type: acp\n',
+  );
+  const run = await runScripted(folders, 'hello');
+  assert.equal(run.code, 1, run.stderr);
+  assert.match(run.stderr, /subagents\.providers\.fork: fork is an in-process provider/);
+  assert.match(run.stderr, /subagents\.provider: no subagent provider named claude/);
+});
