@@ -88,7 +88,10 @@ test('workflow run --provider acp: 8 agents, each a loom acp process, give 8 ans
     const remote = remoteSessionOf(child);
     assert.ok(remote && ids.has(remote), `the remote session ${remote} is stored in the same home`);
     const answer = child.events.find((event) => event.type === 'assistant/message');
-    assert.match((answer?.data as { text: string }).text, /^no issues in [a-h]$/);
+    assert.match(
+      (answer?.data as { text?: string } | undefined)?.text ?? '',
+      /^no issues in [a-h]$/,
+    );
   }
   // The 8 children, and the 8 sessions of the loom acp processes that served them.
   assert.equal(all.length, 16);
@@ -132,7 +135,8 @@ test('workflow run --provider acp: SIGINT cancels every child, and no child proc
     assert.deepEqual(checkSessionInvariants(session.events), []);
     const end = session.events.findLast((event) => event.type === 'turn/end');
     // Cancelled through the protocol: each remote turn ended itself, as did each local log.
-    assert.equal((end?.data as { reason: string }).reason, 'aborted', session.header.sessionId);
+    const reason = (end?.data as { reason?: string } | undefined)?.reason;
+    assert.equal(reason, 'aborted', session.header.sessionId);
   }
 });
 
