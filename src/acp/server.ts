@@ -97,9 +97,9 @@ export function serveAcp(options: AcpServerOptions): AcpServer {
     })
     .onRequest('session/new', async ({ params }) => {
       warnAboutMcpServers(params.mcpServers);
-      const instructions = childInstructionsOf(params._meta);
+      const instructions = await childInstructionsOf(params._meta);
       const session = (await served()).open(params.cwd);
-      applyChildInstructions(session.handle, instructions);
+      await applyChildInstructions(session.handle, instructions);
       const commands = goalPrompts().availableCommandsUpdate();
       // After the response: the SDK writes it in the microtasks that follow this handler.
       setImmediate(() => session.send(commands));

@@ -39,7 +39,10 @@ export interface AgentProcess {
   readonly exited: Promise<AgentExit>;
   /** The last few thousand characters the agent wrote to standard error. */
   stderrTail(): string;
-  /** Closes its standard input, waits up to `graceMs` for it to exit, then kills the group. */
+  /**
+   * Closes its standard input, waits up to `graceMs` for it to exit (and for the rest of its
+   * standard error), then kills the group.
+   */
   end(graceMs: number): Promise<AgentExit>;
   /** Kills the whole group now; idempotent. */
   kill(): void;
@@ -74,6 +77,8 @@ export function spawnAgentProcess(options: AgentProcessOptions): AgentProcess {
   child.stderr.on('data', (text: string) => {
     stderr = (stderr + text).slice(-STDERR_TAIL_CHARACTERS);
   });
+  // Its last words may arrive after the exit: `end` waits for them (within the grace period).
+  const stderrClosed = new Promise<void>((resolve) => child.stderr.on('close', resolve));
   let killed = false;
   const exited = new Promise<AgentExit>((resolve) => {
     child.on('error', (error) => {
@@ -103,7 +108,7 @@ export function spawnAgentProcess(options: AgentProcessOptions): AgentProcess {
       const graceOver = new Promise<void>((resolve) => {
         timer = setTimeout(resolve, graceMs);
       });
-      await Promise.race([exited, graceOver]);
+      await Promise.race([Promise.all([exited, stderrClosed]), graceOver]);
       clearTimeout(timer);
       kill();
       return exited;

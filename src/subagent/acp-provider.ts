@@ -209,6 +209,7 @@ class AcpChildRun {
     let reason: TurnEndReason;
     let error: TurnError | undefined;
     let usage: Usage = { input: 0, output: 0 };
+    let failure: unknown;
     try {
       // Loaded here, not at start-up: a command that starts no ACP child never loads the protocol.
       const sdk = await import('@agentclientprotocol/sdk');
@@ -258,14 +259,16 @@ class AcpChildRun {
       usage = usageOf(response);
     } catch (thrown) {
       reason = 'error';
-      error = { message: this.failureOf(launch, thrown) };
+      failure = thrown;
     }
+    this.connection?.close();
+    await this.agent.end(this.options.cancelGraceMs ?? DEFAULT_ACP_CANCEL_GRACE_MS);
+    // Composed once the agent is gone, so its standard error is complete.
+    if (failure !== undefined) error = { message: this.failureOf(launch, failure) };
     if (this.cancelled !== undefined && reason !== 'completed') {
       reason = 'aborted';
       error = undefined;
     }
-    this.connection?.close();
-    await this.agent.end(this.options.cancelGraceMs ?? DEFAULT_ACP_CANCEL_GRACE_MS);
     clearTimeout(this.graceTimer);
     this.settled = true;
     openChildLogs.delete(child);
