@@ -8,13 +8,14 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import type { LoadedSession } from '../../src/core/session-load.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
-import { noneLeft, processesIn, waitUntil } from '../helpers/process-state.js';
+import { isGroupAlive, noneLeft, processesIn, waitUntil } from '../helpers/process-state.js';
 import { bashCall, callsThenReply, subagentCall } from '../helpers/scripted-turns.js';
 import { sessionPaths, sessions, toolResults } from '../helpers/session-files.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
-import { runScripted, scriptedFolders } from './loom-process.js';
+import { runScripted, scriptedFolders, startScriptedRun } from './loom-process.js';
 import {
   agentPairs,
   cancelledRun,
@@ -27,6 +28,10 @@ import {
 
 /** A child's process, or the watchdog of its group: their command lines name these. */
 const CHILD_PROCESS = /loom-acp-agent|bin\/loom acp/;
+
+const fakeAgent = fileURLToPath(
+  new URL('../subagent/fixtures/fake-acp-agent.mjs', import.meta.url),
+);
 
 const LETTERS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
 
@@ -138,6 +143,26 @@ test('workflow run --provider acp: SIGINT cancels every child, and no child proc
     const reason = (end?.data as { reason?: string } | undefined)?.reason;
     assert.equal(reason, 'aborted', session.header.sessionId);
   }
+});
+
+test('subagent with an acp provider: SIGKILL of loom still ends an agent that outlives its client (the watchdog)', async () => {
+  const folders = scriptedFolders({
+    rules: [
+      callsThenReply('^go$', [subagentCall('linger', 'hang', { provider: 'linger' })], 'never'),
+    ],
+  });
+  const pids = join(folders.home, 'agent-pids');
+  writeFileSync(
+    join(folders.home, 'config.yaml'),
+    `subagents:\n  providers:\n    linger:\n      type: acp\n      command: ${JSON.stringify(process.execPath)}\n      args: [${JSON.stringify(fakeAgent)}]\n      env: { FAKE_AGENT_LINGER: '1', FAKE_AGENT_PIDS: ${JSON.stringify(pids)} }\n`,
+  );
+  const loom = startScriptedRun(folders, 'go');
+  await waitUntil(() => existsSync(pids), `the agent to start\n${loom.stderr()}`);
+  const pid = Number(readFileSync(pids, 'utf8').trim());
+  assert.equal(isGroupAlive(pid), true);
+  loom.child.kill('SIGKILL');
+  await loom.exited;
+  await waitUntil(() => !isGroupAlive(pid), `the agent's group ${pid} to end`);
 });
 
 test('subagent: output_schema through an acp provider fails with UNSUPPORTED_CAPABILITY and starts no process', async () => {
