@@ -100,6 +100,14 @@ test('workflow run --provider acp: 8 agents, each a loom acp process, give 8 ans
   }
   // The 8 children, and the 8 sessions of the loom acp processes that served them.
   assert.equal(all.length, 16);
+  for (const remote of all.filter((session) => !children.includes(session))) {
+    // A workflow child's contract reached the remote Loom's system prompt (`_meta` of session/new).
+    const blob = remote.events.find((event) => event.type === 'prompt/blob');
+    assert.match(
+      (blob?.data as { system?: string } | undefined)?.system ?? '',
+      /one step of a workflow script/,
+    );
+  }
   for (const session of all) assert.deepEqual(checkSessionInvariants(session.events), []);
   await noneLeft(home, CHILD_PROCESS);
 });
