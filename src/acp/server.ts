@@ -11,6 +11,7 @@
 import * as acp from '@agentclientprotocol/sdk';
 import { loomVersion as version } from '../core/version.js';
 import type { AcpSessions } from './acp-sessions.js';
+import { applyChildInstructions, childInstructionsOf } from './child-instructions.js';
 import { promptTextOf } from './prompt-turn.js';
 import { replayUpdatesOf } from './session-updates.js';
 
@@ -96,7 +97,9 @@ export function serveAcp(options: AcpServerOptions): AcpServer {
     })
     .onRequest('session/new', async ({ params }) => {
       warnAboutMcpServers(params.mcpServers);
+      const instructions = await childInstructionsOf(params._meta);
       const session = (await served()).open(params.cwd);
+      await applyChildInstructions(session.handle, instructions);
       const commands = goalPrompts().availableCommandsUpdate();
       // After the response: the SDK writes it in the microtasks that follow this handler.
       setImmediate(() => session.send(commands));

@@ -127,11 +127,14 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
   const subagents = installSubagents(runtime, {
     ...(config.subagents?.maxDepth !== undefined ? { maxDepth: config.subagents.maxDepth } : {}),
     ...(config.subagents?.provider ? { defaultProvider: config.subagents.provider } : {}),
+    ...(config.subagents?.providers ? { providers: config.subagents.providers } : {}),
+    defaultModel: modelSpec,
   });
-  const { offerTool, ...limits } = config.workflow ?? {};
+  const { offerTool, provider: workflowProvider, ...limits } = config.workflow ?? {};
   const workflow = installWorkflows(runtime, subagents.services, {
     ...(Object.keys(limits).length > 0 ? { limits } : {}),
     ...(offerTool ? { offerTool } : {}),
+    ...(workflowProvider ? { provider: workflowProvider } : {}),
   });
   const goals = installGoals(runtime, config.goal ?? {});
   const todos = installTodos(runtime, config.todo ?? {});

@@ -143,6 +143,10 @@ export function buildProgram(): Command {
       '--model <spec>',
       `the default model of the agents, e.g. scripted:model.json ${MODEL_DEFAULT}`,
     )
+    .option(
+      '--provider <name>',
+      'the subagent provider of the agents: spawn (default), acp (each a `loom acp` process) or one of subagents.providers',
+    )
     .option('--max-concurrent <n>', 'agents running at once (1-256)')
     .option('--max-agents <n>', 'agents the run may start (default 1000)')
     .option('--json', 'print one JSON result object on stdout')

@@ -41,6 +41,7 @@ export interface WorkflowCheckOptions {
 export interface WorkflowRunOptions extends WorkflowCheckOptions {
   args?: string;
   model?: string;
+  provider?: string;
   maxConcurrent?: string;
   maxAgents?: string;
   json?: boolean;
@@ -158,6 +159,7 @@ export async function workflowRunCommand(
       ...(args ? { args } : {}),
       parent: { sessionId: null, delegationDepth: 0 },
       ...(options.model !== undefined ? { model: options.model } : {}),
+      ...(options.provider !== undefined ? { provider: options.provider } : {}),
       ...(Object.keys(limits).length > 0 ? { limits } : {}),
     });
   } catch (error) {

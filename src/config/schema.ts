@@ -40,7 +40,42 @@ export const permissionRuleSchema = z.strictObject({
   reason: z.string().optional(),
 });
 
-export const configSchema = z.strictObject({
+/** `subagents.providers.NAME`: an agent process speaking ACP over stdio. */
+export const acpProviderSchema = z.strictObject({
+  type: z.literal('acp'),
+  /** The agent's executable; default Loom itself (`loom acp`, with the parent's model). */
+  command: z.string().min(1).optional(),
+  args: z.array(z.string()).optional(),
+  env: z
+    .record(
+      z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'),
+      z.string(),
+    )
+    .optional(),
+  /** How long a cancelled child may take to stop before its process group is killed; default 3000 ms. */
+  cancelGraceMs: z.number().int().min(1).max(600000).optional(),
+});
+
+const IN_PROCESS_PROVIDERS: readonly string[] = ['spawn', 'fork'];
+/** Providers there without config: the in-process ones and `acp` (Loom itself over ACP). */
+export const BUILTIN_PROVIDERS: readonly string[] = [...IN_PROCESS_PROVIDERS, 'acp'];
+
+export function knownProvider(
+  name: string,
+  providers: Record<string, unknown> | undefined,
+): boolean {
+  return BUILTIN_PROVIDERS.includes(name) || (providers !== undefined && name in providers);
+}
+
+export function unknownProviderMessage(
+  name: string,
+  providers: Record<string, unknown> | undefined,
+): string {
+  const known = [...new Set([...BUILTIN_PROVIDERS, ...Object.keys(providers ?? {})])].join(', ');
+  return `no subagent provider named ${name} (known: ${known}; define others under subagents.providers)`;
+}
+
+const configObjectSchema = z.strictObject({
   /**
    * The default model spec, below --model and $LOOM_MODEL; without any of them
    * deepseek:deepseek-chat when DEEPSEEK_API_KEY is set.
@@ -91,8 +126,35 @@ export const configSchema = z.strictObject({
     .strictObject({
       /** How deep delegation may go (a child is depth 1); default 3; 0 forbids delegation. */
       maxDepth: z.number().int().min(0).max(10).optional(),
-      /** What the `subagent` tool starts: a fresh child (`spawn`, default) or a `fork`. */
-      provider: z.enum(['spawn', 'fork']).optional(),
+      /**
+       * What the `subagent` tool starts: a fresh child (`spawn`, default), a `fork`, `acp` (Loom
+       * itself as an ACP agent process) or a provider of `providers`.
+       */
+      provider: z.string().min(1).optional(),
+      /**
+       * Out-of-process providers: each child is an agent process speaking ACP over stdio.
+       * `command` absent: Loom itself (`loom acp`). `env` values are added to the agent's
+       * environment (it inherits Loom's, so keys need not be written here).
+       */
+      providers: z.record(z.string(), acpProviderSchema).optional(),
+    })
+    .superRefine((subagents, context) => {
+      for (const name of Object.keys(subagents.providers ?? {})) {
+        const problem = IN_PROCESS_PROVIDERS.includes(name)
+          ? `${name} is an in-process provider; choose another name`
+          : /^[a-z][a-z0-9-]*$/.test(name)
+            ? undefined
+            : `provider names are lower-case words (a-z, 0-9, -), not ${JSON.stringify(name)}`;
+        if (problem)
+          context.addIssue({ code: 'custom', path: ['providers', name], message: problem });
+      }
+      const provider = subagents.provider;
+      if (provider === undefined || knownProvider(provider, subagents.providers)) return;
+      context.addIssue({
+        code: 'custom',
+        path: ['provider'],
+        message: unknownProviderMessage(provider, subagents.providers),
+      });
     })
     .optional(),
   workflow: z
@@ -112,6 +174,8 @@ export const configSchema = z.strictObject({
        * only when the user asks for a workflow; `always` lets the model choose it freely.
        */
       offerTool: z.enum(['explicit', 'always']).optional(),
+      /** The subagent provider a run's children start with (`--provider` overrides it); default `spawn`. */
+      provider: z.string().min(1).optional(),
     })
     .optional(),
   jobs: z
@@ -180,7 +244,19 @@ export const configSchema = z.strictObject({
   permissions: z.array(permissionRuleSchema).optional(),
 });
 
+/** The whole file: its fields, and `workflow.provider` naming a provider there is. */
+export const configSchema = configObjectSchema.superRefine((config, context) => {
+  const provider = config.workflow?.provider;
+  if (provider === undefined || knownProvider(provider, config.subagents?.providers)) return;
+  context.addIssue({
+    code: 'custom',
+    path: ['workflow', 'provider'],
+    message: unknownProviderMessage(provider, config.subagents?.providers),
+  });
+});
+
 export type LoomConfig = z.infer<typeof configSchema>;
 export type ModelRouteConfig = z.infer<typeof modelRouteSchema>;
 export type PermissionRule = z.infer<typeof permissionRuleSchema>;
+export type AcpProviderSchema = z.infer<typeof acpProviderSchema>;
 export type ModelPrice = z.infer<typeof modelPriceSchema>;

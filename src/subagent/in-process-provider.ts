@@ -52,7 +52,8 @@ export function createInProcessProvider(options: InProcessProviderOptions): Suba
   };
 }
 
-function checkDepth(request: SubagentStartRequest, defaultLimit: number): number {
+/** The child's depth, or DEPTH_LIMIT when it would pass the limit (the request's, else `defaultLimit`). */
+export function checkDepth(request: SubagentStartRequest, defaultLimit: number): number {
   const depth = request.parent.delegationDepth + 1;
   const limit = request.maxDepth ?? defaultLimit;
   if (depth > limit) {

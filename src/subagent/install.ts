@@ -1,11 +1,13 @@
 /**
- * Installs layer 1 into a runtime: the provider registry with `spawn` and `fork`, the child
- * registry, and the delegation tools on every agent the runtime makes (`report` only in
- * continuable children). Returns the services and one undo for all of it.
+ * Installs layer 1 into a runtime: the provider registry with `spawn`, `fork`, `acp` (Loom itself
+ * over ACP) and the ACP providers of config, the child registry, and the delegation tools on every
+ * agent the runtime makes (`report` only in continuable children). Returns the services and one
+ * undo for all of it.
  */
 import { type Disposer, disposeAll } from '../core/context.js';
 import type { AgentHandle } from '../core/create-agent.js';
 import type { AgentRuntime } from '../core/runtime.js';
+import { createAcpProvider } from './acp-provider.js';
 import { ChildRegistry } from './children.js';
 import type { ChildDescriptor } from './contract.js';
 import { createInProcessProvider } from './in-process-provider.js';
@@ -18,11 +20,29 @@ import { subagentTool } from './tools/subagent-tool.js';
 
 export const INSTRUCTIONS_SECTION = 'subagent-instructions';
 
+/** An out-of-process provider over ACP (`subagents.providers.NAME` in config). */
+export interface AcpProviderConfig {
+  type: 'acp';
+  /** Absent: Loom itself (`loom acp`). */
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  /** How long a cancelled child may take to stop before its process group is killed; default 3000 ms. */
+  cancelGraceMs?: number;
+}
+
+/** The ACP provider that is always there: Loom itself (`loom acp`); config may redefine it. */
+export const BUILTIN_ACP_PROVIDER = 'acp';
+
 export interface SubagentLayerOptions {
   /** Delegation depth limit; default 3; 0 forbids delegation. */
   maxDepth?: number;
   /** The provider the `subagent` tool uses; default `spawn`. */
-  defaultProvider?: 'spawn' | 'fork';
+  defaultProvider?: string;
+  /** Out-of-process providers by name, besides the built-in `acp`. */
+  providers?: Readonly<Record<string, AcpProviderConfig>>;
+  /** The model a Loom ACP child runs when its request names none (the parent's default). */
+  defaultModel?: string;
 }
 
 export interface SubagentLayer {
@@ -60,9 +80,27 @@ export function installSubagents(
     prepare,
     ...(options.maxDepth !== undefined ? { maxDepth: options.maxDepth } : {}),
   };
+  const acpProviders: Record<string, AcpProviderConfig> = {
+    [BUILTIN_ACP_PROVIDER]: { type: 'acp' },
+    ...options.providers,
+  };
   const disposers: Disposer[] = [
     registry.register(createInProcessProvider({ ...providerOptions, name: 'spawn' })),
     registry.register(createInProcessProvider({ ...providerOptions, name: 'fork' })),
+    ...Object.entries(acpProviders).map(([name, config]) =>
+      registry.register(
+        createAcpProvider({
+          name,
+          runtime,
+          ...(config.command !== undefined ? { command: config.command } : {}),
+          ...(config.args ? { args: config.args } : {}),
+          ...(config.env ? { env: config.env } : {}),
+          ...(config.cancelGraceMs !== undefined ? { cancelGraceMs: config.cancelGraceMs } : {}),
+          ...(options.defaultModel !== undefined ? { defaultModel: options.defaultModel } : {}),
+          ...(options.maxDepth !== undefined ? { maxDepth: options.maxDepth } : {}),
+        }),
+      ),
+    ),
     runtime.root.provide(subagentRegistryKey, registry),
     runtime.root.provide(subagentServicesKey, services),
     // Made once the providers are registered: the subagent tool's wording depends on them.

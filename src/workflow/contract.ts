@@ -83,6 +83,8 @@ export interface WorkflowStartRequest {
   parent: SubagentParent;
   /** The default model spec for this run's agents. */
   model?: string;
+  /** The subagent provider this run's agents start with; default: the service's (`spawn`). */
+  provider?: string;
   limits?: Partial<WorkflowLimits>;
   /** Aborting cancels the run. */
   signal?: AbortSignal;

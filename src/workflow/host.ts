@@ -69,6 +69,18 @@ export class WorkerWorkflowService implements WorkflowService {
     this.childInstructions = options.childInstructions ?? workflowChildInstructions;
   }
 
+  /** The request's provider, else the service's; one the registry lacks cannot begin. */
+  private providerOf(request: WorkflowStartRequest): string {
+    const provider = request.provider ?? this.provider;
+    if (!this.registry.names().includes(provider)) {
+      throw new WorkflowError(
+        'INVALID_ARGUMENT',
+        `no subagent provider named ${provider} (registered: ${this.registry.names().join(', ')})`,
+      );
+    }
+    return provider;
+  }
+
   /** Runs whose worker thread has not exited yet. */
   get liveWorkers(): number {
     return this.running.size;
@@ -78,6 +90,7 @@ export class WorkerWorkflowService implements WorkflowService {
     const meta = validateMeta(request.meta);
     checkScriptBody(request.script);
     const limits = resolveLimits(request.limits, this.limits);
+    const provider = this.providerOf(request);
     const data: WorkerSessionData = {
       script: request.script,
       args: checkArgs(request.args),
@@ -89,7 +102,7 @@ export class WorkerWorkflowService implements WorkflowService {
       runId: `workflow-${randomUUID()}`,
       context: this.context,
       registry: this.registry,
-      provider: this.provider,
+      provider,
       meta,
       limits,
       request,

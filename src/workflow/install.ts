@@ -19,6 +19,8 @@ export interface WorkflowLayerOptions {
   limits?: Partial<WorkflowLimits>;
   /** `explicit` (default): the model is told to use workflows only when the user asks for them. */
   offerTool?: 'explicit' | 'always';
+  /** The subagent provider a run's children start with; default `spawn`. */
+  provider?: string;
 }
 
 export interface WorkflowLayer {
@@ -36,6 +38,7 @@ export function installWorkflows(
     registry: subagents.registry,
     childInstructions: workflowChildInstructions,
     ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.provider ? { provider: options.provider } : {}),
   });
   const policy = options.offerTool === 'always' ? WORKFLOW_POLICY_ALWAYS : WORKFLOW_POLICY_EXPLICIT;
   const disposers: Disposer[] = [

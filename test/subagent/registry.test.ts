@@ -69,10 +69,10 @@ test('registering a second provider under a taken name is DUPLICATE_PROVIDER', (
   assert.doesNotThrow(() => registry.register({ ...provider }));
 });
 
-test('the installed layer registers spawn and fork; a duplicate of either is refused', async () => {
+test('the installed layer registers spawn, fork and acp; a duplicate of either is refused', async () => {
   const fixture = subagentFixture({ model });
   const { registry } = fixture.services;
-  assert.deepEqual(registry.names().sort(), ['fork', 'spawn']);
+  assert.deepEqual(registry.names().sort(), ['acp', 'fork', 'spawn']);
   assert.equal(registry.get('spawn').capabilities.inheritsParentContext, false);
   assert.equal(registry.get('fork').capabilities.inheritsParentContext, true);
   assert.throws(
@@ -85,10 +85,11 @@ test('the installed layer registers spawn and fork; a duplicate of either is ref
 test('an unknown provider is UNKNOWN_PROVIDER naming the registered ones', async () => {
   const fixture = subagentFixture({ model });
   assert.throws(
-    () => fixture.services.registry.start('acp', fromRoot(fixture, 'hello')),
+    () => fixture.services.registry.start('claude', fromRoot(fixture, 'hello')),
     (error: unknown) =>
       error instanceof SubagentError &&
       error.code === 'UNKNOWN_PROVIDER' &&
+      /claude/.test(error.message) &&
       /acp/.test(error.message) &&
       /spawn/.test(error.message) &&
       /fork/.test(error.message),

@@ -19,6 +19,7 @@ import { defineTool } from '../../core/define-tool.js';
 import { assertNever, errorMessage } from '../../core/errors.js';
 import { isEvent } from '../../core/session-events.js';
 import type { ToolDefinition } from '../../core/tool-contract.js';
+import type { JsonSchema } from '../../llm/contract.js';
 import type { SubagentResult, SubagentRun, SubagentStartRequest } from '../contract.js';
 import { type Caller, callerOf, type SubagentServices } from '../services.js';
 
@@ -46,6 +47,19 @@ const schemaFor = (forked: boolean) =>
       .describe(
         'Start the subagent and return its id at once; its answer arrives later as a message. Use send_message to give it more instructions.',
       ),
+    provider: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'Which subagent provider runs the task (default: the configured one). `acp` and configured ACP providers run another agent process, which cannot take output_schema or run in the background.',
+      ),
+    output_schema: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe(
+        'A JSON Schema the answer must match; the subagent then answers through a structured-output tool and its value comes back as JSON text.',
+      ),
   });
 
 const describeTool = (forked: boolean) =>
@@ -70,11 +84,13 @@ export function subagentTool(services: SubagentServices): ToolDefinition {
     concurrencySafe: true,
     async execute(args, execution) {
       const caller = callerOf(services, execution.agentId);
-      const seen = forked ? `; ${forkNote(services, caller.sessionId)}` : '';
+      const forks = services.registry.get(providerOf(services, args)).capabilities
+        .inheritsParentContext;
+      const seen = forks ? `; ${forkNote(services, caller.sessionId)}` : '';
       const background = args.run_in_background === true;
       const runner = background ? execution.context.find(backgroundRunnerKey) : undefined;
       if (runner) return startAsJob(services, runner, caller, args, seen);
-      const run = services.registry.start(services.defaultProvider, {
+      const run = services.registry.start(providerOf(services, args), {
         ...request(caller, args),
         ...(background ? { continuable: true } : { signal: execution.signal }),
       });
@@ -83,7 +99,7 @@ export function subagentTool(services: SubagentServices): ToolDefinition {
         return `Started subagent ${run.id} (${args.description}) in the background${seen}. Its answer will arrive as a message; use send_message with subagent_id "${run.id}" to add instructions.`;
       }
       const result = await run.result;
-      const heading = forked ? `[forked subagent ${run.id}${seen}]\n` : '';
+      const heading = forks ? `[forked subagent ${run.id}${seen}]\n` : '';
       if (result.stopReason === 'completed')
         return `${heading}${result.output || '(the subagent gave no text)'}`;
       const reason = result.diagnostic ?? result.stopReason;
@@ -113,11 +129,16 @@ function forkNote(services: SubagentServices, sessionId: string): string {
   return `it has seen this session's ${turns} completed turn${plural}, not the current one`;
 }
 
+function providerOf(services: SubagentServices, args: Arguments): string {
+  return args.provider ?? services.defaultProvider;
+}
+
 function request(caller: Caller, args: Arguments): SubagentStartRequest {
   return {
     parent: { sessionId: caller.sessionId, delegationDepth: caller.delegationDepth },
     prompt: args.prompt,
     description: args.description,
+    ...(args.output_schema !== undefined ? { outputSchema: args.output_schema as JsonSchema } : {}),
     ...(caller.maxDepth !== undefined ? { maxDepth: caller.maxDepth } : {}),
     ...(caller.toolFilter ? { toolFilter: caller.toolFilter } : {}),
   };
@@ -137,7 +158,7 @@ function startAsJob(
     label: args.description,
     owner: caller.sessionId,
     run: () => {
-      const run = services.registry.start(services.defaultProvider, {
+      const run = services.registry.start(providerOf(services, args), {
         ...request(caller, args),
         continuable: true,
       });
