@@ -159,6 +159,7 @@ async function runCommand(
       env: settings.env,
       drainGraceMs: settings.drainGraceMs,
       onOutput: (text) => output.append(text),
+      outputLimit: settings.outputLimit,
     },
     execution,
   );
