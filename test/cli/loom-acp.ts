@@ -6,7 +6,12 @@
 import assert from 'node:assert/strict';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
-import { testClient, type UpdateLog, updateLog } from '../helpers/acp-client.js';
+import {
+  type EditorHandlers,
+  testClient,
+  type UpdateLog,
+  updateLog,
+} from '../helpers/acp-client.js';
 import { type LoomRun, startLoom } from './loom-process.js';
 
 export type PermissionAnswer = (
@@ -23,7 +28,7 @@ export function loomAcpStream(loom: LoomRun): acp.Stream {
 
 /** Spawns `loom acp` and runs `op` as an ACP client over its stdio; the child must exit 0 after. */
 export async function withLoomAcp<T>(
-  options: { home: string; model: string; permission?: PermissionAnswer },
+  options: { home: string; model: string; permission?: PermissionAnswer; editor?: EditorHandlers },
   op: (agent: acp.ClientContext, log: UpdateLog) => Promise<T>,
 ): Promise<T> {
   const loom = startLoom(['acp', '--model', `scripted:${options.model}`], {

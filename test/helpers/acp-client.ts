@@ -44,11 +44,11 @@ export function messageText(updates: readonly Update[]): string {
     .join('');
 }
 
-export async function initialize(agent: acp.ClientContext) {
-  return agent.request('initialize', {
-    protocolVersion: acp.PROTOCOL_VERSION,
-    clientCapabilities: {},
-  });
+export async function initialize(
+  agent: acp.ClientContext,
+  clientCapabilities: acp.ClientCapabilities = {},
+) {
+  return agent.request('initialize', { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities });
 }
 
 /** Sends `text` as a prompt; resolves with its stop reason and the updates it streamed. */
@@ -73,12 +73,38 @@ export interface ClientAnswers {
   permission?: (request: acp.RequestPermissionRequest) => acp.RequestPermissionResponse;
   /** Answers the agent's `elicitation/create` (a client that advertised forms). */
   elicitation?: (request: acp.CreateElicitationRequest) => acp.CreateElicitationResponse;
+  /** Serves the agent's `fs/*` and `terminal/*` requests (a client that advertised them). */
+  editor?: EditorHandlers;
+}
+
+/** An editor's side of the file and terminal methods. */
+export interface EditorHandlers {
+  readTextFile(request: acp.ReadTextFileRequest): Promise<acp.ReadTextFileResponse>;
+  writeTextFile(request: acp.WriteTextFileRequest): Promise<acp.WriteTextFileResponse>;
+  createTerminal(request: acp.CreateTerminalRequest): Promise<acp.CreateTerminalResponse>;
+  terminalOutput(request: acp.TerminalOutputRequest): Promise<acp.TerminalOutputResponse>;
+  waitForTerminalExit(
+    request: acp.WaitForTerminalExitRequest,
+  ): Promise<acp.WaitForTerminalExitResponse>;
+  killTerminal(request: acp.KillTerminalRequest): Promise<acp.KillTerminalResponse>;
+  releaseTerminal(request: acp.ReleaseTerminalRequest): Promise<acp.ReleaseTerminalResponse>;
 }
 
 /** An ACP client that records every session update in `log` and answers with `answers`. */
 export function testClient(log: UpdateLog, answers: ClientAnswers) {
+  const editor = (): EditorHandlers => {
+    if (!answers.editor) throw new Error('no file or terminal request was expected');
+    return answers.editor;
+  };
   return acp
     .client({ name: 'loom-test' })
+    .onRequest('fs/read_text_file', ({ params }) => editor().readTextFile(params))
+    .onRequest('fs/write_text_file', ({ params }) => editor().writeTextFile(params))
+    .onRequest('terminal/create', ({ params }) => editor().createTerminal(params))
+    .onRequest('terminal/output', ({ params }) => editor().terminalOutput(params))
+    .onRequest('terminal/wait_for_exit', ({ params }) => editor().waitForTerminalExit(params))
+    .onRequest('terminal/kill', ({ params }) => editor().killTerminal(params))
+    .onRequest('terminal/release', ({ params }) => editor().releaseTerminal(params))
     .onNotification('session/update', ({ params }) => log.push(params.update))
     .onRequest('session/request_permission', ({ params }) => {
       if (!answers.permission) throw new Error('no permission request was expected');
@@ -102,6 +128,8 @@ export async function withAcpInProcess<T>(
     permission?: (request: acp.RequestPermissionRequest) => acp.RequestPermissionResponse;
     /** Answers the agent's `elicitation/create` (a client that advertised forms). */
     elicitation?: (request: acp.CreateElicitationRequest) => acp.CreateElicitationResponse;
+    /** Serves `fs/*` and `terminal/*` (advertise them with `initialize(agent, capabilities)`). */
+    editor?: EditorHandlers;
   },
   op: (agent: acp.ClientContext, log: UpdateLog) => Promise<T>,
 ): Promise<T> {
