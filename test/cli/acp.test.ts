@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import * as acp from '@agentclientprotocol/sdk';
 import { loadSessionFile } from '../../src/core/session-load.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
-import { initialize, messageText } from '../helpers/acp-client.js';
+import { initialize, isToolResult, messageText } from '../helpers/acp-client.js';
 import { callsThenReply, stuckAfterGlob } from '../helpers/scripted-turns.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { type PermissionAnswer, withLoomAcp } from './loom-acp.js';
@@ -39,7 +39,7 @@ test('loom acp: a prompt streams its tool call and answer, and the session is st
     assert.ok(call?.sessionUpdate === 'tool_call');
     assert.equal(call.kind, 'edit');
     assert.match(call.title, /write_file a\.txt/);
-    const result = log.updates.find((update) => update.sessionUpdate === 'tool_call_update');
+    const result = log.updates.find(isToolResult);
     assert.ok(result?.sessionUpdate === 'tool_call_update');
     assert.equal(result.toolCallId, call.toolCallId);
     assert.equal(result.status, 'completed');
@@ -78,7 +78,7 @@ test('loom acp: session/cancel ends a hanging turn with stopReason cancelled', a
       sessionId,
       prompt: [{ type: 'text', text: 'stuck' }],
     });
-    await log.waitFor((update) => update.sessionUpdate === 'tool_call_update');
+    await log.waitFor(isToolResult);
     await agent.notify('session/cancel', { sessionId });
     assert.equal((await prompt).stopReason, 'cancelled');
   });
@@ -104,7 +104,7 @@ test('loom acp: an "ask" permission rule asks the client, and a rejection denies
     assert.equal(response.stopReason, 'end_turn');
     assert.equal(asked.length, 1);
     assert.equal(asked[0]?.toolCall.kind, 'edit');
-    const result = log.updates.find((update) => update.sessionUpdate === 'tool_call_update');
+    const result = log.updates.find(isToolResult);
     assert.ok(result?.sessionUpdate === 'tool_call_update');
     assert.equal(result.status, 'failed');
   });

@@ -8,6 +8,7 @@ import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
 import {
   type EditorHandlers,
+  recordingUpdates,
   testClient,
   type UpdateLog,
   updateLog,
@@ -36,9 +37,11 @@ export async function withLoomAcp<T>(
     keepStdinOpen: true,
   });
   const log = updateLog();
-  const client = testClient(log, options);
+  const client = testClient(options);
   try {
-    return await client.connectWith(loomAcpStream(loom), (agent) => op(agent, log));
+    return await client.connectWith(recordingUpdates(loomAcpStream(loom), log), (agent) =>
+      op(agent, log),
+    );
   } finally {
     if (!loom.child.stdin.writableEnded) loom.child.stdin.end();
     const { code } = await loom.exited;
