@@ -99,8 +99,8 @@ test('acp with the editor fs: reads see unsaved buffers, edits and writes land i
     assert.equal(existsSync(join(workspace, 'fresh.txt')), false);
 
     const before = editor.requests.length;
-    const escape = await promptFor(agent, log, sessionId, 'escape');
-    assert.match(escape.text, /outside the workspace/);
+    const outside = await promptFor(agent, log, sessionId, 'escape');
+    assert.match(outside.text, /outside the workspace/);
     const secret = await promptFor(agent, log, sessionId, 'secret');
     assert.match(secret.text, /denied/);
     assert.deepEqual(editor.requests.slice(before), [], 'the editor never hears of a refused call');
