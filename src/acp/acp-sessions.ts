@@ -169,7 +169,7 @@ export class AcpSessions {
     const extras = new Map<string, ToolCallExtras>();
     const view = { ...updateView(cwd), extrasOf: (callId: string) => extras.get(callId) };
     const { context } = handle;
-    handle.onClose(context.provide(permissionAskerKey, clientPermissionAsker(client, id)));
+    handle.onClose(context.provide(permissionAskerKey, clientPermissionAsker(client, id, cwd)));
     const files = clientFileAccess(client, id, clientCapabilities?.fs);
     if (files) handle.onClose(context.provide(workspaceFileAccessKey, files));
     if (clientCapabilities?.terminal === true) {

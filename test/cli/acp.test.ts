@@ -105,6 +105,7 @@ test('loom acp: an "ask" permission rule asks the client, and a rejection denies
     assert.equal(response.stopReason, 'end_turn');
     assert.equal(asked.length, 1);
     assert.equal(asked[0]?.toolCall.kind, 'edit');
+    assert.deepEqual(asked[0]?.toolCall.locations, [{ path: join(workspace, 'a.txt') }]);
     const result = log.updates.find(isToolResult);
     assert.ok(result?.sessionUpdate === 'tool_call_update');
     assert.equal(result.status, 'failed');
