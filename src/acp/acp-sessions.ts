@@ -1,22 +1,32 @@
 /**
  * The sessions one ACP connection serves: a Loom runtime per workspace folder (built on first
- * use, like `loom run` builds one) and, per session, its agent, its permission asker and an
- * ordered queue of `session/update` notifications. It owns every agent it opens and closes
- * them all on `closeAll()`.
+ * use, like `loom run` builds one) and, per session, its agent, its permission asker, the
+ * editor's files and terminal for its tools when the client offers them, and an ordered queue
+ * of `session/update` notifications (tool calls pending, in progress, then done). It owns every
+ * agent it opens and closes them all on `closeAll()`.
  */
 import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
-import { type AgentContext, RequestError, type SessionUpdate } from '@agentclientprotocol/sdk';
+import {
+  type AgentContext,
+  type ClientCapabilities,
+  RequestError,
+  type SessionUpdate,
+} from '@agentclientprotocol/sdk';
 import { buildRuntime, type LoomSetup } from '../cli/build-runtime.js';
 import { closeOpenWork, interruptLiveSessions } from '../cli/interrupt-sessions.js';
 import type { AgentHandle } from '../core/create-agent.js';
 import { UserError } from '../core/errors.js';
-import { permissionAskerKey } from '../core/tool-execution.js';
+import { permissionAskerKey, toolExecute, toolResultObserved } from '../core/tool-execution.js';
+import { commandRunnerKey, workspaceFileAccessKey } from '../tools/index.js';
+import { clientCommandRunner } from './client-command-runner.js';
+import { clientFileAccess } from './client-file-access.js';
 import { clientPermissionAsker } from './permission-asker.js';
 import { clientQuestionAnswerer } from './question-answerer.js';
 import { sendModeChanges } from './session-modes.js';
-import { liveUpdateOf } from './session-updates.js';
+import { liveUpdateOf, updateView } from './session-updates.js';
 import { refuseOtherWorkspace } from './session-workspace.js';
+import type { ToolCallExtras } from './tool-call-details.js';
 
 export interface AcpSession {
   id: string;
@@ -35,6 +45,8 @@ export interface AcpSessionsOptions {
   client: AgentContext;
   /** The client advertised form elicitation: questions are asked as forms. */
   questionForms?: boolean;
+  /** What the client offered at `initialize`: its `fs` and `terminal` serve the tools. */
+  clientCapabilities?: ClientCapabilities;
 }
 
 export class AcpSessions {
@@ -48,7 +60,7 @@ export class AcpSessions {
   /** A new session in `cwd`. */
   open(cwd: string): AcpSession {
     const setup = this.runtimeFor(cwd);
-    return this.attach(setup, setup.runtime.start());
+    return this.attach(setup, setup.runtime.start(), cwd);
   }
 
   /**
@@ -61,7 +73,7 @@ export class AcpSessions {
     if (served) return served;
     const setup = this.runtimeFor(cwd);
     try {
-      return this.attach(setup, setup.runtime.resume(sessionId));
+      return this.attach(setup, setup.runtime.resume(sessionId), cwd);
     } catch (error) {
       if (error instanceof UserError && error.code === 'SESSION_NOT_FOUND')
         throw RequestError.sessionNotFound(sessionId);
@@ -137,9 +149,9 @@ export class AcpSessions {
     return setup;
   }
 
-  private attach(setup: LoomSetup, handle: AgentHandle): AcpSession {
+  private attach(setup: LoomSetup, handle: AgentHandle, cwd: string): AcpSession {
     const id = handle.log.header.sessionId;
-    const { client } = this.options;
+    const { client, clientCapabilities } = this.options;
     let tail = Promise.resolve();
     const session: AcpSession = {
       id,
@@ -154,11 +166,46 @@ export class AcpSessions {
       },
       flushed: () => tail,
     };
-    handle.onClose(handle.context.provide(permissionAskerKey, clientPermissionAsker(client, id)));
+    const extras = new Map<string, ToolCallExtras>();
+    const view = { ...updateView(cwd), extrasOf: (callId: string) => extras.get(callId) };
+    const { context } = handle;
+    handle.onClose(context.provide(permissionAskerKey, clientPermissionAsker(client, id, cwd)));
+    const files = clientFileAccess(client, id, clientCapabilities?.fs);
+    if (files) handle.onClose(context.provide(workspaceFileAccessKey, files));
+    if (clientCapabilities?.terminal === true) {
+      const runner = clientCommandRunner(client, id, (callId, terminalId) => {
+        extras.set(callId, { ...extras.get(callId), terminalId });
+        if (!view.openCalls.has(callId)) return;
+        session.send({
+          sessionUpdate: 'tool_call_update',
+          toolCallId: callId,
+          content: [{ type: 'terminal', terminalId }],
+        });
+      });
+      handle.onClose(context.provide(commandRunnerKey, runner));
+    }
+    handle.onClose(
+      context.use(toolExecute, (execution, next) => {
+        if (view.openCalls.has(execution.callId))
+          session.send({
+            sessionUpdate: 'tool_call_update',
+            toolCallId: execution.callId,
+            status: 'in_progress',
+          });
+        return next(execution);
+      }),
+    );
+    handle.onClose(
+      context.on(toolResultObserved, ({ result }) => {
+        if (result.metadata === undefined || !view.openCalls.has(result.callId)) return;
+        extras.set(result.callId, { ...extras.get(result.callId), metadata: result.metadata });
+      }),
+    );
     handle.onClose(
       handle.log.onAppend((event) => {
-        const update = liveUpdateOf(event);
+        const update = liveUpdateOf(event, view);
         if (update) session.send(update);
+        if (event.type === 'tool/result') extras.delete((event.data as { callId: string }).callId);
       }),
     );
     handle.onClose(sendModeChanges(handle, session.send));

@@ -10,7 +10,7 @@
  * pauses an armed goal as the human and the prompt returns `cancelled`. A turn that fails or is
  * aborted before any round disarms the goal, so no round ever runs after a prompt has returned.
  */
-import type { SessionUpdate, StopReason } from '@agentclientprotocol/sdk';
+import type { StopReason } from '@agentclientprotocol/sdk';
 import { LoomError } from '../core/errors.js';
 import { type Goal, GoalError } from '../goal/contract.js';
 import type { GoalService } from '../goal/goal-service.js';
@@ -18,7 +18,6 @@ import { goalOf } from '../goal/install.js';
 import type { RoundDriver } from '../goal/round-driver.js';
 import type { AcpSession } from './acp-sessions.js';
 import {
-  GOAL_AVAILABLE_COMMAND,
   type GoalCommand,
   goalShown,
   parseGoalCommand,
@@ -38,14 +37,6 @@ interface PromptWatch {
 }
 
 const watches = new WeakMap<AcpSession, Set<PromptWatch>>();
-
-/** The `available_commands_update` a session gets after `session/new` and `session/load`. */
-export function availableCommandsUpdate(): SessionUpdate {
-  return {
-    sessionUpdate: 'available_commands_update',
-    availableCommands: [GOAL_AVAILABLE_COMMAND],
-  };
-}
 
 /** Answers one `session/prompt` whose text is `text`; resolves once any rounds it armed settle. */
 export async function answerPrompt(session: AcpSession, text: string): Promise<StopReason> {

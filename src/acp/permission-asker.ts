@@ -1,18 +1,26 @@
 /**
  * A permission asker that forwards Loom's "ask" decisions to the ACP client as
- * `session/request_permission`. Only an explicit "allow" selection approves; a rejected,
- * cancelled or failed request denies. It never rejects: a broken client denies the call.
+ * `session/request_permission`, naming the file a file tool would touch. Only an explicit
+ * "allow" selection approves; a rejected, cancelled or failed request denies. It never
+ * rejects: a broken client denies the call.
  */
 import type { AgentContext } from '@agentclientprotocol/sdk';
 import type { PermissionAsker } from '../core/tool-execution.js';
 import { toolKindOf, toolTitleOf } from './session-updates.js';
+import { callLocationsOf } from './tool-call-details.js';
 
 const ALLOW = 'allow';
 const REJECT = 'reject';
 
-export function clientPermissionAsker(client: AgentContext, sessionId: string): PermissionAsker {
+/** `cwd` is the session's workspace, which a call's relative paths are in. */
+export function clientPermissionAsker(
+  client: AgentContext,
+  sessionId: string,
+  cwd: string,
+): PermissionAsker {
   return {
     async ask({ call, reason, signal }) {
+      const locations = callLocationsOf(call.name, call.arguments, cwd);
       try {
         const response = await client.request(
           'session/request_permission',
@@ -24,6 +32,7 @@ export function clientPermissionAsker(client: AgentContext, sessionId: string): 
               kind: toolKindOf(call.name),
               status: 'pending',
               rawInput: call.arguments,
+              ...(locations.length > 0 ? { locations } : {}),
               _meta: { loomReason: reason },
             },
             options: [

@@ -1,7 +1,8 @@
 /**
  * Loom as an ACP agent: `initialize`, `session/new`, `session/load` (replays a stored session),
- * `session/prompt` (one Loom turn, or a `/goal` command, streamed as `session/update`; see
- * goal-prompts.ts for when goal rounds run), `session/set_mode` (plan mode, see
+ * `session/prompt` (one Loom turn, a `/goal` command or another slash command, streamed as
+ * `session/update`, answered with the prompt's token usage; see goal-prompts.ts for when goal
+ * rounds run and session-commands.ts for the others), `session/set_mode` (plan mode, see
  * session-modes.ts) and `session/cancel`. It speaks
  * only through the given stream; the caller owns the transport and must keep anything else
  * off it. The sessions (and with them the whole runtime: tools, layers, models) are loaded at
@@ -9,6 +10,7 @@
  */
 
 import * as acp from '@agentclientprotocol/sdk';
+import type { Usage as AcpUsage } from '@agentclientprotocol/sdk/unstable';
 import { loomVersion as version } from '../core/version.js';
 import type { AcpSessions } from './acp-sessions.js';
 import { applyChildInstructions, childInstructionsOf } from './child-instructions.js';
@@ -44,10 +46,13 @@ export function serveAcp(options: AcpServerOptions): AcpServer {
   let loading: Promise<AcpSessions> | undefined;
   let goals: typeof import('./goal-prompts.js') | undefined;
   let modes: typeof import('./session-modes.js') | undefined;
+  let commands: typeof import('./session-commands.js') | undefined;
   /** Set once `loading` has resolved: what shutdown closes and abandon interrupts. */
   let sessions: AcpSessions | undefined;
   /** Whether the client said at `initialize` that it renders elicitation forms. */
   let questionForms = false;
+  /** What the client offered at `initialize` (its files and terminal serve the tools). */
+  let clientCapabilities: acp.ClientCapabilities | undefined;
   const served = async (): Promise<AcpSessions> => {
     const connected = client;
     if (!connected) throw acp.RequestError.internalError(undefined, 'the connection is not open');
@@ -55,13 +60,16 @@ export function serveAcp(options: AcpServerOptions): AcpServer {
       import('./acp-sessions.js'),
       import('./goal-prompts.js'),
       import('./session-modes.js'),
-    ]).then(([{ AcpSessions }, goalPrompts, sessionModes]) => {
+      import('./session-commands.js'),
+    ]).then(([{ AcpSessions }, goalPrompts, sessionModes, sessionCommands]) => {
       goals = goalPrompts;
       modes = sessionModes;
+      commands = sessionCommands;
       sessions = new AcpSessions({
         home: options.home,
         client: connected,
         questionForms,
+        ...(clientCapabilities !== undefined ? { clientCapabilities } : {}),
         ...(options.model !== undefined ? { model: options.model } : {}),
       });
       return sessions;
@@ -78,6 +86,11 @@ export function serveAcp(options: AcpServerOptions): AcpServer {
     if (!modes) throw acp.RequestError.internalError(undefined, 'the sessions are not loaded');
     return modes;
   };
+  /** The other slash commands and the usage count; loaded with the sessions. */
+  const sessionCommands = () => {
+    if (!commands) throw acp.RequestError.internalError(undefined, 'the sessions are not loaded');
+    return commands;
+  };
   const app = acp
     .agent({ name: 'loom' })
     .onConnect((connection) => {
@@ -85,6 +98,7 @@ export function serveAcp(options: AcpServerOptions): AcpServer {
     })
     .onRequest('initialize', ({ params }) => {
       questionForms = params.clientCapabilities?.elicitation?.form != null;
+      clientCapabilities = params.clientCapabilities;
       return {
         protocolVersion: acp.PROTOCOL_VERSION,
         agentCapabilities: {
@@ -100,17 +114,18 @@ export function serveAcp(options: AcpServerOptions): AcpServer {
       const instructions = await childInstructionsOf(params._meta);
       const session = (await served()).open(params.cwd);
       await applyChildInstructions(session.handle, instructions);
-      const commands = goalPrompts().availableCommandsUpdate();
+      const offered = sessionCommands().availableCommandsUpdate();
       // After the response: the SDK writes it in the microtasks that follow this handler.
-      setImmediate(() => session.send(commands));
+      setImmediate(() => session.send(offered));
       const sessionModeState = sessionModes().sessionModesOf(session.handle);
       return { sessionId: session.id, ...(sessionModeState ? { modes: sessionModeState } : {}) };
     })
     .onRequest('session/load', async ({ params }) => {
       warnAboutMcpServers(params.mcpServers);
       const session = (await served()).resume(params.sessionId, params.cwd);
-      for (const update of replayUpdatesOf(session.handle.log.events)) session.send(update);
-      session.send(goalPrompts().availableCommandsUpdate());
+      for (const update of replayUpdatesOf(session.handle.log.events, params.cwd))
+        session.send(update);
+      session.send(sessionCommands().availableCommandsUpdate());
       await session.flushed();
       const sessionModeState = sessionModes().sessionModesOf(session.handle);
       return sessionModeState ? { modes: sessionModeState } : {};
@@ -122,7 +137,28 @@ export function serveAcp(options: AcpServerOptions): AcpServer {
     })
     .onRequest('session/prompt', async ({ params }) => {
       const session = (await served()).get(params.sessionId);
-      return { stopReason: await goalPrompts().answerPrompt(session, promptTextOf(params.prompt)) };
+      const text = promptTextOf(params.prompt);
+      const command = sessionCommands().parseSessionCommand(text);
+      if (command) {
+        sessionCommands().runSessionCommand(session, command);
+        await session.flushed();
+        return { stopReason: 'end_turn' as const };
+      }
+      const from = session.handle.log.events.length;
+      const stopReason = await goalPrompts().answerPrompt(session, text);
+      const used = sessionCommands().sessionUsageOf(session.handle.log.events.slice(from));
+      // ACP 2.4.0 carries a turn's tokens in the response as an unstable field; stable clients ignore it.
+      const response: acp.PromptResponse & { usage: AcpUsage } = {
+        stopReason,
+        usage: {
+          inputTokens: used.input,
+          outputTokens: used.output,
+          totalTokens: used.input + used.output,
+          ...(used.reasoning ? { thoughtTokens: used.reasoning } : {}),
+          ...(used.cachedInput ? { cachedReadTokens: used.cachedInput } : {}),
+        },
+      };
+      return response;
     })
     .onNotification('session/cancel', ({ params }) => {
       // Before the sessions are loaded there is no session to cancel.

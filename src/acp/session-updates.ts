@@ -1,13 +1,34 @@
 /**
  * Translates Loom session events into ACP `session/update` payloads: streamed text and
- * reasoning, tool calls and their results, the todo list as a `plan`, and (for `session/load`)
- * the stored history. Pure
- * mapping: it reads events and never touches the log or the connection.
+ * reasoning, tool calls (pending, with the files they touch) and their results (with a diff or
+ * terminal where the call had one), the todo list as a `plan`, and (for `session/load`) the
+ * stored history. Mapping only: it reads events and the view's record of open calls, and never
+ * touches the log or the connection.
  */
 import type { PlanEntry, SessionUpdate, ToolKind } from '@agentclientprotocol/sdk';
 import type { AnySessionEvent, SessionEvent } from '../core/session-events.js';
 import type { TodoItem } from '../todo/contract.js';
 import { checkTodoList } from '../todo/todo-list.js';
+import {
+  callLocationsOf,
+  resultDetailsOf,
+  resultLocationsOf,
+  type ToolCallExtras,
+} from './tool-call-details.js';
+
+/** What the mapping needs beyond one event: the session's folder and its calls still open. */
+export interface UpdateView {
+  /** The session's workspace: relative paths in arguments resolve against it. */
+  cwd: string;
+  /** Calls announced and not yet answered; the mapping adds and removes them. */
+  openCalls: Map<string, { name: string; arguments: unknown }>;
+  /** What the session learnt of a call while it ran (absent on replay). */
+  extrasOf?(callId: string): ToolCallExtras | undefined;
+}
+
+export function updateView(cwd: string): UpdateView {
+  return { cwd, openCalls: new Map() };
+}
 
 const TOOL_KINDS: Readonly<Record<string, ToolKind>> = {
   read_file: 'read',
@@ -64,7 +85,7 @@ function validTodos(value: unknown): TodoItem[] | undefined {
 }
 
 /** The update a live event streams as, or undefined for events the client has no view of. */
-export function liveUpdateOf(event: SessionEvent): SessionUpdate | undefined {
+export function liveUpdateOf(event: SessionEvent, view: UpdateView): SessionUpdate | undefined {
   const typed = event as AnySessionEvent;
   switch (typed.type) {
     case 'assistant/chunk': {
@@ -72,22 +93,35 @@ export function liveUpdateOf(event: SessionEvent): SessionUpdate | undefined {
       const kind = typed.data.kind === 'text' ? 'agent_message_chunk' : 'agent_thought_chunk';
       return { sessionUpdate: kind, content: text(typed.data.text) };
     }
-    case 'tool/call':
+    case 'tool/call': {
+      const { callId, name, arguments: input } = typed.data;
+      view.openCalls.set(callId, { name, arguments: input });
+      const locations = callLocationsOf(name, input, view.cwd);
       return {
         sessionUpdate: 'tool_call',
-        toolCallId: typed.data.callId,
-        title: toolTitleOf(typed.data.name, typed.data.arguments),
-        kind: toolKindOf(typed.data.name),
+        toolCallId: callId,
+        title: toolTitleOf(name, input),
+        kind: toolKindOf(name),
         status: 'pending',
-        rawInput: typed.data.arguments,
+        rawInput: input,
+        ...(locations.length > 0 ? { locations } : {}),
       };
-    case 'tool/result':
+    }
+    case 'tool/result': {
+      const { callId } = typed.data;
+      const call = view.openCalls.get(callId);
+      view.openCalls.delete(callId);
+      const extras = view.extrasOf?.(callId) ?? {};
+      const details = call ? resultDetailsOf(call.name, call.arguments, view.cwd, extras) : [];
+      const locations = call ? resultLocationsOf(call.name, call.arguments, view.cwd, extras) : [];
       return {
         sessionUpdate: 'tool_call_update',
-        toolCallId: typed.data.callId,
+        toolCallId: callId,
         status: typed.data.isError ? 'failed' : 'completed',
-        content: [{ type: 'content', content: text(typed.data.content) }],
+        content: [...details, { type: 'content', content: text(typed.data.content) }],
+        ...(locations.length > 0 ? { locations } : {}),
       };
+    }
     case 'todo/write': {
       // A hand-edited log may hold a broken list: it has no view rather than failing a load.
       const todos = validTodos(typed.data.todos);
@@ -103,7 +137,8 @@ export function liveUpdateOf(event: SessionEvent): SessionUpdate | undefined {
  * messages and reasoning (not their chunks), each tool call with its result, and each todo list
  * as a plan (the client keeps the last).
  */
-export function replayUpdatesOf(events: readonly SessionEvent[]): SessionUpdate[] {
+export function replayUpdatesOf(events: readonly SessionEvent[], cwd: string): SessionUpdate[] {
+  const view = updateView(cwd);
   const updates: SessionUpdate[] = [];
   for (const event of events as readonly AnySessionEvent[]) {
     switch (event.type) {
@@ -123,7 +158,7 @@ export function replayUpdatesOf(events: readonly SessionEvent[]): SessionUpdate[
       case 'tool/call':
       case 'tool/result':
       case 'todo/write': {
-        const update = liveUpdateOf(event);
+        const update = liveUpdateOf(event, view);
         if (update) updates.push(update);
         break;
       }

@@ -3,7 +3,8 @@
  * returns its combined output (head and tail kept under a cap) and exit code. A non-zero exit is
  * data for the model, not an error. Must never leave the group running after a timeout, an abort
  * or the command's own exit, nor after Loom dies (see `shell-process.ts`), and never hands a
- * command Loom's credentials (see `command-environment.ts`). With `background` it also
+ * command Loom's credentials (see `command-environment.ts`). A foreground command runs through
+ * the scope's command runner (`command-runner.ts`; local by default). With `background` it also
  * offers `run_in_background`, which hands the command to the scope's background runner.
  */
 import { resolve } from 'node:path';
@@ -14,8 +15,9 @@ import type { ToolDefinition, ToolExecution, ToolOutput } from '../core/tool-con
 import { startBackgroundCommand } from './background-bash.js';
 import { BoundedOutput } from './bounded-output.js';
 import { commandEnvironment } from './command-environment.js';
+import { commandRunnerOf } from './command-runner.js';
 import { recordGroup } from './process-group-log.js';
-import { findShell, type ShellExit, spawnShell } from './shell-process.js';
+import { findShell, type ShellExit } from './shell-process.js';
 import type { Workspace } from './workspace.js';
 
 export { killProcessGroup } from './shell-process.js';
@@ -149,14 +151,18 @@ async function runCommand(
   const { signal } = execution;
   if (signal.aborted) return { content: '[killed: aborted]', isError: true };
   const output = new BoundedOutput(settings.outputLimit);
-  const shell = spawnShell({
-    shell: settings.shell,
-    command,
-    cwd: settings.cwd,
-    env: settings.env,
-    drainGraceMs: settings.drainGraceMs,
-    onOutput: (text) => output.append(text),
-  });
+  const shell = commandRunnerOf(execution).start(
+    {
+      shell: settings.shell,
+      command,
+      cwd: settings.cwd,
+      env: settings.env,
+      drainGraceMs: settings.drainGraceMs,
+      onOutput: (text) => output.append(text),
+      outputLimit: settings.outputLimit,
+    },
+    execution,
+  );
   const group = recordGroup(shell, execution);
   let killedFor: 'timeout' | 'aborted' | undefined;
   const kill = (reason: 'timeout' | 'aborted') => {

@@ -7,8 +7,8 @@ import { z } from 'zod';
 import { defineTool } from '../core/define-tool.js';
 import { UserError } from '../core/errors.js';
 import type { ToolDefinition } from '../core/tool-contract.js';
-import { containsNulByte } from './is-binary-file.js';
-import { openRegularFile, statFileOrFolder, writeRegularFile } from './regular-file.js';
+import { binaryFileError, changeOf, fileAccessOf, textLooksBinary } from './file-access.js';
+import { statFileOrFolder } from './regular-file.js';
 import { displayPath, resolveInWorkspace, type Workspace } from './workspace.js';
 
 export interface EditFileOptions {
@@ -52,36 +52,31 @@ export function editFileTool(options: EditFileOptions): ToolDefinition {
       if ((await statFileOrFolder(absolute, shown)).isDirectory()) {
         throw new UserError('INVALID_ARGUMENT', `${shown} is a directory, not a file`);
       }
-      const handle = await openRegularFile(absolute, shown);
-      let bytes: Buffer;
-      try {
-        bytes = await handle.readFile({ signal: execution.signal });
-      } finally {
-        await handle.close();
-      }
-      const replaced = replaceIn(bytes, shown, args);
-      await writeRegularFile(absolute, shown, replaced.text, execution.signal);
+      const files = fileAccessOf(execution);
+      const file = { path: absolute, shown, signal: execution.signal };
+      const before = await files.readText(file);
+      const replaced = replaceIn(before, shown, args);
+      await files.writeText({ ...file, content: replaced.text });
       const noun = replaced.occurrences === 1 ? 'occurrence' : 'occurrences';
       return {
         content: `replaced ${replaced.occurrences} ${noun} in ${shown}`,
-        metadata: { path: shown, occurrences: replaced.occurrences },
+        metadata: {
+          path: shown,
+          occurrences: replaced.occurrences,
+          line: replaced.line,
+          ...changeOf(before, replaced.text),
+        },
       };
     },
   });
 }
 
 function replaceIn(
-  bytes: Buffer,
+  text: string,
   shown: string,
   args: { old_string: string; new_string: string; replace_all?: boolean | undefined },
-): { text: string; occurrences: number } {
-  if (containsNulByte(bytes)) {
-    throw new UserError(
-      'INVALID_ARGUMENT',
-      `${shown} is a binary file; it cannot be edited as text`,
-    );
-  }
-  const text = bytes.toString('utf8');
+): { text: string; occurrences: number; line: number } {
+  if (textLooksBinary(text)) throw binaryFileError(shown, 'edited');
   const pieces = text.split(args.old_string);
   const occurrences = pieces.length - 1;
   if (occurrences === 0) {
@@ -94,5 +89,6 @@ function replaceIn(
         'it unique, or set replace_all to true to replace every occurrence',
     );
   }
-  return { text: pieces.join(args.new_string), occurrences };
+  const line = (pieces[0] ?? '').split('\n').length;
+  return { text: pieces.join(args.new_string), occurrences, line };
 }

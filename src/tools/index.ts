@@ -16,8 +16,20 @@ export { startBackgroundCommand } from './background-bash.js';
 export { type BashToolOptions, bashTool, killProcessGroup } from './bash.js';
 export { BoundedOutput } from './bounded-output.js';
 export { commandEnvironment } from './command-environment.js';
+export {
+  type CommandRunner,
+  commandRunnerKey,
+  commandRunnerOf,
+  localCommandRunner,
+} from './command-runner.js';
 export { compileGlob, splitGlobBase } from './compile-glob.js';
 export { type EditFileOptions, editFileTool } from './edit-file.js';
+export {
+  type FileRequest,
+  localFileAccess,
+  type WorkspaceFileAccess,
+  workspaceFileAccessKey,
+} from './file-access.js';
 export { type GlobOptions, globTool } from './glob.js';
 export { type GrepOptions, grepTool } from './grep.js';
 export { containsNulByte, isBinaryFile } from './is-binary-file.js';
@@ -30,6 +42,7 @@ export {
 } from './process-group-log.js';
 export { type ReadFileOptions, readFileTool } from './read-file.js';
 export { kindOf, openRegularFile } from './regular-file.js';
+export type { ShellExit, ShellOptions, ShellProcess } from './shell-process.js';
 export {
   defaultSkippedFolders,
   type WalkedFile,

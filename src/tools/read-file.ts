@@ -3,15 +3,12 @@
  * on line length and on total output so one call cannot flood the context. Must never return
  * a binary file's bytes or anything outside the workspace.
  */
-import { createReadStream } from 'node:fs';
-import type { FileHandle } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import { defineTool } from '../core/define-tool.js';
 import { UserError } from '../core/errors.js';
 import type { ToolDefinition } from '../core/tool-contract.js';
-import { startsBinary } from './is-binary-file.js';
-import { openRegularFile, statFileOrFolder } from './regular-file.js';
+import { fileAccessOf } from './file-access.js';
+import { statFileOrFolder } from './regular-file.js';
 import { displayPath, resolveInWorkspace, type Workspace } from './workspace.js';
 
 export interface ReadFileOptions {
@@ -62,22 +59,18 @@ export function readFileTool(options: ReadFileOptions): ToolDefinition {
       if ((await statFileOrFolder(absolute, shown)).isDirectory()) {
         throw new UserError('INVALID_ARGUMENT', `${shown} is a directory; use glob to list files`);
       }
-      const handle = await openRegularFile(absolute, shown);
-      if (await startsBinary(handle).catch(closeAndThrow(handle))) {
-        await handle.close();
-        throw new UserError(
-          'INVALID_ARGUMENT',
-          `${shown} is a binary file; it cannot be read as text`,
-        );
-      }
       const offset = args.offset ?? 1;
       const limit = args.limit ?? defaultLineLimit;
-      const window = await readWindow(handle, {
+      const lines = fileAccessOf(execution).readLines({
+        path: absolute,
+        shown,
+        signal: execution.signal,
+      });
+      const window = await readWindow(lines, {
         offset,
         limit,
         maxOutputBytes,
         maxLineCharacters,
-        signal: execution.signal,
       });
       if (window.totalLines === 0) return `${shown} is empty`;
       if (window.lines.length === 0) {
@@ -106,34 +99,19 @@ interface WindowRequest {
   limit: number;
   maxOutputBytes: number;
   maxLineCharacters: number;
-  signal: AbortSignal;
 }
 
-function closeAndThrow(handle: FileHandle): (error: unknown) => Promise<never> {
-  return async (error) => {
-    await handle.close();
-    throw error;
-  };
-}
-
-/** Reads through `handle` from its start; the stream closes the handle when it ends. */
+/** Counts every line of `source` and keeps the requested window under the caps. */
 async function readWindow(
-  handle: FileHandle,
+  source: AsyncIterable<string>,
   request: WindowRequest,
 ): Promise<{ lines: string[]; totalLines: number; byteCapped: boolean }> {
-  const input = createReadStream('', {
-    fd: handle,
-    start: 0,
-    encoding: 'utf8',
-    signal: request.signal,
-  });
-  const reader = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
   const lines: string[] = [];
   let totalLines = 0;
   let bytes = 0;
   let collecting = true;
   let byteCapped = false;
-  for await (const line of reader) {
+  for await (const line of source) {
     totalLines += 1;
     if (!collecting || totalLines < request.offset) continue;
     if (lines.length >= request.limit) {

@@ -45,6 +45,11 @@ export interface ShellOptions {
   drainGraceMs: number;
   /** Receives decoded output in arrival order; must not throw. */
   onOutput(text: string): void;
+  /**
+   * Characters of output the caller keeps (head and tail). A runner that buffers the output
+   * elsewhere (an editor's terminal) may drop what lies far beyond it; local runs ignore it.
+   */
+  outputLimit?: number;
 }
 
 export interface ShellExit {

@@ -8,7 +8,8 @@ import { z } from 'zod';
 import { defineTool } from '../core/define-tool.js';
 import { UserError } from '../core/errors.js';
 import type { ToolDefinition } from '../core/tool-contract.js';
-import { statFileOrFolder, writeRegularFile } from './regular-file.js';
+import { changeOf, fileAccessOf, maximumChangeBytes } from './file-access.js';
+import { statFileOrFolder } from './regular-file.js';
 import { displayPath, resolveInWorkspace, type Workspace } from './workspace.js';
 
 export interface WriteFileOptions {
@@ -43,11 +44,24 @@ export function writeFileTool(options: WriteFileOptions): ToolDefinition {
       }
       await mkdir(dirname(absolute), { recursive: true });
       const bytes = Buffer.byteLength(args.content);
-      await writeRegularFile(absolute, shown, args.content, execution.signal);
+      const files = fileAccessOf(execution);
+      const file = { path: absolute, shown, signal: execution.signal };
+      // Only for the change shown to the user: a file it cannot read is still written.
+      const before =
+        existing && existing.size <= maximumChangeBytes
+          ? await files.readText(file).catch(() => undefined)
+          : undefined;
+      await files.writeText({ ...file, content: args.content });
       const how = existing ? 'overwrote existing file' : 'created';
       return {
         content: `wrote ${bytes} bytes to ${shown} (${how})`,
-        metadata: { path: shown, bytes, created: !existing },
+        metadata: {
+          path: shown,
+          bytes,
+          created: !existing,
+          ...(existing === undefined ? changeOf(null, args.content) : {}),
+          ...(before !== undefined ? changeOf(before, args.content) : {}),
+        },
       };
     },
   });

@@ -14,7 +14,7 @@ import { checkSessionInvariants } from '../../src/testing/invariants.js';
 import type { ScriptedToolCall } from '../../src/testing/scripted-rules.js';
 import { writeScriptedModel } from '../cli/loom-process.js';
 import { ROUND, roundsLogged } from '../goal/goal-fixture.js';
-import { initialize, promptFor, withAcpInProcess } from '../helpers/acp-client.js';
+import { initialize, isToolResult, promptFor, withAcpInProcess } from '../helpers/acp-client.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 
 const complete = (revision: number): ScriptedToolCall => ({
@@ -55,7 +55,7 @@ test('acp /goal: the command is offered, and /goal OBJECTIVE runs rounds until t
     assert.ok(offered.sessionUpdate === 'available_commands_update');
     assert.deepEqual(
       offered.availableCommands.map((command) => command.name),
-      ['goal'],
+      ['goal', 'plan', 'todos', 'usage'],
     );
     assert.match(
       offered.availableCommands[0]?.input?.hint ?? '',
@@ -67,10 +67,7 @@ test('acp /goal: the command is offered, and /goal OBJECTIVE runs rounds until t
     assert.match(run.text, /^Goal goal-1 started \(at most 20 rounds\): make the tests pass/);
     assert.match(run.text, /worked on round 1[\s\S]*worked on round 2[\s\S]*done/);
     assert.match(run.text, /Goal goal-1 is complete after 3 rounds: tests pass$/);
-    assert.equal(
-      run.updates.filter((update) => update.sessionUpdate === 'tool_call_update').length,
-      1,
-    );
+    assert.equal(run.updates.filter(isToolResult).length, 1);
     assert.deepEqual(
       run.updates.filter((update) => update.sessionUpdate === 'user_message_chunk'),
       [],
@@ -197,7 +194,7 @@ test('acp: session/cancel during a round pauses the goal as the human and the pr
     const { sessionId } = await agent.request('session/new', { cwd: workspace, mcpServers: [] });
     const from = log.updates.length;
     const run = promptFor(agent, log, sessionId, '/goal tidy up');
-    await log.waitFor((update) => update.sessionUpdate === 'tool_call_update', from);
+    await log.waitFor(isToolResult, from);
     await agent.notify('session/cancel', { sessionId });
     const cancelled = await run;
     assert.equal(cancelled.stopReason, 'cancelled');

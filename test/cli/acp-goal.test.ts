@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { loadSessionFile } from '../../src/core/session-load.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
 import { ROUND, roundsLogged } from '../goal/goal-fixture.js';
-import { initialize, promptFor } from '../helpers/acp-client.js';
+import { initialize, isToolResult, promptFor } from '../helpers/acp-client.js';
 import { withLoomAcp } from './loom-acp.js';
 import { scriptedFolders } from './loom-process.js';
 
@@ -54,9 +54,7 @@ test('loom acp: session/load leaves a goal disarmed; a plain prompt starts no ro
       () => 'the prompt answered',
       (error: unknown) => `the prompt failed: ${error}`,
     );
-    const roundTwo = log
-      .waitFor((update) => update.sessionUpdate === 'tool_call_update')
-      .then(() => undefined);
+    const roundTwo = log.waitFor(isToolResult).then(() => undefined);
     assert.equal(await Promise.race([roundTwo, answered]), undefined);
     return sessionId;
   });

@@ -5,7 +5,8 @@ import { test } from 'node:test';
 import * as acp from '@agentclientprotocol/sdk';
 import { loadSessionFile } from '../../src/core/session-load.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
-import { initialize, messageText } from '../helpers/acp-client.js';
+import { initialize, isToolResult, messageText } from '../helpers/acp-client.js';
+import { EDITOR_CAPABILITIES, FakeEditor } from '../helpers/fake-editor.js';
 import { callsThenReply, stuckAfterGlob } from '../helpers/scripted-turns.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { type PermissionAnswer, withLoomAcp } from './loom-acp.js';
@@ -39,7 +40,7 @@ test('loom acp: a prompt streams its tool call and answer, and the session is st
     assert.ok(call?.sessionUpdate === 'tool_call');
     assert.equal(call.kind, 'edit');
     assert.match(call.title, /write_file a\.txt/);
-    const result = log.updates.find((update) => update.sessionUpdate === 'tool_call_update');
+    const result = log.updates.find(isToolResult);
     assert.ok(result?.sessionUpdate === 'tool_call_update');
     assert.equal(result.toolCallId, call.toolCallId);
     assert.equal(result.status, 'completed');
@@ -78,7 +79,7 @@ test('loom acp: session/cancel ends a hanging turn with stopReason cancelled', a
       sessionId,
       prompt: [{ type: 'text', text: 'stuck' }],
     });
-    await log.waitFor((update) => update.sessionUpdate === 'tool_call_update');
+    await log.waitFor(isToolResult);
     await agent.notify('session/cancel', { sessionId });
     assert.equal((await prompt).stopReason, 'cancelled');
   });
@@ -104,9 +105,83 @@ test('loom acp: an "ask" permission rule asks the client, and a rejection denies
     assert.equal(response.stopReason, 'end_turn');
     assert.equal(asked.length, 1);
     assert.equal(asked[0]?.toolCall.kind, 'edit');
-    const result = log.updates.find((update) => update.sessionUpdate === 'tool_call_update');
+    assert.deepEqual(asked[0]?.toolCall.locations, [{ path: join(workspace, 'a.txt') }]);
+    const result = log.updates.find(isToolResult);
     assert.ok(result?.sessionUpdate === 'tool_call_update');
     assert.equal(result.status, 'failed');
   });
   assert.equal(existsSync(join(workspace, 'a.txt')), false);
+});
+
+test('loom acp: with the editor’s files and terminal, an edit lands in the buffer with its diff and bash runs in a terminal', async () => {
+  const home = temporaryFolder();
+  const workspace = temporaryFolder();
+  const notes = join(workspace, 'notes.txt');
+  writeFileSync(notes, 'on disk\n');
+  const model = writeScriptedModel(home, {
+    rules: [
+      callsThenReply(
+        'edit then run',
+        [
+          {
+            name: 'edit_file',
+            arguments: { path: 'notes.txt', old_string: 'unsaved', new_string: 'edited' },
+          },
+          { name: 'bash', arguments: { command: 'echo ran' } },
+        ],
+        '{{lastToolResult}}',
+      ),
+    ],
+  });
+  const editor = new FakeEditor();
+  editor.buffers.set(notes, 'unsaved\n');
+  try {
+    await withLoomAcp({ home, model, editor }, async (agent, log) => {
+      await initialize(agent, EDITOR_CAPABILITIES);
+      const { sessionId } = await agent.request('session/new', { cwd: workspace, mcpServers: [] });
+      const response = (await agent.request('session/prompt', {
+        sessionId,
+        prompt: [{ type: 'text', text: 'edit then run' }],
+      })) as acp.PromptResponse & { usage?: { totalTokens: number } };
+      assert.equal(response.stopReason, 'end_turn');
+      assert.ok((response.usage?.totalTokens ?? 0) > 0, 'the response carries the usage');
+      const [edit, run] = log.updates.filter((update) => update.sessionUpdate === 'tool_call');
+      assert.ok(edit?.sessionUpdate === 'tool_call' && run?.sessionUpdate === 'tool_call');
+      const statuses = (toolCallId: string) =>
+        log.updates.flatMap((update) =>
+          (update.sessionUpdate === 'tool_call' || update.sessionUpdate === 'tool_call_update') &&
+          update.toolCallId === toolCallId &&
+          update.status
+            ? [update.status]
+            : [],
+        );
+      assert.deepEqual(statuses(edit.toolCallId), ['pending', 'in_progress', 'completed']);
+      assert.deepEqual(statuses(run.toolCallId), ['pending', 'in_progress', 'completed']);
+      const edited = log.updates.find(
+        (update) =>
+          isToolResult(update) && 'toolCallId' in update && update.toolCallId === edit.toolCallId,
+      );
+      assert.ok(edited?.sessionUpdate === 'tool_call_update');
+      assert.deepEqual(edited.content?.[0], {
+        type: 'diff',
+        path: notes,
+        oldText: 'unsaved\n',
+        newText: 'edited\n',
+      });
+      assert.deepEqual(edited.locations, [{ path: notes, line: 1 }]);
+      assert.match(messageText(log.updates), /^ran\n\[exit code: 0\]$/);
+    });
+  } finally {
+    editor.closeAll();
+  }
+  assert.equal(editor.buffers.get(notes), 'edited\n');
+  assert.equal(readFileSync(notes, 'utf8'), 'on disk\n');
+  assert.deepEqual(editor.methods(), [
+    'fs/read_text_file',
+    'fs/write_text_file',
+    'terminal/create',
+    'terminal/wait_for_exit',
+    'terminal/output',
+    'terminal/release',
+  ]);
 });

@@ -6,7 +6,13 @@
 import assert from 'node:assert/strict';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
-import { testClient, type UpdateLog, updateLog } from '../helpers/acp-client.js';
+import {
+  type EditorHandlers,
+  recordingUpdates,
+  testClient,
+  type UpdateLog,
+  updateLog,
+} from '../helpers/acp-client.js';
 import { type LoomRun, startLoom } from './loom-process.js';
 
 export type PermissionAnswer = (
@@ -23,7 +29,7 @@ export function loomAcpStream(loom: LoomRun): acp.Stream {
 
 /** Spawns `loom acp` and runs `op` as an ACP client over its stdio; the child must exit 0 after. */
 export async function withLoomAcp<T>(
-  options: { home: string; model: string; permission?: PermissionAnswer },
+  options: { home: string; model: string; permission?: PermissionAnswer; editor?: EditorHandlers },
   op: (agent: acp.ClientContext, log: UpdateLog) => Promise<T>,
 ): Promise<T> {
   const loom = startLoom(['acp', '--model', `scripted:${options.model}`], {
@@ -31,9 +37,11 @@ export async function withLoomAcp<T>(
     keepStdinOpen: true,
   });
   const log = updateLog();
-  const client = testClient(log, options);
+  const client = testClient(options);
   try {
-    return await client.connectWith(loomAcpStream(loom), (agent) => op(agent, log));
+    return await client.connectWith(recordingUpdates(loomAcpStream(loom), log), (agent) =>
+      op(agent, log),
+    );
   } finally {
     if (!loom.child.stdin.writableEnded) loom.child.stdin.end();
     const { code } = await loom.exited;

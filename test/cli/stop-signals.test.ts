@@ -200,7 +200,9 @@ test('loom acp: SIGTERM shuts down, ends the open turn as aborted and exits 143'
   const client = acp
     .client({ name: 'loom-test' })
     .onNotification('session/update', ({ params }) => {
-      if (params.update.sessionUpdate === 'tool_call_update') sawToolUpdate();
+      const { update } = params;
+      if (update.sessionUpdate === 'tool_call_update' && update.status === 'completed')
+        sawToolUpdate();
     });
   const connected = client.connectWith(stream, async (agent) => {
     await agent.request('initialize', {

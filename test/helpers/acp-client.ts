@@ -33,6 +33,14 @@ export function updateLog() {
   };
 }
 
+/** A tool call's final update: `completed` or `failed` (not `in_progress`). */
+export function isToolResult(update: Update): boolean {
+  return (
+    update.sessionUpdate === 'tool_call_update' &&
+    (update.status === 'completed' || update.status === 'failed')
+  );
+}
+
 /** The agent's message text in `updates`, joined. */
 export function messageText(updates: readonly Update[]): string {
   return updates
@@ -44,11 +52,11 @@ export function messageText(updates: readonly Update[]): string {
     .join('');
 }
 
-export async function initialize(agent: acp.ClientContext) {
-  return agent.request('initialize', {
-    protocolVersion: acp.PROTOCOL_VERSION,
-    clientCapabilities: {},
-  });
+export async function initialize(
+  agent: acp.ClientContext,
+  clientCapabilities: acp.ClientCapabilities = {},
+) {
+  return agent.request('initialize', { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities });
 }
 
 /** Sends `text` as a prompt; resolves with its stop reason and the updates it streamed. */
@@ -73,21 +81,68 @@ export interface ClientAnswers {
   permission?: (request: acp.RequestPermissionRequest) => acp.RequestPermissionResponse;
   /** Answers the agent's `elicitation/create` (a client that advertised forms). */
   elicitation?: (request: acp.CreateElicitationRequest) => acp.CreateElicitationResponse;
+  /** Serves the agent's `fs/*` and `terminal/*` requests (a client that advertised them). */
+  editor?: EditorHandlers;
 }
 
-/** An ACP client that records every session update in `log` and answers with `answers`. */
-export function testClient(log: UpdateLog, answers: ClientAnswers) {
-  return acp
-    .client({ name: 'loom-test' })
-    .onNotification('session/update', ({ params }) => log.push(params.update))
-    .onRequest('session/request_permission', ({ params }) => {
-      if (!answers.permission) throw new Error('no permission request was expected');
-      return answers.permission(params);
-    })
-    .onRequest('elicitation/create', ({ params }) => {
-      if (!answers.elicitation) throw new Error('no elicitation was expected');
-      return answers.elicitation(params);
-    });
+/** An editor's side of the file and terminal methods. */
+export interface EditorHandlers {
+  readTextFile(request: acp.ReadTextFileRequest): Promise<acp.ReadTextFileResponse>;
+  writeTextFile(request: acp.WriteTextFileRequest): Promise<acp.WriteTextFileResponse>;
+  createTerminal(request: acp.CreateTerminalRequest): Promise<acp.CreateTerminalResponse>;
+  terminalOutput(request: acp.TerminalOutputRequest): Promise<acp.TerminalOutputResponse>;
+  waitForTerminalExit(
+    request: acp.WaitForTerminalExitRequest,
+  ): Promise<acp.WaitForTerminalExitResponse>;
+  killTerminal(request: acp.KillTerminalRequest): Promise<acp.KillTerminalResponse>;
+  releaseTerminal(request: acp.ReleaseTerminalRequest): Promise<acp.ReleaseTerminalResponse>;
+}
+
+/**
+ * `stream` with every `session/update` it carries in recorded in `log` as the message is read,
+ * before the connection handles it. The SDK hands a response to its request at once but runs
+ * a notification through its handlers over several microtasks, so a log filled by a handler can
+ * still miss updates the agent sent before answering; this one cannot.
+ */
+export function recordingUpdates(stream: acp.Stream, log: UpdateLog): acp.Stream {
+  const tap = new TransformStream<acp.AnyMessage, acp.AnyMessage>({
+    transform(message, controller) {
+      if ('method' in message && message.method === 'session/update' && !('id' in message)) {
+        log.push((message.params as acp.SessionNotification).update);
+      }
+      controller.enqueue(message);
+    },
+  });
+  return { writable: stream.writable, readable: stream.readable.pipeThrough(tap) };
+}
+
+/** An ACP client that answers with `answers`; connect it through `recordingUpdates`. */
+export function testClient(answers: ClientAnswers) {
+  const editor = (): EditorHandlers => {
+    if (!answers.editor) throw new Error('no file or terminal request was expected');
+    return answers.editor;
+  };
+  return (
+    acp
+      .client({ name: 'loom-test' })
+      .onRequest('fs/read_text_file', ({ params }) => editor().readTextFile(params))
+      .onRequest('fs/write_text_file', ({ params }) => editor().writeTextFile(params))
+      .onRequest('terminal/create', ({ params }) => editor().createTerminal(params))
+      .onRequest('terminal/output', ({ params }) => editor().terminalOutput(params))
+      .onRequest('terminal/wait_for_exit', ({ params }) => editor().waitForTerminalExit(params))
+      .onRequest('terminal/kill', ({ params }) => editor().killTerminal(params))
+      .onRequest('terminal/release', ({ params }) => editor().releaseTerminal(params))
+      // Recorded by `recordingUpdates` as it is read.
+      .onNotification('session/update', () => {})
+      .onRequest('session/request_permission', ({ params }) => {
+        if (!answers.permission) throw new Error('no permission request was expected');
+        return answers.permission(params);
+      })
+      .onRequest('elicitation/create', ({ params }) => {
+        if (!answers.elicitation) throw new Error('no elicitation was expected');
+        return answers.elicitation(params);
+      })
+  );
 }
 
 /**
@@ -102,6 +157,8 @@ export async function withAcpInProcess<T>(
     permission?: (request: acp.RequestPermissionRequest) => acp.RequestPermissionResponse;
     /** Answers the agent's `elicitation/create` (a client that advertised forms). */
     elicitation?: (request: acp.CreateElicitationRequest) => acp.CreateElicitationResponse;
+    /** Serves `fs/*` and `terminal/*` (advertise them with `initialize(agent, capabilities)`). */
+    editor?: EditorHandlers;
   },
   op: (agent: acp.ClientContext, log: UpdateLog) => Promise<T>,
 ): Promise<T> {
@@ -113,10 +170,10 @@ export async function withAcpInProcess<T>(
     model: `scripted:${options.model}`,
   });
   const log = updateLog();
-  const client = testClient(log, options);
+  const client = testClient(options);
   try {
     return await client.connectWith(
-      acp.ndJsonStream(toServer.writable, toClient.readable),
+      recordingUpdates(acp.ndJsonStream(toServer.writable, toClient.readable), log),
       (agent) => op(agent, log),
     );
   } finally {

@@ -1,0 +1,90 @@
+/**
+ * The slash commands an ACP client offers besides `/goal` (see goal-prompts.ts): `/plan` switches
+ * plan mode on or off (and tells the client the new mode), `/todos` shows the todo list, `/usage`
+ * the tokens the session's turns used. A prompt that is exactly one of them is answered as text
+ * and never reaches the model; anything after the name makes it an ordinary prompt.
+ */
+import type { AvailableCommand, SessionUpdate } from '@agentclientprotocol/sdk';
+import { assertNever } from '../core/errors.js';
+import type { Usage } from '../llm/contract.js';
+import { planModeOf } from '../plan/install.js';
+import { todosOf } from '../todo/install.js';
+import type { AcpSession } from './acp-sessions.js';
+import { GOAL_AVAILABLE_COMMAND } from './goal-command-text.js';
+
+const COMMANDS = {
+  plan: 'Switch plan mode on or off: in plan mode the agent explores read-only and presents a plan for approval.',
+  todos: "Show this session's todo list.",
+  usage: "Show the tokens this session's turns have used.",
+} as const;
+
+export type SessionCommand = keyof typeof COMMANDS;
+
+/** The `available_commands_update` a session gets after `session/new` and `session/load`. */
+export function availableCommandsUpdate(): SessionUpdate {
+  const others: AvailableCommand[] = Object.entries(COMMANDS).map(([name, description]) => ({
+    name,
+    description,
+  }));
+  return {
+    sessionUpdate: 'available_commands_update',
+    availableCommands: [GOAL_AVAILABLE_COMMAND, ...others],
+  };
+}
+
+/** The command a prompt is, when it is exactly `/plan`, `/todos` or `/usage`. */
+export function parseSessionCommand(text: string): SessionCommand | undefined {
+  const match = /^\/([a-z]+)$/.exec(text.trim());
+  const name = match?.[1];
+  return name !== undefined && Object.hasOwn(COMMANDS, name) ? (name as SessionCommand) : undefined;
+}
+
+/** Answers the command with one agent message (after a mode update for `/plan`). */
+export function runSessionCommand(session: AcpSession, command: SessionCommand): void {
+  const text = answerOf(session, command);
+  session.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } });
+}
+
+function answerOf(session: AcpSession, command: SessionCommand): string {
+  switch (command) {
+    case 'plan': {
+      const service = planModeOf(session.handle);
+      if (!service) return 'This session has no plan mode.';
+      const mode = service.mode === 'plan' ? 'default' : 'plan';
+      service.setMode(mode, 'user');
+      session.send({ sessionUpdate: 'current_mode_update', currentModeId: mode });
+      return mode === 'plan' ? 'Plan mode is on.' : 'Plan mode is off.';
+    }
+    case 'todos': {
+      const service = todosOf(session.handle);
+      if (!service) return 'This session has no todo list.';
+      if (service.problem) return `The todo list cannot be read: ${service.problem}`;
+      const lines = service.todos.map((todo) => `- [${todo.status}] ${todo.content}`);
+      return lines.length > 0 ? lines.join('\n') : 'The todo list is empty.';
+    }
+    case 'usage': {
+      const usage = sessionUsageOf(session.handle.log.events);
+      const extra = [
+        usage.reasoning ? `, ${usage.reasoning} reasoning` : '',
+        usage.cachedInput ? `, ${usage.cachedInput} of the input cached` : '',
+      ].join('');
+      return `This session used ${usage.input} input and ${usage.output} output tokens${extra}.`;
+    }
+    default:
+      return assertNever(command, 'session command');
+  }
+}
+
+/** The usage of every turn that ended among `events`, added up. */
+export function sessionUsageOf(events: readonly { type: string; data: unknown }[]): Usage {
+  const total: Required<Usage> = { input: 0, output: 0, reasoning: 0, cachedInput: 0 };
+  for (const event of events) {
+    if (event.type !== 'turn/end') continue;
+    const usage = (event.data as { usage: Usage }).usage;
+    total.input += usage.input;
+    total.output += usage.output;
+    total.reasoning += usage.reasoning ?? 0;
+    total.cachedInput += usage.cachedInput ?? 0;
+  }
+  return total;
+}
