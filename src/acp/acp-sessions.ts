@@ -6,12 +6,18 @@
  */
 import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
-import { type AgentContext, RequestError, type SessionUpdate } from '@agentclientprotocol/sdk';
+import {
+  type AgentContext,
+  type McpServer,
+  RequestError,
+  type SessionUpdate,
+} from '@agentclientprotocol/sdk';
 import { buildRuntime, type LoomSetup } from '../cli/build-runtime.js';
 import { closeOpenWork, interruptLiveSessions } from '../cli/interrupt-sessions.js';
 import type { AgentHandle } from '../core/create-agent.js';
 import { UserError } from '../core/errors.js';
 import { permissionAskerKey } from '../core/tool-execution.js';
+import { connectClientServers } from './client-mcp-servers.js';
 import { clientPermissionAsker } from './permission-asker.js';
 import { clientQuestionAnswerer } from './question-answerer.js';
 import { sendModeChanges } from './session-modes.js';
@@ -45,23 +51,34 @@ export class AcpSessions {
 
   constructor(private readonly options: AcpSessionsOptions) {}
 
-  /** A new session in `cwd`. */
-  open(cwd: string): AcpSession {
+  /**
+   * A new session in `cwd`, once the MCP servers of its config and `mcpServers` (the client's,
+   * for this session only) have started or failed.
+   */
+  async open(cwd: string, mcpServers: readonly McpServer[] = []): Promise<AcpSession> {
     const setup = this.runtimeFor(cwd);
-    return this.attach(setup, setup.runtime.start());
+    const session = this.attach(setup, setup.runtime.start());
+    await this.connectServers(session, mcpServers);
+    return session;
   }
 
   /**
    * A stored session continued in `cwd`, which must be its workspace (else invalid params naming
    * both folders); a session this connection already serves is returned as it is.
    */
-  resume(sessionId: string, cwd: string): AcpSession {
+  async resume(
+    sessionId: string,
+    cwd: string,
+    mcpServers: readonly McpServer[] = [],
+  ): Promise<AcpSession> {
     refuseOtherWorkspace(this.options.home, sessionId, cwd);
     const served = this.sessions.get(sessionId);
     if (served) return served;
     const setup = this.runtimeFor(cwd);
     try {
-      return this.attach(setup, setup.runtime.resume(sessionId));
+      const session = this.attach(setup, setup.runtime.resume(sessionId));
+      await this.connectServers(session, mcpServers);
+      return session;
     } catch (error) {
       if (error instanceof UserError && error.code === 'SESSION_NOT_FOUND')
         throw RequestError.sessionNotFound(sessionId);
@@ -105,6 +122,15 @@ export class AcpSessions {
   abandonAll(cause: string): void {
     for (const setup of this.runtimes.values()) interruptLiveSessions(setup, cause);
     for (const handle of this.closing) closeOpenWork(handle.log);
+  }
+
+  private async connectServers(session: AcpSession, mcpServers: readonly McpServer[]) {
+    const { setup, handle } = session;
+    const workspace = setup.runtime.cwd;
+    await Promise.all([
+      setup.mcp.ready(handle),
+      connectClientServers(handle, mcpServers, { config: setup.config, workspace }),
+    ]);
   }
 
   private runtimeFor(cwd: string): LoomSetup {

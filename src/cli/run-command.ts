@@ -194,6 +194,8 @@ export async function runSession(
     else renderer?.render(event);
     goalProgress?.(event);
   });
+  // The MCP servers start with the session; a failed one is logged here, so --json shows it.
+  await setup.mcp.ready(handle);
   if (options.startGoal) {
     process.stderr.write(`session ${sessionId}\n`);
     try {

@@ -150,6 +150,8 @@ export async function workflowRunCommand(
     events?.write(record);
     view.record(record);
   });
+  // The agents get the MCP servers' tools; a failed server is reported on stderr.
+  await setup.mcp.ready();
   let run: WorkflowRun;
   try {
     run = setup.workflow.service.start({

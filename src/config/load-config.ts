@@ -179,6 +179,11 @@ function merge(base: LoomConfig, override: LoomConfig): LoomConfig {
   if (base.subagents || override.subagents) {
     merged.subagents = { ...base.subagents, ...override.subagents };
   }
+  if (base.mcp || override.mcp) {
+    const servers = { ...base.mcp?.servers, ...override.mcp?.servers };
+    merged.mcp = { ...base.mcp, ...override.mcp };
+    if (Object.keys(servers).length > 0) merged.mcp.servers = servers;
+  }
   if (override.permissions)
     merged.permissions = [...override.permissions, ...(base.permissions ?? [])];
   return merged;
