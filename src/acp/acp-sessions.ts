@@ -46,6 +46,8 @@ export interface AcpSessionsOptions {
 export class AcpSessions {
   private readonly runtimes = new Map<string, LoomSetup>();
   private readonly sessions = new Map<string, AcpSession>();
+  /** Ends the MCP servers a client sent for one session; `closeAll` waits for them. */
+  private readonly serverClosers = new Set<() => Promise<void>>();
   /** Agents `closeAll` closed whose turn may still be ending: their logs are still open. */
   private readonly closing = new Set<AgentHandle>();
 
@@ -116,6 +118,12 @@ export class AcpSessions {
     this.sessions.clear();
     for (const setup of this.runtimes.values()) setup.jobs.service.abandonAll(cause);
     await Promise.all(settled);
+    const servers = [...this.serverClosers].map((close) => close());
+    this.serverClosers.clear();
+    await Promise.all([
+      ...servers,
+      ...[...this.runtimes.values()].map((setup) => setup.mcp.dispose()),
+    ]);
   }
 
   /** For a process that must exit now: ends every session's open work in its log, synchronously. */
@@ -127,10 +135,11 @@ export class AcpSessions {
   private async connectServers(session: AcpSession, mcpServers: readonly McpServer[]) {
     const { setup, handle } = session;
     const workspace = setup.runtime.cwd;
-    await Promise.all([
+    const [, clientServers] = await Promise.all([
       setup.mcp.ready(handle),
       connectClientServers(handle, mcpServers, { config: setup.config, workspace }),
     ]);
+    this.serverClosers.add(clientServers.close);
   }
 
   private runtimeFor(cwd: string): LoomSetup {

@@ -12,7 +12,7 @@ import {
   DEFAULT_START_TIMEOUT_MS,
   type McpServerDeclaration,
 } from '../mcp/contract.js';
-import { connectSessionServers } from '../mcp/session-servers.js';
+import { connectSessionServers, type SessionServers } from '../mcp/session-servers.js';
 
 const ORIGIN = 'the ACP client';
 
@@ -73,9 +73,8 @@ export function connectClientServers(
   handle: AgentHandle,
   servers: readonly McpServer[],
   setup: { config: LoomConfig; workspace: string },
-): Promise<unknown> {
+): Promise<SessionServers> {
   const { config } = setup;
-  if (servers.length === 0) return Promise.resolve();
   const report = (line: string) => void process.stderr.write(line);
   const declarations = clientDeclarations(
     servers,

@@ -207,6 +207,7 @@ export async function workflowRunCommand(
   printResult(result);
   setup.workflow.dispose();
   setup.subagents.dispose();
+  await setup.mcp.dispose();
   if (result.stopReason !== 'completed' && signals.received)
     return SIGNAL_EXIT_CODES[signals.received];
   return exitCodeOf(result, signals.received !== undefined);

@@ -76,13 +76,11 @@ export const mcpServerSchema = z
     headers: z
       .record(
         z.string().min(1),
-        z
-          .string()
-          .regex(
-            VARIABLE_REFERENCE,
-            // biome-ignore lint/suspicious/noTemplateCurlyInString: `${NAME}` is the syntax the message teaches.
-            'must name an environment variable as ${NAME} (such as "Bearer ${GITHUB_TOKEN}"); literal header values are not allowed in config',
-          ),
+        z.string().regex(
+          VARIABLE_REFERENCE,
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: `${NAME}` is the syntax the message teaches.
+          'must name an environment variable as ${NAME} (such as "Bearer ${GITHUB_TOKEN}"); literal header values are not allowed in config',
+        ),
       )
       .optional(),
     /** How long it may take to start and list its tools; default `mcp.startTimeoutMs`. */

@@ -16,12 +16,18 @@ export interface SessionServerOptions {
   report?: (line: string) => void;
 }
 
+export interface SessionServers {
+  reports: McpServerReport[];
+  /** Ends every server (as the agent's close does); resolves once their processes are gone. */
+  close(): Promise<void>;
+}
+
 export async function connectSessionServers(
   handle: AgentHandle,
   servers: readonly McpServerDeclaration[],
   options: SessionServerOptions,
-): Promise<McpServerReport[]> {
-  if (servers.length === 0) return [];
+): Promise<SessionServers> {
+  if (servers.length === 0) return { reports: [], close: async () => {} };
   const report = options.report ?? ((line: string) => void process.stderr.write(line));
   const results = await startServers(servers, {
     environment: options.environment ?? process.env,
@@ -31,16 +37,19 @@ export async function connectSessionServers(
   const killAll = () => {
     for (const connection of connections) connection.killNow();
   };
-  const closeAll = () => {
-    process.off('exit', killAll);
-    for (const connection of connections) void connection.close();
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= Promise.all(connections.map((connection) => connection.close())).then(() => {
+      process.off('exit', killAll);
+    });
+    return closing;
   };
-  if (handle.log.closed) {
-    closeAll();
-    return results.map((result) => result.report);
-  }
   process.on('exit', killAll);
-  handle.onClose(closeAll);
+  if (handle.log.closed) {
+    await close();
+    return { reports: results.map((result) => result.report), close };
+  }
+  handle.onClose(() => void close());
   giveTools(
     handle,
     results.flatMap((result) => result.tools),
@@ -48,5 +57,5 @@ export async function connectSessionServers(
   const reports = results.map((result) => result.report);
   for (const line of reports.map(failureLine)) if (line) report(line);
   for (const event of failureEvents(reports)) handle.log.append('mcp/server-failed', event);
-  return reports;
+  return { reports, close };
 }

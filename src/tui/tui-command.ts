@@ -86,6 +86,7 @@ export async function tuiCommand(options: TuiOptions): Promise<number> {
   await instance.waitUntilExit();
   store.dispose();
   await session.close();
+  await setup.mcp.dispose();
   process.stdout.write(
     `session ${session.sessionId}\nresume it with: loom --resume ${session.sessionId}\n`,
   );
