@@ -92,7 +92,9 @@ export function parseConfig(text: string, file: string): LoomConfig {
     const message =
       issue.code === 'unrecognized_keys'
         ? `unknown field${keys.length > 1 ? `s ${keys.join(', ')}` : ''}`
-        : issue.message;
+        : issue.code === 'invalid_key'
+          ? (issue.issues[0]?.message ?? issue.message)
+          : issue.message;
     return `${file}${line ? `:${line}` : ''}: ${field}: ${message}`;
   });
   throw new UserError('INVALID_CONFIG', `invalid config:\n${problems.join('\n')}`);

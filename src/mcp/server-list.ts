@@ -58,7 +58,11 @@ export function readProjectServers(workspace: string): Record<string, McpServerC
     const path = [...issue.path.map(String), ...(keys.length === 1 ? [String(keys[0])] : [])];
     const field = path.length > 0 ? path.join('.') : '(top level)';
     const message =
-      issue.code === 'unrecognized_keys' ? `unknown field ${keys.join(', ')}` : issue.message;
+      issue.code === 'unrecognized_keys'
+        ? `unknown field ${keys.join(', ')}`
+        : issue.code === 'invalid_key'
+          ? (issue.issues[0]?.message ?? issue.message)
+          : issue.message;
     return `${file}: ${field}: ${message}`;
   });
   throw new UserError('INVALID_CONFIG', `invalid MCP servers file:\n${problems.join('\n')}`);

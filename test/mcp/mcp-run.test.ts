@@ -70,6 +70,7 @@ function mcpFolders(model: unknown, config = '') {
         web: {
           type: 'http',
           url: http.url,
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: the .mcp.json reference syntax.
           headers: { Authorization: 'Bearer ${MCP_TEST_TOKEN}' },
         },
       },
