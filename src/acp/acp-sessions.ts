@@ -135,9 +135,14 @@ export class AcpSessions {
   private async connectServers(session: AcpSession, mcpServers: readonly McpServer[]) {
     const { setup, handle } = session;
     const workspace = setup.runtime.cwd;
+    const configured = setup.mcp.ready(handle);
     const [, clientServers] = await Promise.all([
-      setup.mcp.ready(handle),
-      connectClientServers(handle, mcpServers, { config: setup.config, workspace }),
+      configured,
+      connectClientServers(handle, mcpServers, {
+        config: setup.config,
+        workspace,
+        after: configured,
+      }),
     ]);
     this.serverClosers.add(clientServers.close);
   }

@@ -72,7 +72,7 @@ export function clientDeclarations(
 export function connectClientServers(
   handle: AgentHandle,
   servers: readonly McpServer[],
-  setup: { config: LoomConfig; workspace: string },
+  setup: { config: LoomConfig; workspace: string; after: Promise<unknown> },
 ): Promise<SessionServers> {
   const { config } = setup;
   const report = (line: string) => void process.stderr.write(line);
@@ -85,5 +85,6 @@ export function connectClientServers(
   return connectSessionServers(handle, declarations, {
     outputLimit: config.mcp?.outputLimit ?? DEFAULT_OUTPUT_LIMIT,
     report,
+    after: setup.after,
   });
 }

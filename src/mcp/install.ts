@@ -8,7 +8,7 @@
  */
 import type { Disposer } from '../core/context.js';
 import type { AgentHandle } from '../core/create-agent.js';
-import { errorMessage } from '../core/errors.js';
+import { errorMessage, LoomError } from '../core/errors.js';
 import type { AgentRuntime } from '../core/runtime.js';
 import type { ToolDefinition } from '../core/tool-contract.js';
 import {
@@ -100,9 +100,27 @@ export function failureEvents(reports: readonly McpServerReport[]): McpServerFai
   );
 }
 
-/** Gives `tools` to `handle` until it closes or the returned undo runs. */
-export function giveTools(handle: AgentHandle, tools: readonly ToolDefinition[]): Disposer {
-  const registrations = tools.map((tool) => handle.tools.register(tool));
+/**
+ * Gives `tools` to `handle` until it closes or the returned undo runs. A name the agent already
+ * has (another server of the same name: config's and an ACP client's) keeps its first tool; the
+ * rest are reported to `report` and left out.
+ */
+export function giveTools(
+  handle: AgentHandle,
+  tools: readonly ToolDefinition[],
+  report: (line: string) => void = () => {},
+): Disposer {
+  const registrations: Disposer[] = [];
+  for (const tool of tools) {
+    try {
+      registrations.push(handle.tools.register(tool));
+    } catch (error) {
+      if (!(error instanceof LoomError && error.code === 'DUPLICATE_TOOL')) throw error;
+      report(
+        `loom: MCP tool ${tool.name} is left out: the session already has a tool of that name\n`,
+      );
+    }
+  }
   let given = true;
   const undo = () => {
     if (!given) return;
@@ -137,7 +155,7 @@ export function installMcp(runtime: AgentRuntime, options: McpOptions): McpLayer
     const tools = results.flatMap((result) => result.tools);
     if (tools.length > 0) {
       undos.push(runtime.offerTools(tools));
-      for (const handle of runtime.liveAgents) undos.push(giveTools(handle, tools));
+      for (const handle of runtime.liveAgents) undos.push(giveTools(handle, tools, report));
     }
     for (const result of results) {
       const line = failureLine(result.report);

@@ -14,6 +14,11 @@ export interface SessionServerOptions {
   environment?: NodeJS.ProcessEnv;
   /** Receives each failure's one line; default standard error. Must not throw. */
   report?: (line: string) => void;
+  /**
+   * Awaited before the tools are given (the runtime's own servers), so that of two tools of the
+   * same name the runtime's wins, whichever server started first.
+   */
+  after?: Promise<unknown>;
 }
 
 export interface SessionServers {
@@ -50,9 +55,11 @@ export async function connectSessionServers(
     return { reports: results.map((result) => result.report), close };
   }
   handle.onClose(() => void close());
+  await options.after;
   giveTools(
     handle,
     results.flatMap((result) => result.tools),
+    report,
   );
   const reports = results.map((result) => result.report);
   for (const line of reports.map(failureLine)) if (line) report(line);

@@ -2,9 +2,11 @@
  * Issue 13's ACP acceptance for MCP: `loom acp` driven by the ACP SDK's client connects the MCP
  * servers the client sends in `session/new` (a stdio one and a streamable-HTTP one, both written
  * with the MCP SDK), and the model calls their tools; a server the client sends that cannot
- * start is reported and the session still works. The servers end with the session.
+ * start is reported and the session still works; config's servers are there too and win a name
+ * both use. The servers end with the session.
  */
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { withLoomAcp } from '../cli/loom-acp.js';
@@ -13,7 +15,13 @@ import { initialize, promptFor } from '../helpers/acp-client.js';
 import { isAlive } from '../helpers/process-state.js';
 import { callsThenReply } from '../helpers/scripted-turns.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
-import { type HttpServer, STDIO_SERVER, startedPids, startHttpServer } from './mcp-fixtures.js';
+import {
+  type HttpServer,
+  STDIO_SERVER,
+  startedPids,
+  startHttpServer,
+  stdioServerYaml,
+} from './mcp-fixtures.js';
 
 let http: HttpServer;
 before(async () => {
@@ -25,6 +33,12 @@ test('loom acp: the MCP servers a client sends in session/new give the model the
   const home = temporaryFolder();
   const workspace = temporaryFolder();
   const pidFile = join(home, 'editor.pids');
+  const configPids = join(home, 'configured.pids');
+  // Config's servers start for ACP sessions too; of two servers named `both`, config's wins.
+  writeFileSync(
+    join(home, 'config.yaml'),
+    `mcp:\n  servers:\n    both: ${stdioServerYaml('configured', configPids)}\n`,
+  );
   const model = writeScriptedModel(home, {
     rules: [
       callsThenReply(
@@ -32,6 +46,7 @@ test('loom acp: the MCP servers a client sends in session/new give the model the
         [
           { name: 'mcp__editor__echo', arguments: { text: 'from acp' } },
           { name: 'mcp__remote_docs__echo', arguments: { text: 'over http' } },
+          { name: 'mcp__both__whoami', arguments: {} },
         ],
         'the last said: {{lastToolResult}}',
       ),
@@ -56,6 +71,7 @@ test('loom acp: the MCP servers a client sends in session/new give the model the
           headers: [{ name: 'Authorization', value: 'Bearer acp-client-token-2718' }],
         },
         { name: 'broken', command: 'no-such-mcp-server-command', args: [], env: [] },
+        { name: 'both', command: process.execPath, args: [STDIO_SERVER, 'client-both'], env: [] },
       ],
     });
     const [stdioPid] = startedPids(pidFile);
@@ -65,11 +81,12 @@ test('loom acp: the MCP servers a client sends in session/new give the model the
     const updates = turn.updates.filter((update) => update.sessionUpdate === 'tool_call_update');
     assert.deepEqual(
       updates.map((update) => update.sessionUpdate === 'tool_call_update' && update.status),
-      ['completed', 'completed'],
+      ['completed', 'completed', 'completed'],
     );
     assert.ok(JSON.stringify(turn.updates).includes('editor echo: from acp'));
-    assert.equal(turn.text, 'the last said: http echo: over http');
+    assert.ok(JSON.stringify(turn.updates).includes('http echo: over http'));
+    assert.equal(turn.text, `the last said: configured pid ${startedPids(configPids)[0]}`);
   });
-  for (const pid of startedPids(pidFile))
+  for (const pid of [...startedPids(pidFile), ...startedPids(configPids)])
     assert.equal(isAlive(pid), false, `server ${pid} still runs`);
 });
