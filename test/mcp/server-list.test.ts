@@ -7,6 +7,11 @@ import { declarationVariables, expandVariables } from '../../src/mcp/expand-vari
 import { declaredServers, readProjectServers } from '../../src/mcp/server-list.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 
+/** `${NAME}`, the reference syntax of server declarations. */
+function ref(name: string): string {
+  return `\${${name}}`;
+}
+
 test('servers come from config and .mcp.json; a name in both is config’s', () => {
   const workspace = temporaryFolder();
   writeFileSync(
@@ -16,7 +21,7 @@ test('servers come from config and .mcp.json; a name in both is config’s', () 
         docs: {
           type: 'http',
           url: 'https://example.test/mcp',
-          headers: { 'X-Key': '${DOCS_KEY}' },
+          headers: { 'X-Key': ref('DOCS_KEY') },
         },
         files: { command: 'ignored-because-config-has-it' },
       },
@@ -27,7 +32,7 @@ test('servers come from config and .mcp.json; a name in both is config’s', () 
       'mcp:',
       '  startTimeoutMs: 5000',
       '  servers:',
-      '    files: { command: files-server, args: ["--root", "${HOME}"], cwd: sub, startTimeoutMs: 900 }',
+      `    files: { command: files-server, args: ["--root", "${ref('HOME')}"], cwd: sub, startTimeoutMs: 900 }`,
     ].join('\n'),
     '/home/config.yaml',
   );
@@ -40,7 +45,7 @@ test('servers come from config and .mcp.json; a name in both is config’s', () 
       startTimeoutMs: 900,
       transport: 'stdio',
       command: 'files-server',
-      args: ['--root', '${HOME}'],
+      args: ['--root', ref('HOME')],
       env: {},
       cwd: 'sub',
       workspace,
@@ -52,7 +57,7 @@ test('servers come from config and .mcp.json; a name in both is config’s', () 
       startTimeoutMs: 5000,
       transport: 'http',
       url: 'https://example.test/mcp',
-      headers: { 'X-Key': '${DOCS_KEY}' },
+      headers: { 'X-Key': ref('DOCS_KEY') },
     },
   ]);
   assert.deepEqual(servers.map(declarationVariables), [['HOME'], ['DOCS_KEY']]);
@@ -69,12 +74,12 @@ test('servers come from config and .mcp.json; a name in both is config’s', () 
   assert.deepEqual(missing.missing, ['DOCS_KEY']);
 });
 
-test('${NAME:-default} falls back; no .mcp.json is no servers', () => {
+test('a reference with a default (NAME:-default) falls back; no .mcp.json is no servers', () => {
   const workspace = temporaryFolder();
   assert.deepEqual(readProjectServers(workspace), {});
   const [server] = declaredServers(
     parseConfig(
-      'mcp:\n  servers:\n    a: { command: "${MCP_BIN:-node}", env: { LEVEL: "${LEVEL:-3}" } }\n',
+      `mcp:\n  servers:\n    a: { command: "${ref('MCP_BIN:-node')}", env: { LEVEL: "${ref('LEVEL:-3')}" } }\n`,
       'c.yaml',
     ),
     workspace,
