@@ -10,6 +10,7 @@ import { isAbsolute } from 'node:path';
 import {
   type AgentContext,
   type ClientCapabilities,
+  type McpServer,
   RequestError,
   type SessionUpdate,
 } from '@agentclientprotocol/sdk';
@@ -21,6 +22,7 @@ import { permissionAskerKey, toolExecute, toolResultObserved } from '../core/too
 import { commandRunnerKey, workspaceFileAccessKey } from '../tools/index.js';
 import { clientCommandRunner } from './client-command-runner.js';
 import { clientFileAccess } from './client-file-access.js';
+import { connectClientServers } from './client-mcp-servers.js';
 import { clientPermissionAsker } from './permission-asker.js';
 import { clientQuestionAnswerer } from './question-answerer.js';
 import { sendModeChanges } from './session-modes.js';
@@ -52,28 +54,41 @@ export interface AcpSessionsOptions {
 export class AcpSessions {
   private readonly runtimes = new Map<string, LoomSetup>();
   private readonly sessions = new Map<string, AcpSession>();
+  /** Ends the MCP servers a client sent for one session; `closeAll` waits for them. */
+  private readonly serverClosers = new Set<() => Promise<void>>();
   /** Agents `closeAll` closed whose turn may still be ending: their logs are still open. */
   private readonly closing = new Set<AgentHandle>();
 
   constructor(private readonly options: AcpSessionsOptions) {}
 
-  /** A new session in `cwd`. */
-  open(cwd: string): AcpSession {
+  /**
+   * A new session in `cwd`, once the MCP servers of its config and `mcpServers` (the client's,
+   * for this session only) have started or failed.
+   */
+  async open(cwd: string, mcpServers: readonly McpServer[] = []): Promise<AcpSession> {
     const setup = this.runtimeFor(cwd);
-    return this.attach(setup, setup.runtime.start(), cwd);
+    const session = this.attach(setup, setup.runtime.start(), cwd);
+    await this.connectServers(session, mcpServers);
+    return session;
   }
 
   /**
    * A stored session continued in `cwd`, which must be its workspace (else invalid params naming
    * both folders); a session this connection already serves is returned as it is.
    */
-  resume(sessionId: string, cwd: string): AcpSession {
+  async resume(
+    sessionId: string,
+    cwd: string,
+    mcpServers: readonly McpServer[] = [],
+  ): Promise<AcpSession> {
     refuseOtherWorkspace(this.options.home, sessionId, cwd);
     const served = this.sessions.get(sessionId);
     if (served) return served;
     const setup = this.runtimeFor(cwd);
     try {
-      return this.attach(setup, setup.runtime.resume(sessionId), cwd);
+      const session = this.attach(setup, setup.runtime.resume(sessionId), cwd);
+      await this.connectServers(session, mcpServers);
+      return session;
     } catch (error) {
       if (error instanceof UserError && error.code === 'SESSION_NOT_FOUND')
         throw RequestError.sessionNotFound(sessionId);
@@ -111,12 +126,33 @@ export class AcpSessions {
     this.sessions.clear();
     for (const setup of this.runtimes.values()) setup.jobs.service.abandonAll(cause);
     await Promise.all(settled);
+    const servers = [...this.serverClosers].map((close) => close());
+    this.serverClosers.clear();
+    await Promise.all([
+      ...servers,
+      ...[...this.runtimes.values()].map((setup) => setup.mcp.dispose()),
+    ]);
   }
 
   /** For a process that must exit now: ends every session's open work in its log, synchronously. */
   abandonAll(cause: string): void {
     for (const setup of this.runtimes.values()) interruptLiveSessions(setup, cause);
     for (const handle of this.closing) closeOpenWork(handle.log);
+  }
+
+  private async connectServers(session: AcpSession, mcpServers: readonly McpServer[]) {
+    const { setup, handle } = session;
+    const workspace = setup.runtime.cwd;
+    const configured = setup.mcp.ready(handle);
+    const [, clientServers] = await Promise.all([
+      configured,
+      connectClientServers(handle, mcpServers, {
+        config: setup.config,
+        workspace,
+        after: configured,
+      }),
+    ]);
+    this.serverClosers.add(clientServers.close);
   }
 
   private runtimeFor(cwd: string): LoomSetup {

@@ -34,13 +34,6 @@ export interface AcpServer {
   abandon(cause: string): void;
 }
 
-function warnAboutMcpServers(servers: readonly unknown[]): void {
-  if (servers.length === 0) return;
-  process.stderr.write(
-    `loom acp: ignoring ${servers.length} MCP server(s): loom does not connect to MCP servers yet\n`,
-  );
-}
-
 export function serveAcp(options: AcpServerOptions): AcpServer {
   let client: acp.AgentContext | undefined;
   let loading: Promise<AcpSessions> | undefined;
@@ -104,15 +97,15 @@ export function serveAcp(options: AcpServerOptions): AcpServer {
         agentCapabilities: {
           loadSession: true,
           promptCapabilities: { image: false, audio: false, embeddedContext: false },
+          mcpCapabilities: { http: true, sse: false },
         },
         agentInfo: { name: 'loom', title: 'Loom', version },
         authMethods: [],
       };
     })
     .onRequest('session/new', async ({ params }) => {
-      warnAboutMcpServers(params.mcpServers);
       const instructions = await childInstructionsOf(params._meta);
-      const session = (await served()).open(params.cwd);
+      const session = await (await served()).open(params.cwd, params.mcpServers);
       await applyChildInstructions(session.handle, instructions);
       const offered = sessionCommands().availableCommandsUpdate();
       // After the response: the SDK writes it in the microtasks that follow this handler.
@@ -121,8 +114,11 @@ export function serveAcp(options: AcpServerOptions): AcpServer {
       return { sessionId: session.id, ...(sessionModeState ? { modes: sessionModeState } : {}) };
     })
     .onRequest('session/load', async ({ params }) => {
-      warnAboutMcpServers(params.mcpServers);
-      const session = (await served()).resume(params.sessionId, params.cwd);
+      const session = await (await served()).resume(
+        params.sessionId,
+        params.cwd,
+        params.mcpServers,
+      );
       for (const update of replayUpdatesOf(session.handle.log.events, params.cwd))
         session.send(update);
       session.send(sessionCommands().availableCommandsUpdate());

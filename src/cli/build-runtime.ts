@@ -24,6 +24,9 @@ import { installWorkspaces } from '../interaction/workspace-install.js';
 import { installJobs, type JobsLayer } from '../jobs/install.js';
 import type { ModelClient } from '../llm/contract.js';
 import { createModelClient, defaultKeyVariables } from '../llm/providers.js';
+import { declarationVariables } from '../mcp/expand-variables.js';
+import { installMcp, type McpLayer } from '../mcp/install.js';
+import { declaredServers } from '../mcp/server-list.js';
 import { installPlanMode, type PlanLayer } from '../plan/install.js';
 import { installSubagents, type SubagentLayer } from '../subagent/install.js';
 import { installTodos } from '../todo/install.js';
@@ -53,6 +56,11 @@ export interface LoomSetup {
   goals: GoalLayer;
   /** Layer 5: plan mode (`exit_plan_mode`, its prompt section and guard). */
   plan: PlanLayer;
+  /**
+   * MCP servers of config and `.mcp.json`: a command awaits `mcp.ready(handle)` as its session
+   * starts (the servers start then), so their tools are there from the first turn.
+   */
+  mcp: McpLayer;
   config: LoomConfig;
   /** The default model's spec, as `chooseModel` chose it. */
   modelSpec: string;
@@ -108,9 +116,11 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
       ? { outputLimitBytes: config.jobs.outputLimitBytes }
       : {}),
   });
+  const mcpServers = declaredServers(config, flags.cwd);
   const credentials = new CredentialVariables();
   root.provide(credentialVariablesKey, credentials);
   credentials.add(routeKeyVariables(config));
+  credentials.add(mcpServers.flatMap(declarationVariables));
   installProcessGroupLog(runtime);
   const passthrough = config.tools?.bash?.env?.passthrough;
   const tools = builtinTools({
@@ -142,6 +152,10 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
   const plan = installPlanMode(runtime, { ...config.plan, permissions: config.permissions ?? [] });
   // Layer 6: reminders root agents set themselves; unref'd timers, so they never hold a process.
   const schedules = installSchedules(runtime);
+  const mcp = installMcp(runtime, {
+    servers: mcpServers,
+    ...(config.mcp?.outputLimit !== undefined ? { outputLimit: config.mcp.outputLimit } : {}),
+  });
   if (config.permissions) {
     try {
       checkPermissionRules(config.permissions, runtime.toolCatalog.entries());
@@ -157,7 +171,7 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
       throw error;
     }
   }
-  return { runtime, subagents, workflow, jobs, goals, plan, config, modelSpec, resolveModel };
+  return { runtime, subagents, workflow, jobs, goals, plan, mcp, config, modelSpec, resolveModel };
 }
 
 /** The key variables of every provider and configured route: `bash` commands never see them. */

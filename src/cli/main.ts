@@ -24,6 +24,7 @@ Examples (from the repository root; ID is a session id from \`loom sessions list
   $ loom workflow run examples/workflows/review.js --model scripted:examples/workflows/review.model.json
   $ loom workflow check examples/workflows/review.js --meta '{"name":"x","description":"y"}'
   $ loom acp                                         # serve an editor over ACP on stdio
+  $ loom mcp list                                    # MCP servers: status and tools
 
 Config: $LOOM_HOME/config.yaml and ./.loom/config.yaml (LOOM_HOME defaults to ~/.loom).`;
 
@@ -200,6 +201,17 @@ export function buildProgram(): Command {
     .action(async (options: import('./goal-command.js').GoalResumeOptions) => {
       const { goalResumeCommand } = await import('./goal-command.js');
       await exitAfterDrain(await goalResumeCommand(options));
+    });
+  program
+    .command('mcp')
+    .description('the MCP servers of config and .mcp.json')
+    .command('list')
+    .description('start each MCP server, print its status and tools, and stop it')
+    .option('--cwd <dir>', 'the workspace (default: the current folder)')
+    .option('--json', 'one JSON object per server')
+    .action(async (options: import('./mcp-command.js').McpListOptions) => {
+      const { mcpListCommand } = await import('./mcp-command.js');
+      await exitAfterDrain(await mcpListCommand(options));
     });
   program
     .command('acp')

@@ -177,6 +177,19 @@ export async function runSession(
   handle: AgentHandle,
   options: SessionRunOptions,
 ): Promise<number> {
+  try {
+    return await runOpenSession(setup, handle, options);
+  } finally {
+    // The MCP servers end with the session (their processes waited for, not left to exit).
+    await setup.mcp.dispose();
+  }
+}
+
+async function runOpenSession(
+  setup: LoomSetup,
+  handle: AgentHandle,
+  options: SessionRunOptions,
+): Promise<number> {
   const { runtime, subagents, jobs } = setup;
   process.stderr.write(missedSchedulesNote(handle));
   const sessionId = handle.log.header.sessionId;
@@ -194,6 +207,8 @@ export async function runSession(
     else renderer?.render(event);
     goalProgress?.(event);
   });
+  // The MCP servers start with the session; a failed one is logged here, so --json shows it.
+  await setup.mcp.ready(handle);
   if (options.startGoal) {
     process.stderr.write(`session ${sessionId}\n`);
     try {

@@ -151,6 +151,8 @@ export async function workflowRunCommand(
     events?.write(record);
     view.record(record);
   });
+  // The agents get the MCP servers' tools; a failed server is reported on stderr.
+  await setup.mcp.ready();
   let run: WorkflowRun;
   try {
     run = setup.workflow.service.start({
@@ -207,6 +209,7 @@ export async function workflowRunCommand(
   printResult(result);
   setup.workflow.dispose();
   setup.subagents.dispose();
+  await setup.mcp.dispose();
   if (result.stopReason !== 'completed' && signals.received)
     return SIGNAL_EXIT_CODES[signals.received];
   return exitCodeOf(result, signals.received !== undefined);

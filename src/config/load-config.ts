@@ -92,7 +92,9 @@ export function parseConfig(text: string, file: string): LoomConfig {
     const message =
       issue.code === 'unrecognized_keys'
         ? `unknown field${keys.length > 1 ? `s ${keys.join(', ')}` : ''}`
-        : issue.message;
+        : issue.code === 'invalid_key'
+          ? (issue.issues[0]?.message ?? issue.message)
+          : issue.message;
     return `${file}${line ? `:${line}` : ''}: ${field}: ${message}`;
   });
   throw new UserError('INVALID_CONFIG', `invalid config:\n${problems.join('\n')}`);
@@ -178,6 +180,11 @@ function merge(base: LoomConfig, override: LoomConfig): LoomConfig {
   if (base.jobs || override.jobs) merged.jobs = { ...base.jobs, ...override.jobs };
   if (base.subagents || override.subagents) {
     merged.subagents = { ...base.subagents, ...override.subagents };
+  }
+  if (base.mcp || override.mcp) {
+    const servers = { ...base.mcp?.servers, ...override.mcp?.servers };
+    merged.mcp = { ...base.mcp, ...override.mcp };
+    if (Object.keys(servers).length > 0) merged.mcp.servers = servers;
   }
   if (override.permissions)
     merged.permissions = [...override.permissions, ...(base.permissions ?? [])];

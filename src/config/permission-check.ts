@@ -1,12 +1,15 @@
 /**
  * Checks permission rules against the tools a runtime declares, once every layer has declared
  * its tools: an unknown tool name or an argument name the tool does not take would otherwise
- * never match, silently. Every problem names the file, line and closest valid name. Pure: it
- * reads the catalog entries it is given and never installs anything.
+ * never match, silently. Rules naming MCP tools (`mcp__…`) are left unchecked: a server's tools
+ * are known only once it has started. Every problem names the file, line and closest valid name.
+ * Pure: it reads the catalog entries it is given and never installs anything.
  */
 import { UserError } from '../core/errors.js';
 import type { CatalogEntry } from '../core/tool-catalog.js';
+import { MCP_TOOL_PREFIX } from '../mcp/contract.js';
 import { ruleOrigin } from './load-config.js';
+import { matchesToolName } from './permissions.js';
 import type { PermissionRule } from './schema.js';
 
 /** Edits (insert, delete, replace, swap two neighbours) that turn `from` into `to`. */
@@ -73,20 +76,30 @@ export function permissionRuleProblems(
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   rules.forEach((rule, position) => {
     const origin = ruleOrigin(rule);
+    // An MCP server's tools (and their arguments) are known only once it runs.
+    if (rule.tool.startsWith(MCP_TOOL_PREFIX)) return;
     const entry = byName.get(rule.tool);
-    if (rule.tool !== '*' && !entry) {
+    const pattern = rule.tool !== '*' && rule.tool.includes('*');
+    const matched = pattern ? tools.filter((tool) => matchesToolName(rule.tool, tool.name)) : [];
+    if (rule.tool !== '*' && !entry && matched.length === 0) {
+      const unknown = pattern ? 'no tool matches the pattern' : 'unknown tool';
       problems.push(
-        `${where(rule, position, origin?.toolLine)}.tool: unknown tool "${rule.tool}" (${hint(rule.tool, toolNames, 'tools')})`,
+        `${where(rule, position, origin?.toolLine)}.tool: ${unknown} "${rule.tool}" (${hint(rule.tool, toolNames, 'tools')})`,
       );
       return;
     }
     // A tool whose schema names no arguments takes any; `*` is checked against the named ones.
     if (entry && entry.argumentNames === undefined) return;
-    const candidates = entry ? [entry] : tools;
+    if (matched.some((tool) => tool.argumentNames === undefined)) return;
+    const candidates = entry ? [entry] : pattern ? matched : tools;
     const argumentNames = [...new Set(candidates.flatMap((tool) => tool.argumentNames ?? []))];
     for (const key of Object.keys(rule.match ?? {})) {
       if (argumentNames.includes(key)) continue;
-      const owner = entry ? `tool ${entry.name} has no argument` : 'no tool has an argument';
+      const owner = entry
+        ? `tool ${entry.name} has no argument`
+        : pattern
+          ? `no tool matching ${rule.tool} has an argument`
+          : 'no tool has an argument';
       problems.push(
         `${where(rule, position, origin?.matchLines[key])}.match.${key}: ${owner} "${key}" (${hint(key, argumentNames, 'arguments')})`,
       );

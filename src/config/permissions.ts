@@ -32,6 +32,8 @@ interface Matcher {
 
 interface CompiledRule {
   rule: PermissionRule;
+  /** The rule's `tool`, anchored; `*` stands for any run of characters. */
+  toolPattern: RegExp;
   matchers: Matcher[];
 }
 
@@ -61,8 +63,14 @@ function matchesShellLine(
   return matcher.whole.test(text) || (opaque && matcher.anywhere.test(text));
 }
 
+/** Whether a rule's `tool` (a name, or a pattern with `*`) names `tool`. */
+export function matchesToolName(pattern: string, tool: string): boolean {
+  if (!pattern.includes('*')) return pattern === tool;
+  return patternToRegExp(pattern).test(tool);
+}
+
 export function matchesRule(compiled: CompiledRule, tool: string, args: unknown): boolean {
-  if (compiled.rule.tool !== '*' && compiled.rule.tool !== tool) return false;
+  if (!compiled.toolPattern.test(tool)) return false;
   const record = (args ?? {}) as Record<string, unknown>;
   return compiled.matchers.every((matcher) => {
     const value = record[matcher.argument];
@@ -92,6 +100,7 @@ function compileMatcher(tool: string, argument: string, pattern: string): Matche
 export function compileRules(rules: PermissionRule[]): CompiledRule[] {
   return rules.map((rule) => ({
     rule,
+    toolPattern: patternToRegExp(rule.tool),
     matchers: Object.entries(rule.match ?? {}).map(([argument, pattern]) =>
       compileMatcher(rule.tool, argument, pattern),
     ),

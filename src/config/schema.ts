@@ -27,7 +27,11 @@ export const modelPriceSchema = z.strictObject({
 });
 
 export const permissionRuleSchema = z.strictObject({
-  /** The tool the rule applies to, or `*` for every tool; an unknown name fails the load. */
+  /**
+   * The tool the rule applies to; `*` stands for any run of characters (`*` alone: every tool,
+   * `mcp__github__*`: every tool of the MCP server github). A name or pattern that no tool has
+   * fails the load, except MCP tool names (`mcp__…`): a server's tools are known only once it runs.
+   */
   tool: z.string().min(1),
   /**
    * Argument name (one the tool takes, else the load fails) to pattern (`*` matches any run of
@@ -39,6 +43,67 @@ export const permissionRuleSchema = z.strictObject({
   /** Shown to the model when the rule denies. */
   reason: z.string().optional(),
 });
+
+/** An MCP server's name: it is the SERVER of `mcp__SERVER__TOOL`, so no `__` inside it. */
+export const MCP_SERVER_NAME = /^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$/;
+
+/** A `${NAME}` (or `${NAME:-default}`) reference to an environment variable. */
+const VARIABLE_REFERENCE = /\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}/;
+
+/**
+ * One MCP server (`mcp.servers.NAME` in config.yaml, and each of `.mcp.json`'s `mcpServers`):
+ * a command run over stdio or a streamable HTTP `url`. `${NAME}` and `${NAME:-default}` in
+ * `command`, `args`, `env`, `cwd`, `url` and `headers` are read from Loom's environment when the
+ * server starts.
+ */
+export const mcpServerSchema = z
+  .strictObject({
+    /** The transport, as `.mcp.json` files write it; inferred from `command` or `url` when absent. */
+    type: z.enum(['stdio', 'http']).optional(),
+    /** stdio: the program (looked up in PATH) and its arguments. */
+    command: z.string().min(1).optional(),
+    args: z.array(z.string()).optional(),
+    /** stdio: variables added to HOME, LOGNAME, PATH, SHELL, TERM and USER (all it inherits). */
+    env: z.record(z.string(), z.string()).optional(),
+    /** stdio: its working folder, relative to the workspace; default the workspace. */
+    cwd: z.string().min(1).optional(),
+    /** Streamable HTTP: the endpoint. */
+    url: z.string().min(1).optional(),
+    /**
+     * Streamable HTTP: header values, each naming environment variables as `${NAME}` (such as
+     * `Bearer ${GITHUB_TOKEN}`); a literal value is an error, so no secret is written in config.
+     */
+    headers: z
+      .record(
+        z.string().min(1),
+        z.string().regex(
+          VARIABLE_REFERENCE,
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: `${NAME}` is the syntax the message teaches.
+          'must name an environment variable as ${NAME} (such as "Bearer ${GITHUB_TOKEN}"); literal header values are not allowed in config',
+        ),
+      )
+      .optional(),
+    /** How long it may take to start and list its tools; default `mcp.startTimeoutMs`. */
+    startTimeoutMs: z.number().int().min(100).max(600_000).optional(),
+  })
+  .superRefine((server, context) => {
+    const problem = (message: string, path: string[] = []) =>
+      context.addIssue({ code: 'custom', message, path });
+    if ((server.command === undefined) === (server.url === undefined)) {
+      problem('a server needs either `command` (stdio) or `url` (streamable HTTP), not both');
+      return;
+    }
+    const stdio = server.command !== undefined;
+    if (server.type !== undefined && server.type !== (stdio ? 'stdio' : 'http')) {
+      problem(`type ${server.type} does not fit ${stdio ? '`command`' : '`url`'}`, ['type']);
+    }
+    const misplaced = stdio ? (['headers'] as const) : (['args', 'env', 'cwd'] as const);
+    for (const key of misplaced) {
+      if (server[key] !== undefined) {
+        problem(`${key} is for ${stdio ? 'HTTP' : 'stdio'} servers only`, [key]);
+      }
+    }
+  });
 
 /** `subagents.providers.NAME`: an agent process speaking ACP over stdio. */
 export const acpProviderSchema = z.strictObject({
@@ -242,6 +307,31 @@ const configObjectSchema = z.strictObject({
     .optional(),
   /** First matching rule wins; no match allows. Enforced before every tool call. */
   permissions: z.array(permissionRuleSchema).optional(),
+  mcp: z
+    .strictObject({
+      /**
+       * How long a server may take to start and list its tools before it is reported as failed
+       * and left out (its tools absent); default 30000 ms, long enough for an `npx` server's first
+       * download, short enough that a dead one never holds a session up. Per server:
+       * `startTimeoutMs`.
+       */
+      startTimeoutMs: z.number().int().min(100).max(600_000).optional(),
+      /** Characters of one tool result kept (head and tail, like bash output); default 30000. */
+      outputLimit: z.number().int().min(1000).max(1_000_000).optional(),
+      /** MCP servers by name; their tools are `mcp__NAME__TOOL`. Default none. */
+      servers: z
+        .record(
+          z
+            .string()
+            .regex(
+              MCP_SERVER_NAME,
+              'server names are letters, digits, "-" and single "_" (no "__", which separates mcp__SERVER__TOOL)',
+            ),
+          mcpServerSchema,
+        )
+        .optional(),
+    })
+    .optional(),
 });
 
 /** The whole file: its fields, and `workflow.provider` naming a provider there is. */
@@ -260,3 +350,4 @@ export type ModelRouteConfig = z.infer<typeof modelRouteSchema>;
 export type PermissionRule = z.infer<typeof permissionRuleSchema>;
 export type AcpProviderSchema = z.infer<typeof acpProviderSchema>;
 export type ModelPrice = z.infer<typeof modelPriceSchema>;
+export type McpServerConfig = z.infer<typeof mcpServerSchema>;

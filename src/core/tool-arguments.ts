@@ -1,11 +1,14 @@
 /**
- * Checks a model's tool-call arguments against the tool's `parameters` JSON Schema (draft
- * 2020-12, every violation reported, each problem qualified by its path). This is the one
- * validation path for every tool, ours or foreign. It must never coerce, fill defaults into or
- * otherwise mutate the caller's value, and a broken schema is a reported problem, never a throw.
- * The validator (ajv) is loaded at the first check, so a start that calls no tool never loads it.
+ * Checks a model's tool-call arguments against the tool's `parameters` JSON Schema (every
+ * violation reported, each problem qualified by its path). The dialect is the schema's
+ * `$schema`: draft 2020-12 (also when absent) or draft-07, as foreign (MCP) tools declare them.
+ * This is the one validation path for every tool, ours or foreign. It must never coerce, fill
+ * defaults into or otherwise mutate the caller's value, and a broken schema is a reported
+ * problem, never a throw. The validator (ajv) is loaded at the first check, so a start that
+ * calls no tool never loads it.
  */
 import { createRequire } from 'node:module';
+import type { Ajv as AjvDraft07 } from 'ajv';
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { errorMessage } from './errors.js';
 import type { ToolDefinition } from './tool-contract.js';
@@ -17,23 +20,41 @@ export type ArgumentCheck = { ok: true; value: unknown } | { ok: false; problems
  * bundled). Unknown keywords (vendor `x-*` extensions in foreign tool schemas) are tolerated;
  * a schema that breaks the meta-schema is not.
  */
-let shared: Ajv2020 | undefined;
+let shared2020: Ajv2020 | undefined;
+let sharedDraft07: AjvDraft07 | undefined;
 
-function validator(): Ajv2020 {
-  if (shared) return shared;
-  const ajv = createRequire(import.meta.url)(
-    'ajv/dist/2020.js',
-  ) as typeof import('ajv/dist/2020.js');
-  shared = new ajv.Ajv2020({
-    allErrors: true,
-    strict: false,
-    validateFormats: false,
-    coerceTypes: false,
-    useDefaults: false,
-    removeAdditional: false,
-    logger: false,
-  });
-  return shared;
+const VALIDATOR_OPTIONS = {
+  allErrors: true,
+  strict: false,
+  validateFormats: false,
+  coerceTypes: false,
+  useDefaults: false,
+  removeAdditional: false,
+  logger: false,
+} as const;
+
+export type SchemaDialect = '2020-12' | 'draft-07';
+
+/** The dialect a `$schema` value names; absent means 2020-12; undefined: one ajv is not set up for. */
+export function schemaDialect(declared: unknown): SchemaDialect | undefined {
+  if (declared === undefined) return '2020-12';
+  if (typeof declared !== 'string') return undefined;
+  const address = declared.replace(/^https?:\/\//, '').replace(/#$/, '');
+  if (address === 'json-schema.org/draft/2020-12/schema') return '2020-12';
+  if (address === 'json-schema.org/draft-07/schema') return 'draft-07';
+  return undefined;
+}
+
+function validator(dialect: SchemaDialect): Ajv2020 | AjvDraft07 {
+  const load = createRequire(import.meta.url);
+  if (dialect === 'draft-07') {
+    sharedDraft07 ??= new (load('ajv') as typeof import('ajv')).Ajv(VALIDATOR_OPTIONS);
+    return sharedDraft07;
+  }
+  shared2020 ??= new (load('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js')).Ajv2020(
+    VALIDATOR_OPTIONS,
+  );
+  return shared2020;
 }
 
 type Compiled = { validate: ValidateFunction } | { failure: string };
@@ -54,6 +75,12 @@ export function validateToolArguments(tool: ToolDefinition, raw: unknown): Argum
   return { ok: false, problems: [...new Set(problems)] };
 }
 
+/** Why `tool`'s parameters schema cannot validate arguments; undefined when it can. */
+export function parametersProblem(tool: ToolDefinition): string | undefined {
+  const schema = compile(tool);
+  return 'failure' in schema ? schema.failure : undefined;
+}
+
 function compile(tool: ToolDefinition): Compiled {
   const schema: unknown = tool.parameters;
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
@@ -62,15 +89,24 @@ function compile(tool: ToolDefinition): Compiled {
   const cached = compiled.get(schema);
   if (cached) return cached;
   let result: Compiled;
-  const { $schema: _dialect, ...body } = schema as Record<string, unknown>;
+  const { $schema: declared, ...body } = schema as Record<string, unknown>;
+  const dialect = schemaDialect(declared);
+  if (!dialect) {
+    result = {
+      failure: `tool ${tool.name} has a parameters schema of an unsupported dialect ${JSON.stringify(declared)} (draft-07 and 2020-12 are supported)`,
+    };
+    compiled.set(schema, result);
+    return result;
+  }
+  const ajv = validator(dialect);
   try {
-    result = { validate: validator().compile(body) };
+    result = { validate: ajv.compile(body) };
   } catch (error) {
     result = {
       failure: `tool ${tool.name} has an invalid parameters schema: ${errorMessage(error)}`,
     };
   } finally {
-    validator().removeSchema(body);
+    ajv.removeSchema(body);
   }
   compiled.set(schema, result);
   return result;

@@ -59,11 +59,10 @@ export async function tuiCommand(options: TuiOptions): Promise<number> {
       throw new UserError('SESSION_NOT_FOUND', `no session to continue in this workspace (${cwd})`);
     }
   }
-  const session = new TuiSession(
-    setup,
-    broker,
-    resumeId === undefined ? runtime.start() : runtime.resume(resumeId),
-  );
+  const handle = resumeId === undefined ? runtime.start() : runtime.resume(resumeId);
+  // The MCP servers start with the session, before the screen takes the terminal.
+  await setup.mcp.ready(handle);
+  const session = new TuiSession(setup, broker, handle);
   const store = new TuiStore(setup, session.current, broker);
   const historyFile = historyFileOf(home, cwd);
   const history = readHistory(historyFile);
@@ -87,6 +86,7 @@ export async function tuiCommand(options: TuiOptions): Promise<number> {
   await instance.waitUntilExit();
   store.dispose();
   await session.close();
+  await setup.mcp.dispose();
   process.stdout.write(
     `session ${session.sessionId}\nresume it with: loom --resume ${session.sessionId}\n`,
   );

@@ -40,7 +40,11 @@ interface HeldRun {
  * both children hang on their model, so the root's turn stays open on the foreground call.
  */
 async function holdRun(
-  open: (workspace: string, home: string, model: string) => LoomSetup & { root: AgentHandle },
+  open: (
+    workspace: string,
+    home: string,
+    model: string,
+  ) => (LoomSetup & { root: AgentHandle }) | Promise<LoomSetup & { root: AgentHandle }>,
 ): Promise<HeldRun> {
   const home = temporaryFolder();
   const workspace = temporaryFolder();
@@ -75,7 +79,7 @@ async function holdRun(
       { when: '^hang', hang: true },
     ],
   });
-  const { root, ...setup } = open(workspace, home, `scripted:${model}`);
+  const { root, ...setup } = await open(workspace, home, `scripted:${model}`);
   const finished = root.agent.prompt('start everything');
   const hangingChildren = () =>
     setup.runtime.liveAgents.filter(
@@ -165,9 +169,9 @@ const silentClient = {
 test('loom acp: a forced stop during the shutdown closes the turns the shutdown left ending', async () => {
   let sessions: AcpSessions | undefined;
   let acpSetup: LoomSetup | undefined;
-  const run = await holdRun((workspace, home, model) => {
+  const run = await holdRun(async (workspace, home, model) => {
     sessions = new AcpSessions({ home, model, client: silentClient });
-    const session = sessions.open(workspace);
+    const session = await sessions.open(workspace);
     acpSetup = session.setup;
     return { ...session.setup, root: session.handle };
   });

@@ -72,7 +72,7 @@ function traced(home: string): { env: NodeJS.ProcessEnv; read: () => Loaded } {
 
 /** Sources that no start may load unless its path uses them. */
 const HEAVY =
-  /node_modules\/(@ai-sdk\/(anthropic|openai|deepseek|openai-compatible)|ai|yaml|ajv|acorn|@agentclientprotocol\/sdk|@clack\/prompts)\//;
+  /node_modules\/(@ai-sdk\/(anthropic|openai|deepseek|openai-compatible)|ai|yaml|ajv|acorn|@agentclientprotocol\/sdk|@modelcontextprotocol\/sdk|@clack\/prompts)\//;
 
 function heavy(loaded: Loaded): string[] {
   const names = [...loaded.files, ...loaded.sources]
@@ -96,6 +96,7 @@ test('loom --version loads the bundle entry and commander, not the runtime', asy
     (source) => source.includes('node_modules/zod/') || source === 'src/cli/build-runtime.ts',
   );
   assert.deepEqual(runtime, []);
+  assert.deepEqual(heavy(loaded), [], 'no MCP SDK either');
 });
 
 test('a scripted loom run loads only bundle files, and no provider, yaml, ajv, acorn or ACP', async () => {
@@ -125,6 +126,24 @@ test('with a config file loom run loads yaml to read it (the trace sees lazy loa
   });
   assert.equal((await run.exited).code, 0, run.stderr());
   assert.deepEqual(heavy(trace.read()), ['yaml']);
+});
+
+test('loom run loads the MCP SDK only when a server is configured', async () => {
+  const home = temporaryFolder();
+  const model = writeScriptedModel(home, { rules: [], default: { reply: 'ok' } });
+  const server = resolve('test/mcp/fixtures/stdio-server.mjs');
+  writeFileSync(
+    join(home, 'config.yaml'),
+    `mcp:\n  servers:\n    files: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(server)}] }\n`,
+  );
+  const trace = traced(home);
+  const run = startLoom(['run', '--model', `scripted:${model}`, '--cwd', home, 'hello'], {
+    home,
+    env: trace.env,
+  });
+  assert.equal((await run.exited).code, 0, run.stderr());
+  // ajv compiles the servers' tool schemas; yaml reads the config.
+  assert.deepEqual(heavy(trace.read()), ['@modelcontextprotocol/sdk', 'ajv', 'yaml']);
 });
 
 test('loom acp answers initialize with the protocol loaded and the runtime not yet', async () => {

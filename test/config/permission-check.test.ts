@@ -118,3 +118,19 @@ test('the runtime declares every tool its agents get, so layer tools are valid r
     /config\.yaml:2: permissions\[0\]\.tool: unknown tool "job_kil" \(did you mean job_kill\?\)/,
   );
 });
+
+test('rules may name MCP tools no server has offered yet; other patterns must match a tool', () => {
+  const text = [
+    'permissions:',
+    '  - { tool: "mcp__github__*", action: deny }',
+    '  - { tool: mcp__files__read, match: { path: "*.env" }, action: deny }',
+    '  - { tool: "read_*", match: { path: "*.env" }, action: deny }',
+    '  - { tool: "read_*", match: { pth: "*.env" }, action: deny }',
+    '  - { tool: "telep*", action: deny }',
+  ].join('\n');
+  const config = parseConfig(text, '/p/config.yaml');
+  assert.deepEqual(permissionRuleProblems(config.permissions ?? [], catalog().entries()), [
+    '/p/config.yaml:5: permissions[3].match.pth: no tool matching read_* has an argument "pth" (did you mean path?)',
+    '/p/config.yaml:6: permissions[4].tool: no tool matches the pattern "telep*" (known tools: bash, read_file, structured_output)',
+  ]);
+});

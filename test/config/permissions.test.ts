@@ -105,3 +105,15 @@ test('other arguments and other tools still match the whole argument text', () =
   assert.ok(anyTool);
   assert.equal(matchesRule(anyTool, 'bash', { command: 'ls; rm x' }), true);
 });
+
+test('a tool pattern with * names every tool it matches, such as one MCP server’s', () => {
+  const [github] = compileRules([{ tool: 'mcp__github__*', action: 'deny' }]);
+  assert.ok(github);
+  assert.equal(matchesRule(github, 'mcp__github__create_issue', {}), true);
+  assert.equal(matchesRule(github, 'mcp__github__search', { query: 'x' }), true);
+  assert.equal(matchesRule(github, 'mcp__gitlab__search', {}), false);
+  assert.equal(matchesRule(github, 'bash', { command: 'ls' }), false);
+  const [exact] = compileRules([{ tool: 'mcp__github__search', action: 'deny' }]);
+  assert.ok(exact);
+  assert.equal(matchesRule(exact, 'mcp__github__search_code', {}), false);
+});

@@ -1,0 +1,97 @@
+/**
+ * The MCP client's seam: the servers a runtime connects to (from config, a project `.mcp.json` or
+ * an ACP client), what each one's start came to, the session event that records a failed start
+ * and the error codes of MCP tools. Declarations only; the SDK is never imported from here, so
+ * reading this module never loads it.
+ */
+import { LoomError } from '../core/errors.js';
+
+/** Where a server was declared, for messages and `loom mcp list`. */
+export type McpServerSource = 'config' | 'project' | 'client';
+
+/** A server as declared: `${NAME}` references are still unresolved (see expand-variables.ts). */
+export type McpServerDeclaration =
+  | {
+      transport: 'stdio';
+      name: string;
+      source: McpServerSource;
+      /** The file it came from, or `the ACP client`. */
+      origin: string;
+      command: string;
+      args: string[];
+      env: Record<string, string>;
+      /** As declared (may refer to variables); relative to `workspace`; absent: the workspace. */
+      cwd?: string;
+      /** The workspace folder (absolute). */
+      workspace: string;
+      startTimeoutMs: number;
+    }
+  | {
+      transport: 'http';
+      name: string;
+      source: McpServerSource;
+      origin: string;
+      url: string;
+      headers: Record<string, string>;
+      startTimeoutMs: number;
+    };
+
+/** One tool of a server as the agents get it, or why it was left out. */
+export interface McpToolReport {
+  /** The server's own name for it. */
+  name: string;
+  /** `mcp__SERVER__TOOL`; absent when it was left out. */
+  agentName?: string;
+  /** Why it was left out (a name too long, a schema ajv rejects); absent when it is offered. */
+  problem?: string;
+}
+
+/** What one server's start came to. A failed server's tools are absent for the whole session. */
+export type McpServerStatus =
+  | { state: 'connected'; tools: McpToolReport[]; serverVersion?: string }
+  | { state: 'failed'; reason: 'timeout' | 'error'; message: string };
+
+export interface McpServerReport {
+  name: string;
+  transport: McpServerDeclaration['transport'];
+  source: McpServerSource;
+  status: McpServerStatus;
+}
+
+/** The session event of a server that did not start: logged once per root session. */
+export interface McpServerFailedEvent {
+  server: string;
+  transport: McpServerDeclaration['transport'];
+  source: McpServerSource;
+  reason: 'timeout' | 'error';
+  /** Credential values are never in it. */
+  message: string;
+}
+
+declare module '../core/session-events.js' {
+  interface SessionEventMap {
+    /** An MCP server failed to start (or timed out): its tools are absent from the session. */
+    'mcp/server-failed': McpServerFailedEvent;
+  }
+}
+
+export type McpErrorCode = 'MCP_SERVER_UNAVAILABLE' | 'MCP_TOOL_ERROR';
+
+declare module '../core/errors.js' {
+  interface LoomErrorCodeMap extends Record<McpErrorCode, true> {}
+}
+
+/**
+ * `MCP_SERVER_UNAVAILABLE`: the server could not be reached or restarted, or it died during the
+ * call; `MCP_TOOL_ERROR`: the server answered the call with a protocol error.
+ */
+export class McpError extends LoomError<McpErrorCode> {}
+
+/** Separates the parts of `mcp__SERVER__TOOL`. */
+export const MCP_NAME_SEPARATOR = '__';
+export const MCP_TOOL_PREFIX = `mcp${MCP_NAME_SEPARATOR}`;
+
+/** The default of `mcp.startTimeoutMs`: see config/schema.ts for why. */
+export const DEFAULT_START_TIMEOUT_MS = 30_000;
+/** The default of `mcp.outputLimit`, the same cap as a bash command's output. */
+export const DEFAULT_OUTPUT_LIMIT = 30_000;

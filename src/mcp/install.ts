@@ -1,0 +1,187 @@
+/**
+ * The MCP layer of a runtime: the servers config and `.mcp.json` declare start together, once,
+ * when the first session asks (`ready`), each within its start timeout. A connected server's
+ * tools go to every agent; a failed one is reported once on stderr and, in each root session
+ * that waits for it, as an `mcp/server-failed` event, and its tools are absent. `ready` never
+ * rejects and never waits longer than the slowest start timeout. Installing starts nothing and
+ * loads no SDK; no server process outlives `dispose()` or the Loom process.
+ */
+import type { Disposer } from '../core/context.js';
+import type { AgentHandle } from '../core/create-agent.js';
+import { errorMessage, LoomError } from '../core/errors.js';
+import type { AgentRuntime } from '../core/runtime.js';
+import type { ToolDefinition } from '../core/tool-contract.js';
+import {
+  DEFAULT_OUTPUT_LIMIT,
+  type McpServerDeclaration,
+  type McpServerFailedEvent,
+  type McpServerReport,
+} from './contract.js';
+import { McpStartFailure, ServerConnection } from './server-connection.js';
+import { serverTools } from './server-tools.js';
+
+export interface McpOptions {
+  servers: readonly McpServerDeclaration[];
+  /** Characters of one result kept; default 30000. */
+  outputLimit?: number;
+  /** Where `${NAME}` references are read; default `process.env`. */
+  environment?: NodeJS.ProcessEnv;
+  /** Receives each failure's one line; default standard error. Must not throw. */
+  report?: (line: string) => void;
+}
+
+export interface McpLayer {
+  /** Whether any server is declared (none: `ready` does nothing and no SDK is loaded). */
+  readonly configured: boolean;
+  /**
+   * Starts the servers (the first call; later ones wait for the same start), gives the
+   * connected ones' tools to every agent, `handle`'s too, and logs each failure once in
+   * `handle`'s session. Never rejects.
+   */
+  ready(handle?: AgentHandle): Promise<McpServerReport[]>;
+  /** Ends every server's connection and process; its tools leave every agent. */
+  dispose(): Promise<void>;
+}
+
+/** Starts `servers` in parallel; each report says what its start came to. Never rejects. */
+export async function startServers(
+  servers: readonly McpServerDeclaration[],
+  options: { environment: NodeJS.ProcessEnv; outputLimit: number },
+): Promise<
+  Array<{ report: McpServerReport; connection: ServerConnection; tools: ToolDefinition[] }>
+> {
+  return Promise.all(
+    servers.map(async (declaration) => {
+      const connection = new ServerConnection(declaration, options.environment);
+      const base = {
+        name: declaration.name,
+        transport: declaration.transport,
+        source: declaration.source,
+      };
+      try {
+        const listed = await connection.start();
+        const { tools, reports } = serverTools(connection, listed.tools, options.outputLimit);
+        const status = {
+          state: 'connected' as const,
+          tools: reports,
+          ...(listed.serverVersion ? { serverVersion: listed.serverVersion } : {}),
+        };
+        return { report: { ...base, status }, connection, tools };
+      } catch (error) {
+        await connection.close();
+        const reason = error instanceof McpStartFailure ? error.reason : 'error';
+        const status = { state: 'failed' as const, reason, message: errorMessage(error) };
+        return { report: { ...base, status }, connection, tools: [] };
+      }
+    }),
+  );
+}
+
+/** The one line a failed server is reported with. */
+export function failureLine(report: McpServerReport): string | undefined {
+  if (report.status.state !== 'failed') return undefined;
+  const what = report.status.reason === 'timeout' ? 'did not start in time' : 'failed to start';
+  return `loom: MCP server ${report.name} (${report.transport}, ${report.source}) ${what}: ${report.status.message}; its tools are absent\n`;
+}
+
+export function failureEvents(reports: readonly McpServerReport[]): McpServerFailedEvent[] {
+  return reports.flatMap((report) =>
+    report.status.state === 'failed'
+      ? [
+          {
+            server: report.name,
+            transport: report.transport,
+            source: report.source,
+            reason: report.status.reason,
+            message: report.status.message,
+          },
+        ]
+      : [],
+  );
+}
+
+/**
+ * Gives `tools` to `handle` until it closes or the returned undo runs. A name the agent already
+ * has (another server of the same name: config's and an ACP client's) keeps its first tool; the
+ * rest are reported to `report` and left out.
+ */
+export function giveTools(
+  handle: AgentHandle,
+  tools: readonly ToolDefinition[],
+  report: (line: string) => void = () => {},
+): Disposer {
+  const registrations: Disposer[] = [];
+  for (const tool of tools) {
+    try {
+      registrations.push(handle.tools.register(tool));
+    } catch (error) {
+      if (!(error instanceof LoomError && error.code === 'DUPLICATE_TOOL')) throw error;
+      report(
+        `loom: MCP tool ${tool.name} is left out: the session already has a tool of that name\n`,
+      );
+    }
+  }
+  let given = true;
+  const undo = () => {
+    if (!given) return;
+    given = false;
+    for (const dispose of registrations) dispose();
+  };
+  handle.onClose(undo);
+  return undo;
+}
+
+export function installMcp(runtime: AgentRuntime, options: McpOptions): McpLayer {
+  const environment = options.environment ?? process.env;
+  const outputLimit = options.outputLimit ?? DEFAULT_OUTPUT_LIMIT;
+  const report = options.report ?? ((line: string) => void process.stderr.write(line));
+  const connections: ServerConnection[] = [];
+  const undos: Disposer[] = [];
+  const logged = new WeakSet<AgentHandle>();
+  let started: Promise<McpServerReport[]> | undefined;
+  let disposed = false;
+  const killAll = () => {
+    for (const connection of connections) connection.killNow();
+  };
+
+  const start = async (): Promise<McpServerReport[]> => {
+    process.on('exit', killAll);
+    const results = await startServers(options.servers, { environment, outputLimit });
+    for (const result of results) connections.push(result.connection);
+    if (disposed) {
+      await Promise.all(results.map((result) => result.connection.close()));
+      return results.map((result) => result.report);
+    }
+    const tools = results.flatMap((result) => result.tools);
+    if (tools.length > 0) {
+      undos.push(runtime.offerTools(tools));
+      for (const handle of runtime.liveAgents) undos.push(giveTools(handle, tools, report));
+    }
+    for (const result of results) {
+      const line = failureLine(result.report);
+      if (line) report(line);
+    }
+    return results.map((result) => result.report);
+  };
+
+  return {
+    configured: options.servers.length > 0,
+    async ready(handle) {
+      if (options.servers.length === 0) return [];
+      started ??= start();
+      const reports = await started;
+      if (handle && !logged.has(handle) && !handle.log.closed) {
+        logged.add(handle);
+        for (const event of failureEvents(reports)) handle.log.append('mcp/server-failed', event);
+      }
+      return reports;
+    },
+    async dispose() {
+      disposed = true;
+      for (const undo of undos.splice(0)) undo();
+      await started?.catch(() => undefined);
+      await Promise.all(connections.splice(0).map((connection) => connection.close()));
+      process.off('exit', killAll);
+    },
+  };
+}

@@ -1,0 +1,69 @@
+/**
+ * A connected server's tools as agent tools: `mcp__SERVER__TOOL` (characters a provider refuses
+ * become `_`), the server's description, and its input JSON Schema passed to the model as it is,
+ * once ajv has compiled it in its dialect (draft-07 or 2020-12). A tool whose name is too long,
+ * repeats another's or whose schema ajv rejects is left out with the reason, never registered
+ * broken. Calls go to the server connection; its errors become error results.
+ */
+
+import { parametersProblem } from '../core/tool-arguments.js';
+import type { ToolDefinition } from '../core/tool-contract.js';
+import type { JsonSchema } from '../llm/contract.js';
+import { MCP_NAME_SEPARATOR, MCP_TOOL_PREFIX, type McpToolReport } from './contract.js';
+import { resultText } from './result-text.js';
+import type { ListedTool, ServerConnection } from './server-connection.js';
+
+/** What providers accept as a tool name (see core/tool-pipeline.ts). */
+const MAX_TOOL_NAME = 64;
+
+export function agentToolName(server: string, tool: string): string {
+  return `${MCP_TOOL_PREFIX}${server}${MCP_NAME_SEPARATOR}${tool.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+}
+
+export interface ServerTools {
+  tools: ToolDefinition[];
+  reports: McpToolReport[];
+}
+
+export function serverTools(
+  connection: ServerConnection,
+  listed: readonly ListedTool[],
+  outputLimit: number,
+): ServerTools {
+  const tools: ToolDefinition[] = [];
+  const reports: McpToolReport[] = [];
+  const taken = new Set<string>();
+  for (const tool of listed) {
+    const name = agentToolName(connection.name, tool.name);
+    const leaveOut = (problem: string) => reports.push({ name: tool.name, problem });
+    if (name.length > MAX_TOOL_NAME) {
+      leaveOut(`its name ${name} is longer than ${MAX_TOOL_NAME} characters`);
+      continue;
+    }
+    if (taken.has(name)) {
+      leaveOut(`its name becomes ${name}, as another tool's does`);
+      continue;
+    }
+    const definition: ToolDefinition = {
+      name,
+      description: describe(connection.name, tool),
+      parameters: tool.inputSchema as JsonSchema,
+      execute: async (args, execution) =>
+        resultText(await connection.call(tool.name, args, execution.signal), outputLimit),
+    };
+    const problem = parametersProblem(definition);
+    if (problem) {
+      leaveOut(problem);
+      continue;
+    }
+    taken.add(name);
+    tools.push(definition);
+    reports.push({ name: tool.name, agentName: name });
+  }
+  return { tools, reports };
+}
+
+function describe(server: string, tool: ListedTool): string {
+  const text = tool.description?.trim() || tool.title?.trim() || `the ${tool.name} tool`;
+  return `${text}\n(from the MCP server ${server})`;
+}

@@ -1,0 +1,55 @@
+/**
+ * The test suite's MCP servers (test/mcp/fixtures, written with the MCP SDK): declarations of
+ * the stdio ones for config, and a streamable-HTTP one started as its own process on loopback,
+ * ended by the test. Waits on the server's own "listening" line, never on time.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+export const STDIO_SERVER = resolve('test/mcp/fixtures/stdio-server.mjs');
+export const SILENT_SERVER = resolve('test/mcp/fixtures/silent-server.mjs');
+const HTTP_SERVER = resolve('test/mcp/fixtures/http-server.mjs');
+
+/** A config.yaml server entry (as YAML flow text) running the stdio fixture as `name`. */
+export function stdioServerYaml(name: string, pidFile: string): string {
+  return `{ command: ${JSON.stringify(process.execPath)}, args: ${JSON.stringify([STDIO_SERVER, name, pidFile])} }`;
+}
+
+/** The process ids a fixture appended to its pid file, in start order. */
+export function startedPids(pidFile: string): number[] {
+  return readFileSync(pidFile, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map(Number);
+}
+
+export interface HttpServer {
+  url: string;
+  child: ChildProcess;
+  /** Ends the server's process; resolves once it has ended. */
+  stop(): Promise<void>;
+}
+
+/** Starts the HTTP fixture (requiring `Bearer token` when given); the caller stops it. */
+export async function startHttpServer(token?: string): Promise<HttpServer> {
+  const child = spawn(process.execPath, [HTTP_SERVER], {
+    env: { ...process.env, ...(token !== undefined ? { MCP_TEST_TOKEN: token } : {}) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const ended = new Promise<void>((resolveEnd) => child.on('close', () => resolveEnd()));
+  const port = await new Promise<string>((resolvePort, reject) => {
+    let text = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+      const match = /listening (\d+)/.exec(text);
+      if (match?.[1]) resolvePort(match[1]);
+    });
+    ended.then(() => reject(new Error(`the HTTP MCP server ended before listening: ${text}`)));
+  });
+  const stop = async () => {
+    child.kill();
+    await ended;
+  };
+  return { url: `http://127.0.0.1:${port}/mcp`, child, stop };
+}
