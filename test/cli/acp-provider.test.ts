@@ -165,7 +165,11 @@ test('subagent with an acp provider: SIGKILL of loom still ends an agent that ou
     `subagents:\n  providers:\n    linger:\n      type: acp\n      command: ${JSON.stringify(process.execPath)}\n      args: [${JSON.stringify(fakeAgent)}]\n      env: { FAKE_AGENT_LINGER: '1', FAKE_AGENT_PIDS: ${JSON.stringify(pids)} }\n`,
   );
   const loom = startScriptedRun(folders, 'go');
-  await waitUntil(() => existsSync(pids), `the agent to start\n${loom.stderr()}`);
+  // The file is made before its line is written: wait for the whole line.
+  await waitUntil(
+    () => existsSync(pids) && readFileSync(pids, 'utf8').endsWith('\n'),
+    `the agent to start\n${loom.stderr()}`,
+  );
   const pid = Number(readFileSync(pids, 'utf8').trim());
   assert.equal(isGroupAlive(pid), true);
   loom.child.kill('SIGKILL');
