@@ -6,11 +6,15 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
+  close,
   closeSync,
   linkSync,
+  open,
   openSync,
   renameSync,
+  unlink,
   unlinkSync,
+  write,
   writeFileSync,
   writeSync,
 } from 'node:fs';
@@ -86,4 +90,74 @@ export function replaceWithCompleteFile(path: string, content: string | Buffer):
     removeTemporary(temporary);
     throw error;
   }
+}
+
+/** A complete file whose content the thread pool has written under a temporary name. */
+export interface PreparedFile {
+  /**
+   * Puts it at its path: returns a descriptor that appends to it, or undefined (and nothing in
+   * place) when the path exists by now. Throws as `createCompleteFileForAppending` does.
+   */
+  place(): number | undefined;
+  /** Drops it: nothing appears at the path. */
+  discard(): void;
+}
+
+/**
+ * Starts `createCompleteFileForAppending` off the main thread: the thread pool creates the
+ * temporary file and writes `content` (creating a file is the slow part on some file systems);
+ * `onPrepared` then gets it on the main thread, to place or discard, or undefined when the
+ * pool could not write it (nothing is left behind then).
+ */
+export function prepareCompleteFile(
+  path: string,
+  content: Buffer,
+  onPrepared: (prepared: PreparedFile | undefined) => void,
+): void {
+  const temporary = temporaryNameFor(path);
+  const give = (descriptor: number) => {
+    let settled = false;
+    const discard = () => {
+      if (settled) return;
+      settled = true;
+      closeSync(descriptor);
+      removeTemporary(temporary);
+    };
+    onPrepared({
+      place() {
+        if (settled) throw new Error(`${temporary} was already placed or discarded`);
+        try {
+          linkSync(temporary, path);
+        } catch (error) {
+          discard();
+          if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
+          throw error;
+        }
+        settled = true;
+        removeTemporary(temporary);
+        return descriptor;
+      },
+      discard,
+    });
+  };
+  open(temporary, 'ax', (openError, descriptor) => {
+    if (openError) {
+      onPrepared(undefined);
+      return;
+    }
+    const fail = () => {
+      close(descriptor, () => unlink(temporary, () => onPrepared(undefined)));
+    };
+    const writeFrom = (offset: number) => {
+      if (offset >= content.length) {
+        give(descriptor);
+        return;
+      }
+      write(descriptor, content, offset, content.length - offset, null, (writeError, written) => {
+        if (writeError) fail();
+        else writeFrom(offset + written);
+      });
+    };
+    writeFrom(0);
+  });
 }
