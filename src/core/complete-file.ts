@@ -6,15 +6,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
-  close,
   closeSync,
   linkSync,
   open,
   openSync,
   renameSync,
-  unlink,
   unlinkSync,
-  write,
   writeFileSync,
   writeSync,
 } from 'node:fs';
@@ -105,9 +102,9 @@ export interface PreparedFile {
 
 /**
  * Starts `createCompleteFileForAppending` off the main thread: the thread pool creates the
- * temporary file and writes `content` (creating a file is the slow part on some file systems);
- * `onPrepared` then gets it on the main thread, to place or discard, or undefined when the
- * pool could not write it (nothing is left behind then).
+ * temporary file (creating a file is the slow part on some file systems), then `content` is
+ * written to it and `onPrepared` gets it on the main thread, to place or discard, or undefined
+ * when it could not be written (nothing is left behind then).
  */
 export function prepareCompleteFile(
   path: string,
@@ -145,19 +142,16 @@ export function prepareCompleteFile(
       onPrepared(undefined);
       return;
     }
-    const fail = () => {
-      close(descriptor, () => unlink(temporary, () => onPrepared(undefined)));
-    };
-    const writeFrom = (offset: number) => {
-      if (offset >= content.length) {
-        give(descriptor);
-        return;
-      }
-      write(descriptor, content, offset, content.length - offset, null, (writeError, written) => {
-        if (writeError) fail();
-        else writeFrom(offset + written);
-      });
-    };
-    writeFrom(0);
+    // Writing to a file that exists is quick: only its creation is worth the pool.
+    try {
+      let written = 0;
+      while (written < content.length) written += writeSync(descriptor, content, written);
+    } catch {
+      closeSync(descriptor);
+      removeTemporary(temporary);
+      onPrepared(undefined);
+      return;
+    }
+    give(descriptor);
   });
 }
