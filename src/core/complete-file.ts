@@ -89,6 +89,15 @@ export function replaceWithCompleteFile(path: string, content: string | Buffer):
   }
 }
 
+/** Temporary files the pool is creating: a process that exits meanwhile removes them. */
+const preparing = new Set<string>();
+let exitHookInstalled = false;
+
+function removePreparing(): void {
+  for (const temporary of preparing) removeTemporary(temporary);
+  preparing.clear();
+}
+
 /** A complete file whose content the thread pool has written under a temporary name. */
 export interface PreparedFile {
   /**
@@ -112,6 +121,11 @@ export function prepareCompleteFile(
   onPrepared: (prepared: PreparedFile | undefined) => void,
 ): void {
   const temporary = temporaryNameFor(path);
+  preparing.add(temporary);
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.on('exit', removePreparing);
+  }
   const give = (descriptor: number) => {
     let settled = false;
     const discard = () => {
@@ -138,6 +152,7 @@ export function prepareCompleteFile(
     });
   };
   open(temporary, 'ax', (openError, descriptor) => {
+    preparing.delete(temporary);
     if (openError) {
       onPrepared(undefined);
       return;
