@@ -8,7 +8,6 @@ import { randomBytes } from 'node:crypto';
 import {
   closeSync,
   linkSync,
-  open,
   openSync,
   renameSync,
   unlinkSync,
@@ -87,86 +86,4 @@ export function replaceWithCompleteFile(path: string, content: string | Buffer):
     removeTemporary(temporary);
     throw error;
   }
-}
-
-/** Temporary files the pool is creating: a process that exits meanwhile removes them. */
-const preparing = new Set<string>();
-let exitHookInstalled = false;
-
-function removePreparing(): void {
-  for (const temporary of preparing) removeTemporary(temporary);
-  preparing.clear();
-}
-
-/** A complete file whose content the thread pool has written under a temporary name. */
-export interface PreparedFile {
-  /**
-   * Puts it at its path: returns a descriptor that appends to it, or undefined (and nothing in
-   * place) when the path exists by now. Throws as `createCompleteFileForAppending` does.
-   */
-  place(): number | undefined;
-  /** Drops it: nothing appears at the path. */
-  discard(): void;
-}
-
-/**
- * Starts `createCompleteFileForAppending` off the main thread: the thread pool creates the
- * temporary file (creating a file is the slow part on some file systems), then `content` is
- * written to it and `onPrepared` gets it on the main thread, to place or discard, or undefined
- * when it could not be written (nothing is left behind then).
- */
-export function prepareCompleteFile(
-  path: string,
-  content: Buffer,
-  onPrepared: (prepared: PreparedFile | undefined) => void,
-): void {
-  const temporary = temporaryNameFor(path);
-  preparing.add(temporary);
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.on('exit', removePreparing);
-  }
-  const give = (descriptor: number) => {
-    let settled = false;
-    const discard = () => {
-      if (settled) return;
-      settled = true;
-      closeSync(descriptor);
-      removeTemporary(temporary);
-    };
-    onPrepared({
-      place() {
-        if (settled) throw new Error(`${temporary} was already placed or discarded`);
-        try {
-          linkSync(temporary, path);
-        } catch (error) {
-          discard();
-          if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
-          throw error;
-        }
-        settled = true;
-        removeTemporary(temporary);
-        return descriptor;
-      },
-      discard,
-    });
-  };
-  open(temporary, 'ax', (openError, descriptor) => {
-    preparing.delete(temporary);
-    if (openError) {
-      onPrepared(undefined);
-      return;
-    }
-    // Writing to a file that exists is quick: only its creation is worth the pool.
-    try {
-      let written = 0;
-      while (written < content.length) written += writeSync(descriptor, content, written);
-    } catch {
-      closeSync(descriptor);
-      removeTemporary(temporary);
-      onPrepared(undefined);
-      return;
-    }
-    give(descriptor);
-  });
 }

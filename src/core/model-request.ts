@@ -23,7 +23,6 @@ export async function requestModel(
   if (!hasPromptBlob(log.events, prompt)) log.appendShared('prompt/blob', blob.data, blob.json);
   log.append('request/header', { turnId, step, model: model.id, prompt });
   const messages = environment.projection.update(log.events);
-  await log.ready();
   log.flush();
   let text = '';
   let reasoning = '';

@@ -38,8 +38,6 @@ export interface StartAgentOptions {
   limits?: Partial<TurnLimits>;
   /** Replaces the default persona section for this agent only. */
   persona?: string;
-  /** Default false: see `CreateSessionOptions.createInBackground`. */
-  createFileInBackground?: boolean;
 }
 
 export const agentRuntimeKey = serviceKey<AgentRuntime>('core/agent-runtime');
@@ -106,7 +104,6 @@ export class AgentRuntime {
       parentSession: options.parentSession ?? null,
       delegationDepth: options.delegationDepth ?? 0,
       ...(options.seed ? { seed: options.seed } : {}),
-      ...(options.createFileInBackground ? { createInBackground: true } : {}),
     });
     return this.activate(log, options);
   }

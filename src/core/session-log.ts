@@ -8,11 +8,7 @@
 import { randomInt } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, statSync, truncateSync, writeSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import {
-  createCompleteFileForAppending,
-  prepareCompleteFile,
-  replaceWithCompleteFile,
-} from './complete-file.js';
+import { createCompleteFileForAppending, replaceWithCompleteFile } from './complete-file.js';
 import type { Disposer } from './context.js';
 import { errorMessage, LoomError, UserError } from './errors.js';
 import {
@@ -44,11 +40,6 @@ export interface CreateSessionOptions extends SessionLogOptions {
   cwd?: string;
   /** A fork's copy of its parent's completed turns; re-numbered from seq 1. */
   seed?: readonly SessionEvent[];
-  /**
-   * Default false. When true the thread pool creates the file while the log already takes
-   * appends; `ready()` tells when it is in place. A `flush()` before then creates it at once.
-   */
-  createInBackground?: boolean;
 }
 
 /** Must not throw; a throw is contained and reported on stderr. */
@@ -98,9 +89,6 @@ export class SessionLog {
   private readonly memory: SessionEvent[];
   private readonly flushThreshold: number;
   private descriptor: number | undefined;
-  /** The file's first content while the thread pool creates it (see `createInBackground`). */
-  private creating: { text: string; poolDone: boolean } | undefined;
-  private whenReady: Promise<void> | undefined;
   private pending: string[] = [];
   private pendingCharacters = 0;
   private unwritten: Buffer | undefined;
@@ -114,7 +102,7 @@ export class SessionLog {
     path: string,
     header: SessionHeader,
     events: SessionEvent[],
-    descriptor: number | undefined,
+    descriptor: number,
     flushThreshold: number,
     lock: SessionLock,
   ) {
@@ -161,11 +149,6 @@ export class SessionLog {
 
     const path = join(options.directory, `${sessionId}.jsonl`);
     const lock = acquireLockMakingFolder(options.directory, path);
-    if (options.createInBackground) {
-      const log = new SessionLog(path, header, events, undefined, flushThreshold, lock);
-      log.createInBackground(text);
-      return log;
-    }
     try {
       const descriptor = createCompleteFileForAppending(path, text);
       if (descriptor === undefined) {
@@ -226,12 +209,7 @@ export class SessionLog {
   }
 
   get closed(): boolean {
-    return this.descriptor === undefined && this.creating === undefined;
-  }
-
-  /** Resolves once the file is in place (at once unless it is created in the background). */
-  ready(): Promise<void> {
-    return this.whenReady ?? Promise.resolve();
+    return this.descriptor === undefined;
   }
 
   /**
@@ -242,7 +220,7 @@ export class SessionLog {
     type: Type,
     data: SessionEventMap[Type],
   ): SessionEvent<Type> {
-    if (this.closed) {
+    if (this.descriptor === undefined) {
       throw new LoomError(
         'INVALID_ARGUMENT',
         `session log ${this.path} is closed; cannot append ${type}`,
@@ -278,7 +256,7 @@ export class SessionLog {
     data: SessionEventMap[Type],
     json: string,
   ): SessionEvent<Type> {
-    if (this.closed) {
+    if (this.descriptor === undefined) {
       throw new LoomError(
         'INVALID_ARGUMENT',
         `session log ${this.path} is closed; cannot append ${type}`,
@@ -298,7 +276,6 @@ export class SessionLog {
   flush(): void {
     if (this.scheduled) clearImmediate(this.scheduled);
     this.scheduled = undefined;
-    if (this.creating) this.createNow(this.creating.text);
     if (this.descriptor === undefined) return;
     if (this.pending.length > 0) {
       const fresh = Buffer.from(this.pending.join(''));
@@ -330,13 +307,12 @@ export class SessionLog {
 
   /** Flushes and releases the file; later appends throw. Closing twice is harmless. */
   close(): void {
-    if (!openLogs.has(this)) return;
+    if (this.descriptor === undefined) return;
     try {
       this.flush();
     } finally {
-      if (this.descriptor !== undefined) closeSync(this.descriptor);
+      closeSync(this.descriptor);
       this.descriptor = undefined;
-      this.creating = undefined;
       openLogs.get(this)?.release();
       openLogs.delete(this);
     }
@@ -350,53 +326,8 @@ export class SessionLog {
     };
   }
 
-  /**
-   * Has the thread pool create the file with `text`; appends wait in memory meanwhile. Whoever
-   * comes second loses: a `flush()` first creates the file itself (the pool's copy is dropped),
-   * a pool that could not create it leaves that to the next `flush()`, which reports why.
-   */
-  private createInBackground(text: string): void {
-    const creation = { text, poolDone: false };
-    this.creating = creation;
-    this.whenReady = new Promise((resolve) => {
-      prepareCompleteFile(this.path, Buffer.from(text), (prepared) => {
-        creation.poolDone = true;
-        if (this.creating !== creation) prepared?.discard();
-        else if (prepared) {
-          try {
-            const descriptor = prepared.place();
-            if (descriptor !== undefined) {
-              this.creating = undefined;
-              this.descriptor = descriptor;
-              if (this.pending.length > 0) {
-                this.scheduled ??= setImmediate(() => this.flushInBackground());
-              }
-            }
-          } catch {
-            // Left to the next flush(), which creates the file at once and reports a failure.
-          }
-        }
-        if (this.creating === creation) {
-          this.scheduled ??= setImmediate(() => this.flushInBackground());
-        }
-        resolve();
-      });
-    });
-  }
-
-  private createNow(text: string): void {
-    this.creating = undefined;
-    const descriptor = createCompleteFileForAppending(this.path, text);
-    if (descriptor === undefined) {
-      throw new UserError('INVALID_ARGUMENT', `session file ${this.path} already exists`);
-    }
-    this.descriptor = descriptor;
-  }
-
   private flushInBackground(): void {
     this.scheduled = undefined;
-    // The pool is still creating the file: what is pending is written once it is in place.
-    if (this.creating && !this.creating.poolDone) return;
     try {
       this.flush();
     } catch (error) {

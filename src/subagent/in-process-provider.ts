@@ -110,8 +110,6 @@ function startChild(
   const handle = options.runtime.start({
     parentSession: request.parent.sessionId,
     delegationDepth: depth,
-    // Many children may start at once: their files are made by the thread pool, not the loop.
-    createFileInBackground: true,
     ...(seed ? { seed } : {}),
     ...(request.model !== undefined ? { model: request.model } : {}),
     ...(request.persona !== undefined ? { persona: request.persona } : {}),

@@ -182,64 +182,6 @@ describe('SessionLog.create', () => {
   });
 });
 
-describe('SessionLog.create in the background', () => {
-  test('the thread pool creates the file; appends wait in memory and follow the header', async () => {
-    const directory = temporaryFolder(folderPrefix);
-    const log = SessionLog.create({ directory, sessionId: 'bg', createInBackground: true });
-    assert.equal(fs.existsSync(log.path), false, 'the main thread did not create it');
-    assert.equal(log.closed, false);
-    log.append('turn/start', { turnId: 't1' });
-    assert.equal(log.events.length, 1);
-    await log.ready();
-    assert.deepEqual(readdirSync(directory).sort(), ['bg.jsonl', 'bg.lock']);
-    await afterQueuedImmediates();
-    assert.deepEqual(
-      fileLines(log.path).map((line) => [line.type, line.seq]),
-      [
-        ['session/header', 0],
-        ['turn/start', 1],
-      ],
-    );
-    log.close();
-    assert.deepEqual(readdirSync(directory), ['bg.jsonl']);
-    assert.deepEqual(loadSessionFile(log.path).events, log.events);
-  });
-
-  test('a flush before the pool is done creates the file at once; the pool’s copy is dropped', async () => {
-    const directory = temporaryFolder(folderPrefix);
-    const log = SessionLog.create({ directory, sessionId: 'now', createInBackground: true });
-    log.append('turn/start', { turnId: 't1' });
-    log.flush();
-    assert.deepEqual(
-      fileLines(log.path).map((line) => line.type),
-      ['session/header', 'turn/start'],
-    );
-    await log.ready();
-    log.append('turn/end', {
-      turnId: 't1',
-      reason: 'completed',
-      usage: { input: 0, output: 0 },
-      steps: 0,
-    });
-    log.close();
-    assert.deepEqual(readdirSync(directory), ['now.jsonl'], 'no temporary file is left');
-    assert.deepEqual(
-      fileLines(log.path).map((line) => line.type),
-      ['session/header', 'turn/start', 'turn/end'],
-    );
-  });
-
-  test('closing before the pool is done still leaves the whole file', async () => {
-    const directory = temporaryFolder(folderPrefix);
-    const log = SessionLog.create({ directory, sessionId: 'closed', createInBackground: true });
-    log.append('turn/start', { turnId: 't1' });
-    log.close();
-    await log.ready();
-    assert.deepEqual(readdirSync(directory), ['closed.jsonl']);
-    assert.deepEqual(loadSessionFile(log.path).events.length, 1);
-  });
-});
-
 describe('SessionLog.append', () => {
   test('numbers events monotonically and keeps them in memory', () => {
     const log = SessionLog.create({ directory: temporaryFolder(folderPrefix) });

@@ -91,8 +91,8 @@ test(`the default depth limit is ${DEFAULT_MAX_DEPTH}: depth 3 starts, depth 4 i
   const { registry } = fixture.services;
   assert.equal(DEFAULT_MAX_DEPTH, 3);
   const deepest = registry.start('spawn', fromDepth(fixture, 2, 'at depth three'));
-  assert.equal((await deepest.result).stopReason, 'completed');
   assert.equal(fixture.load(deepest.id).header.delegationDepth, 3);
+  assert.equal((await deepest.result).stopReason, 'completed');
 
   const files = fixture.sessionFiles();
   const startsBefore = fixture.starts.length;
