@@ -17,6 +17,7 @@ import { validateMeta } from '../workflow/meta.js';
 import { splitMetaHeader } from '../workflow/meta-header.js';
 import { followWorkflowRun } from '../workflow/run-events.js';
 import { checkScriptBody } from '../workflow/script-parse.js';
+import { prewarmWorkflowWorker } from '../workflow/worker-spawn.js';
 import { buildRuntime, type LoomSetup } from './build-runtime.js';
 import { interruptLiveSessions } from './interrupt-sessions.js';
 import { describeStopSignal, handleStopSignals, SIGNAL_EXIT_CODES } from './stop-signals.js';
@@ -132,6 +133,8 @@ export async function workflowRunCommand(
   let args: Record<string, unknown> | undefined;
   let limits: Partial<WorkflowLimits>;
   let events: EventsFile | undefined;
+  // The script's thread starts while the runtime is built on this one.
+  prewarmWorkflowWorker();
   try {
     prepared = prepareScript(file, options.meta);
     args = options.args === undefined ? undefined : parseArgsOption(options.args);

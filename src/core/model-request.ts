@@ -6,7 +6,7 @@
  */
 import { emptyUsage, type ModelRequest, type ModelToolCall } from '../llm/contract.js';
 import { assertNever } from './errors.js';
-import { hasPromptBlob, promptHash } from './request-prompt.js';
+import { hasPromptBlob, promptBlob } from './request-prompt.js';
 import type { SessionEventMap, TurnError } from './session-events.js';
 import type { StepOutcome, TurnEnvironment } from './turn.js';
 
@@ -18,10 +18,9 @@ export async function requestModel(
 ): Promise<StepOutcome> {
   const { log, model, limits } = environment;
   const assembled = await environment.prompt.assemble(environment.tools.specs());
-  const prompt = promptHash(assembled);
-  if (!hasPromptBlob(log.events, prompt)) {
-    log.append('prompt/blob', { hash: prompt, system: assembled.system, tools: assembled.tools });
-  }
+  const blob = promptBlob(assembled);
+  const prompt = blob.hash;
+  if (!hasPromptBlob(log.events, prompt)) log.appendShared('prompt/blob', blob.data, blob.json);
   log.append('request/header', { turnId, step, model: model.id, prompt });
   const messages = environment.projection.update(log.events);
   log.flush();

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import type { ModelToolSpec } from '../llm/contract.js';
 import { LoomError } from './errors.js';
 import type { SessionEvent, SessionEventMap } from './session-events.js';
+import { isSharedParameters } from './system-prompt.js';
 
 /** What a request sends besides its messages. */
 export interface RequestPrompt {
@@ -20,8 +21,80 @@ const HASH_LENGTH = 32;
 
 /** The blob name of a prompt: sha256 of its JSON, which is exactly what the blob stores. */
 export function promptHash(prompt: RequestPrompt): string {
-  const text = JSON.stringify({ system: prompt.system, tools: prompt.tools });
+  return hashOf(JSON.stringify({ system: prompt.system, tools: prompt.tools }));
+}
+
+function hashOf(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, HASH_LENGTH);
+}
+
+/** A prompt's blob, serialized and parsed once, shared by every log that records it. */
+export interface PromptBlob {
+  hash: string;
+  /** Exactly `JSON.stringify(data)`. */
+  json: string;
+  /** The blob as a reload of the log gives it; deep-frozen, so logs can share it. */
+  data: SessionEventMap['prompt/blob'];
+}
+
+/** Distinct prompts remembered; a process with more (a prompt that changes) just computes. */
+const BLOB_CACHE_SIZE = 16;
+const blobCache = new Map<string, PromptBlob>();
+const parametersIds = new WeakMap<object, number>();
+let nextParametersId = 1;
+
+/**
+ * The cache key of `prompt`, or undefined when it cannot be trusted to name the content: each
+ * tool must be a plain `{ name, description, parameters }` (in that order, so its JSON follows
+ * from them) whose parameters are a frozen schema that prompt assembly shares (never changed).
+ */
+function cacheKey(prompt: RequestPrompt): string | undefined {
+  // Each string with its length in front: no two different prompts give the same key.
+  const parts = [`${prompt.system.length}:${prompt.system}`];
+  for (const tool of prompt.tools) {
+    const keys = Object.keys(tool);
+    if (keys.length !== 3 || keys[0] !== 'name' || keys[1] !== 'description') return undefined;
+    if (keys[2] !== 'parameters' || !isSharedParameters(tool.parameters)) return undefined;
+    let id = parametersIds.get(tool.parameters);
+    if (id === undefined) {
+      id = nextParametersId++;
+      parametersIds.set(tool.parameters, id);
+    }
+    const { name, description } = tool;
+    if (typeof name !== 'string' || typeof description !== 'string') return undefined;
+    parts.push(`${name.length}:${name}${description.length}:${description}${id}`);
+  }
+  return parts.join(' ');
+}
+
+/**
+ * The blob of `prompt`: built once per distinct content while it stays among the recent ones,
+ * so many agents sending the same prompt neither serialize, hash nor parse it again.
+ */
+export function promptBlob(prompt: RequestPrompt): PromptBlob {
+  const key = cacheKey(prompt);
+  const cached = key === undefined ? undefined : blobCache.get(key);
+  if (cached) return cached;
+  const text = JSON.stringify({ system: prompt.system, tools: prompt.tools });
+  const hash = hashOf(text);
+  const json = `{"hash":${JSON.stringify(hash)},${text.slice(1)}`;
+  const blob: PromptBlob = { hash, json, data: deepFreeze(JSON.parse(json)) };
+  if (key !== undefined) {
+    if (blobCache.size >= BLOB_CACHE_SIZE) {
+      const oldest = blobCache.keys().next().value;
+      if (oldest !== undefined) blobCache.delete(oldest);
+    }
+    blobCache.set(key, blob);
+  }
+  return blob;
+}
+
+function deepFreeze<Value>(value: Value): Value {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 interface KnownBlobs {

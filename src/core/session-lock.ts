@@ -2,11 +2,20 @@
  * One writer per session: an exclusive lock file `<id>.lock` beside the session file holds the
  * writer's pid. A second writer fails at once with SESSION_BUSY naming the holder; the lock of a
  * process that has died is taken over atomically. Where the process already holds a lock in the
- * same folder, a new lock is a hard link to it (the same stamp), so taking it writes no new file.
- * It must never remove a lock that a live process holds.
+ * same folder, or keeps an anchor there, a new lock is a hard link to it (the same stamp), so
+ * taking it writes no new file. It must never remove a lock that a live process holds.
  */
-import { linkSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import {
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+  unlinkSync,
+} from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { createCompleteFile, replaceWithCompleteFile } from './complete-file.js';
 import { UserError } from './errors.js';
 
@@ -44,7 +53,75 @@ function unhold(path: string): void {
   const folder = dirname(path);
   const held = heldByFolder.get(folder);
   held?.delete(path);
-  if (held?.size === 0) heldByFolder.delete(folder);
+  if (held?.size === 0) {
+    heldByFolder.delete(folder);
+    foldersLeft.set(folder, (foldersLeft.get(folder) ?? 0) + 1);
+  }
+}
+
+/**
+ * An anchor: a file of this thread holding its stamp, in `<folder>/.lock-anchors/`, for new
+ * locks in the folder to link to while the thread holds none there. A thread that keeps taking
+ * and releasing locks one at a time (a workflow's children) then creates and frees no file per
+ * lock: on some file systems each new file is expensive, and more so after many were freed.
+ * Made once the thread has let go of every lock in a folder `ANCHOR_AFTER` times (so a few
+ * sessions one after the other never make one); removed at exit with its folder. One left by a
+ * process that died is removed by the next anchor made there.
+ */
+const ANCHOR_FOLDER = '.lock-anchors';
+const ANCHOR_SUFFIX = '.anchor';
+const ANCHOR_AFTER = 3;
+/** Per folder, how often this thread released its last lock there. */
+const foldersLeft = new Map<string, number>();
+const anchors = new Map<string, string>();
+let anchorExitHookInstalled = false;
+
+function anchorFor(folder: string, stamp: string): string | undefined {
+  const known = anchors.get(folder);
+  if (known !== undefined || (foldersLeft.get(folder) ?? 0) < ANCHOR_AFTER) return known;
+  const anchorFolder = join(folder, ANCHOR_FOLDER);
+  const path = join(
+    anchorFolder,
+    `${process.pid}-${randomBytes(6).toString('hex')}${ANCHOR_SUFFIX}`,
+  );
+  try {
+    mkdirSync(anchorFolder, { recursive: true });
+    removeDeadAnchors(anchorFolder);
+    if (!createCompleteFile(path, stamp)) return undefined;
+  } catch {
+    // No anchor (a read-only folder, say): locks there are written in full, as without one.
+    foldersLeft.delete(folder);
+    return undefined;
+  }
+  anchors.set(folder, path);
+  if (!anchorExitHookInstalled) {
+    anchorExitHookInstalled = true;
+    process.on('exit', removeAnchors);
+  }
+  return path;
+}
+
+/** At exit: the anchors, and their folder once no other process keeps one there. */
+function removeAnchors(): void {
+  for (const path of anchors.values()) {
+    rmSync(path, { force: true });
+    try {
+      rmdirSync(dirname(path));
+    } catch {
+      // Another process's anchor is still there (or the folder is gone): leave it.
+    }
+  }
+  anchors.clear();
+}
+
+/** Anchors of processes that have died; those of this process's other threads stay. */
+function removeDeadAnchors(anchorFolder: string): void {
+  for (const name of readdirSync(anchorFolder)) {
+    if (!name.endsWith(ANCHOR_SUFFIX) || name.startsWith(`${process.pid}-`)) continue;
+    const path = join(anchorFolder, name);
+    const content = readIfPresent(path);
+    if (content !== undefined && !isAlive(parseStamp(content), path)) rmSync(path, { force: true });
+  }
 }
 
 /** The lock file of a session file: `<folder>/<id>.lock` for `<folder>/<id>.jsonl`. */
@@ -120,14 +197,17 @@ function claim(
  * complete in one step without writing a new file.
  */
 function createLockFile(path: string, stamp: string): boolean {
-  const source = heldByFolder.get(dirname(path))?.values().next().value;
+  const folder = dirname(path);
+  const held = heldByFolder.get(folder)?.values().next().value;
+  const source = held ?? anchorFor(folder, stamp);
   if (source !== undefined) {
     try {
       linkSync(source, path);
       return true;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-      // The held lock went missing under us: write the new one in full instead.
+      // The held lock or anchor went missing under us: write the new one in full instead.
+      if (held === undefined) anchors.delete(folder);
     }
   }
   return createCompleteFile(path, stamp);

@@ -233,12 +233,42 @@ export class SessionLog {
     if (!('data' in event)) {
       throw new UserError('INVALID_ARGUMENT', `event ${type} has no JSON data`);
     }
+    this.record(event, line);
+    return event;
+  }
+
+  private record(event: SessionEvent, line: string): void {
     this.memory.push(event);
     this.pending.push(line);
     this.pendingCharacters += line.length;
     this.notify(event);
     if (this.pendingCharacters >= this.flushThreshold) this.flush();
     else this.scheduled ??= setImmediate(() => this.flushInBackground());
+  }
+
+  /**
+   * `append` for data that many logs record alike (a prompt blob): `json` must be exactly
+   * `JSON.stringify(data)` and `data` deep-frozen JSON data, so the logs' memories share it
+   * instead of each parsing a copy. Memory still equals what a reload gives.
+   */
+  appendShared<Type extends SessionEventType>(
+    type: Type,
+    data: SessionEventMap[Type],
+    json: string,
+  ): SessionEvent<Type> {
+    if (this.descriptor === undefined) {
+      throw new LoomError(
+        'INVALID_ARGUMENT',
+        `session log ${this.path} is closed; cannot append ${type}`,
+      );
+    }
+    if (this.writeFailure !== undefined) this.flush();
+    const seq = this.lastSeq + 1;
+    const time = Date.now();
+    const line = `{"type":${JSON.stringify(type)},"seq":${seq},"time":${time},"data":${json}}\n`;
+    const event = { type, seq, time, data } as SessionEvent<Type>;
+    if (this.sealed) return event;
+    this.record(event, line);
     return event;
   }
 

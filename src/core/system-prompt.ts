@@ -250,12 +250,20 @@ function isName(value: unknown): value is string {
 
 /** One frozen deep copy per registered parameters object, shared by every assembly that sends it. */
 const sharedParameters = new WeakMap<object, ModelToolSpec['parameters']>();
+/** The frozen copies themselves: content that never changes, so it may key a cache. */
+const sharedCopies = new WeakSet<object>();
+
+/** Whether `value` is one of the frozen parameter copies that assemblies share. */
+export function isSharedParameters(value: object): boolean {
+  return sharedCopies.has(value);
+}
 
 function frozenCopy(parameters: ModelToolSpec['parameters']): ModelToolSpec['parameters'] {
   let shared = sharedParameters.get(parameters);
   if (shared === undefined) {
     shared = deepFreeze(structuredClone(parameters));
     sharedParameters.set(parameters, shared);
+    sharedCopies.add(shared);
   }
   return shared;
 }

@@ -36,6 +36,22 @@ export function runWorkerSession(port: WirePort, data: WorkerSessionData): void 
   new WorkerSession(port, data).listen();
 }
 
+/**
+ * The worker's start: with its session data (`workerData`), or, for a thread started ahead of
+ * its run (no `workerData`), once the host's first message has brought that data.
+ */
+export function startWorkerSession(port: WirePort, data: WorkerSessionData | null): void {
+  if (data) {
+    runWorkerSession(port, data);
+    return;
+  }
+  const onData = (message: unknown) => {
+    port.off('message', onData);
+    runWorkerSession(port, message as WorkerSessionData);
+  };
+  port.on('message', onData);
+}
+
 interface PendingCall {
   resolve(value: unknown): void;
   reject(error: WorkflowError): void;

@@ -5,17 +5,48 @@
  * source is TypeScript and Node 20 does not give worker threads the main thread's module hooks,
  * so the worker first registers tsx itself. The worker gets no Node flags (`execArgv: []`): it
  * needs none, and a host started with flags a worker refuses (`--eval`, `--input-type`) must
- * still run workflows. It must never start anything but the workflow worker entry.
+ * still run workflows. A thread started ahead (`prewarmWorkflowWorker`) serves the next run: its
+ * session data arrives as its first message. It must never start anything but the workflow
+ * worker entry.
  */
 import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { WorkerSessionData } from './protocol.js';
 
+function builtEntry(): URL {
+  const bundled = new URL('./worker.cjs', import.meta.url);
+  return existsSync(bundled) ? bundled : new URL('./worker.js', import.meta.url);
+}
+
+let prewarmed: Worker | undefined;
+
+/**
+ * Starts a worker thread for the next run now, so that its start overlaps the caller's own
+ * work (a command that will run a workflow). It never keeps the process alive by itself; one
+ * that fails or exits before it is used is replaced by a fresh thread. Built engine only.
+ */
+export function prewarmWorkflowWorker(): void {
+  if (prewarmed || import.meta.url.endsWith('.ts')) return;
+  const worker = new Worker(builtEntry(), { workerData: null, execArgv: [] });
+  const forget = () => {
+    if (prewarmed === worker) prewarmed = undefined;
+  };
+  worker.on('error', forget);
+  worker.on('exit', forget);
+  worker.unref();
+  prewarmed = worker;
+}
+
 export function spawnWorkflowWorker(data: WorkerSessionData): Worker {
+  const ready = prewarmed;
+  if (ready) {
+    ready.postMessage(data);
+    prewarmed = undefined;
+    ready.ref();
+    return ready;
+  }
   if (!import.meta.url.endsWith('.ts')) {
-    const bundled = new URL('./worker.cjs', import.meta.url);
-    const entry = existsSync(bundled) ? bundled : new URL('./worker.js', import.meta.url);
-    return new Worker(entry, { workerData: data, execArgv: [] });
+    return new Worker(builtEntry(), { workerData: data, execArgv: [] });
   }
   const loader = import.meta.resolve('tsx/esm/api');
   const entry = new URL('./worker.ts', import.meta.url).href;

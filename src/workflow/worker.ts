@@ -1,6 +1,6 @@
 /** The workflow worker's entry: the whole session lives in worker-session.ts. Nothing else here. */
 import { parentPort, workerData } from 'node:worker_threads';
-import { runWorkerSession } from './worker-session.js';
+import { startWorkerSession } from './worker-session.js';
 
 // biome-ignore lint/style/noNonNullAssertion: this file only ever runs as a worker, where parentPort is set.
-runWorkerSession(parentPort!, workerData);
+startWorkerSession(parentPort!, workerData);

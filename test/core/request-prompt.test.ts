@@ -4,7 +4,12 @@ import { test } from 'node:test';
 import { Context } from '../../src/core/context.js';
 import { createAgent } from '../../src/core/create-agent.js';
 import { LoomError } from '../../src/core/errors.js';
-import { hasPromptBlob, promptHash, requestPromptOf } from '../../src/core/request-prompt.js';
+import {
+  hasPromptBlob,
+  promptBlob,
+  promptHash,
+  requestPromptOf,
+} from '../../src/core/request-prompt.js';
 import type { SessionEvent } from '../../src/core/session-events.js';
 import { loadSessionFile } from '../../src/core/session-load.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
@@ -102,4 +107,42 @@ test('a session whose headers carry the prompt inline (older format) loads, reso
   assert.deepEqual(third.tools, before.tools);
   assert.equal(after.filter((event) => event.type === 'prompt/blob').length, 1);
   assert.deepEqual(checkSessionInvariants(after), []);
+});
+
+test('agents sending the same prompt share one parsed blob, equal to what their files reload', async () => {
+  const first = agentFixture({ model, tools: [echoTool] });
+  const second = createAgent({
+    home: first.home,
+    model: createScriptedModel(model, { name: 'test' }),
+    cwd: first.home,
+    tools: [echoTool],
+    root: new Context(),
+  });
+  await first.agent.prompt('go');
+  await second.agent.prompt('go');
+  const blobOf = (events: readonly SessionEvent[]) =>
+    events.find((event) => event.type === 'prompt/blob');
+  const [one, two] = [blobOf(first.log.events), blobOf(second.log.events)];
+  assert.ok(one && two);
+  assert.equal(one.data, two.data, 'the second agent reuses the first one’s parsed blob');
+  assert.ok(Object.isFrozen(one.data), 'a shared blob cannot be changed through one log');
+  first.close();
+  second.close();
+  for (const handle of [first, second]) {
+    assert.ok(handle.log.events.some((event) => event.type === 'request/header'));
+    const reloaded = loadSessionFile(handle.log.path).events;
+    assert.deepEqual(reloaded, handle.log.events, 'memory equals what a reload gives');
+    assert.deepEqual(checkSessionInvariants(reloaded), []);
+  }
+});
+
+test('a prompt whose tools are not the shared frozen schemas is hashed from its content each time', () => {
+  const tools = [{ name: 'a', description: 'A', parameters: { type: 'object' } }];
+  const blob = promptBlob({ system: 'S', tools });
+  assert.equal(blob.hash, promptHash({ system: 'S', tools }));
+  assert.equal(blob.json, JSON.stringify(blob.data));
+  tools[0] = { name: 'a', description: 'A', parameters: { type: 'string' } };
+  const changed = promptBlob({ system: 'S', tools });
+  assert.notEqual(changed.hash, blob.hash);
+  assert.deepEqual(changed.data.tools, tools);
 });

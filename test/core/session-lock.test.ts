@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { LoomError } from '../../src/core/errors.js';
@@ -160,6 +168,68 @@ describe('the writer lock of a session', () => {
     assert.throws(() => acquireSessionLock(second.path), busyNaming(process.pid));
     second.close();
     assert.deepEqual(readdirSync(directory).sort(), ['first.jsonl', 'second.jsonl']);
+  });
+
+  test('sessions made one after the other soon lock through an anchor: no file made or freed per lock', async () => {
+    const directory = temporaryFolder(folderPrefix);
+    const anchors = join(directory, '.lock-anchors');
+    const dead = await deadPid();
+    mkdirSync(anchors);
+    writeFileSync(join(anchors, `${dead}-left.anchor`), `${dead}\n`);
+    const inodes: number[] = [];
+    for (let index = 0; index < 6; index += 1) {
+      const log = SessionLog.create({ directory, sessionId: `s${index}` });
+      const lock = lockPathOf(log.path);
+      assert.match(readFileSync(lock, 'utf8'), new RegExp(`^${process.pid}\\b`));
+      inodes.push(statSync(lock).ino);
+      log.close();
+      assert.equal(existsSync(lock), false);
+    }
+    const [anchor, ...others] = readdirSync(anchors);
+    assert.deepEqual(others, [], 'the dead process’s anchor was removed');
+    assert.match(String(anchor), new RegExp(`^${process.pid}-.*\\.anchor$`));
+    const anchorInode = statSync(join(anchors, String(anchor))).ino;
+    assert.deepEqual(inodes.slice(3), [anchorInode, anchorInode, anchorInode]);
+    assert.equal(new Set(inodes.slice(0, 3)).has(anchorInode), false);
+    assert.throws(() => {
+      const log = SessionLog.create({ directory, sessionId: 'held' });
+      try {
+        acquireSessionLock(log.path);
+      } finally {
+        log.close();
+      }
+    }, busyNaming(process.pid));
+  });
+
+  test('a process’s lock anchor goes with it when it exits', async () => {
+    const directory = temporaryFolder(folderPrefix);
+    const sessionLogUrl = new URL('../../src/core/session-log.ts', import.meta.url).href;
+    const script = [
+      `const { SessionLog } = await import(${JSON.stringify(sessionLogUrl)});`,
+      `for (let index = 0; index < 5; index += 1)`,
+      `  SessionLog.create({ directory: ${JSON.stringify(directory)}, sessionId: 's' + index }).close();`,
+      `const { readdirSync } = await import('node:fs');`,
+      `process.stdout.write(String(readdirSync(${JSON.stringify(join(directory, '.lock-anchors'))}).length));`,
+    ].join('\n');
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script]);
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+    });
+    let errors = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      errors += chunk.toString('utf8');
+    });
+    const [code] = (await once(child, 'exit')) as [number | null];
+    assert.equal(code, 0, errors);
+    assert.equal(output, '1', 'the process made one anchor');
+    assert.deepEqual(readdirSync(directory).sort(), [
+      's0.jsonl',
+      's1.jsonl',
+      's2.jsonl',
+      's3.jsonl',
+      's4.jsonl',
+    ]);
   });
 
   test('a sessions folder removed after a first session is made again for the next one', () => {

@@ -102,3 +102,72 @@ test('the built engine runs its worker under plain node and lets the process exi
     execArgv: ['--input-type=module', '--eval', program],
   });
 });
+
+const prewarmProgram = `
+const { createRequire, syncBuiltinESMExports } = await import('node:module');
+const threads = createRequire(import.meta.url)('node:worker_threads');
+let started = 0;
+threads.Worker = class extends threads.Worker {
+  constructor(...options) {
+    super(...options);
+    started += 1;
+  }
+};
+syncBuiltinESMExports();
+const { Context } = await import(${distUrl('core/context.js')});
+const { SubagentRegistry } = await import(${distUrl('subagent/registry.js')});
+const { WorkerWorkflowService } = await import(${distUrl('workflow/host.js')});
+const { prewarmWorkflowWorker } = await import(${distUrl('workflow/worker-spawn.js')});
+prewarmWorkflowWorker();
+const startedAhead = started;
+const context = new Context();
+const registry = new SubagentRegistry(context);
+registry.register({
+  name: 'fake',
+  capabilities: { outputSchema: true, depthLimit: true, toolFilter: true, persona: true, inheritsParentContext: false },
+  start(request) {
+    const result = Promise.resolve({ sessionId: 'c', output: 'echo ' + request.prompt, stopReason: 'completed', usage: { input: 1, output: 1 } });
+    return { id: 'c', result, cancel() {}, dispose() {} };
+  },
+});
+const service = new WorkerWorkflowService({ context, registry, provider: 'fake' });
+const run = service.start({
+  meta: { name: 'warm', description: 'served by the thread started ahead' },
+  parent: { sessionId: null, delegationDepth: 0 },
+  args: { item: 'a' },
+  script: "return await agent(args.item);",
+});
+const result = await run.result;
+const startedForRun = started - startedAhead;
+prewarmWorkflowWorker();
+process.stdout.write(JSON.stringify({ stopReason: result.stopReason, value: result.value, liveWorkers: service.liveWorkers, startedAhead, startedForRun }));
+`;
+
+test('a worker started ahead serves the next run, and one never used lets the process exit', async () => {
+  const env = { ...process.env };
+  delete env.NODE_OPTIONS;
+  const { code, stdout, stderr } = await new Promise<{
+    code: number | null;
+    stdout: string;
+    stderr: string;
+  }>((resolve) => {
+    const child = execFile(
+      process.execPath,
+      ['--input-type=module', '--eval', prewarmProgram],
+      { env, timeout: 60_000 },
+      (_error, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }),
+    );
+  });
+  assert.equal(
+    code,
+    0,
+    `plain node did not finish cleanly (a hang is killed after 60 s):\n${stderr}`,
+  );
+  assert.deepEqual(JSON.parse(stdout), {
+    stopReason: 'completed',
+    value: 'echo a',
+    liveWorkers: 0,
+    startedAhead: 1,
+    startedForRun: 0,
+  });
+});
