@@ -132,12 +132,12 @@ const ESCAPES = /\u001b\[[0-9;?]*[A-Za-z]/g;
 export function wrapWords(text: string, width: number): string[] {
   const rows = [''];
   const lengthOf = (value: string) => [...value].length;
-  const last = () => rows[rows.length - 1] ?? '';
+  const lastLength = () => lengthOf(rows[rows.length - 1] ?? '');
   const append = (value: string) => {
-    rows[rows.length - 1] = last() + value;
+    rows[rows.length - 1] = `${rows[rows.length - 1] ?? ''}${value}`;
   };
   text.split(' ').forEach((word, index) => {
-    let used = lengthOf(last().trimEnd());
+    let used = lastLength();
     if (index > 0) {
       if (used >= width) {
         rows.push('');
@@ -148,16 +148,28 @@ export function wrapWords(text: string, width: number): string[] {
     }
     const length = lengthOf(word);
     if (length > width) {
-      for (const character of word) {
-        if (lengthOf(last()) >= width) rows.push('');
-        append(character);
-      }
+      const breaksOnThisRow = 1 + Math.floor((length - (width - used) - 1) / width);
+      const breaksOnTheNext = Math.floor((length - 1) / width);
+      if (breaksOnTheNext < breaksOnThisRow) rows.push('');
+      let visible = lastLength();
+      [...word].forEach((character, position) => {
+        if (visible + 1 <= width) append(character);
+        else {
+          rows.push(character);
+          visible = 0;
+        }
+        visible++;
+        if (visible === width && position < length - 1) {
+          rows.push('');
+          visible = 0;
+        }
+      });
       return;
     }
     if (used + length > width && used > 0 && length > 0) rows.push('');
     append(word);
   });
-  return rows.map((row) => ([...row].length > width ? [...row].slice(0, width).join('') : row));
+  return rows;
 }
 
 /** At most `columns` characters: the middle gives way to `…`, as ink's `truncate-middle`. */
