@@ -13,7 +13,8 @@ import { KEYS, type ScreenRun, startScreen } from './pty-screen.js';
 /** What `renderApp` writes right before ink renders: all output before it is the first frame. */
 const BRACKETED_PASTE_ON = '\u001b[?2004h';
 /** A prompt box as written: from its top border to its bottom border, colours included. */
-const BOX = /\u001b\[36m╭[^]*?╯\u001b\[39m/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matches terminal escape sequences
+const BOX = /\u001b\[36m╭[\s\S]*?╯\u001b\[39m/;
 
 const screens: ScreenRun[] = [];
 afterEach(() => {
