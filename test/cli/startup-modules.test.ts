@@ -3,7 +3,9 @@
  * bundle, and heavy modules load only on the paths that use them. A preload traces every module
  * the process loads (ESM through loader hooks that append each URL to a file synchronously,
  * CommonJS from `require.cache` at exit); dist/bundle-meta.json maps each bundle file to the
- * sources it holds. Figures are the bench's business (bench/cli.bench.ts); this pins the shape.
+ * sources it holds. The interactive terminal draws its first frame from small modules and loads
+ * the Markdown libraries at its first Markdown. Figures are the bench's business
+ * (bench/cli.bench.ts, bench/tui.bench.ts); this pins the shape.
  */
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
