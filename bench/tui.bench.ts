@@ -82,7 +82,8 @@ async function startMilliseconds(
   // Exit once the backspace is seen too, so Ctrl+D meets an empty prompt; a lost Ctrl+D fails
   // the bench instead of hanging it.
   screen.type(KEYS.backspace);
-  await screen.waitFor(`│ > ${PROMPT_IDLE}`);
+  // The empty prompt shows the cursor (a space) before the placeholder.
+  await screen.waitFor(new RegExp(`│ > +${escapeRegExp(PROMPT_IDLE)}`));
   screen.type(KEYS.ctrlD);
   await screen.waitFor('resume it with', 10_000);
   const { exitCode } = await screen.exited;
@@ -112,7 +113,7 @@ async function keystrokeLatencies(
     typed = growing ? typed + letter : typed.slice(0, -1);
     const expected =
       typed.length === 0
-        ? new RegExp(`│ > ${escapeRegExp(placeholder)}`)
+        ? new RegExp(`│ > +${escapeRegExp(placeholder)}`)
         : new RegExp(`│ > ${escapeRegExp(typed)} *│`);
     const started = performance.now();
     screen.type(growing ? letter : KEYS.backspace);
@@ -125,7 +126,7 @@ async function keystrokeLatencies(
     screen.type(KEYS.backspace);
     await screen.waitFor(
       typed.length === 0
-        ? new RegExp(`│ > ${escapeRegExp(placeholder)}`)
+        ? new RegExp(`│ > +${escapeRegExp(placeholder)}`)
         : new RegExp(`│ > ${escapeRegExp(typed)} *│`),
       10_000,
     );
