@@ -28,9 +28,6 @@ export async function runTui(
   let opened: import('./tui-open.js').OpenedSession;
   try {
     const { openSession } = await import('./tui-open.js');
-    // A turn of the event loop first: ink draws the keys it read while the runtime loaded (its
-    // frames wait on a timer), before opening the session holds the thread again.
-    await new Promise((resolve) => setTimeout(resolve, 0));
     opened = openSession(options, home);
   } catch (error) {
     await start.fail();
