@@ -3,9 +3,8 @@
  * session, `--continue` the latest of this workspace). Without a terminal on both stdin and
  * stdout it prints a short usage pointing at `loom run` and exits 2. It puts the terminal in raw
  * mode and draws the first frame (first-frame.ts) before anything heavy loads, so the prompt is
- * on the screen at once and keys typed meanwhile wait for ink; then tui-run.ts has ink take
- * over and loads the runtime. Other commands never load this path. At exit the session id is
- * printed.
+ * on the screen at once and keys typed meanwhile wait for ink; then tui-run.ts loads the
+ * runtime, ink and React. Other commands never load this path. At exit the session id is printed.
  */
 import { resolve } from 'node:path';
 import { UserError } from '../core/errors.js';
