@@ -9,8 +9,8 @@
  * region is printed again (see terminal-size.ts). Key handlers read refs, never a drawn frame's
  * state, since several keys may arrive before the next frame.
  */
-import { Box, type Instance, type Key, render, Static, Text } from 'ink';
-import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react';
+import { Box, type Instance, render, Static, Text } from 'ink';
+import { useCallback, useRef, useState, useSyncExternalStore } from 'react';
 import { PLAN_MODES } from '../plan/contract.js';
 import { planModeOf } from '../plan/install.js';
 import { BUSY_PLACEHOLDER, IDLE_PLACEHOLDER } from './chrome-text.js';
@@ -18,7 +18,6 @@ import { Footer } from './components/footer.js';
 import { LiveItems } from './components/live-items.js';
 import { PromptInput, type SubmitDelivery } from './components/prompt-input.js';
 import { RequestWidget } from './components/request-widget.js';
-import { DOUBLE_PRESS_MS, type EarlyInput, StartingScreen } from './components/starting-screen.js';
 import { TranscriptItemView } from './components/transcript-item.js';
 import { ViewPanel } from './components/view-panel.js';
 import type { FirstFrame } from './first-frame.js';
@@ -33,6 +32,8 @@ import type { TuiStore } from './tui-store.js';
 import { useColumns } from './use-columns.js';
 import { useCurrentInput } from './use-current-input.js';
 
+/** Two Ctrl+C within this many milliseconds exit. */
+const DOUBLE_PRESS_MS = 1000;
 /** Rows kept for the prompt box, the footer and hints; the live transcript items get the rest. */
 const CHROME_ROWS = 10;
 
@@ -42,24 +43,12 @@ export interface AppProps {
   history: string[];
   onSubmitHistory(text: string): void;
   onExit(): void;
-  /** The prompt's editor, when keys were typed into it before the app (default: a new one). */
-  editor?: PromptEditor;
-  /** What was sent and pressed before the app, acted on in order once it is on the screen. */
-  early?: readonly EarlyInput[];
 }
 
-export function App({
-  store,
-  session,
-  history,
-  onSubmitHistory,
-  onExit,
-  editor: startingEditor,
-  early = [],
-}: AppProps) {
+export function App({ store, session, history, onSubmitHistory, onExit }: AppProps) {
   const snapshot = useSyncExternalStore(store.subscribe, store.getSnapshot);
   const columns = useColumns();
-  const [editor] = useState(() => startingEditor ?? new PromptEditor(history));
+  const [editor] = useState(() => new PromptEditor(history));
   const [, setPathsListed] = useState(0);
   const [paths] = useState(
     () => new WorkspacePaths(session.setup.runtime.cwd, () => setPathsListed((count) => count + 1)),
@@ -79,7 +68,7 @@ export function App({
   const { rows } = useTerminalSize();
   const redraws = useWidthRedraw();
 
-  const handleKey = (text: string, key: Key) => {
+  useCurrentInput((text, key) => {
     if (key.ctrl && text === 'c') {
       const now = Date.now();
       if (!editor.isEmpty) {
@@ -115,8 +104,7 @@ export function App({
       const next = PLAN_MODES[(PLAN_MODES.indexOf(plan.mode) + 1) % PLAN_MODES.length];
       if (next) plan.setMode(next, 'user');
     }
-  };
-  useCurrentInput(handleKey);
+  });
 
   const submit = (value: string, delivery: SubmitDelivery) => {
     const text = value.trim();
@@ -171,17 +159,6 @@ export function App({
     });
   };
 
-  // Once, after the first frame: what was sent and pressed while the session started.
-  const earlyDone = useRef(false);
-  useEffect(() => {
-    if (earlyDone.current) return;
-    earlyDone.current = true;
-    for (const input of early) {
-      if (input.kind === 'submit') submit(input.text, input.delivery);
-      else handleKey(input.text, input.key);
-    }
-  });
-
   const complete = useCallback(
     (state: EditorState) => completionAt(state, () => paths.current()),
     [paths],
@@ -232,35 +209,13 @@ export function App({
 const BRACKETED_PASTE_ON = '\x1b[?2004h';
 const BRACKETED_PASTE_OFF = '\x1b[?2004l';
 
-export interface TerminalStart {
-  instance: Instance;
-  /** Puts the app in the starting screen's place; it acts on what was typed meanwhile. */
-  showApp(props: Omit<AppProps, 'editor' | 'early'>): void;
-  /** Erases what ink drew and unmounts it, for a start that failed. */
-  fail(): Promise<void>;
-}
-
 /**
- * Draws the starting screen on this process's terminal, then the app once the session is ready
- * (`showApp`); the caller unmounts it. ink's first frame, written as `render` returns, takes the
- * place of `firstFrame`'s lines, erased in the write just before.
+ * Draws the app on this process's terminal; the caller unmounts it. ink's first frame, written
+ * as `render` returns, takes the place of `firstFrame`'s lines, erased in the write just before.
  */
-export function renderStarting(
-  options: { history: string[]; workspace: string; onExit(): void },
-  firstFrame?: FirstFrame,
-): TerminalStart {
-  const editor = new PromptEditor(options.history);
-  const early: EarlyInput[] = [];
+export function renderApp(props: AppProps, firstFrame?: FirstFrame): Instance {
   process.stdout.write(`${firstFrame?.takeOver() ?? ''}${BRACKETED_PASTE_ON}`);
-  const starting = (
-    <StartingScreen
-      editor={editor}
-      workspace={options.workspace}
-      early={early}
-      onExit={options.onExit}
-    />
-  );
-  const instance = render(starting, {
+  const instance = render(<App {...props} />, {
     exitOnCtrlC: false,
     patchConsole: false,
     // Terminals known to speak the kitty keyboard protocol report Shift+Enter apart from Enter.
@@ -270,15 +225,5 @@ export function renderStarting(
     process.stdout.write(BRACKETED_PASTE_OFF);
   };
   instance.waitUntilExit().then(restore, restore);
-  return {
-    instance,
-    showApp(props) {
-      instance.rerender(<App {...props} editor={editor} early={early} />);
-    },
-    async fail() {
-      instance.rerender(null);
-      instance.unmount();
-      await instance.waitUntilExit().catch(() => {});
-    },
-  };
+  return instance;
 }

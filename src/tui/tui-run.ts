@@ -1,14 +1,19 @@
 /**
- * The interactive session once its first frame is on the screen (tui-command.ts drew it): ink
- * shows the starting screen (keys typed are handled from here on), then the runtime loads and
- * the session opens (tui-open.ts), the app takes the starting screen's place and acts on what was
- * typed meanwhile; when the person leaves, the session closes and its id is printed.
+ * The interactive session once its first frame is on the screen (tui-command.ts drew it): builds
+ * the runtime, opens the new or stored session, renders the app with ink (whose first frame
+ * replaces the drawn one) and waits until the person leaves; then closes the session and prints
+ * its id. Loaded only by tui-command.ts, after that first frame.
  */
-import { resolve } from 'node:path';
+import { buildRuntime } from '../cli/build-runtime.js';
+import { resolveWorkspace, runWorkspace } from '../cli/session-workspace.js';
+import { UserError } from '../core/errors.js';
 import { loomHome } from '../core/home.js';
 import type { FirstFrame } from './first-frame.js';
+import { InteractionBroker } from './interaction-broker.js';
 import { appendHistory, historyFileOf, readHistory } from './prompt-history.js';
 import type { TuiOptions } from './tui-command.js';
+import { TuiSession, workspaceSessions } from './tui-session.js';
+import { TuiStore } from './tui-store.js';
 
 export async function runTui(
   options: TuiOptions,
@@ -16,39 +21,60 @@ export async function runTui(
   app: Promise<typeof import('./app.js')>,
 ): Promise<number> {
   const home = loomHome();
-  const workspace = resolve(options.cwd ?? process.cwd());
-  // A reopened session's history is its workspace's, known once the session is read.
-  const history = options.resume === undefined ? readHistory(historyFileOf(home, workspace)) : [];
+  // A reopened session works in the workspace its header records.
+  const cwd =
+    options.resume === undefined
+      ? resolveWorkspace(options.cwd)
+      : runWorkspace(
+          { session: options.resume, ...(options.cwd !== undefined ? { cwd: options.cwd } : {}) },
+          home,
+          (folder) =>
+            `run it from there (cd ${folder}) or pass --cwd ${folder}: loom --resume ${options.resume} --cwd ${folder}`,
+        );
+  const broker = new InteractionBroker();
+  const setup = buildRuntime({
+    cwd,
+    home,
+    answerer: broker.answerer,
+    ...(options.model !== undefined ? { model: options.model } : {}),
+  });
+  const { runtime } = setup;
+  let resumeId = options.resume;
+  if (options.continue) {
+    resumeId = workspaceSessions(home, cwd)[0]?.id;
+    if (resumeId === undefined) {
+      throw new UserError('SESSION_NOT_FOUND', `no session to continue in this workspace (${cwd})`);
+    }
+  }
+  const session = new TuiSession(
+    setup,
+    broker,
+    resumeId === undefined ? runtime.start() : runtime.resume(resumeId),
+  );
+  const store = new TuiStore(setup, session.current, broker);
+  const historyFile = historyFileOf(home, cwd);
+  const history = readHistory(historyFile);
+  const { renderApp } = await app;
   let exit = () => {};
   const exited = new Promise<void>((resolve) => {
     exit = resolve;
   });
-  const { renderStarting } = await app;
-  const start = renderStarting({ history, workspace, onExit: () => exit() }, firstFrame);
-  let opened: import('./tui-open.js').OpenedSession;
-  try {
-    const { openSession } = await import('./tui-open.js');
-    opened = openSession(options, home);
-  } catch (error) {
-    await start.fail();
-    throw error;
-  }
-  const { cwd, session, store } = opened;
-  const historyFile = historyFileOf(home, cwd);
-  if (options.resume !== undefined) history.push(...readHistory(historyFile));
-  start.showApp({
-    store,
-    session,
-    history,
-    onSubmitHistory(text: string) {
-      history.push(text);
-      appendHistory(historyFile, text);
+  const instance = renderApp(
+    {
+      store,
+      session,
+      history,
+      onSubmitHistory(text: string) {
+        history.push(text);
+        appendHistory(historyFile, text);
+      },
+      onExit: () => exit(),
     },
-    onExit: () => exit(),
-  });
+    firstFrame,
+  );
   await exited;
-  start.instance.unmount();
-  await start.instance.waitUntilExit();
+  instance.unmount();
+  await instance.waitUntilExit();
   store.dispose();
   await session.close();
   process.stdout.write(

@@ -48,6 +48,7 @@ test('the prompt box is drawn before ink loads; ink takes its place, and keys ty
   assert.match(rows[0] ?? '', /^╭─+╮$/, `nothing above the box, no echoed keys:\n${ready}`);
   assert.equal(count(ready, /╭/g), 1, `one prompt box:\n${ready}`);
   assert.equal(count(ready, /default mode/g), 1, `one footer:\n${ready}`);
+  assert.match(ready, /scripted:.* · ctx 0 · 0↑ 0↓/);
   screen.type(KEYS.enter);
   await screen.waitFor('ok: hello');
   screen.type(KEYS.ctrlD);
@@ -68,8 +69,7 @@ test('a start that fails after the first frame erases it and prints the error', 
   assert.equal(exitCode, 1);
   assert.match(output, /ask loom, \/ for commands/, 'the first frame was drawn');
   const text = screen.text();
-  // ink leaves its last, empty frame (a blank line) above the error.
-  assert.match(text, /^\n?loom: the model from --model is not usable/);
+  assert.match(text, /^loom: the model from --model is not usable/);
   assert.doesNotMatch(text, /╭|╰|default mode/);
   assert.ok(output.lastIndexOf('\u001b[?25h') > output.lastIndexOf('\u001b[?25l'), 'cursor shown');
 });
