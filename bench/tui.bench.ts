@@ -1,8 +1,10 @@
 /**
  * The interactive terminal (issue 12), as a person meets it: the built bin/loom in a real
  * pseudo-terminal (@lydell/node-pty) drawn into a headless xterm (@xterm/headless). Figures: the
- * time from spawn to the first drawn prompt box, against `loom --version` and `node -e 0` spawned
- * the same way in the same run (medians, runs interleaved since a shared machine drifts); and
+ * time from spawn to the first drawn prompt box (drawn before ink loads), and to ink handling
+ * keys (a key typed the moment the box shows appears in it), each against `loom --version` and
+ * `node -e 0` spawned the same way in the same run (medians, runs interleaved since a shared
+ * machine drifts); and
  * keystroke-to-screen latency (a key written to the pty until the xterm shows its effect in the
  * prompt box), idle and while a 200-agent workflow runs in the same loom process. Measures only.
  */
@@ -61,23 +63,32 @@ function ptyExitMilliseconds(args: string[], home: string): Promise<number> {
   });
 }
 
-/** From spawning the interactive `loom` to the prompt box on the screen; then Ctrl+D exits it. */
-async function firstPromptMilliseconds(model: string, home: string): Promise<number> {
+/**
+ * From spawning the interactive `loom` to the prompt box on the screen (`prompt`), and to a key
+ * typed the moment it shows appearing in the box (`ready`: ink reads and draws keys); then
+ * Ctrl+D exits it.
+ */
+async function startMilliseconds(
+  model: string,
+  home: string,
+): Promise<{ prompt: number; ready: number }> {
   const started = performance.now();
   const screen = startScreen(['--model', `scripted:${model}`], { home, cwd: home });
   await screen.waitFor(PROMPT_IDLE);
-  const elapsed = performance.now() - started;
-  // Exit only once keys are seen to arrive (a letter, then a backspace), so Ctrl+D meets a
-  // running, empty prompt; a lost Ctrl+D fails the bench instead of hanging it.
+  const prompt = performance.now() - started;
   screen.type('x');
   await screen.waitFor(/│ > x *│/);
+  const ready = performance.now() - started;
+  // Exit once the backspace is seen too, so Ctrl+D meets an empty prompt; a lost Ctrl+D fails
+  // the bench instead of hanging it.
   screen.type(KEYS.backspace);
-  await screen.waitFor(`│ > ${PROMPT_IDLE}`);
+  // The empty prompt shows the cursor (a space) before the placeholder.
+  await screen.waitFor(new RegExp(`│ > +${escapeRegExp(PROMPT_IDLE)}`));
   screen.type(KEYS.ctrlD);
   await screen.waitFor('resume it with', 10_000);
   const { exitCode } = await screen.exited;
   if (exitCode !== 0) throw new Error(`loom exited ${exitCode}:\n${screen.text()}`);
-  return elapsed;
+  return { prompt, ready };
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -102,7 +113,7 @@ async function keystrokeLatencies(
     typed = growing ? typed + letter : typed.slice(0, -1);
     const expected =
       typed.length === 0
-        ? new RegExp(`│ > ${escapeRegExp(placeholder)}`)
+        ? new RegExp(`│ > +${escapeRegExp(placeholder)}`)
         : new RegExp(`│ > ${escapeRegExp(typed)} *│`);
     const started = performance.now();
     screen.type(growing ? letter : KEYS.backspace);
@@ -115,7 +126,7 @@ async function keystrokeLatencies(
     screen.type(KEYS.backspace);
     await screen.waitFor(
       typed.length === 0
-        ? new RegExp(`│ > ${escapeRegExp(placeholder)}`)
+        ? new RegExp(`│ > +${escapeRegExp(placeholder)}`)
         : new RegExp(`│ > ${escapeRegExp(typed)} *│`),
       10_000,
     );
@@ -216,14 +227,18 @@ export default async function tuiBench(): Promise<BenchRow[]> {
     const node: number[] = [];
     const version: number[] = [];
     const prompt: number[] = [];
+    const ready: number[] = [];
     for (let run = 0; run < SPAWN_RUNS; run++) {
       node.push(await ptyExitMilliseconds(['-e', '0'], home));
       version.push(await ptyExitMilliseconds([LOOM_BIN, '--version'], home));
-      prompt.push(await firstPromptMilliseconds(model, home));
+      const start = await startMilliseconds(model, home);
+      prompt.push(start.prompt);
+      ready.push(start.ready);
     }
     const nodeMedian = median(node);
     const versionMedian = median(version);
     const promptMedian = median(prompt);
+    const readyMedian = median(ready);
     const spawnRows: BenchRow[] = [
       {
         name: `tui: node -e 0 in a pty, spawn to exit (median of ${SPAWN_RUNS})`,
@@ -241,6 +256,11 @@ export default async function tuiBench(): Promise<BenchRow[]> {
         unit: 'x',
         target: '< 1.5 x',
         ok: promptMedian / versionMedian < 1.5,
+      },
+      {
+        name: `tui: loom, spawn to ink ready (a key typed at the prompt is drawn in it; median of ${SPAWN_RUNS}): ${Math.round(readyMedian)} ms, / loom --version`,
+        value: Math.round((readyMedian / versionMedian) * 100) / 100,
+        unit: 'x',
       },
     ];
     return [...spawnRows, ...(await latencyRows(model, home))];

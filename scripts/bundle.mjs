@@ -54,26 +54,83 @@ const yogaWithoutFetch = {
 };
 
 /**
+ * The Markdown libraries (marked, marked-terminal and what they import, half a megabyte) are
+ * needed at the first Markdown the terminal draws, not at its start. They are bundled apart, as
+ * `markdown.cjs`, and the terminal's code reaches them through this shim, which loads that file
+ * with a synchronous `require` on the first call: rendering stays synchronous, and the
+ * terminal's first chunk is smaller to read and compile.
+ */
+const lazyMarkdown = {
+  name: 'lazy-markdown',
+  setup(builder) {
+    builder.onResolve({ filter: /^marked(-terminal)?$/ }, (args) =>
+      /[\\/]src[\\/]tui[\\/]/.test(args.importer)
+        ? { path: 'markdown-libraries', namespace: 'loom-lazy-markdown' }
+        : undefined,
+    );
+    builder.onResolve(
+      { filter: /^\.\/markdown\.cjs$/, namespace: 'loom-lazy-markdown' },
+      (args) => ({
+        path: args.path,
+        external: true,
+      }),
+    );
+    builder.onLoad({ filter: /.*/, namespace: 'loom-lazy-markdown' }, () => ({
+      contents: [
+        'let libraries;',
+        "const load = () => (libraries ??= require('./markdown.cjs'));",
+        // Called with `new`: a constructor that returns an object makes that object the result.
+        'export function Marked(...options) { return new (load().Marked)(...options); }',
+        'export function markedTerminal(...options) { return load().markedTerminal(...options); }',
+      ].join('\n'),
+      loader: 'js',
+    }));
+  },
+};
+
+/**
  * marked-terminal imports cli-highlight, which registers every highlight.js language as it
- * loads (about 50 ms of the terminal's start). This shim loads it at the first code block:
- * esbuild evaluates a bundled CommonJS module only when `require` first runs.
+ * loads (1.8 MB of code, about 50 ms). It is bundled apart again, as `highlight.cjs`, and
+ * loaded at the first code block.
  */
 const lazyHighlight = {
   name: 'lazy-cli-highlight',
   setup(builder) {
     builder.onResolve({ filter: /^cli-highlight$/ }, (args) =>
       /[\\/]node_modules[\\/]marked-terminal[\\/]/.test(args.importer)
-        ? { path: 'cli-highlight', namespace: 'loom-lazy', pluginData: args.resolveDir }
+        ? { path: 'cli-highlight', namespace: 'loom-lazy-highlight' }
         : undefined,
     );
-    builder.onLoad({ filter: /.*/, namespace: 'loom-lazy' }, (args) => ({
+    builder.onResolve(
+      { filter: /^\.\/highlight\.cjs$/, namespace: 'loom-lazy-highlight' },
+      (args) => ({
+        path: args.path,
+        external: true,
+      }),
+    );
+    builder.onLoad({ filter: /.*/, namespace: 'loom-lazy-highlight' }, () => ({
       contents:
-        "export function highlight(code, options) { return require('cli-highlight').highlight(code, options); }",
+        "export function highlight(code, options) { return require('./highlight.cjs').highlight(code, options); }",
       loader: 'js',
-      resolveDir: args.pluginData,
     }));
   },
 };
+
+/** A CommonJS file of dist/bundle/ holding `source` (an ES module's text) and what it imports. */
+function lazyFile(name, source, plugins = []) {
+  return build({
+    stdin: { contents: source, resolveDir: '.', loader: 'js', sourcefile: `${name}-entry.js` },
+    outfile: join(outdir, `${name}.cjs`),
+    metafile: true,
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    sourcemap: true,
+    logLevel: 'warning',
+    plugins,
+  });
+}
 
 rmSync(outdir, { recursive: true, force: true });
 const result = await build({
@@ -92,7 +149,7 @@ const result = await build({
   chunkNames: 'chunk-[hash]',
   sourcemap: true,
   logLevel: 'warning',
-  plugins: [withoutZodLocales, yogaWithoutFetch, lazyHighlight],
+  plugins: [withoutZodLocales, yogaWithoutFetch, lazyMarkdown],
   // React and its reconciler pick their production builds (the development ones are slower).
   define: { 'process.env.NODE_ENV': '"production"' },
   // ink imports it only when DEV is set, for React DevTools; Loom never ships it.
@@ -112,4 +169,17 @@ await build({
   sourcemap: true,
   logLevel: 'warning',
 });
-writeFileSync('dist/bundle-meta.json', JSON.stringify(result.metafile));
+const markdown = await lazyFile(
+  'markdown',
+  "export { Marked } from 'marked';\nexport { markedTerminal } from 'marked-terminal';",
+  [lazyHighlight],
+);
+const highlight = await lazyFile('highlight', "export { highlight } from 'cli-highlight';");
+const metafiles = [result.metafile, markdown.metafile, highlight.metafile];
+writeFileSync(
+  'dist/bundle-meta.json',
+  JSON.stringify({
+    inputs: Object.assign({}, ...metafiles.map((metafile) => metafile.inputs)),
+    outputs: Object.assign({}, ...metafiles.map((metafile) => metafile.outputs)),
+  }),
+);

@@ -10,15 +10,17 @@
  * state, since several keys may arrive before the next frame.
  */
 import { Box, type Instance, render, Static, Text } from 'ink';
-import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react';
+import { useCallback, useRef, useState, useSyncExternalStore } from 'react';
 import { PLAN_MODES } from '../plan/contract.js';
 import { planModeOf } from '../plan/install.js';
+import { BUSY_PLACEHOLDER, IDLE_PLACEHOLDER } from './chrome-text.js';
 import { Footer } from './components/footer.js';
 import { LiveItems } from './components/live-items.js';
 import { PromptInput, type SubmitDelivery } from './components/prompt-input.js';
 import { RequestWidget } from './components/request-widget.js';
 import { TranscriptItemView } from './components/transcript-item.js';
 import { ViewPanel } from './components/view-panel.js';
+import type { FirstFrame } from './first-frame.js';
 import { WorkspacePaths } from './path-completion.js';
 import { completionAt } from './prompt-completion.js';
 import { type EditorState, PromptEditor } from './prompt-editor.js';
@@ -103,11 +105,6 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
       if (next) plan.setMode(next, 'user');
     }
   });
-
-  // Effects run in order: once this one ran, the terminal is in raw mode and keys are read, and
-  // the placeholder says so (a key typed before, such as Ctrl+D, would be the terminal's own).
-  const [listening, setListening] = useState(false);
-  useEffect(() => setListening(true), []);
 
   const submit = (value: string, delivery: SubmitDelivery) => {
     const text = value.trim();
@@ -199,13 +196,7 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
           onSubmit={submit}
           complete={complete}
           disabled={pending !== undefined || view !== 'chat'}
-          placeholder={
-            !listening
-              ? ''
-              : snapshot.footer.busy
-                ? 'working… enter steers it, ctrl+f queues a follow-up'
-                : 'ask loom, / for commands, @ for files, ! for a shell command'
-          }
+          placeholder={snapshot.footer.busy ? BUSY_PLACEHOLDER : IDLE_PLACEHOLDER}
         />
         {hint ? <Text color="yellow">{hint}</Text> : null}
         <Footer footer={snapshot.footer} requestOpen={pending !== undefined} />
@@ -218,9 +209,12 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
 const BRACKETED_PASTE_ON = '\x1b[?2004h';
 const BRACKETED_PASTE_OFF = '\x1b[?2004l';
 
-/** Draws the app on this process's terminal; the caller unmounts it. */
-export function renderApp(props: AppProps): Instance {
-  process.stdout.write(BRACKETED_PASTE_ON);
+/**
+ * Draws the app on this process's terminal; the caller unmounts it. ink's first frame, written
+ * as `render` returns, takes the place of `firstFrame`'s lines, erased in the write just before.
+ */
+export function renderApp(props: AppProps, firstFrame?: FirstFrame): Instance {
+  process.stdout.write(`${firstFrame?.takeOver() ?? ''}${BRACKETED_PASTE_ON}`);
   const instance = render(<App {...props} />, {
     exitOnCtrlC: false,
     patchConsole: false,

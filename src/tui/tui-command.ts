@@ -1,17 +1,14 @@
 /**
  * `loom` with no command: the interactive session on a terminal (`--resume ID` reopens a stored
  * session, `--continue` the latest of this workspace). Without a terminal on both stdin and
- * stdout it prints a short usage pointing at `loom run` and exits 2. ink and React are loaded
- * here only, so other commands never pay for them. At exit the session id is printed.
+ * stdout it prints a short usage pointing at `loom run` and exits 2. It puts the terminal in raw
+ * mode and draws the first frame (first-frame.ts) before anything heavy loads, so the prompt is
+ * on the screen at once and keys typed meanwhile wait for ink; then tui-run.ts loads the
+ * runtime, ink and React. Other commands never load this path. At exit the session id is printed.
  */
-import { buildRuntime } from '../cli/build-runtime.js';
-import { resolveWorkspace, runWorkspace } from '../cli/session-workspace.js';
+import { resolve } from 'node:path';
 import { UserError } from '../core/errors.js';
-import { loomHome } from '../core/home.js';
-import { InteractionBroker } from './interaction-broker.js';
-import { appendHistory, historyFileOf, readHistory } from './prompt-history.js';
-import { TuiSession, workspaceSessions } from './tui-session.js';
-import { TuiStore } from './tui-store.js';
+import { colorsEnabled, drawFirstFrame } from './first-frame.js';
 
 export interface TuiOptions {
   resume?: string;
@@ -33,62 +30,24 @@ export async function tuiCommand(options: TuiOptions): Promise<number> {
   if (options.resume !== undefined && options.continue) {
     throw new UserError('INVALID_ARGUMENT', '--resume and --continue cannot be used together');
   }
-  const home = loomHome();
-  // A reopened session works in the workspace its header records.
-  const cwd =
-    options.resume === undefined
-      ? resolveWorkspace(options.cwd)
-      : runWorkspace(
-          { session: options.resume, ...(options.cwd !== undefined ? { cwd: options.cwd } : {}) },
-          home,
-          (folder) =>
-            `run it from there (cd ${folder}) or pass --cwd ${folder}: loom --resume ${options.resume} --cwd ${folder}`,
-        );
-  const broker = new InteractionBroker();
-  const setup = buildRuntime({
-    cwd,
-    home,
-    answerer: broker.answerer,
-    ...(options.model !== undefined ? { model: options.model } : {}),
+  // Raw before drawing: from here on a key is neither echoed nor lost; it waits for ink.
+  process.stdin.setRawMode(true);
+  const firstFrame = drawFirstFrame(process.stdout, process.stderr, {
+    columns: process.stdout.columns,
+    workspace: resolve(options.cwd ?? process.cwd()),
+    colors: colorsEnabled(process.env),
   });
-  const { runtime } = setup;
-  let resumeId = options.resume;
-  if (options.continue) {
-    resumeId = workspaceSessions(home, cwd)[0]?.id;
-    if (resumeId === undefined) {
-      throw new UserError('SESSION_NOT_FOUND', `no session to continue in this workspace (${cwd})`);
-    }
+  try {
+    // ink and the app load alongside the runtime, so the reading of one overlaps the compiling
+    // of the other; a failure to load surfaces where runTui awaits it.
+    const app = import('./app.js');
+    app.catch(() => {});
+    const { runTui } = await import('./tui-run.js');
+    return await runTui(options, firstFrame, app);
+  } catch (error) {
+    // Failed before ink drew (a bad model, a wrong workspace): leave the terminal as it was.
+    firstFrame.clear();
+    process.stdin.setRawMode(false);
+    throw error;
   }
-  const handle = resumeId === undefined ? runtime.start() : runtime.resume(resumeId);
-  // The MCP servers start with the session, before the screen takes the terminal.
-  await setup.mcp.ready(handle);
-  const session = new TuiSession(setup, broker, handle);
-  const store = new TuiStore(setup, session.current, broker);
-  const historyFile = historyFileOf(home, cwd);
-  const history = readHistory(historyFile);
-  const { renderApp } = await import('./app.js');
-  let exit = () => {};
-  const exited = new Promise<void>((resolve) => {
-    exit = resolve;
-  });
-  const instance = renderApp({
-    store,
-    session,
-    history,
-    onSubmitHistory(text: string) {
-      history.push(text);
-      appendHistory(historyFile, text);
-    },
-    onExit: () => exit(),
-  });
-  await exited;
-  instance.unmount();
-  await instance.waitUntilExit();
-  store.dispose();
-  await session.close();
-  await setup.mcp.dispose();
-  process.stdout.write(
-    `session ${session.sessionId}\nresume it with: loom --resume ${session.sessionId}\n`,
-  );
-  return 0;
 }

@@ -3,7 +3,9 @@
  * bundle, and heavy modules load only on the paths that use them. A preload traces every module
  * the process loads (ESM through loader hooks that append each URL to a file synchronously,
  * CommonJS from `require.cache` at exit); dist/bundle-meta.json maps each bundle file to the
- * sources it holds. Figures are the bench's business (bench/cli.bench.ts); this pins the shape.
+ * sources it holds. The interactive terminal draws its first frame from small modules and loads
+ * the Markdown libraries at its first Markdown. Figures are the bench's business
+ * (bench/cli.bench.ts, bench/tui.bench.ts); this pins the shape.
  */
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -11,7 +13,8 @@ import { join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
-import { startLoom, writeScriptedModel } from './loom-process.js';
+import { KEYS, startScreen } from '../tui/pty-screen.js';
+import { scriptedFolders, startLoom, writeScriptedModel } from './loom-process.js';
 
 const root = resolve('.');
 const bundleMeta = JSON.parse(readFileSync('dist/bundle-meta.json', 'utf8')) as {
@@ -228,4 +231,97 @@ test('loom --version, loom run and loom acp never load ink, React or marked', as
   const acpLoaded = acpTrace.read();
   assert.ok(acpLoaded.sources.has('src/cli/build-runtime.ts'), 'the trace saw a session open');
   assert.deepEqual(terminalLibraries(acpLoaded), []);
+});
+
+/** The bundle files `output` loads before its code runs: its static imports, transitively. */
+function staticClosure(output: string): string[] {
+  const outputs = bundleMeta.outputs as Record<
+    string,
+    { inputs: Record<string, unknown>; imports?: Array<{ path: string; kind: string }> }
+  >;
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file) || !outputs[file]) return;
+    seen.add(file);
+    for (const imported of outputs[file].imports ?? []) {
+      if (imported.kind === 'import-statement') visit(imported.path);
+    }
+  };
+  visit(output);
+  return [...seen];
+}
+
+test("the interactive terminal's first frame is drawn from small modules: no ink, React, zod or runtime", () => {
+  const outputs = bundleMeta.outputs as Record<string, { entryPoint?: string; inputs: object }>;
+  const entry = Object.keys(outputs).find(
+    (file) => outputs[file]?.entryPoint === 'src/tui/tui-command.ts',
+  );
+  assert.ok(entry, 'tui-command.ts is a chunk of its own');
+  const sources = staticClosure(entry).flatMap((file) => Object.keys(outputs[file]?.inputs ?? {}));
+  assert.ok(sources.includes('src/tui/first-frame.ts'));
+  const heavy = sources.filter(
+    (source) =>
+      TERMINAL_UI.test(source) ||
+      source.includes('node_modules/zod/') ||
+      /^src\/(cli\/build-runtime|core\/runtime|tools|workflow|subagent)\b/.test(source),
+  );
+  assert.deepEqual(heavy, []);
+});
+
+test('the terminal loads the Markdown libraries at its first Markdown and highlight.js at its first code block', async () => {
+  const folders = scriptedFolders({
+    rules: [
+      { when: '^plain$', steps: [{ reply: 'A **bold** answer.' }] },
+      { when: '^code$', steps: [{ reply: 'Run:\n\n```js\nconst answer = 42;\n```\n' }] },
+    ],
+    default: { reply: 'ok' },
+  });
+  const loadedBy = async (prompts: string[]): Promise<Loaded> => {
+    const trace = traced(folders.home);
+    const screen = startScreen(['--model', `scripted:${folders.model}`], {
+      home: folders.home,
+      cwd: folders.workspace,
+      env: trace.env as Record<string, string>,
+    });
+    try {
+      await screen.waitFor('ask loom, / for commands');
+      for (const prompt of prompts) {
+        screen.type(prompt);
+        await screen.waitFor(`> ${prompt}`);
+        screen.type(KEYS.enter);
+        await screen.waitFor(prompt === 'plain' ? 'A bold answer.' : 'const answer = 42;');
+      }
+      screen.type(KEYS.ctrlD);
+      assert.equal((await screen.exited).exitCode, 0);
+      return trace.read();
+    } finally {
+      screen.kill();
+    }
+  };
+  const lazy = (loaded: Loaded) =>
+    loaded.files.filter((file) => /^dist\/bundle\/(markdown|highlight)\.cjs$/.test(file)).sort();
+
+  const idle = await loadedBy([]);
+  assert.deepEqual(terminalLibraries(idle), [
+    'ink',
+    'react',
+    'react-reconciler',
+    'scheduler',
+    'yoga-layout',
+  ]);
+  assert.deepEqual(lazy(idle), []);
+  assert.deepEqual(lazy(await loadedBy(['plain'])), ['dist/bundle/markdown.cjs']);
+  const code = await loadedBy(['code']);
+  assert.deepEqual(lazy(code), ['dist/bundle/highlight.cjs', 'dist/bundle/markdown.cjs']);
+  assert.deepEqual(terminalLibraries(code), [
+    'cli-highlight',
+    'highlight.js',
+    'ink',
+    'marked',
+    'marked-terminal',
+    'react',
+    'react-reconciler',
+    'scheduler',
+    'yoga-layout',
+  ]);
 });

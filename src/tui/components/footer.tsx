@@ -2,18 +2,12 @@
  * The footer: model, workspace, context use, tokens and cost, running children, jobs and
  * workflows, the goal's round and the mode, and the keys that matter now. Draws only.
  */
-import { homedir } from 'node:os';
 import { Box, Text } from 'ink';
 import { formatTokens } from '../../workflow/run-events.js';
+import { DEFAULT_MODE_LABEL, IDLE_KEYS, PLAN_MODE_LABEL, shortWorkspace } from '../chrome-text.js';
 import type { FooterState } from '../contract.js';
 
-/** The workspace as a person reads it: under the home folder it starts with `~`. */
-export function shortWorkspace(workspace: string, home = homedir()): string {
-  if (home.length > 1 && (workspace === home || workspace.startsWith(`${home}/`))) {
-    return `~${workspace.slice(home.length)}`;
-  }
-  return workspace;
-}
+export { shortWorkspace };
 
 /** `$0.0123`: cents and below stay visible. */
 export function formatCost(costUsd: number): string {
@@ -57,7 +51,7 @@ export function Footer({ footer, requestOpen = false }: FooterProps) {
     ? 'answer the request above · esc interrupts'
     : footer.busy
       ? `esc interrupts · enter steers · ctrl+f follow-up${footer.queued ? ` · ${footer.queued} queued` : ''}`
-      : 'shift+tab mode · /help · ctrl+c twice exits';
+      : IDLE_KEYS;
   return (
     <Box flexDirection="column">
       <Text dimColor wrap="truncate-middle">
@@ -65,7 +59,7 @@ export function Footer({ footer, requestOpen = false }: FooterProps) {
       </Text>
       <Text wrap="truncate-end">
         <Text color={footer.mode === 'plan' ? 'magenta' : 'gray'}>
-          {footer.mode === 'plan' ? '⏸ plan mode' : '▶ default mode'}
+          {footer.mode === 'plan' ? PLAN_MODE_LABEL : DEFAULT_MODE_LABEL}
         </Text>
         {activity.length > 0 ? <Text color="cyan">{` · ${activity.join(' · ')}`}</Text> : null}
         <Text dimColor>{` · ${keys}`}</Text>
