@@ -185,8 +185,20 @@ function writeModels(home: string): { model: string } {
   return { model };
 }
 
-async function latencyRows(model: string, home: string): Promise<BenchRow[]> {
-  const screen = startScreen(['--model', `scripted:${model}`], { home, cwd: home });
+/**
+ * The agents' `glob` searches a workspace of its own, as a user's would: with the workspace
+ * inside LOOM_HOME every search would walk the run's thousands of session files.
+ */
+function writeWorkspace(): string {
+  const workspace = mkdtempSync(join(tmpdir(), 'loom-bench-tui-workspace-'));
+  for (let index = 0; index < 20; index++) {
+    writeFileSync(join(workspace, `file-${index}.json`), '{}\n');
+  }
+  return workspace;
+}
+
+async function latencyRows(model: string, home: string, workspace: string): Promise<BenchRow[]> {
+  const screen = startScreen(['--model', `scripted:${model}`], { home, cwd: workspace });
   try {
     await screen.waitFor(PROMPT_IDLE);
     const idle = await keystrokeLatencies(screen, IDLE_KEYSTROKES, PROMPT_IDLE);
@@ -263,7 +275,12 @@ export default async function tuiBench(): Promise<BenchRow[]> {
         unit: 'x',
       },
     ];
-    return [...spawnRows, ...(await latencyRows(model, home))];
+    const workspace = writeWorkspace();
+    try {
+      return [...spawnRows, ...(await latencyRows(model, home, workspace))];
+    } finally {
+      rmSync(workspace, { recursive: true, force: true });
+    }
   } finally {
     rmSync(home, { recursive: true, force: true });
   }

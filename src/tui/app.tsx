@@ -218,6 +218,9 @@ export function renderApp(props: AppProps, firstFrame?: FirstFrame): Instance {
   const instance = render(<App {...props} />, {
     exitOnCtrlC: false,
     patchConsole: false,
+    // ink draws at most this often; a key typed right after a frame waits for the next one, so
+    // the rate bounds keystroke-to-screen latency (the store already coalesces events to 16 ms).
+    maxFps: 120,
     // Terminals known to speak the kitty keyboard protocol report Shift+Enter apart from Enter.
     kittyKeyboard: { mode: 'auto' },
   });
