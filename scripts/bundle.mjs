@@ -60,61 +60,55 @@ const yogaWithoutFetch = {
  * with a synchronous `require` on the first call: rendering stays synchronous, and the
  * terminal's first chunk is smaller to read and compile.
  */
-const lazyMarkdown = {
+const lazyMarkdown = lazyRequire({
   name: 'lazy-markdown',
-  setup(builder) {
-    builder.onResolve({ filter: /^marked(-terminal)?$/ }, (args) =>
-      /[\\/]src[\\/]tui[\\/]/.test(args.importer)
-        ? { path: 'markdown-libraries', namespace: 'loom-lazy-markdown' }
-        : undefined,
-    );
-    builder.onResolve(
-      { filter: /^\.\/markdown\.cjs$/, namespace: 'loom-lazy-markdown' },
-      (args) => ({
-        path: args.path,
-        external: true,
-      }),
-    );
-    builder.onLoad({ filter: /.*/, namespace: 'loom-lazy-markdown' }, () => ({
-      contents: [
-        'let libraries;',
-        "const load = () => (libraries ??= require('./markdown.cjs'));",
-        // Called with `new`: a constructor that returns an object makes that object the result.
-        'export function Marked(...options) { return new (load().Marked)(...options); }',
-        'export function markedTerminal(...options) { return load().markedTerminal(...options); }',
-      ].join('\n'),
-      loader: 'js',
-    }));
-  },
-};
+  filter: /^marked(-terminal)?$/,
+  importer: /[\\/]src[\\/]tui[\\/]/,
+  file: './markdown.cjs',
+  contents: [
+    'let libraries;',
+    "const load = () => (libraries ??= require('./markdown.cjs'));",
+    // Called with `new`: a constructor that returns an object makes that object the result.
+    'export function Marked(...options) { return new (load().Marked)(...options); }',
+    'export function markedTerminal(...options) { return load().markedTerminal(...options); }',
+  ].join('\n'),
+});
 
 /**
  * marked-terminal imports cli-highlight, which registers every highlight.js language as it
  * loads (1.8 MB of code, about 50 ms). It is bundled apart again, as `highlight.cjs`, and
  * loaded at the first code block.
  */
-const lazyHighlight = {
+const lazyHighlight = lazyRequire({
   name: 'lazy-cli-highlight',
-  setup(builder) {
-    builder.onResolve({ filter: /^cli-highlight$/ }, (args) =>
-      /[\\/]node_modules[\\/]marked-terminal[\\/]/.test(args.importer)
-        ? { path: 'cli-highlight', namespace: 'loom-lazy-highlight' }
-        : undefined,
-    );
-    builder.onResolve(
-      { filter: /^\.\/highlight\.cjs$/, namespace: 'loom-lazy-highlight' },
-      (args) => ({
+  filter: /^cli-highlight$/,
+  importer: /[\\/]node_modules[\\/]marked-terminal[\\/]/,
+  file: './highlight.cjs',
+  contents:
+    "export function highlight(code, options) { return require('./highlight.cjs').highlight(code, options); }",
+});
+
+/**
+ * An esbuild plugin: imports matching `filter` from a file matching `importer` resolve to a shim
+ * module (`contents`) that requires `file`, a bundle of its own next to this one, at first use.
+ */
+function lazyRequire({ name, filter, importer, file, contents }) {
+  const namespace = `loom-${name}`;
+  const fileFilter = new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`);
+  return {
+    name,
+    setup(builder) {
+      builder.onResolve({ filter }, (args) =>
+        importer.test(args.importer) ? { path: name, namespace } : undefined,
+      );
+      builder.onResolve({ filter: fileFilter, namespace }, (args) => ({
         path: args.path,
         external: true,
-      }),
-    );
-    builder.onLoad({ filter: /.*/, namespace: 'loom-lazy-highlight' }, () => ({
-      contents:
-        "export function highlight(code, options) { return require('./highlight.cjs').highlight(code, options); }",
-      loader: 'js',
-    }));
-  },
-};
+      }));
+      builder.onLoad({ filter: /.*/, namespace }, () => ({ contents, loader: 'js' }));
+    },
+  };
+}
 
 /** A CommonJS file of dist/bundle/ holding `source` (an ES module's text) and what it imports. */
 function lazyFile(name, source, plugins = []) {

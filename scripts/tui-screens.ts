@@ -4,7 +4,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KEYS, type ScreenRun, startScreen } from '../test/tui/pty-screen.js';
+import { KEYS, type ScreenRun, send, startScreen } from '../test/tui/pty-screen.js';
 
 const base = mkdtempSync(join(tmpdir(), 'l-'));
 const home = join(base, 'home');
@@ -80,12 +80,6 @@ writeFileSync(
 function show(title: string, screen: ScreenRun, lines: number): void {
   const text = screen.text().split('\n').slice(-lines).join('\n').replaceAll(base, '/tmp/demo');
   process.stdout.write(`--- ${title}\n${text}\n\n`);
-}
-
-async function send(screen: ScreenRun, text: string): Promise<void> {
-  screen.type(text);
-  await screen.waitFor(`> ${text}`);
-  screen.type(KEYS.enter);
 }
 
 const screen = startScreen(['--model', `scripted:${join(home, 'model.json')}`], {

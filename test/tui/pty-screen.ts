@@ -162,6 +162,22 @@ export function startScreen(args: string[], options: ScreenOptions): ScreenRun {
   };
 }
 
+/** Types `text`, waits until the prompt shows it (so no key is lost to a redraw), then Enter. */
+export async function send(screen: ScreenRun, text: string): Promise<void> {
+  screen.type(text);
+  await screen.waitFor(`> ${text}`);
+  screen.type(KEYS.enter);
+}
+
+/** Leaves with Ctrl+C twice and expects a clean exit. */
+export async function quit(screen: ScreenRun): Promise<void> {
+  screen.type(KEYS.ctrlC);
+  await screen.waitFor('press ctrl+c again to exit');
+  screen.type(KEYS.ctrlC);
+  const { exitCode } = await screen.exited;
+  if (exitCode !== 0) throw new Error(`loom exited ${exitCode}:\n${screen.text()}`);
+}
+
 function withoutCi(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const { CI: _ci, CONTINUOUS_INTEGRATION: _continuous, ...rest } = env;
   return rest;

@@ -12,7 +12,7 @@ import type { SessionEvent } from '../../src/core/session-events.js';
 import { scriptedFolders } from '../cli/loom-process.js';
 import { bashCall, callsThenReply } from '../helpers/scripted-turns.js';
 import { sessions } from '../helpers/session-files.js';
-import { KEYS, startScreen } from './pty-screen.js';
+import { KEYS, send, startScreen } from './pty-screen.js';
 
 const SHIFT_ENTER = '\x1b[13;2u';
 const TAB = '\t';
@@ -60,13 +60,9 @@ test('Esc interrupts a hanging turn and keeps the inbox: the queued steer then r
     default: { reply: 'ok: {{prompt}}' },
   });
   await screen.waitFor('ask loom');
-  screen.type('stuck');
-  await screen.waitFor('> stuck');
-  screen.type(KEYS.enter);
+  await send(screen, 'stuck');
   await screen.waitFor('esc interrupts');
-  screen.type('and then this');
-  await screen.waitFor('> and then this');
-  screen.type(KEYS.enter);
+  await send(screen, 'and then this');
   await screen.waitFor('1 queued');
   assert.match(screen.text(), /queued steer: and then this/);
   screen.type(KEYS.escape);
@@ -92,13 +88,9 @@ test('Enter while busy steers at the next step, Ctrl+F follows up after the turn
     default: { reply: 'ok: {{prompt}}' },
   });
   await screen.waitFor('ask loom');
-  screen.type('slow task');
-  await screen.waitFor('> slow task');
-  screen.type(KEYS.enter);
+  await send(screen, 'slow task');
   await screen.waitFor('esc interrupts · enter steers · ctrl+f follow-up');
-  screen.type('and also this');
-  await screen.waitFor('> and also this');
-  screen.type(KEYS.enter);
+  await send(screen, 'and also this');
   await screen.waitFor('1 queued');
   screen.type('later please');
   await screen.waitFor('> later please');
@@ -131,14 +123,10 @@ test('!command shows its output and joins the conversation with the next message
     rules: [{ when: 'what did it print', reply: 'it printed a greeting' }],
   });
   await screen.waitFor('ask loom');
-  screen.type('!echo hello-from-shell');
-  await screen.waitFor('> !echo hello-from-shell');
-  screen.type(KEYS.enter);
+  await send(screen, '!echo hello-from-shell');
   const shown = await screen.waitFor('joins the conversation with your next message');
   assert.match(shown, /! echo hello-from-shell\nhello-from-shell/);
-  screen.type('what did it print');
-  await screen.waitFor('> what did it print');
-  screen.type(KEYS.enter);
+  await send(screen, 'what did it print');
   await screen.waitFor('it printed a greeting');
   await exitWithCtrlD(screen);
   const [shell, question] = userMessages(folders.home);
@@ -158,9 +146,7 @@ test('a multi-line prompt (trailing backslash, Shift+Enter) and a folded paste a
     ],
   });
   await screen.waitFor('ask loom');
-  screen.type('first line\\');
-  await screen.waitFor('> first line\\');
-  screen.type(KEYS.enter);
+  await send(screen, 'first line\\');
   await screen.waitFor(/> first line\s*│\n│\s+│/);
   screen.type('second line');
   await screen.waitFor(/> first line\s*│\n│\s+second line/);

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
 import { scriptedFolders } from '../cli/loom-process.js';
 import { bashCall } from '../helpers/scripted-turns.js';
-import { KEYS, type ScreenOptions, type ScreenRun, startScreen } from './pty-screen.js';
+import { KEYS, quit, type ScreenOptions, type ScreenRun, send, startScreen } from './pty-screen.js';
 
 /** Palette indices of the basic colours (FORCE_COLOR=1 gives 16 colours). */
 const RED = 1;
@@ -29,18 +29,9 @@ function open(context: TestContext, model: string, options: ScreenOptions): Scre
 }
 
 /** Types `prompt` and Enter once the footer says no turn is running (so it starts a turn). */
-async function send(screen: ScreenRun, prompt: string): Promise<void> {
+async function sendIdle(screen: ScreenRun, prompt: string): Promise<void> {
   await screen.waitFor('shift+tab mode');
-  screen.type(prompt);
-  await screen.waitFor(`> ${prompt}`);
-  screen.type(KEYS.enter);
-}
-
-async function quit(screen: ScreenRun): Promise<void> {
-  screen.type(KEYS.ctrlC);
-  await screen.waitFor('press ctrl+c again to exit');
-  screen.type(KEYS.ctrlC);
-  assert.equal((await screen.exited).exitCode, 0);
+  await send(screen, prompt);
 }
 
 test('code blocks are highlighted, reasoning takes one dim line, and edits are coloured diffs', async (context) => {
@@ -76,7 +67,7 @@ test('code blocks are highlighted, reasoning takes one dim line, and edits are c
     cwd: folders.workspace,
   });
   await screen.waitFor('ask loom');
-  await send(screen, 'change b');
+  await sendIdle(screen, 'change b');
   const shown = await screen.waitFor('Done.');
   assert.match(
     shown,
@@ -126,7 +117,7 @@ test('a long result is folded; ctrl+o opens the transcript with it whole and esc
     rows: 60,
   });
   await screen.waitFor('ask loom');
-  await send(screen, 'count');
+  await sendIdle(screen, 'count');
   const chat = await screen.waitFor('Counted to forty.');
   assert.match(
     chat,
@@ -191,10 +182,10 @@ test('resizing narrower and wider during and after a turn leaves one clean promp
     rows: 30,
   });
   await screen.waitFor('ask loom');
-  await send(screen, 'first');
+  await sendIdle(screen, 'first');
   await screen.waitFor('A first answer.');
 
-  await send(screen, 'stuck');
+  await sendIdle(screen, 'stuck');
   await screen.waitFor('esc interrupt');
   screen.resize(60, 30);
   const narrow = await screen.waitFor(cleanAt(60, 'first'));

@@ -10,7 +10,7 @@ import { type TestContext, test } from 'node:test';
 import { SessionStore } from '../../src/core/session-store.js';
 import { type ScriptedFolders, scriptedFolders } from '../cli/loom-process.js';
 import { bashCall, callsThenReply, subagentCall } from '../helpers/scripted-turns.js';
-import { KEYS, type ScreenRun, startScreen } from './pty-screen.js';
+import { KEYS, quit, type ScreenRun, send, startScreen } from './pty-screen.js';
 
 function askBashFolders() {
   const folders = scriptedFolders({
@@ -43,19 +43,6 @@ async function openLoom(
   });
   await screen.waitFor('ask loom');
   return screen;
-}
-
-async function send(screen: ScreenRun, text: string): Promise<void> {
-  screen.type(text);
-  await screen.waitFor(`> ${text}`);
-  screen.type(KEYS.enter);
-}
-
-async function quit(screen: ScreenRun): Promise<void> {
-  screen.type(KEYS.ctrlC);
-  await screen.waitFor('press ctrl+c again to exit');
-  screen.type(KEYS.ctrlC);
-  assert.equal((await screen.exited).exitCode, 0);
 }
 
 /**

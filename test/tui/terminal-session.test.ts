@@ -12,7 +12,7 @@ import { SessionStore } from '../../src/core/session-store.js';
 import { runScripted, type ScriptedFolders, scriptedFolders } from '../cli/loom-process.js';
 import { callsThenReply } from '../helpers/scripted-turns.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
-import { KEYS, type ScreenRun, startScreen } from './pty-screen.js';
+import { KEYS, type ScreenRun, send, startScreen } from './pty-screen.js';
 
 const screens: ScreenRun[] = [];
 
@@ -34,13 +34,6 @@ function open(folders: ScriptedFolders, args: string[] = []): ScreenRun {
   });
   screens.push(screen);
   return screen;
-}
-
-/** Sends `text` once the prompt shows it, so no key is lost to a redraw. */
-async function send(screen: ScreenRun, text: string): Promise<void> {
-  screen.type(text);
-  await screen.waitFor(`> ${text}`);
-  screen.type(KEYS.enter);
 }
 
 async function exitWithId(screen: ScreenRun): Promise<string> {

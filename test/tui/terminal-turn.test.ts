@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { runLoom, scriptedFolders } from '../cli/loom-process.js';
 import { callsThenReply } from '../helpers/scripted-turns.js';
-import { KEYS, startScreen } from './pty-screen.js';
+import { KEYS, send, startScreen } from './pty-screen.js';
 
 test('a turn shows the tool line and the streamed Markdown answer, and exit prints the session id', async () => {
   const folders = scriptedFolders({
@@ -24,9 +24,7 @@ test('a turn shows the tool line and the streamed Markdown answer, and exit prin
     cwd: folders.workspace,
   });
   await screen.waitFor('ask loom');
-  screen.type('make a file');
-  await screen.waitFor('> make a file');
-  screen.type(KEYS.enter);
+  await send(screen, 'make a file');
   const shown = await screen.waitFor('wrote a.txt');
   assert.match(shown, /✓ write_file .*a\.txt/);
   assert.match(shown, /wrote 2 bytes to a\.txt/);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { scriptedFolders } from '../cli/loom-process.js';
 import { bashCall, callsThenReply } from '../helpers/scripted-turns.js';
-import { KEYS, startScreen } from './pty-screen.js';
+import { KEYS, send, startScreen } from './pty-screen.js';
 
 const AGENTS = 20;
 /** Each agent's one command: it returns once the test creates `release` in the workspace. */
@@ -56,13 +56,9 @@ test('/workflows shows a running 20-agent workflow live, an agent transcript, th
   });
   try {
     await screen.waitFor('ask loom');
-    screen.type('run the counters');
-    await screen.waitFor('> run the counters');
-    screen.type(KEYS.enter);
+    await send(screen, 'run the counters');
     await screen.waitFor('1 workflow ·');
-    screen.type('/workflows');
-    await screen.waitFor('> /workflows');
-    screen.type(KEYS.enter);
+    await send(screen, '/workflows');
     await screen.waitFor(/counters running · 20 agents: 20 running · 0 done · 0 failed/);
     // Each line is awaited: a screen read mid-redraw may hold only part of the tree.
     await screen.waitFor(/▸ count \(20 running\)/);
@@ -122,14 +118,10 @@ test('/jobs lists a background job, shows its output without taking it from the 
   });
   try {
     await screen.waitFor('ask loom');
-    screen.type('start a job');
-    await screen.waitFor('> start a job');
-    screen.type(KEYS.enter);
+    await send(screen, 'start a job');
     await screen.waitFor('job started');
     await screen.waitFor(/ask loom, \/ for commands/);
-    screen.type('/jobs');
-    await screen.waitFor('> /jobs');
-    screen.type(KEYS.enter);
+    await send(screen, '/jobs');
     await screen.waitFor(/bash-1 +running \S+ echo line one/);
     screen.type(KEYS.down);
     await screen.waitFor(/› bash-1 +running/);
@@ -173,14 +165,10 @@ test('/agents shows a background child; the user interrupts it, messages it and 
   });
   try {
     await screen.waitFor('ask loom');
-    screen.type('start a helper');
-    await screen.waitFor('> start a helper');
-    screen.type(KEYS.enter);
+    await send(screen, 'start a helper');
     await screen.waitFor('helper started');
     await screen.waitFor(/ask loom, \/ for commands/);
-    screen.type('/agents');
-    await screen.waitFor('> /agents');
-    screen.type(KEYS.enter);
+    await send(screen, '/agents');
     await screen.waitFor(/◌ running helper \S+ · \d+ tokens · \S+ old/);
     screen.type(KEYS.down);
     await screen.waitFor(/› ◌ running helper/);

@@ -68,13 +68,8 @@ process.stdout.write(JSON.stringify({
 }));
 `;
 
-test('the built engine runs its worker under plain node and lets the process exit', async () => {
-  const missing = required.filter((path) => !existsSync(`${dist}${path}`));
-  assert.deepEqual(
-    missing,
-    [],
-    `dist/ lacks ${missing.join(', ')}: run \`npm run build\` first (\`npm test\` builds before the tests)`,
-  );
+/** Runs `program` as an ES module in plain node (no tsx); its stdout, once it exited cleanly. */
+async function runPlainNode(program: string): Promise<string> {
   const env = { ...process.env };
   delete env.NODE_OPTIONS;
   const { code, stdout, stderr } = await new Promise<{
@@ -94,6 +89,17 @@ test('the built engine runs its worker under plain node and lets the process exi
     0,
     `plain node did not finish cleanly (a hang is killed after 60 s):\n${stderr}`,
   );
+  return stdout;
+}
+
+test('the built engine runs its worker under plain node and lets the process exit', async () => {
+  const missing = required.filter((path) => !existsSync(`${dist}${path}`));
+  assert.deepEqual(
+    missing,
+    [],
+    `dist/ lacks ${missing.join(', ')}: run \`npm run build\` first (\`npm test\` builds before the tests)`,
+  );
+  const stdout = await runPlainNode(program);
   assert.deepEqual(JSON.parse(stdout), {
     completed: { stopReason: 'completed', value: ['ECHO A', 'ECHO B'], agentsStarted: 2 },
     stopped: { stopReason: 'cancelled', code: 'CANCELLED' },
@@ -144,25 +150,7 @@ process.stdout.write(JSON.stringify({ stopReason: result.stopReason, value: resu
 `;
 
 test('a worker started ahead serves the next run, and one never used lets the process exit', async () => {
-  const env = { ...process.env };
-  delete env.NODE_OPTIONS;
-  const { code, stdout, stderr } = await new Promise<{
-    code: number | null;
-    stdout: string;
-    stderr: string;
-  }>((resolve) => {
-    const child = execFile(
-      process.execPath,
-      ['--input-type=module', '--eval', prewarmProgram],
-      { env, timeout: 60_000 },
-      (_error, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }),
-    );
-  });
-  assert.equal(
-    code,
-    0,
-    `plain node did not finish cleanly (a hang is killed after 60 s):\n${stderr}`,
-  );
+  const stdout = await runPlainNode(prewarmProgram);
   assert.deepEqual(JSON.parse(stdout), {
     stopReason: 'completed',
     value: 'echo a',
