@@ -220,13 +220,7 @@ export class SessionLog {
     type: Type,
     data: SessionEventMap[Type],
   ): SessionEvent<Type> {
-    if (this.descriptor === undefined) {
-      throw new LoomError(
-        'INVALID_ARGUMENT',
-        `session log ${this.path} is closed; cannot append ${type}`,
-      );
-    }
-    if (this.writeFailure !== undefined) this.flush();
+    this.beforeAppend(type);
     const line = `${JSON.stringify({ type, seq: this.lastSeq + 1, time: Date.now(), data })}\n`;
     const event = JSON.parse(line) as SessionEvent<Type>;
     if (this.sealed) return event;
@@ -235,6 +229,17 @@ export class SessionLog {
     }
     this.record(event, line);
     return event;
+  }
+
+  /** Refuses an append to a closed log; after a failed write, writes what is held first (or throws). */
+  private beforeAppend(type: SessionEventType): void {
+    if (this.descriptor === undefined) {
+      throw new LoomError(
+        'INVALID_ARGUMENT',
+        `session log ${this.path} is closed; cannot append ${type}`,
+      );
+    }
+    if (this.writeFailure !== undefined) this.flush();
   }
 
   private record(event: SessionEvent, line: string): void {
@@ -256,13 +261,7 @@ export class SessionLog {
     data: SessionEventMap[Type],
     json: string,
   ): SessionEvent<Type> {
-    if (this.descriptor === undefined) {
-      throw new LoomError(
-        'INVALID_ARGUMENT',
-        `session log ${this.path} is closed; cannot append ${type}`,
-      );
-    }
-    if (this.writeFailure !== undefined) this.flush();
+    this.beforeAppend(type);
     const seq = this.lastSeq + 1;
     const time = Date.now();
     const line = `{"type":${JSON.stringify(type)},"seq":${seq},"time":${time},"data":${json}}\n`;
