@@ -43,7 +43,11 @@ test('the prompt box is drawn before ink loads; ink takes its place, and keys ty
   screen.type('hel');
   await screen.waitFor('ask loom, / for commands');
   screen.type('lo');
-  const ready = await screen.waitFor(/│ > hello +│/);
+  // ink's whole frame: the typed text in the box and its footer, which names the model (the
+  // first frame's does not). A frame arrives in pieces, so both are waited for.
+  const ready = await screen.waitFor(
+    (text) => /│ > hello +│/.test(text) && /scripted:.* · ctx 0 · 0↑ 0↓/.test(text),
+  );
   const rows = ready.split('\n');
   assert.match(rows[0] ?? '', /^╭─+╮$/, `nothing above the box, no echoed keys:\n${ready}`);
   assert.equal(count(ready, /╭/g), 1, `one prompt box:\n${ready}`);
