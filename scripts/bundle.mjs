@@ -53,6 +53,15 @@ const yogaWithoutFetch = {
   },
 };
 
+/** What every bundle shares: Node 20 code with source maps, warnings and errors only. */
+const COMMON = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  sourcemap: true,
+  logLevel: 'warning',
+};
+
 /**
  * The Markdown libraries (marked, marked-terminal and what they import, half a megabyte) are
  * needed at the first Markdown the terminal draws, not at its start. They are bundled apart, as
@@ -116,12 +125,8 @@ function lazyFile(name, source, plugins = []) {
     stdin: { contents: source, resolveDir: '.', loader: 'js', sourcefile: `${name}-entry.js` },
     outfile: join(outdir, `${name}.cjs`),
     metafile: true,
-    bundle: true,
     format: 'cjs',
-    platform: 'node',
-    target: 'node20',
-    sourcemap: true,
-    logLevel: 'warning',
+    ...COMMON,
     plugins,
   });
 }
@@ -135,14 +140,10 @@ const result = await build({
   },
   outdir,
   metafile: true,
-  bundle: true,
   splitting: true,
   format: 'esm',
-  platform: 'node',
-  target: 'node20',
   chunkNames: 'chunk-[hash]',
-  sourcemap: true,
-  logLevel: 'warning',
+  ...COMMON,
   plugins: [withoutZodLocales, yogaWithoutFetch, lazyMarkdown],
   // React and its reconciler pick their production builds (the development ones are slower).
   define: { 'process.env.NODE_ENV': '"production"' },
@@ -156,12 +157,8 @@ const result = await build({
 await build({
   entryPoints: ['src/workflow/worker.ts'],
   outfile: join(outdir, 'worker.cjs'),
-  bundle: true,
   format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  sourcemap: true,
-  logLevel: 'warning',
+  ...COMMON,
 });
 const markdown = await lazyFile(
   'markdown',

@@ -107,11 +107,8 @@ export function deleteForward(state: EditorState): EditorState {
   return { ...state, text: state.text.slice(0, state.cursor) + state.text.slice(end) };
 }
 
-/** Ctrl+W: the word (and the spaces after it) before the cursor. */
-export function deleteWordBackward(state: EditorState): EditorState {
-  const before = state.text.slice(0, state.cursor);
-  const start = before.replace(/\S*\s*$/, '').length;
-  const from = start === state.cursor ? Math.max(0, state.cursor - 1) : start;
+/** The text from `from` to the cursor removed; the cursor where it began. */
+function removeBeforeCursor(state: EditorState, from: number): EditorState {
   return {
     ...state,
     text: state.text.slice(0, from) + state.text.slice(state.cursor),
@@ -119,15 +116,19 @@ export function deleteWordBackward(state: EditorState): EditorState {
   };
 }
 
+/** Ctrl+W: the word (and the spaces after it) before the cursor. */
+export function deleteWordBackward(state: EditorState): EditorState {
+  const before = state.text.slice(0, state.cursor);
+  const start = before.replace(/\S*\s*$/, '').length;
+  const from = start === state.cursor ? Math.max(0, state.cursor - 1) : start;
+  return removeBeforeCursor(state, from);
+}
+
 /** Ctrl+U: from the start of the cursor's line to the cursor. */
 export function deleteToLineStart(state: EditorState): EditorState {
   const start = lineStart(state.text, state.cursor);
   const from = start === state.cursor ? Math.max(0, start - 1) : start;
-  return {
-    ...state,
-    text: state.text.slice(0, from) + state.text.slice(state.cursor),
-    cursor: from,
-  };
+  return removeBeforeCursor(state, from);
 }
 
 /** Ctrl+K: from the cursor to the end of its line. */
