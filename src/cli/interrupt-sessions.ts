@@ -15,7 +15,9 @@ export function closeOpenWork(log: SessionLog): void {
   try {
     for (const repair of repairEvents(log.events)) log.append(repair.type, repair.data as never);
     for (const repairer of sessionRepairers()) {
-      for (const repair of repairer(log.events)) log.append(repair.type, repair.data as never);
+      for (const repair of repairer(log.events, 'stopping')) {
+        log.append(repair.type, repair.data as never);
+      }
     }
     // The process exits once output has drained; turns still ending must not append after this.
     log.seal();

@@ -281,6 +281,13 @@ export function repairEvents(events: readonly SessionEvent[]): RepairEvent[] {
 }
 
 /**
+ * Why a session is repaired: `reopened`, a stored session opened again (what it left open was
+ * left by a process that ended); `stopping`, this process stopping its own live session at once
+ * (what is open is its own work, ended as part of the stop).
+ */
+export type RepairSituation = 'reopened' | 'stopping';
+
+/**
  * A layer's own repair: given a loaded session's events, the events that close what that layer
  * left open (a `job/start` without its `job/end`, say). It may act on what the events name (end
  * a leftover process, say) but must not throw, and must return nothing when nothing is open, so
@@ -288,6 +295,7 @@ export function repairEvents(events: readonly SessionEvent[]): RepairEvent[] {
  */
 export type SessionRepairer = (
   events: readonly SessionEvent[],
+  situation: RepairSituation,
 ) => Array<
   { [Type in SessionEventType]: { type: Type; data: SessionEventMap[Type] } }[SessionEventType]
 >;

@@ -192,7 +192,9 @@ export class SessionLog {
       log.append(repair.type, repair.data as never);
     }
     for (const repairer of sessionRepairers()) {
-      for (const repair of repairer(log.events)) log.append(repair.type, repair.data as never);
+      for (const repair of repairer(log.events, 'reopened')) {
+        log.append(repair.type, repair.data as never);
+      }
     }
     log.flush();
     return log;

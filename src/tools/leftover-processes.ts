@@ -4,7 +4,8 @@
  * the group is closed in the log with what was found. A process counts as the command's when it
  * carries the command's `LOOM_COMMAND_ID`, or sits in its process group next to one that does; a
  * group id reused by an unrelated process is never touched. Killing twice finds nothing the
- * second time, so repairing twice adds nothing.
+ * second time, so repairing twice adds nothing. What it kills is reported on stderr when the
+ * session is reopened; a process stopping its own session ends its own commands quietly.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { SessionRepairer } from '../core/session-load.js';
@@ -23,7 +24,7 @@ interface OpenGroup {
   commandId: string;
 }
 
-export const repairLeftoverGroups: SessionRepairer = (events) => {
+export const repairLeftoverGroups: SessionRepairer = (events, situation) => {
   const open = new Map<string, OpenGroup>();
   for (const event of events) {
     if (event.type === 'bash/group-start') {
@@ -40,7 +41,8 @@ export const repairLeftoverGroups: SessionRepairer = (events) => {
       return { type: 'bash/group-end' as const, data: { ...group, outcome: 'unchecked' as const } };
     }
     const killed = killLeftovers(group, processes);
-    if (killed > 0) {
+    // A stopping process ends its own commands as part of the stop: nothing to report.
+    if (killed > 0 && situation === 'reopened') {
       process.stderr.write(
         `loom: killed ${killed} process${killed === 1 ? '' : 'es'} left running by bash call ` +
           `${group.callId} (process group ${group.groupId})\n`,
