@@ -1,15 +1,23 @@
 // The second half of `npm run build` (after tsc): bundles the command line, the library entries
 // and the workflow worker with esbuild into dist/bundle/, so a start reads a few files instead
-// of hundreds. Entries share chunks (one copy of every module, so `instanceof` holds across
-// `loom` and `loom/testing`), and modules loaded with `await import()` stay in their own chunks,
-// loaded only on the paths that use them. The workflow worker is one CommonJS file (a thread
-// starts faster without an ESM loader) in the same folder: it is found as `./worker.cjs` next
-// to the chunk that starts it. tsc still writes dist/**/*.d.ts (the types
-// of the package's exports) and the unbundled modules the built-engine test imports. Which
-// sources each output holds is written to dist/bundle-meta.json (not published), for the test
-// that checks what each command loads.
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+// of hundreds. The command line is one CommonJS file, `cli.cjs`, which bin/loom runs with V8's
+// code cache (bin/cached-bundle.js; the cache is trained here on a scripted workflow run, since
+// Node 20 caches no compiled modules of its own); modules it reaches with `await import()` stay
+// inside it but initialise only on the paths that use them. The interactive terminal is the one
+// exception: ink and its layout engine use top-level await, which CommonJS cannot hold, so the
+// terminal is an ES module entry (`tui.js`) that `cli.cjs` imports when `loom` opens a session.
+// The library entries and `tui.js` share ESM chunks (one copy of every module, so `instanceof`
+// holds across `loom` and `loom/testing`); modules loaded with `await import()` stay in their own
+// chunks. The workflow worker is one CommonJS file (a thread starts faster without an ESM
+// loader) in the same folder: it is found as `./worker.cjs` next to the code that starts it. tsc
+// still writes dist/**/*.d.ts (the types of the package's exports) and the unbundled modules the
+// built-engine test imports. Which sources each output holds is written to dist/bundle-meta.json
+// (not published), for the test that checks what each command loads.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse } from 'acorn';
 import { build } from 'esbuild';
 
 const outdir = 'dist/bundle';
@@ -119,6 +127,146 @@ function lazyRequire({ name, filter, importer, file, contents }) {
   };
 }
 
+/**
+ * The command line reaches the interactive terminal through this shim: the ES module entry
+ * `tui.js` (next to it in dist/bundle/) is imported when `loom` opens a session, never before.
+ * The command line's own dynamic imports become `require` calls of its chunks (see
+ * `commandLineChunks`), so this one goes through `loomImportModule`, a real `import()` that
+ * bin/cached-bundle.js gives every chunk.
+ */
+const terminalFromEsm = {
+  name: 'terminal-from-esm',
+  setup(builder) {
+    builder.onResolve({ filter: /^\.\.\/tui\/tui-command\.js$/ }, (args) =>
+      /[\\/]src[\\/]cli[\\/]main\.ts$/.test(args.importer)
+        ? { path: 'tui-command', namespace: 'loom-terminal' }
+        : undefined,
+    );
+    builder.onLoad({ filter: /.*/, namespace: 'loom-terminal' }, () => ({
+      contents: [
+        'export async function tuiCommand(options) {',
+        "  const terminal = await loomImportModule(new URL('./tui.js', import.meta.url).href);",
+        '  return terminal.tuiCommand(options);',
+        '}',
+      ].join('\n'),
+      loader: 'js',
+    }));
+  },
+};
+
+/**
+ * The command line as CommonJS chunks: `cli.cjs` (the commands, commander) and `cli-chunk-*.cjs`,
+ * which bin/cached-bundle.js loads at first `require`, each with its own code cache, so
+ * `loom --version` reads one small file and `loom run` only what a run uses. esbuild splits only
+ * ES modules, so the command line is first bundled as ESM chunks and each chunk then converted
+ * to CommonJS in place (dynamic imports of chunks become `require`). `import.meta.url` becomes
+ * the chunk's own file URL: chunks sit in dist/bundle/ like every other bundle file, so paths
+ * relative to it (package.json, bin/loom, worker.cjs) hold. The loader reads chunks as latin1, a
+ * straight copy of the bytes, so they must be ASCII: esbuild escapes every string, template and
+ * identifier but keeps comments as written, so characters beyond ASCII in a comment become `?`
+ * (one per UTF-16 unit: source-map columns stay right); one anywhere else fails the build.
+ */
+async function commandLineChunks() {
+  const split = await build({
+    entryPoints: { cli: 'src/cli/main.ts' },
+    outdir,
+    metafile: true,
+    splitting: true,
+    format: 'esm',
+    chunkNames: 'cli-chunk-[hash]',
+    outExtension: { '.js': '.cjs' },
+    ...COMMON,
+    plugins: [withoutZodLocales, terminalFromEsm],
+    define: {
+      'process.env.NODE_ENV': '"production"',
+      'import.meta.url': 'loomBundleUrl',
+      // Reached only when the source is TypeScript (under tsx), never from a chunk.
+      'import.meta.resolve': 'loomBundleResolve',
+    },
+  });
+  const files = Object.keys(split.metafile.outputs).filter((file) => file.endsWith('.cjs'));
+  await build({
+    entryPoints: files,
+    outdir,
+    outbase: outdir,
+    allowOverwrite: true,
+    outExtension: { '.js': '.cjs' },
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    sourcemap: true,
+    logLevel: 'warning',
+    supported: { 'dynamic-import': false },
+    banner: {
+      js: [
+        "const loomBundleUrl = require('node:url').pathToFileURL(__filename).href;",
+        'const loomBundleResolve = (specifier) => require.resolve(specifier);',
+      ].join('\n'),
+    },
+  });
+  for (const file of files) writeFileSync(file, asciiComments(readFileSync(file, 'utf8'), file));
+  return split;
+}
+
+/** One UTF-16 unit above U+007F (no `u` flag: an astral character is two units, two matches). */
+const BEYOND_ASCII = /[\u0080-\uffff]/g;
+
+function asciiComments(source, file) {
+  const comments = [];
+  parse(source, { ecmaVersion: 'latest', sourceType: 'script', onComment: comments });
+  let text = '';
+  let from = 0;
+  for (const { start, end } of comments) {
+    text +=
+      checkAscii(source, from, start, file) + source.slice(start, end).replace(BEYOND_ASCII, '?');
+    from = end;
+  }
+  return text + checkAscii(source, from, source.length, file);
+}
+
+function checkAscii(source, start, end, file) {
+  const code = source.slice(start, end);
+  const outside = code.search(BEYOND_ASCII);
+  if (outside >= 0) {
+    throw new Error(`${file}: a character beyond ASCII outside a comment, at ${start + outside}`);
+  }
+  return code;
+}
+
+/**
+ * Trains `cli.cjs.cache`: one scripted `loom run` whose model starts a one-agent workflow, so
+ * the cache holds what `loom run`, the agent loop, the tool pipeline and the workflow host
+ * compile. A failed training leaves no cache (starts are slower, never wrong) and fails the build.
+ */
+function trainCodeCache() {
+  const home = mkdtempSync(join(tmpdir(), 'loom-code-cache-'));
+  try {
+    const model = join(home, 'model.json');
+    const script = "return await agent('hello');";
+    const workflow = {
+      name: 'workflow',
+      arguments: { meta: { name: 'train', description: 'one agent' }, script },
+    };
+    writeFileSync(
+      model,
+      JSON.stringify({
+        rules: [{ when: '^train$', steps: [{ tools: [workflow] }, { reply: 'trained' }] }],
+        default: { reply: 'ok' },
+      }),
+    );
+    const run = spawnSync(
+      process.execPath,
+      ['bin/loom', 'run', '--model', `scripted:${model}`, '--cwd', home, 'train'],
+      { env: { ...process.env, LOOM_HOME: home, LOOM_WRITE_CODE_CACHE: '1' }, encoding: 'utf8' },
+    );
+    if (run.status !== 0 || !run.stdout.includes('trained')) {
+      throw new Error(`training the code cache failed (${run.status}): ${run.stderr}${run.stdout}`);
+    }
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
 /** A CommonJS file of dist/bundle/ holding `source` (an ES module's text) and what it imports. */
 function lazyFile(name, source, plugins = []) {
   return build({
@@ -134,7 +282,7 @@ function lazyFile(name, source, plugins = []) {
 rmSync(outdir, { recursive: true, force: true });
 const result = await build({
   entryPoints: {
-    loom: 'src/cli/main.ts',
+    tui: 'src/tui/tui-command.ts',
     index: 'src/index.ts',
     testing: 'src/testing/index.ts',
   },
@@ -166,7 +314,8 @@ const markdown = await lazyFile(
   [lazyHighlight],
 );
 const highlight = await lazyFile('highlight', "export { highlight } from 'cli-highlight';");
-const metafiles = [result.metafile, markdown.metafile, highlight.metafile];
+const commandLine = await commandLineChunks();
+const metafiles = [result.metafile, commandLine.metafile, markdown.metafile, highlight.metafile];
 writeFileSync(
   'dist/bundle-meta.json',
   JSON.stringify({
@@ -174,3 +323,4 @@ writeFileSync(
     outputs: Object.assign({}, ...metafiles.map((metafile) => metafile.outputs)),
   }),
 );
+trainCodeCache();
