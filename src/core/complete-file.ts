@@ -6,14 +6,27 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
+  close,
   closeSync,
+  link,
   linkSync,
+  open,
   openSync,
   renameSync,
+  unlink,
   unlinkSync,
+  write,
   writeFileSync,
   writeSync,
 } from 'node:fs';
+import { promisify } from 'node:util';
+
+// The callback API, not `fs/promises`: a descriptor the caller keeps must be a plain number, never
+// a `FileHandle`, which closes its descriptor when it is garbage collected.
+const openInBackground = promisify(open);
+const linkInBackground = promisify(link);
+const closeInBackground = promisify(close);
+const unlinkInBackground = promisify(unlink);
 
 /** Removes a temporary file of ours; one that is already gone is fine. */
 function removeTemporary(path: string): void {
@@ -73,6 +86,41 @@ export function createCompleteFileForAppending(
   } finally {
     if (!linked) closeSync(descriptor);
     removeTemporary(temporary);
+  }
+}
+
+function writeInBackground(descriptor: number, bytes: Buffer): Promise<number> {
+  return new Promise((resolve, reject) => {
+    write(descriptor, bytes, (error, written) => (error ? reject(error) : resolve(written)));
+  });
+}
+
+/**
+ * `createCompleteFileForAppending` off the calling thread (the thread pool makes the file), for
+ * a caller that must not wait on a slow file system. Resolves the descriptor, or undefined (and
+ * nothing written) when `path` already exists; the caller then owns the descriptor.
+ */
+export async function createCompleteFileForAppendingInBackground(
+  path: string,
+  content: Buffer,
+): Promise<number | undefined> {
+  const temporary = temporaryNameFor(path);
+  const descriptor = await openInBackground(temporary, 'ax');
+  let linked = false;
+  try {
+    let written = 0;
+    while (written < content.length) {
+      written += await writeInBackground(descriptor, content.subarray(written));
+    }
+    await linkInBackground(temporary, path);
+    linked = true;
+    return descriptor;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
+    throw error;
+  } finally {
+    if (!linked) await closeInBackground(descriptor);
+    await unlinkInBackground(temporary).catch(() => {});
   }
 }
 
