@@ -383,7 +383,11 @@ describe('SessionLog durability', () => {
 });
 
 describe('SessionLog with a deferred file', () => {
-  const leftovers = (folder: string) => readdirSync(folder).filter((name) => name.endsWith('.tmp'));
+  /** Temporary files left anywhere under `folder` (the background lanes' folders included). */
+  const leftovers = (folder: string) =>
+    readdirSync(folder, { recursive: true, encoding: 'utf8' }).filter((name) =>
+      name.endsWith('.tmp'),
+    );
 
   test('written() makes the file off the thread: absent until it resolves, then complete', async () => {
     const folder = temporaryFolder(folderPrefix);
@@ -422,6 +426,25 @@ describe('SessionLog with a deferred file', () => {
       loaded.events.map((event) => event.seq),
       [1, 2, 3],
     );
+    assert.deepEqual(leftovers(folder), []);
+  });
+
+  test('many files made at once, more than there are lanes, each end up complete', async () => {
+    const folder = temporaryFolder(folderPrefix);
+    const logs = Array.from({ length: 10 }, (_, index) => {
+      const log = SessionLog.create({
+        directory: folder,
+        sessionId: `many-${index}`,
+        deferFile: true,
+      });
+      log.append('turn/start', { turnId: `t${index}` });
+      return log;
+    });
+    await Promise.all(logs.map((log) => log.written()));
+    for (const [index, log] of logs.entries()) {
+      assert.deepEqual(fileLines(log.path)[1]?.data, { turnId: `t${index}` });
+      log.close();
+    }
     assert.deepEqual(leftovers(folder), []);
   });
 
