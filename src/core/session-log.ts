@@ -110,7 +110,7 @@ export class SessionLog {
   readonly path: string;
   readonly header: SessionHeader;
   /** Whether requests name their prompts in the prompt store (see `sharedPrompts`). */
-  sharesPrompts = false;
+  readonly sharesPrompts: boolean;
   private readonly memory: SessionEvent[];
   private readonly flushThreshold: number;
   private descriptor: number | undefined;
@@ -134,8 +134,10 @@ export class SessionLog {
     file: { descriptor: number } | { unbornContent: Buffer },
     flushThreshold: number,
     lock: SessionLock,
+    sharesPrompts = false,
   ) {
     this.path = path;
+    this.sharesPrompts = sharesPrompts;
     this.header = header;
     this.memory = events;
     if ('descriptor' in file) this.descriptor = file.descriptor;
@@ -181,23 +183,28 @@ export class SessionLog {
     const path = join(options.directory, `${sessionId}.jsonl`);
     const lock = acquireLockMakingFolder(options.directory, path);
     if (options.deferFile === true) {
-      const log = new SessionLog(
+      return new SessionLog(
         path,
         header,
         events,
         { unbornContent: Buffer.from(text) },
         flushThreshold,
         lock,
+        options.sharedPrompts,
       );
-      log.sharesPrompts = options.sharedPrompts === true;
-      return log;
     }
     try {
       const descriptor = createCompleteFileForAppending(path, text);
       if (descriptor === undefined) throw alreadyExists(path);
-      const log = new SessionLog(path, header, events, { descriptor }, flushThreshold, lock);
-      log.sharesPrompts = options.sharedPrompts === true;
-      return log;
+      return new SessionLog(
+        path,
+        header,
+        events,
+        { descriptor },
+        flushThreshold,
+        lock,
+        options.sharedPrompts,
+      );
     } catch (error) {
       lock.release();
       throw error;
