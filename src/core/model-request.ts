@@ -1,7 +1,7 @@
 /**
  * One model request of a step: assembles the prompt, logs it once per distinct content (a
  * `prompt/blob`, or a `prompt/stored` reference for a log that shares prompts) and the request
- * header that names it, derives the messages from the log, and
+ * header that names it, derives the messages from the log, waits until all that is on disk, and
  * folds the streamed parts into logged chunks and one `assistant/message`. A failed or aborted
  * stream is returned as data, never thrown.
  */
