@@ -48,6 +48,8 @@ export function describeEvent(event: SessionEvent): string {
       return `${head} ${data.model}${Array.isArray(data.tools) ? `, ${data.tools.length} tools` : `, prompt ${data.prompt}`}`;
     case 'prompt/blob':
       return `${head} ${data.hash}, ${(data.tools as unknown[]).length} tools, ${String(data.system).length} characters of system prompt`;
+    case 'prompt/stored':
+      return `${head} ${data.hash} in ${data.file}`;
     case 'assistant/chunk':
     case 'step/start':
     case 'step/end':

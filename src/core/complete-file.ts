@@ -2,18 +2,35 @@
  * Files that appear with their whole content: the bytes go to a temporary name first, then a
  * hard link (which fails when the name exists) or a rename (which replaces) puts them in place.
  * A crash at any moment leaves either no file or a complete one, never an empty or half one; at
- * worst a `*.tmp` file of this process is left beside it.
+ * worst a `*.tmp` file of this process is left beside it (or, for a file made in the background,
+ * in the `.incoming` folder beside it).
  */
 import { randomBytes } from 'node:crypto';
 import {
+  close,
   closeSync,
+  link,
   linkSync,
+  mkdir,
+  open,
   openSync,
   renameSync,
+  unlink,
   unlinkSync,
+  write,
   writeFileSync,
   writeSync,
 } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+
+// The callback API, not `fs/promises`: a descriptor the caller keeps must be a plain number, never
+// a `FileHandle`, which closes its descriptor when it is garbage collected.
+const openInBackground = promisify(open);
+const linkInBackground = promisify(link);
+const closeInBackground = promisify(close);
+const unlinkInBackground = promisify(unlink);
+const mkdirInBackground = promisify(mkdir);
 
 /** Removes a temporary file of ours; one that is already gone is fine. */
 function removeTemporary(path: string): void {
@@ -73,6 +90,85 @@ export function createCompleteFileForAppending(
   } finally {
     if (!linked) closeSync(descriptor);
     removeTemporary(temporary);
+  }
+}
+
+function writeInBackground(descriptor: number, bytes: Buffer): Promise<number> {
+  return new Promise((resolve, reject) => {
+    write(descriptor, bytes, (error, written) => (error ? reject(error) : resolve(written)));
+  });
+}
+
+/**
+ * Lanes for files made in the background: at most this many are made at once (the thread
+ * pool's size), each in its own folder, `.incoming/<lane>` beside the file. Making a file holds
+ * its folder's lock while the file system looks for a free inode (on some file systems most of
+ * the cost), so files started in one folder would only queue behind each other, and the calling
+ * thread would wait on that lock to link or unlink anything beside the file.
+ */
+const BACKGROUND_LANES = 4;
+const INCOMING_FOLDER = '.incoming';
+const freeLanes = Array.from({ length: BACKGROUND_LANES }, (_, lane) => lane);
+const waitingForLane: Array<(lane: number) => void> = [];
+const madeLaneFolders = new Set<string>();
+
+/**
+ * `createCompleteFileForAppending` off the calling thread (the thread pool makes the file), for
+ * a caller that must not wait on a slow file system. Resolves the descriptor, or undefined (and
+ * nothing written) when `path` already exists; the caller then owns the descriptor.
+ */
+export async function createCompleteFileForAppendingInBackground(
+  path: string,
+  content: Buffer,
+): Promise<number | undefined> {
+  const lane =
+    freeLanes.pop() ?? (await new Promise<number>((resolve) => waitingForLane.push(resolve)));
+  try {
+    return await createInLane(path, content, join(dirname(path), INCOMING_FOLDER, String(lane)));
+  } finally {
+    const next = waitingForLane.shift();
+    if (next) next(lane);
+    else freeLanes.push(lane);
+  }
+}
+
+async function openInLane(folder: string, name: string): Promise<[string, number]> {
+  const temporary = join(folder, name);
+  if (!madeLaneFolders.has(folder)) {
+    await mkdirInBackground(folder, { recursive: true });
+    madeLaneFolders.add(folder);
+  }
+  try {
+    return [temporary, await openInBackground(temporary, 'ax')];
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    // The folder was removed since it was made: make it again.
+    await mkdirInBackground(folder, { recursive: true });
+    return [temporary, await openInBackground(temporary, 'ax')];
+  }
+}
+
+async function createInLane(
+  path: string,
+  content: Buffer,
+  folder: string,
+): Promise<number | undefined> {
+  const [temporary, descriptor] = await openInLane(folder, basename(temporaryNameFor(path)));
+  let linked = false;
+  try {
+    let written = 0;
+    while (written < content.length) {
+      written += await writeInBackground(descriptor, content.subarray(written));
+    }
+    await linkInBackground(temporary, path);
+    linked = true;
+    return descriptor;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
+    throw error;
+  } finally {
+    if (!linked) await closeInBackground(descriptor);
+    await unlinkInBackground(temporary).catch(() => {});
   }
 }
 

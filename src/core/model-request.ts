@@ -1,11 +1,14 @@
 /**
  * One model request of a step: assembles the prompt, logs it once per distinct content (a
- * `prompt/blob`) and the request header that names it, derives the messages from the log, and
+ * `prompt/blob`, or a `prompt/stored` reference for a log that shares prompts) and the request
+ * header that names it, derives the messages from the log, waits until all that is on disk, and
  * folds the streamed parts into logged chunks and one `assistant/message`. A failed or aborted
  * stream is returned as data, never thrown.
  */
+import { dirname } from 'node:path';
 import { emptyUsage, type ModelRequest, type ModelToolCall } from '../llm/contract.js';
 import { assertNever } from './errors.js';
+import { storePrompt } from './prompt-store.js';
 import { hasPromptBlob, promptBlob } from './request-prompt.js';
 import type { SessionEventMap, TurnError } from './session-events.js';
 import type { StepOutcome, TurnEnvironment } from './turn.js';
@@ -20,10 +23,13 @@ export async function requestModel(
   const assembled = await environment.prompt.assemble(environment.tools.specs());
   const blob = promptBlob(assembled);
   const prompt = blob.hash;
-  if (!hasPromptBlob(log.events, prompt)) log.appendShared('prompt/blob', blob.data, blob.json);
+  if (!hasPromptBlob(log.events, prompt)) {
+    if (log.sharesPrompts) log.append('prompt/stored', storePrompt(dirname(log.path), blob));
+    else log.appendShared('prompt/blob', blob.data, blob.json);
+  }
   log.append('request/header', { turnId, step, model: model.id, prompt });
   const messages = environment.projection.update(log.events);
-  log.flush();
+  await log.written();
   let text = '';
   let reasoning = '';
   let attempts = 1;

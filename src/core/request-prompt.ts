@@ -1,12 +1,14 @@
 /**
  * The system prompt and tool schemas of a request, logged once per distinct content: a
- * `prompt/blob` event holds them under a hash, and each `request/header` names that hash.
- * Resolves the prompt a header describes from the log alone, also for headers of older sessions
- * that carry it inline. Must never read anything but logged events.
+ * `prompt/blob` event holds them under a hash (or a `prompt/stored` event names the prompt store
+ * file that does), and each `request/header` names that hash. Resolves the prompt a header
+ * describes from the log alone, also for headers of older sessions that carry it inline. Must
+ * never read anything but logged events and the store files they name.
  */
 import { createHash } from 'node:crypto';
 import type { ModelToolSpec } from '../llm/contract.js';
 import { LoomError } from './errors.js';
+import { readStoredPrompt } from './prompt-store.js';
 import type { SessionEvent, SessionEventMap } from './session-events.js';
 import { isSharedParameters } from './system-prompt.js';
 
@@ -105,7 +107,7 @@ interface KnownBlobs {
 /** Per event list (a log's memory only grows), the blob hashes seen so far. */
 const knownBlobs = new WeakMap<readonly SessionEvent[], KnownBlobs>();
 
-/** Whether `events` already hold a `prompt/blob` named `hash`. */
+/** Whether `events` already hold a `prompt/blob` (or a `prompt/stored` reference) named `hash`. */
 export function hasPromptBlob(events: readonly SessionEvent[], hash: string): boolean {
   let known = knownBlobs.get(events);
   if (!known || known.scanned > events.length) {
@@ -114,26 +116,41 @@ export function hasPromptBlob(events: readonly SessionEvent[], hash: string): bo
   }
   for (; known.scanned < events.length; known.scanned++) {
     const event = events[known.scanned];
-    if (event?.type !== 'prompt/blob') continue;
-    known.hashes.add((event.data as SessionEventMap['prompt/blob']).hash);
+    if (event?.type !== 'prompt/blob' && event?.type !== 'prompt/stored') continue;
+    known.hashes.add((event.data as SessionEventMap['prompt/blob' | 'prompt/stored']).hash);
   }
   return known.hashes.has(hash);
 }
 
 /**
  * The system prompt and tools the request of `header` sent: inline in headers of sessions
- * written before blobs, otherwise the `prompt/blob` its hash names, which comes before it.
- * Throws SESSION_CORRUPT when that blob is missing.
+ * written before blobs, otherwise the `prompt/blob` its hash names, which comes before it, or
+ * the store file a `prompt/stored` event of that hash names, under `sessionFolder` (the folder
+ * of the session file). Throws SESSION_CORRUPT when that blob is missing, and when a stored one
+ * is named but no `sessionFolder` is given.
  */
 export function requestPromptOf(
   events: readonly SessionEvent[],
   header: SessionEventMap['request/header'],
+  sessionFolder?: string,
 ): RequestPrompt {
   if (!('prompt' in header)) return { system: header.system, tools: header.tools };
   for (const event of events) {
-    if (event.type !== 'prompt/blob') continue;
-    const blob = event.data as SessionEventMap['prompt/blob'];
-    if (blob.hash === header.prompt) return { system: blob.system, tools: blob.tools };
+    if (event.type === 'prompt/blob') {
+      const blob = event.data as SessionEventMap['prompt/blob'];
+      if (blob.hash === header.prompt) return { system: blob.system, tools: blob.tools };
+    }
+    if (event.type !== 'prompt/stored') continue;
+    const reference = event.data as SessionEventMap['prompt/stored'];
+    if (reference.hash !== header.prompt) continue;
+    if (sessionFolder === undefined) {
+      throw new LoomError(
+        'SESSION_CORRUPT',
+        `request/header of turn ${header.turnId} step ${header.step} names the stored prompt ${reference.file}: give the session file's folder to read it`,
+      );
+    }
+    const blob = readStoredPrompt(sessionFolder, reference);
+    return { system: blob.system, tools: blob.tools };
   }
   throw new LoomError(
     'SESSION_CORRUPT',

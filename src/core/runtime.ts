@@ -38,6 +38,10 @@ export interface StartAgentOptions {
   limits?: Partial<TurnLimits>;
   /** Replaces the default persona section for this agent only. */
   persona?: string;
+  /** Default false; true makes the session file off the thread (see `CreateSessionOptions`). */
+  deferFile?: boolean;
+  /** Default false; true keeps its prompts in the shared prompt store (see `CreateSessionOptions`). */
+  sharedPrompts?: boolean;
 }
 
 export const agentRuntimeKey = serviceKey<AgentRuntime>('core/agent-runtime');
@@ -104,6 +108,8 @@ export class AgentRuntime {
       parentSession: options.parentSession ?? null,
       delegationDepth: options.delegationDepth ?? 0,
       ...(options.seed ? { seed: options.seed } : {}),
+      ...(options.deferFile ? { deferFile: true } : {}),
+      ...(options.sharedPrompts ? { sharedPrompts: true } : {}),
     });
     return this.activate(log, options);
   }

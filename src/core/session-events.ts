@@ -69,6 +69,11 @@ export interface SessionEventMap {
   'step/start': { turnId: string; step: number };
   /** A system prompt and tool set, logged before the first header that names its `hash`. */
   'prompt/blob': { hash: string; system: string; tools: ModelToolSpec[] };
+  /**
+   * The same, kept once in the prompt store beside the session file (core/prompt-store) instead
+   * of in the log: `file` is its path relative to the session file's folder.
+   */
+  'prompt/stored': { hash: string; file: string };
   /** Resolve what it sent with `requestPromptOf` (core/request-prompt), never by its fields. */
   'request/header': RequestHeader | InlineRequestHeader;
   'model/retry': {

@@ -1,14 +1,19 @@
 /**
  * The session log: the append-only JSONL file that is the source of truth of one agent session.
  * Appends are numbered, kept in memory, shown to observers at once and written in batches; a
- * `flush()` puts them on disk before it returns. One process writes a session at a time (see
+ * `flush()` puts them on disk before it returns, `written()` without blocking the thread on a
+ * file it has yet to create. One process writes a session at a time (see
  * `session-lock`). It must never rewrite history: the only bytes it ever removes are a torn last
  * line that never formed an event, or a header that a crash cut off before it was complete.
  */
 import { randomInt } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, statSync, truncateSync, writeSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { createCompleteFileForAppending, replaceWithCompleteFile } from './complete-file.js';
+import {
+  createCompleteFileForAppending,
+  createCompleteFileForAppendingInBackground,
+  replaceWithCompleteFile,
+} from './complete-file.js';
 import type { Disposer } from './context.js';
 import { errorMessage, LoomError, UserError } from './errors.js';
 import {
@@ -40,6 +45,18 @@ export interface CreateSessionOptions extends SessionLogOptions {
   cwd?: string;
   /** A fork's copy of its parent's completed turns; re-numbered from seq 1. */
   seed?: readonly SessionEvent[];
+  /**
+   * Default false: the file exists (with its header) when `create` returns. True: the session
+   * is held in memory under its lock and its file is made off the thread, by the first
+   * `written()` or background flush (or at once by a `flush()`); for the many short sessions
+   * of a workflow's children, whose creation would otherwise stall the host loop.
+   */
+  deferFile?: boolean;
+  /**
+   * Default false: each prompt a request sends is logged in full (`prompt/blob`). True: it is
+   * kept once in the prompt store beside the file and the log names it (`prompt/stored`).
+   */
+  sharedPrompts?: boolean;
 }
 
 /** Must not throw; a throw is contained and reported on stderr. */
@@ -67,6 +84,12 @@ export function validateSessionId(sessionId: string): string {
   return sessionId;
 }
 
+/** A file being made off the thread; `superseded` once `flush` made it on the thread instead. */
+interface BackgroundCreation {
+  done: Promise<void>;
+  superseded: boolean;
+}
+
 /** Every open log of this process, with the writer lock it holds. */
 const openLogs = new Map<SessionLog, SessionLock>();
 let exitHookInstalled = false;
@@ -86,9 +109,15 @@ function flushOpenLogsOnExit(): void {
 export class SessionLog {
   readonly path: string;
   readonly header: SessionHeader;
+  /** Whether requests name their prompts in the prompt store (see `sharedPrompts`). */
+  readonly sharesPrompts: boolean;
   private readonly memory: SessionEvent[];
   private readonly flushThreshold: number;
   private descriptor: number | undefined;
+  /** The bytes a deferred file begins with (header and seed) until the file exists. */
+  private unbornContent: Buffer | undefined;
+  private creation: BackgroundCreation | undefined;
+  private isClosed = false;
   private pending: string[] = [];
   private pendingCharacters = 0;
   private unwritten: Buffer | undefined;
@@ -102,14 +131,17 @@ export class SessionLog {
     path: string,
     header: SessionHeader,
     events: SessionEvent[],
-    descriptor: number,
+    file: { descriptor: number } | { unbornContent: Buffer },
     flushThreshold: number,
     lock: SessionLock,
+    sharesPrompts = false,
   ) {
     this.path = path;
+    this.sharesPrompts = sharesPrompts;
     this.header = header;
     this.memory = events;
-    this.descriptor = descriptor;
+    if ('descriptor' in file) this.descriptor = file.descriptor;
+    else this.unbornContent = file.unbornContent;
     this.flushThreshold = flushThreshold;
     openLogs.set(this, lock);
     if (!exitHookInstalled) {
@@ -120,7 +152,8 @@ export class SessionLog {
 
   /**
    * Creates `<directory>/<sessionId>.jsonl`, holding its writer lock: the file appears with its
-   * header and seed already in it, so a crash never leaves an empty or header-less file.
+   * header and seed already in it, so a crash never leaves an empty or header-less file. With
+   * `deferFile` it appears later (see there), the same way.
    */
   static create(options: CreateSessionOptions): SessionLog {
     const flushThreshold = validateThreshold(options.flushThreshold);
@@ -149,12 +182,29 @@ export class SessionLog {
 
     const path = join(options.directory, `${sessionId}.jsonl`);
     const lock = acquireLockMakingFolder(options.directory, path);
+    if (options.deferFile === true) {
+      return new SessionLog(
+        path,
+        header,
+        events,
+        { unbornContent: Buffer.from(text) },
+        flushThreshold,
+        lock,
+        options.sharedPrompts,
+      );
+    }
     try {
       const descriptor = createCompleteFileForAppending(path, text);
-      if (descriptor === undefined) {
-        throw new UserError('INVALID_ARGUMENT', `session file ${path} already exists`);
-      }
-      return new SessionLog(path, header, events, descriptor, flushThreshold, lock);
+      if (descriptor === undefined) throw alreadyExists(path);
+      return new SessionLog(
+        path,
+        header,
+        events,
+        { descriptor },
+        flushThreshold,
+        lock,
+        options.sharedPrompts,
+      );
     } catch (error) {
       lock.release();
       throw error;
@@ -183,7 +233,14 @@ export class SessionLog {
       if (loaded.tornTail) truncateSync(path, loaded.intactBytes);
       const descriptor = openSync(path, 'a');
       if (!loaded.endsWithNewline) writeFully(descriptor, Buffer.from('\n'));
-      log = new SessionLog(path, loaded.header, loaded.events, descriptor, flushThreshold, lock);
+      log = new SessionLog(
+        path,
+        loaded.header,
+        loaded.events,
+        { descriptor },
+        flushThreshold,
+        lock,
+      );
     } catch (error) {
       lock.release();
       throw error;
@@ -211,7 +268,7 @@ export class SessionLog {
   }
 
   get closed(): boolean {
-    return this.descriptor === undefined;
+    return this.isClosed;
   }
 
   /**
@@ -235,7 +292,7 @@ export class SessionLog {
 
   /** Refuses an append to a closed log; after a failed write, writes what is held first (or throws). */
   private beforeAppend(type: SessionEventType): void {
-    if (this.descriptor === undefined) {
+    if (this.isClosed) {
       throw new LoomError(
         'INVALID_ARGUMENT',
         `session log ${this.path} is closed; cannot append ${type}`,
@@ -251,6 +308,62 @@ export class SessionLog {
     this.notify(event);
     if (this.pendingCharacters >= this.flushThreshold) this.flush();
     else this.scheduled ??= setImmediate(() => this.flushInBackground());
+  }
+
+  /**
+   * Everything appended so far is on disk once this resolves, like `flush()`; a deferred file
+   * not yet made is made off the thread first, so the thread goes on with other work meanwhile.
+   * Rejects when the file cannot be made or written.
+   */
+  async written(): Promise<void> {
+    if (this.unbornContent !== undefined) {
+      this.creation ??= this.createInBackground(this.unbornContent);
+      await this.creation.done;
+    }
+    this.flush();
+  }
+
+  private createInBackground(content: Buffer): BackgroundCreation {
+    const creation: BackgroundCreation = { superseded: false, done: Promise.resolve() };
+    creation.done = createCompleteFileForAppendingInBackground(this.path, content).then(
+      (descriptor) => {
+        if (creation.superseded) {
+          // `flush` made the file meanwhile (or found this one and opened it itself).
+          if (descriptor !== undefined) closeSync(descriptor);
+          return;
+        }
+        if (descriptor === undefined) throw alreadyExists(this.path);
+        this.descriptor = descriptor;
+        this.unbornContent = undefined;
+        this.creation = undefined;
+      },
+      (error: unknown) => {
+        // Superseded: `flush` made the file, so this failure costs nothing.
+        if (creation.superseded) return;
+        if (this.creation === creation) this.creation = undefined;
+        throw error;
+      },
+    );
+    return creation;
+  }
+
+  /**
+   * Makes a deferred file now, on the thread. A creation still running in the background is
+   * superseded: either this one links the file first (the other then finds it there and backs
+   * off), or the other did (it holds exactly the same bytes, since neither writes more) and this
+   * one opens it. The session's lock rules out anyone else making it.
+   */
+  private createNow(content: Buffer): number {
+    const running = this.creation;
+    let descriptor = createCompleteFileForAppending(this.path, content);
+    if (descriptor === undefined) {
+      if (!running) throw alreadyExists(this.path);
+      descriptor = openSync(this.path, 'a');
+    }
+    if (running) running.superseded = true;
+    this.creation = undefined;
+    this.unbornContent = undefined;
+    return descriptor;
   }
 
   /**
@@ -277,6 +390,8 @@ export class SessionLog {
   flush(): void {
     if (this.scheduled) clearImmediate(this.scheduled);
     this.scheduled = undefined;
+    if (this.isClosed) return;
+    if (this.unbornContent !== undefined) this.descriptor = this.createNow(this.unbornContent);
     if (this.descriptor === undefined) return;
     if (this.pending.length > 0) {
       const fresh = Buffer.from(this.pending.join(''));
@@ -308,11 +423,12 @@ export class SessionLog {
 
   /** Flushes and releases the file; later appends throw. Closing twice is harmless. */
   close(): void {
-    if (this.descriptor === undefined) return;
+    if (this.isClosed) return;
     try {
       this.flush();
     } finally {
-      closeSync(this.descriptor);
+      this.isClosed = true;
+      if (this.descriptor !== undefined) closeSync(this.descriptor);
       this.descriptor = undefined;
       openLogs.get(this)?.release();
       openLogs.delete(this);
@@ -329,12 +445,19 @@ export class SessionLog {
 
   private flushInBackground(): void {
     this.scheduled = undefined;
-    try {
-      this.flush();
-    } catch (error) {
+    const report = (error: unknown) => {
       process.stderr.write(
         `loom: could not write session log ${this.path}: ${errorMessage(error)}\n`,
       );
+    };
+    if (this.unbornContent !== undefined) {
+      this.written().catch(report);
+      return;
+    }
+    try {
+      this.flush();
+    } catch (error) {
+      report(error);
     }
   }
 
@@ -398,6 +521,10 @@ function acquireLockMakingFolder(folder: string, path: string): SessionLock {
   mkdirSync(folder, { recursive: true });
   madeFolders.add(folder);
   return acquireSessionLock(path);
+}
+
+function alreadyExists(path: string): UserError {
+  return new UserError('INVALID_ARGUMENT', `session file ${path} already exists`);
 }
 
 function copyEvent(event: SessionEvent): SessionEvent {

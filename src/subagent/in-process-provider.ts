@@ -114,6 +114,10 @@ function startChild(
     ...(seed ? { seed } : {}),
     ...(request.model !== undefined ? { model: request.model } : {}),
     ...(request.persona !== undefined ? { persona: request.persona } : {}),
+    // Many children start at once in a workflow: their files are made without stalling the host,
+    // and hold no copy of the system prompt and tool schemas they share.
+    deferFile: true,
+    sharedPrompts: true,
   });
   handle.log.append('subagent/descriptor', descriptor);
   options.prepare(handle, descriptor);

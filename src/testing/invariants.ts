@@ -152,18 +152,23 @@ function checkResultOrder(events: readonly SessionEvent[]): string[] {
   return violations;
 }
 
-/** Each `request/header` naming a `prompt` hash comes after a `prompt/blob` of that hash. */
+/**
+ * Each `request/header` naming a `prompt` hash comes after a `prompt/blob` of that hash, or a
+ * `prompt/stored` reference to it.
+ */
 function checkPromptBlobs(events: readonly SessionEvent[]): string[] {
   const violations: string[] = [];
   const logged = new Set<unknown>();
   for (const event of events) {
-    if (event.type === 'prompt/blob') logged.add(field(event, 'hash'));
+    if (event.type === 'prompt/blob' || event.type === 'prompt/stored') {
+      logged.add(field(event, 'hash'));
+    }
     if (event.type !== 'request/header') continue;
     const prompt = field(event, 'prompt');
     if (prompt === undefined) continue;
     if (!logged.has(prompt)) {
       violations.push(
-        `request/header (seq ${event.seq}) names prompt ${String(prompt)} but no prompt/blob before it holds it`,
+        `request/header (seq ${event.seq}) names prompt ${String(prompt)} but no prompt/blob or prompt/stored before it holds it`,
       );
     }
   }

@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
+import { readdirSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { test } from 'node:test';
+import { loadSessionFile } from '../../src/core/session-load.js';
+import { checkSessionInvariants } from '../../src/testing/invariants.js';
+import { requestPrompts, sessionPaths } from '../helpers/session-files.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
+import { runLoom } from './loom-process.js';
 import {
   agentPairs,
   type EventLine,
@@ -378,4 +383,35 @@ test('workflow run: --max-concurrent 2 runs two children at once, over a config 
   assert.deepEqual(order.slice(0, 2), ['start waiter', 'start signaller']);
   assert.deepEqual(order.slice(2).sort(), ['end signaller', 'end waiter']);
   assert.deepEqual(result.value, ['waiter: partner seen\n[exit code: 0]', 'signalled']);
+});
+
+test('workflow run: a one-answer child leaves a file under 2 KB that names its prompt in the shared store', async () => {
+  const home = temporaryFolder('loom-workflow-store-');
+  const script = writeFile(
+    home,
+    'fan-out.js',
+    "export const meta = { name: 'fan-out', description: 'instant agents' };\n" +
+      "return (await parallel(Array.from({ length: 6 }, (_, index) => () => agent('item ' + index)))).length;\n",
+  );
+  const model = writeJson(home, 'model.json', { rules: [], default: { reply: 'ok' } });
+  const run = await runWorkflow(
+    ['run', script, '--model', `scripted:${model}`, '--max-concurrent', '4', '--json'],
+    { home },
+  );
+  assert.equal(parseResult(run).value, 6, run.stderr);
+  const children = sessionPaths(home);
+  assert.equal(children.length, 6);
+  const folder = join(home, 'sessions');
+  assert.deepEqual(readdirSync(join(folder, 'prompts')).length, 1, 'one prompt for all six');
+  for (const path of children) {
+    assert.ok(statSync(path).size < 2048, `${path} is ${statSync(path).size} bytes`);
+    const { events } = loadSessionFile(path);
+    assert.deepEqual(checkSessionInvariants(events), []);
+    const [request] = requestPrompts(events, folder);
+    assert.match(request?.system ?? '', /one step of a workflow script/);
+  }
+  const id = basename(children[0] ?? '', '.jsonl');
+  const show = await runLoom(['sessions', 'show', id], { home });
+  assert.equal(show.code, 0, show.stderr);
+  assert.match(show.stdout, /prompt\/stored +[0-9a-f]{32} in prompts\/[0-9a-f]{32}\.json$/m);
 });

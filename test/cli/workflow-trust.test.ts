@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { requestPrompts } from '../helpers/session-files.js';
+import { requestPrompts, sessionPaths } from '../helpers/session-files.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { REACH_PORT } from '../helpers/worker-port.js';
 import {
@@ -142,15 +142,15 @@ test('workflow run: a workflow child and its own subagents have no workflow tool
   assert.match(String(result.value), /^child saw: grandchild saw: Unknown tool "workflow"/);
   assert.equal(events.filter((event) => event.type === 'workflow/start').length, 1);
   const folder = join(home, 'sessions');
-  const sessions = readdirSync(folder).map((name) =>
-    readFileSync(join(folder, name), 'utf8')
+  const sessions = sessionPaths(home).map((path) =>
+    readFileSync(path, 'utf8')
       .split('\n')
       .filter(Boolean)
       .map((line) => JSON.parse(line) as SessionLine),
   );
   assert.equal(sessions.length, 2, 'the child and its subagent; no inner run');
   for (const session of sessions) {
-    const requests = requestPrompts(session);
+    const requests = requestPrompts(session, folder);
     assert.ok(requests.length > 0);
     for (const request of requests) {
       const tools = request.tools.map((tool) => tool.name);

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { Context } from '../../src/core/context.js';
 import { createAgent } from '../../src/core/create-agent.js';
 import { LoomError } from '../../src/core/errors.js';
+import { storePrompt } from '../../src/core/prompt-store.js';
 import {
   hasPromptBlob,
   promptBlob,
@@ -16,6 +18,7 @@ import { checkSessionInvariants } from '../../src/testing/invariants.js';
 import { createScriptedModel } from '../../src/testing/scripted-model.js';
 import { echoTool } from '../helpers/echo-tool.js';
 import { requestPrompts } from '../helpers/session-files.js';
+import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { agentFixture } from './agent-fixture.js';
 
 const model = {
@@ -145,4 +148,28 @@ test('a prompt whose tools are not the shared frozen schemas is hashed from its 
   const changed = promptBlob({ system: 'S', tools });
   assert.notEqual(changed.hash, blob.hash);
   assert.deepEqual(changed.data.tools, tools);
+});
+
+test('a prompt kept in the store is written once, named by prompt/stored, and read back checked', () => {
+  const folder = temporaryFolder('loom-prompt-store-');
+  const tools = [{ name: 'a', description: 'A', parameters: { type: 'object' } }];
+  const blob = promptBlob({ system: 'stored S', tools });
+  const reference = storePrompt(folder, blob);
+  assert.deepEqual(reference, { hash: blob.hash, file: `prompts/${blob.hash}.json` });
+  assert.deepEqual(storePrompt(folder, blob), reference, 'a second session reuses the file');
+  assert.equal(readFileSync(join(folder, reference.file), 'utf8'), blob.json);
+
+  const events: SessionEvent[] = [{ type: 'prompt/stored', seq: 1, time: 0, data: reference }];
+  assert.equal(hasPromptBlob(events, blob.hash), true);
+  const header = { turnId: 't1', step: 1, model: 'm', prompt: blob.hash };
+  assert.deepEqual(requestPromptOf(events, header, folder), { system: 'stored S', tools });
+  const corrupt = (pattern: RegExp) => (error: unknown) =>
+    error instanceof LoomError && error.code === 'SESSION_CORRUPT' && pattern.test(error.message);
+  assert.throws(() => requestPromptOf(events, header), corrupt(/give the session file's folder/));
+  assert.throws(
+    () => requestPromptOf(events, header, temporaryFolder('loom-prompt-store-')),
+    corrupt(/cannot be read/),
+  );
+  writeFileSync(join(folder, reference.file), JSON.stringify({ ...blob.data, hash: 'other' }));
+  assert.throws(() => requestPromptOf(events, header, folder), corrupt(/holds other, not/));
 });

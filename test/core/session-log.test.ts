@@ -381,3 +381,104 @@ describe('SessionLog durability', () => {
     assert.deepEqual(loaded.events.at(-1)?.data, chunk('chunk 99'));
   });
 });
+
+describe('SessionLog with a deferred file', () => {
+  /** Temporary files left anywhere under `folder` (the background lanes' folders included). */
+  const leftovers = (folder: string) =>
+    readdirSync(folder, { recursive: true, encoding: 'utf8' }).filter((name) =>
+      name.endsWith('.tmp'),
+    );
+
+  test('written() makes the file off the thread: absent until it resolves, then complete', async () => {
+    const folder = temporaryFolder(folderPrefix);
+    const log = SessionLog.create({ directory: folder, sessionId: 'later', deferFile: true });
+    log.append('turn/start', { turnId: 't1' });
+    assert.equal(fs.existsSync(log.path), false);
+    const written = log.written();
+    // Making it takes the thread pool; nothing of it can finish before this thread yields.
+    assert.equal(fs.existsSync(log.path), false);
+    log.append('assistant/chunk', chunk('while it is made'));
+    await written;
+    assert.deepEqual(
+      fileLines(log.path).map((line) => line.type),
+      ['session/header', 'turn/start', 'assistant/chunk'],
+    );
+    log.append('assistant/chunk', chunk('after'));
+    log.flush();
+    assert.equal(fileLines(log.path).length, 4);
+    log.close();
+    assert.deepEqual(leftovers(folder), []);
+  });
+
+  test('a flush while the background creation runs makes the file once, holding every event', async () => {
+    const folder = temporaryFolder(folderPrefix);
+    const log = SessionLog.create({ directory: folder, deferFile: true });
+    log.append('turn/start', { turnId: 't1' });
+    const written = log.written();
+    log.append('assistant/chunk', chunk('flushed on the thread'));
+    log.flush();
+    assert.equal(fileLines(log.path).length, 3);
+    await written;
+    log.append('assistant/chunk', chunk('after both'));
+    log.close();
+    const loaded = loadSessionFile(log.path);
+    assert.deepEqual(
+      loaded.events.map((event) => event.seq),
+      [1, 2, 3],
+    );
+    assert.deepEqual(leftovers(folder), []);
+  });
+
+  test('many files made at once, more than there are lanes, each end up complete', async () => {
+    const folder = temporaryFolder(folderPrefix);
+    const logs = Array.from({ length: 10 }, (_, index) => {
+      const log = SessionLog.create({
+        directory: folder,
+        sessionId: `many-${index}`,
+        deferFile: true,
+      });
+      log.append('turn/start', { turnId: `t${index}` });
+      return log;
+    });
+    await Promise.all(logs.map((log) => log.written()));
+    for (const [index, log] of logs.entries()) {
+      assert.deepEqual(fileLines(log.path)[1]?.data, { turnId: `t${index}` });
+      log.close();
+    }
+    assert.deepEqual(leftovers(folder), []);
+  });
+
+  test('close() makes a file that was never written', () => {
+    const folder = temporaryFolder(folderPrefix);
+    const closed = SessionLog.create({ directory: folder, deferFile: true });
+    closed.append('turn/start', { turnId: 't1' });
+    closed.close();
+    assert.equal(closed.closed, true);
+    assert.equal(fileLines(closed.path).length, 2);
+    assert.deepEqual(leftovers(folder), []);
+  });
+
+  test('a process that exits before the file was made still leaves it, complete', async () => {
+    const folder = temporaryFolder(folderPrefix);
+    const moduleUrl = new URL('../../src/core/session-log.ts', import.meta.url).href;
+    const script = join(folder, 'exit.mjs');
+    writeFileSync(
+      script,
+      [
+        `const { SessionLog } = await import(${JSON.stringify(moduleUrl)});`,
+        `const log = SessionLog.create({ directory: ${JSON.stringify(folder)}, sessionId: 'exits', deferFile: true });`,
+        `log.append('turn/start', { turnId: 't1' });`,
+        `void log.written();`,
+        `process.exit(0);`,
+      ].join('\n'),
+    );
+    const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: 'inherit' });
+    const [code] = await once(child, 'exit');
+    assert.equal(code, 0);
+    const loaded = loadSessionFile(join(folder, 'exits.jsonl'));
+    assert.deepEqual(
+      loaded.events.map((event) => event.type),
+      ['turn/start'],
+    );
+  });
+});

@@ -57,15 +57,19 @@ export function sessionIdOf(stdout: string): string {
 
 type RequestHeaderData = SessionEvent<'request/header'>['data'];
 
-/** Each request of `events` in order: its header and the system prompt and tools it sent. */
+/**
+ * Each request of `events` in order: its header and the system prompt and tools it sent;
+ * `sessionFolder` (the session file's folder) for prompts kept in the prompt store.
+ */
 export function requestPrompts(
   events: ReadonlyArray<{ type: string; data: unknown }>,
+  sessionFolder?: string,
 ): Array<RequestPrompt & { header: RequestHeaderData }> {
   const all = events as readonly SessionEvent[];
   return all
     .filter((event) => event.type === 'request/header')
     .map((event) => {
       const header = event.data as RequestHeaderData;
-      return { header, ...requestPromptOf(all, header) };
+      return { header, ...requestPromptOf(all, header, sessionFolder) };
     });
 }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { LoomError } from '../../src/core/errors.js';
 import { lockPathOf } from '../../src/core/session-lock.js';
@@ -58,7 +59,7 @@ test('after a restart, send_message from the parent cold-resumes the child from 
   assert.equal(eventsOf(loaded.events, 'assistant/message').at(-1)?.text, 'ok: again');
   assert.deepEqual(checkSessionInvariants(loaded.events), []);
 
-  const header = requestPrompts(loaded.events).at(-1);
+  const header = requestPrompts(loaded.events, join(second.home, 'sessions')).at(-1);
   const tools = header?.tools.map((tool) => tool.name) ?? [];
   assert.ok(!tools.includes('echo'), `the tool filter is re-applied: ${tools.join(', ')}`);
   assert.ok(tools.includes('report'), 'a continuable child has report again');

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { SubagentError, type SubagentStartRequest } from '../../src/subagent/contract.js';
 import { DEFAULT_MAX_DEPTH } from '../../src/subagent/in-process-provider.js';
@@ -91,8 +92,8 @@ test(`the default depth limit is ${DEFAULT_MAX_DEPTH}: depth 3 starts, depth 4 i
   const { registry } = fixture.services;
   assert.equal(DEFAULT_MAX_DEPTH, 3);
   const deepest = registry.start('spawn', fromDepth(fixture, 2, 'at depth three'));
-  assert.equal(fixture.load(deepest.id).header.delegationDepth, 3);
   assert.equal((await deepest.result).stopReason, 'completed');
+  assert.equal(fixture.load(deepest.id).header.delegationDepth, 3);
 
   const files = fixture.sessionFiles();
   const startsBefore = fixture.starts.length;
@@ -171,7 +172,7 @@ test('toolFilter hides a tool from the child and a call to it is UNKNOWN_TOOL', 
   assert.match(result.output, /^after: Unknown tool "echo"/);
 
   const events = fixture.load(run.id).events;
-  const headers = requestPrompts(events);
+  const headers = requestPrompts(events, join(fixture.home, 'sessions'));
   assert.equal(headers.length, 2);
   for (const header of headers) {
     const names = header.tools.map((tool) => tool.name);
@@ -196,7 +197,7 @@ test("persona replaces only the child's persona section", async () => {
   await run.result;
   await fixture.root.agent.prompt('hello root');
 
-  const [childHeader] = requestPrompts(fixture.load(run.id).events);
+  const [childHeader] = requestPrompts(fixture.load(run.id).events, join(fixture.home, 'sessions'));
   assert.ok(childHeader?.system.startsWith(persona), childHeader?.system);
   assert.doesNotMatch(childHeader?.system ?? '', /You are Loom/);
   assert.match(childHeader?.system ?? '', /Working directory: /, 'other sections stay');
@@ -214,7 +215,7 @@ test('instructions become a section of the child only', async () => {
     instructions: 'Answer in one word.',
   });
   await run.result;
-  const [header] = requestPrompts(fixture.load(run.id).events);
+  const [header] = requestPrompts(fixture.load(run.id).events, join(fixture.home, 'sessions'));
   assert.match(header?.system ?? '', /Answer in one word\./);
   assert.match(header?.system ?? '', /^You are Loom/);
   await fixture.close();

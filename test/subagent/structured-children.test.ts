@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { SubagentError, type SubagentStartRequest } from '../../src/subagent/contract.js';
 import { requestPrompts } from '../helpers/session-files.js';
@@ -51,7 +52,7 @@ test('two concurrent children with different schemas each return their own value
   assert.deepEqual(countResult.structured, { lines: 42, language: 'ts' });
 
   const offered = (id: string) =>
-    requestPrompts(fixture.load(id).events)[0]?.tools.find(
+    requestPrompts(fixture.load(id).events, join(fixture.home, 'sessions'))[0]?.tools.find(
       (tool) => tool.name === 'structured_output',
     )?.parameters;
   assert.deepEqual(offered(files.id), filesSchema);

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import type { AgentHandle } from '../../src/core/create-agent.js';
 import type { SubagentRun } from '../../src/subagent/contract.js';
@@ -341,7 +342,8 @@ test('report is offered only to continuable children', async () => {
   const continuable = backgroundChild(fixture, 'keep me');
   await continuable.result;
   await fixture.services.children.whenSettled(fixture.root);
-  const toolsOf = (id: string) => requestPrompts(fixture.load(id).events)[0]?.tools;
+  const toolsOf = (id: string) =>
+    requestPrompts(fixture.load(id).events, join(fixture.home, 'sessions'))[0]?.tools;
   const names = (id: string) => toolsOf(id)?.map((tool) => tool.name) ?? [];
   assert.ok(!names(oneShot.id).includes('report'));
   assert.ok(names(continuable.id).includes('report'));
@@ -392,7 +394,7 @@ test('report with wake false joins the parent’s next turn without waking it', 
 });
 
 const subagentSpec = (handle: AgentHandle) => {
-  const header = requestPrompts(handle.log.events).at(-1);
+  const header = requestPrompts(handle.log.events, dirname(handle.log.path)).at(-1);
   const spec = header?.tools.find((tool) => tool.name === 'subagent');
   assert.ok(spec, 'the subagent tool was offered');
   const prompt = (spec.parameters as { properties: { prompt: { description: string } } }).properties

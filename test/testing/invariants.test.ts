@@ -84,16 +84,18 @@ describe('checkSessionInvariants', () => {
       turnEnd('t1'),
     ];
     assert.deepEqual(violationsOf(...steps(blob, header('h1'))), []);
+    const stored: Item = ['prompt/stored', { hash: 'h1', file: 'prompts/h1.json' }];
+    assert.deepEqual(violationsOf(...steps(stored, header('h1'))), [], 'or the store holds it');
     assert.deepEqual(
       violationsOf(...steps(inline)),
       [],
       'headers of older sessions hold it inline',
     );
     assert.deepEqual(violationsOf(...steps(header('h1'), blob)), [
-      'request/header (seq 3) names prompt h1 but no prompt/blob before it holds it',
+      'request/header (seq 3) names prompt h1 but no prompt/blob or prompt/stored before it holds it',
     ]);
     assert.deepEqual(violationsOf(...steps(blob, header('h2'))), [
-      'request/header (seq 4) names prompt h2 but no prompt/blob before it holds it',
+      'request/header (seq 4) names prompt h2 but no prompt/blob or prompt/stored before it holds it',
     ]);
   });
 

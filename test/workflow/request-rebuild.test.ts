@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { Context } from '../../src/core/context.js';
 import { deriveMessages } from '../../src/core/messages.js';
@@ -49,13 +50,13 @@ function recordingModel(): { model: ModelClient; seen: string[] } {
   return { model, seen };
 }
 
-/** Every request a session file describes, rebuilt from its events alone. */
-function rebuiltRequests(events: readonly SessionEvent[]): string[] {
+/** Every request a session file describes, rebuilt from its events (and the prompt store they name). */
+function rebuiltRequests(events: readonly SessionEvent[], sessionFolder: string): string[] {
   const rebuilt: string[] = [];
   events.forEach((event, index) => {
     if (event.type !== 'request/header') return;
     const header = event.data as SessionEvent<'request/header'>['data'];
-    const { system, tools } = requestPromptOf(events, header);
+    const { system, tools } = requestPromptOf(events, header, sessionFolder);
     rebuilt.push(
       requestText({ system, tools, messages: deriveMessages(events.slice(0, index + 1)) }),
     );
@@ -103,9 +104,9 @@ test('every request of a 50-agent run is rebuilt byte for byte from the session 
   const rebuilt: string[] = [];
   for (const session of loaded) {
     assert.deepEqual(checkSessionInvariants(session.events), []);
-    const blobs = session.events.filter((event) => event.type === 'prompt/blob');
-    assert.equal(blobs.length, 1, 'a child logs its prompt once, however many steps it takes');
-    rebuilt.push(...rebuiltRequests(session.events));
+    const prompts = session.events.filter((event) => event.type === 'prompt/stored');
+    assert.equal(prompts.length, 1, 'a child names its prompt once, however many steps it takes');
+    rebuilt.push(...rebuiltRequests(session.events, join(home, 'sessions')));
   }
   // The 16 reading children take two steps (a tool call, then the answer): 66 requests.
   assert.equal(seen.length, AGENTS + 16);

@@ -1,0 +1,69 @@
+/**
+ * The prompt store: a folder beside session files (`prompts/`) holding each distinct system
+ * prompt and tool set once, as `<hash>.json`, for the many sessions that send the same (a
+ * workflow's children). A session names what it uses with a `prompt/stored` event. Files are
+ * content-addressed and appear complete or not at all; the store never rewrites or deletes one.
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { createCompleteFile } from './complete-file.js';
+import { errorMessage, LoomError } from './errors.js';
+import type { SessionEventMap } from './session-events.js';
+
+/** The store's folder, beside the session files. */
+export const PROMPT_STORE_FOLDER = 'prompts';
+
+/** A blob as the store keeps it: `json` is exactly the text of the file. */
+export interface StorablePrompt {
+  hash: string;
+  json: string;
+}
+
+/** Files this thread wrote (or found) already: a later session needs no file system call. */
+const stored = new Set<string>();
+
+/**
+ * Puts `blob` in the store of `sessionFolder` unless it is there, and returns the reference a
+ * session logs. The file is on disk when this returns (before any request names it).
+ */
+export function storePrompt(
+  sessionFolder: string,
+  blob: StorablePrompt,
+): SessionEventMap['prompt/stored'] {
+  const file = `${PROMPT_STORE_FOLDER}/${blob.hash}.json`;
+  const path = join(sessionFolder, file);
+  if (!stored.has(path)) {
+    mkdirSync(dirname(path), { recursive: true });
+    // False when it exists: a file of that name holds the same content (its hash is checked on reading).
+    createCompleteFile(path, blob.json);
+    stored.add(path);
+  }
+  return { hash: blob.hash, file };
+}
+
+/**
+ * The blob a `prompt/stored` reference names, read from the store of `sessionFolder`.
+ * SESSION_CORRUPT when it is missing, unreadable, or holds another hash.
+ */
+export function readStoredPrompt(
+  sessionFolder: string,
+  reference: SessionEventMap['prompt/stored'],
+): SessionEventMap['prompt/blob'] {
+  const path = join(sessionFolder, reference.file);
+  let blob: SessionEventMap['prompt/blob'];
+  try {
+    blob = JSON.parse(readFileSync(path, 'utf8')) as SessionEventMap['prompt/blob'];
+  } catch (error) {
+    throw new LoomError(
+      'SESSION_CORRUPT',
+      `the stored prompt ${reference.hash} cannot be read from ${path}: ${errorMessage(error)}`,
+    );
+  }
+  if (blob?.hash !== reference.hash) {
+    throw new LoomError(
+      'SESSION_CORRUPT',
+      `the stored prompt file ${path} holds ${String(blob?.hash)}, not ${reference.hash}`,
+    );
+  }
+  return blob;
+}
