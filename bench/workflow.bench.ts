@@ -8,7 +8,15 @@
  * Measures only; never asserts.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
@@ -198,6 +206,16 @@ const CLI_RUNS = 3;
 const CLI_SLOTS = [1, 4, 16] as const;
 
 /**
+ * Where the CLI runs keep LOOM_HOME. On tmpfs (/dev/shm) when the machine has it: this machine's
+ * ext4 (no journal) spends 0.5-0.8 ms of kernel time on every new inode for tens of seconds after
+ * any large delete (`recently_deleted` in its inode allocator, seen with `perf`), whatever program
+ * creates it, which would make the per-agent figure depend on what ran before. The same run in
+ * the system's temporary folder is printed beside it.
+ */
+const TMPFS = '/dev/shm';
+const homeRoot = existsSync(TMPFS) ? TMPFS : tmpdir();
+
+/**
  * Loaded before bin/loom: at exit it writes the whole process's CPU time (every thread, the
  * script's worker included) and peak RSS to the file LOOM_BENCH_USAGE names.
  */
@@ -211,42 +229,49 @@ interface CliRun {
   wallMs: number;
   cpuMs: number;
   maxRssMb: number;
+  /** The largest session file the run's children left (prompts are stored apart, once). */
+  largestChildFileBytes: number;
 }
 
-/** One `bin/loom workflow run` in a fresh LOOM_HOME: its wall time, CPU time and peak RSS. */
-function cliWorkflowRun(agents: number, slots: number): CliRun {
-  const home = mkdtempSync(join(tmpdir(), 'loom-bench-workflow-cli-'));
-  try {
-    const model = join(home, 'model.json');
-    writeFileSync(model, JSON.stringify({ rules: [], default: { reply: 'ok' } }));
-    const script = join(home, 'fan-out.js');
-    writeFileSync(
-      script,
-      `export const meta = { name: 'fan-out', description: '${agents} instant agents' };\n` +
-        `return (await parallel(Array.from({ length: ${agents} }, (_, index) => () => agent('item ' + index)))).filter(Boolean).length;\n`,
-    );
-    const usageFile = join(home, 'usage.json');
-    const bin = fileURLToPath(new URL('../bin/loom', import.meta.url));
-    const args = ['--import', USAGE_PRELOAD, bin, 'workflow', 'run', script];
-    args.push('--model', `scripted:${model}`, '--max-concurrent', String(slots));
-    args.push('--max-agents', String(agents), '--json');
-    const env = { ...process.env, LOOM_HOME: home, LOOM_BENCH_USAGE: usageFile };
-    const started = performance.now();
-    const result = spawnSync(process.execPath, args, { env, encoding: 'utf8' });
-    const wallMs = performance.now() - started;
-    const value =
-      result.status === 0 ? (JSON.parse(result.stdout) as { value?: unknown }).value : null;
-    if (value !== agents) {
-      throw new Error(`loom workflow run of ${agents} agents failed: ${result.stderr}`);
-    }
-    const usage = JSON.parse(readFileSync(usageFile, 'utf8')) as {
-      cpuMs: number;
-      maxRssKb: number;
-    };
-    return { wallMs, cpuMs: usage.cpuMs, maxRssMb: usage.maxRssKb / 1024 };
-  } finally {
-    rmSync(home, { recursive: true, force: true });
+/**
+ * One `bin/loom workflow run` in a fresh LOOM_HOME under `root`: its wall time, CPU time and peak
+ * RSS. The home stays until the caller removes `root`: deleting a thousand files between runs
+ * would slow the next run's file creation on some file systems (see TMPFS).
+ */
+function cliWorkflowRun(agents: number, slots: number, root: string): CliRun {
+  const home = mkdtempSync(join(root, 'run-'));
+  const model = join(home, 'model.json');
+  writeFileSync(model, JSON.stringify({ rules: [], default: { reply: 'ok' } }));
+  const script = join(home, 'fan-out.js');
+  writeFileSync(
+    script,
+    `export const meta = { name: 'fan-out', description: '${agents} instant agents' };\n` +
+      `return (await parallel(Array.from({ length: ${agents} }, (_, index) => () => agent('item ' + index)))).filter(Boolean).length;\n`,
+  );
+  const usageFile = join(home, 'usage.json');
+  const bin = fileURLToPath(new URL('../bin/loom', import.meta.url));
+  const args = ['--import', USAGE_PRELOAD, bin, 'workflow', 'run', script];
+  args.push('--model', `scripted:${model}`, '--max-concurrent', String(slots));
+  args.push('--max-agents', String(agents), '--json');
+  const env = { ...process.env, LOOM_HOME: home, LOOM_BENCH_USAGE: usageFile };
+  const started = performance.now();
+  const result = spawnSync(process.execPath, args, { env, encoding: 'utf8' });
+  const wallMs = performance.now() - started;
+  const value =
+    result.status === 0 ? (JSON.parse(result.stdout) as { value?: unknown }).value : null;
+  if (value !== agents) {
+    throw new Error(`loom workflow run of ${agents} agents failed: ${result.stderr}`);
   }
+  const usage = JSON.parse(readFileSync(usageFile, 'utf8')) as {
+    cpuMs: number;
+    maxRssKb: number;
+  };
+  const sessions = join(home, 'sessions');
+  const childFiles = readdirSync(sessions).filter((name) => name.endsWith('.jsonl'));
+  const largestChildFileBytes = Math.max(
+    ...childFiles.map((name) => statSync(join(sessions, name)).size),
+  );
+  return { wallMs, cpuMs: usage.cpuMs, maxRssMb: usage.maxRssKb / 1024, largestChildFileBytes };
 }
 
 function median(values: number[]): number {
@@ -256,32 +281,55 @@ function median(values: number[]): number {
 /**
  * The whole CLI as a user runs it: host CPU per agent of a ${FAN_OUT}-agent run at 16 slots
  * (its CPU minus a one-agent run's, so start-up is not spread over the agents), and the wall
- * time at 1, 4 and 16 slots, each the median of CLI_RUNS runs taken in turn.
+ * time at 1, 4 and 16 slots, each the median of CLI_RUNS runs taken in turn; homes under `root`.
  */
-function cliFanOut(): {
+function cliFanOut(root: string): {
   cpuPerAgentMs: number;
   totalCpuPerAgentMs: number;
   wallMs: Record<(typeof CLI_SLOTS)[number], number>;
   maxRssMb: number;
+  oneAnswerChildFileBytes: number;
 } {
-  const one: number[] = [];
-  const runs = new Map<number, CliRun[]>(CLI_SLOTS.map((slots) => [slots, []]));
-  for (let round = 0; round < CLI_RUNS; round += 1) {
-    one.push(cliWorkflowRun(1, 1).cpuMs);
-    for (const slots of CLI_SLOTS) runs.get(slots)?.push(cliWorkflowRun(FAN_OUT, slots));
+  const folder = mkdtempSync(join(root, 'loom-bench-workflow-cli-'));
+  try {
+    const one: CliRun[] = [];
+    const runs = new Map<number, CliRun[]>(CLI_SLOTS.map((slots) => [slots, []]));
+    for (let round = 0; round < CLI_RUNS; round += 1) {
+      one.push(cliWorkflowRun(1, 1, folder));
+      for (const slots of CLI_SLOTS) runs.get(slots)?.push(cliWorkflowRun(FAN_OUT, slots, folder));
+    }
+    const at = (slots: number) => runs.get(slots) ?? [];
+    const cpu16 = median(at(16).map((run) => run.cpuMs));
+    return {
+      cpuPerAgentMs: (cpu16 - median(one.map((run) => run.cpuMs))) / (FAN_OUT - 1),
+      totalCpuPerAgentMs: cpu16 / FAN_OUT,
+      wallMs: {
+        1: median(at(1).map((run) => run.wallMs)),
+        4: median(at(4).map((run) => run.wallMs)),
+        16: median(at(16).map((run) => run.wallMs)),
+      },
+      maxRssMb: median(at(16).map((run) => run.maxRssMb)),
+      oneAnswerChildFileBytes: Math.max(...one.map((run) => run.largestChildFileBytes)),
+    };
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
   }
-  const at = (slots: number) => runs.get(slots) ?? [];
-  const cpu16 = median(at(16).map((run) => run.cpuMs));
-  return {
-    cpuPerAgentMs: (cpu16 - median(one)) / (FAN_OUT - 1),
-    totalCpuPerAgentMs: cpu16 / FAN_OUT,
-    wallMs: {
-      1: median(at(1).map((run) => run.wallMs)),
-      4: median(at(4).map((run) => run.wallMs)),
-      16: median(at(16).map((run) => run.wallMs)),
-    },
-    maxRssMb: median(at(16).map((run) => run.maxRssMb)),
-  };
+}
+
+/** CPU per agent with LOOM_HOME in the system's temporary folder (for comparison with tmpfs). */
+function cliCpuPerAgentInTemporaryFolder(): number {
+  const folder = mkdtempSync(join(tmpdir(), 'loom-bench-workflow-cli-'));
+  try {
+    const one: number[] = [];
+    const many: number[] = [];
+    for (let round = 0; round < CLI_RUNS; round += 1) {
+      one.push(cliWorkflowRun(1, 1, folder).cpuMs);
+      many.push(cliWorkflowRun(FAN_OUT, 16, folder).cpuMs);
+    }
+    return (median(many) - median(one)) / (FAN_OUT - 1);
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
 }
 
 const spinBody = `const end = Date.now() + ${SPIN_MS}; while (Date.now() < end) {}`;
@@ -313,7 +361,9 @@ export default async function workflowBench(): Promise<BenchRow[]> {
   const fan = await fanOut();
   const spin = await spinDelays();
   const scriptedPerAgent = await scriptedFanOut();
-  const cli = cliFanOut();
+  const cli = cliFanOut(homeRoot);
+  const cpuInTemporaryFolder =
+    homeRoot === tmpdir() ? undefined : cliCpuPerAgentInTemporaryFolder();
   // A clear fall, not noise: 4 slots beat 1, and 16 slots take at most three quarters of 1's time.
   const falling =
     cli.wallMs[16] < cli.wallMs[4] &&
@@ -345,12 +395,21 @@ export default async function workflowBench(): Promise<BenchRow[]> {
       unit: 'ms',
     },
     {
-      name: `workflow: bin/loom workflow run, ${FAN_OUT} agents at 16 slots, host CPU per agent beyond a 1-agent run (median of ${CLI_RUNS})`,
+      name: `workflow: bin/loom workflow run, ${FAN_OUT} agents at 16 slots, host CPU per agent beyond a 1-agent run (median of ${CLI_RUNS}, LOOM_HOME in ${homeRoot})`,
       value: cli.cpuPerAgentMs,
       unit: 'ms',
       target: '< 0.5 ms',
       ok: cli.cpuPerAgentMs < 0.5,
     },
+    ...(cpuInTemporaryFolder === undefined
+      ? []
+      : [
+          {
+            name: `workflow: same, LOOM_HOME in ${tmpdir()} (this machine's ext4: slow new inodes after deletes)`,
+            value: cpuInTemporaryFolder,
+            unit: 'ms',
+          },
+        ]),
     {
       name: `workflow: same run, its whole CPU time / ${FAN_OUT} (start-up included)`,
       value: cli.totalCpuPerAgentMs,
@@ -376,6 +435,13 @@ export default async function workflowBench(): Promise<BenchRow[]> {
       unit: 'MB',
       target: '< 150 MB',
       ok: cli.maxRssMb < 150,
+    },
+    {
+      name: 'workflow: session file of a one-answer child (prompts stored once, apart)',
+      value: cli.oneAnswerChildFileBytes,
+      unit: 'bytes',
+      target: '< 2048 bytes',
+      ok: cli.oneAnswerChildFileBytes < 2048,
     },
     {
       name: `workflow: host loop delay p99 while the script spins ${SPIN_MS} ms in its worker`,
