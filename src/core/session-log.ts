@@ -114,8 +114,8 @@ export class SessionLog {
   private readonly memory: SessionEvent[];
   private readonly flushThreshold: number;
   private descriptor: number | undefined;
-  /** The bytes a deferred file begins with (header and seed) until the file exists. */
-  private unbornContent: Buffer | undefined;
+  /** The text a deferred file begins with (header and seed) until the file exists. */
+  private unbornContent: string | undefined;
   private creation: BackgroundCreation | undefined;
   private isClosed = false;
   private pending: string[] = [];
@@ -131,7 +131,7 @@ export class SessionLog {
     path: string,
     header: SessionHeader,
     events: SessionEvent[],
-    file: { descriptor: number } | { unbornContent: Buffer },
+    file: { descriptor: number } | { unbornContent: string },
     flushThreshold: number,
     lock: SessionLock,
     sharesPrompts = false,
@@ -187,7 +187,7 @@ export class SessionLog {
         path,
         header,
         events,
-        { unbornContent: Buffer.from(text) },
+        { unbornContent: text },
         flushThreshold,
         lock,
         options.sharedPrompts,
@@ -317,25 +317,28 @@ export class SessionLog {
    */
   async written(): Promise<void> {
     if (this.unbornContent !== undefined) {
-      this.creation ??= this.createInBackground(this.unbornContent);
+      this.creation ??= this.createInBackground();
       await this.creation.done;
     }
     this.flush();
   }
 
-  private createInBackground(content: Buffer): BackgroundCreation {
+  /**
+   * The file appears with every line appended until its temporary is open, in one write. A
+   * creation that `createNow` superseded meanwhile makes no file.
+   */
+  private createInBackground(): BackgroundCreation {
     const creation: BackgroundCreation = { superseded: false, done: Promise.resolve() };
-    creation.done = createCompleteFileForAppendingInBackground(this.path, content).then(
-      (descriptor) => {
-        if (creation.superseded) {
-          // `flush` made the file meanwhile (or found this one and opened it itself).
-          if (descriptor !== undefined) closeSync(descriptor);
-          return;
-        }
-        if (descriptor === undefined) throw alreadyExists(this.path);
-        this.descriptor = descriptor;
-        this.unbornContent = undefined;
+    const file = {
+      content: () => (creation.superseded ? undefined : this.unbornText()),
+      created: (descriptor: number) => {
+        this.bornWith(descriptor);
         this.creation = undefined;
+      },
+    };
+    creation.done = createCompleteFileForAppendingInBackground(this.path, file).then(
+      (outcome) => {
+        if (outcome === 'exists') throw alreadyExists(this.path);
       },
       (error: unknown) => {
         // Superseded: `flush` made the file, so this failure costs nothing.
@@ -347,23 +350,30 @@ export class SessionLog {
     return creation;
   }
 
+  /** A deferred file's first bytes: its header and seed, then every line appended so far. */
+  private unbornText(): string {
+    return `${this.unbornContent}${this.pending.join('')}`;
+  }
+
+  /** The deferred file now exists, holding `unbornText()`; `descriptor` appends to it. */
+  private bornWith(descriptor: number): void {
+    this.descriptor = descriptor;
+    this.unbornContent = undefined;
+    this.pending = [];
+    this.pendingCharacters = 0;
+  }
+
   /**
    * Makes a deferred file now, on the thread. A creation still running in the background is
-   * superseded: either this one links the file first (the other then finds it there and backs
-   * off), or the other did (it holds exactly the same bytes, since neither writes more) and this
-   * one opens it. The session's lock rules out anyone else making it.
+   * superseded: it has yet to make the file (it makes it and takes its place on this thread in
+   * one step), and now it never will. The session's lock rules out anyone else making it.
    */
-  private createNow(content: Buffer): number {
-    const running = this.creation;
-    let descriptor = createCompleteFileForAppending(this.path, content);
-    if (descriptor === undefined) {
-      if (!running) throw alreadyExists(this.path);
-      descriptor = openSync(this.path, 'a');
-    }
-    if (running) running.superseded = true;
+  private createNow(): void {
+    const descriptor = createCompleteFileForAppending(this.path, this.unbornText());
+    if (descriptor === undefined) throw alreadyExists(this.path);
+    if (this.creation) this.creation.superseded = true;
     this.creation = undefined;
-    this.unbornContent = undefined;
-    return descriptor;
+    this.bornWith(descriptor);
   }
 
   /**
@@ -391,7 +401,7 @@ export class SessionLog {
     if (this.scheduled) clearImmediate(this.scheduled);
     this.scheduled = undefined;
     if (this.isClosed) return;
-    if (this.unbornContent !== undefined) this.descriptor = this.createNow(this.unbornContent);
+    if (this.unbornContent !== undefined) this.createNow();
     if (this.descriptor === undefined) return;
     if (this.pending.length > 0) {
       const fresh = Buffer.from(this.pending.join(''));

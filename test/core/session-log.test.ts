@@ -410,6 +410,60 @@ describe('SessionLog with a deferred file', () => {
     assert.deepEqual(leftovers(folder), []);
   });
 
+  test('a deferred file appears holding every event appended until it was made, in one write', async () => {
+    const folder = temporaryFolder(folderPrefix);
+    const path = join(folder, 'whole.jsonl');
+    const log = SessionLog.create({ directory: folder, sessionId: 'whole', deferFile: true });
+    // Looks at the file before and after every file-system call: the first moment it exists is
+    // what a kill would leave.
+    const watched = [
+      'openSync',
+      'write',
+      'writeSync',
+      'closeSync',
+      'linkSync',
+      'unlinkSync',
+    ] as const;
+    const originals = watched.map((name) => [name, fs[name]] as const);
+    const original = { existsSync: fs.existsSync, readFileSync: fs.readFileSync };
+    let firstSight: string | undefined;
+    let writes = 0;
+    const look = () => {
+      if (firstSight === undefined && original.existsSync(path)) {
+        firstSight = original.readFileSync(path, 'utf8');
+      }
+    };
+    for (const [name, call] of originals) {
+      Object.assign(fs, {
+        [name]: (...args: unknown[]) => {
+          if (name === 'write' || name === 'writeSync') writes += 1;
+          look();
+          const result = (call as (...values: unknown[]) => unknown)(...args);
+          look();
+          return result;
+        },
+      });
+    }
+    syncBuiltinESMExports();
+    try {
+      log.append('turn/start', { turnId: 't1' });
+      const written = log.written();
+      log.append('assistant/chunk', chunk('while it is made'));
+      await written;
+    } finally {
+      for (const [name, call] of originals) Object.assign(fs, { [name]: call });
+      syncBuiltinESMExports();
+    }
+    assert.equal(firstSight, readFileSync(path, 'utf8'));
+    assert.deepEqual(
+      fileLines(path).map((line) => line.type),
+      ['session/header', 'turn/start', 'assistant/chunk'],
+    );
+    assert.equal(writes, 1);
+    log.close();
+    assert.deepEqual(leftovers(folder), []);
+  });
+
   test('a flush while the background creation runs makes the file once, holding every event', async () => {
     const folder = temporaryFolder(folderPrefix);
     const log = SessionLog.create({ directory: folder, deferFile: true });
