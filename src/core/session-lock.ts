@@ -7,8 +7,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
+  closeSync,
+  fstatSync,
   linkSync,
+  lstatSync,
   mkdirSync,
+  openSync,
   readdirSync,
   readFileSync,
   rmdirSync,
@@ -66,17 +70,24 @@ function unhold(path: string): void {
  * lock: on some file systems each new file is expensive, and more so after many were freed.
  * Made once the thread has let go of every lock in a folder `ANCHOR_AFTER` times (so a few
  * sessions one after the other never make one); removed at exit with its folder. One left by a
- * process that died is removed by the next anchor made there.
+ * process that died is removed by the next anchor made there. The thread keeps it open, so its
+ * inode is never another file's: a lock with that inode is this thread's without reading it.
  */
 const ANCHOR_FOLDER = '.lock-anchors';
 const ANCHOR_SUFFIX = '.anchor';
 const ANCHOR_AFTER = 3;
 /** Per folder, how often this thread released its last lock there. */
 const foldersLeft = new Map<string, number>();
-const anchors = new Map<string, string>();
+interface Anchor {
+  path: string;
+  descriptor: number;
+  device: bigint;
+  inode: bigint;
+}
+const anchors = new Map<string, Anchor>();
 let anchorExitHookInstalled = false;
 
-function anchorFor(folder: string, stamp: string): string | undefined {
+function anchorFor(folder: string, stamp: string): Anchor | undefined {
   const known = anchors.get(folder);
   if (known !== undefined || (foldersLeft.get(folder) ?? 0) < ANCHOR_AFTER) return known;
   const anchorFolder = join(folder, ANCHOR_FOLDER);
@@ -84,26 +95,46 @@ function anchorFor(folder: string, stamp: string): string | undefined {
     anchorFolder,
     `${process.pid}-${randomBytes(6).toString('hex')}${ANCHOR_SUFFIX}`,
   );
+  let anchor: Anchor;
   try {
     mkdirSync(anchorFolder, { recursive: true });
     removeDeadAnchors(anchorFolder);
     if (!createCompleteFile(path, stamp)) return undefined;
+    const descriptor = openSync(path, 'r');
+    const status = fstatSync(descriptor, { bigint: true });
+    anchor = { path, descriptor, device: status.dev, inode: status.ino };
   } catch {
     // No anchor (a read-only folder, say): locks there are written in full, as without one.
     foldersLeft.delete(folder);
     return undefined;
   }
-  anchors.set(folder, path);
+  anchors.set(folder, anchor);
   if (!anchorExitHookInstalled) {
     anchorExitHookInstalled = true;
     process.on('exit', removeAnchors);
   }
-  return path;
+  return anchor;
+}
+
+/** Forgets the anchor of `folder` (gone from under us), closing it. */
+function dropAnchor(folder: string): void {
+  const anchor = anchors.get(folder);
+  if (anchor === undefined) return;
+  anchors.delete(folder);
+  closeSync(anchor.descriptor);
+}
+
+/** Whether `path` is this thread's anchor in its folder under another name: then it is ours. */
+function linksOwnAnchor(path: string): boolean {
+  const anchor = anchors.get(dirname(path));
+  if (anchor === undefined) return false;
+  const status = lstatSync(path, { bigint: true, throwIfNoEntry: false });
+  return status?.ino === anchor.inode && status.dev === anchor.device;
 }
 
 /** At exit: the anchors, and their folder once no other process keeps one there. */
 function removeAnchors(): void {
-  for (const path of anchors.values()) {
+  for (const { path } of anchors.values()) {
     rmSync(path, { force: true });
     try {
       rmdirSync(dirname(path));
@@ -153,7 +184,7 @@ export function acquireSessionLock(sessionPath: string): SessionLock {
       if (released) return;
       released = true;
       unhold(path);
-      if (readIfPresent(path) === stamp) removeIfPresent(path);
+      if (linksOwnAnchor(path) || readIfPresent(path) === stamp) removeIfPresent(path);
     },
   };
 }
@@ -192,22 +223,22 @@ function claim(
 }
 
 /**
- * Creates `path` holding `stamp`; false when it exists. While this process holds another lock in
- * the same folder (all hold the same stamp), the new one is a hard link to it: it appears
- * complete in one step without writing a new file.
+ * Creates `path` holding `stamp`; false when it exists. Where this thread keeps an anchor or
+ * holds another lock in the same folder (all hold the same stamp), the new one is a hard link to
+ * it (to the anchor first): it appears complete in one step without writing a new file.
  */
 function createLockFile(path: string, stamp: string): boolean {
   const folder = dirname(path);
-  const held = heldByFolder.get(folder)?.values().next().value;
-  const source = held ?? anchorFor(folder, stamp);
+  const anchor = anchorFor(folder, stamp);
+  const source = anchor?.path ?? heldByFolder.get(folder)?.values().next().value;
   if (source !== undefined) {
     try {
       linkSync(source, path);
       return true;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-      // The held lock or anchor went missing under us: write the new one in full instead.
-      if (held === undefined) anchors.delete(folder);
+      // The anchor or held lock went missing under us: write the new one in full instead.
+      if (anchor !== undefined) dropAnchor(folder);
     }
   }
   return createCompleteFile(path, stamp);

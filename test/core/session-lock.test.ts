@@ -1,15 +1,17 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import {
+import fs, {
   existsSync,
   mkdirSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { LoomError } from '../../src/core/errors.js';
@@ -199,6 +201,40 @@ describe('the writer lock of a session', () => {
         log.close();
       }
     }, busyNaming(process.pid));
+  });
+
+  test('a lock linked to the anchor is released without reading it; one put in its place stays', () => {
+    const directory = temporaryFolder(folderPrefix);
+    for (let index = 0; index < 4; index += 1) {
+      SessionLog.create({ directory, sessionId: `before-${index}` }).close();
+    }
+    const [anchor] = readdirSync(join(directory, '.lock-anchors'));
+    const anchorInode = statSync(join(directory, '.lock-anchors', String(anchor))).ino;
+    const mine = acquireSessionLock(join(directory, 'mine.jsonl'));
+    const theirs = acquireSessionLock(join(directory, 'theirs.jsonl'));
+    assert.equal(statSync(mine.path).ino, anchorInode);
+    // Another process's lock takes the place of ours (as a takeover would put it there).
+    writeFileSync(`${theirs.path}.new`, '1\n');
+    renameSync(`${theirs.path}.new`, theirs.path);
+    const original = fs.readFileSync;
+    const reads: string[] = [];
+    Object.assign(fs, {
+      readFileSync: (...args: Parameters<typeof fs.readFileSync>) => {
+        reads.push(String(args[0]));
+        return original(...args);
+      },
+    });
+    syncBuiltinESMExports();
+    try {
+      mine.release();
+      theirs.release();
+    } finally {
+      Object.assign(fs, { readFileSync: original });
+      syncBuiltinESMExports();
+    }
+    assert.equal(existsSync(mine.path), false);
+    assert.equal(readFileSync(theirs.path, 'utf8'), '1\n');
+    assert.deepEqual(reads, [theirs.path], 'only the lock that is no link to the anchor was read');
   });
 
   test('a process’s lock anchor goes with it when it exits', async () => {
