@@ -70,24 +70,17 @@ function unhold(path: string): void {
  * lock: on some file systems each new file is expensive, and more so after many were freed.
  * Made once the thread has let go of every lock in a folder `ANCHOR_AFTER` times (so a few
  * sessions one after the other never make one); removed at exit with its folder. One left by a
- * process that died is removed by the next anchor made there. The thread keeps it open, so its
- * inode is never another file's: a lock with that inode is this thread's without reading it.
+ * process that died is removed by the next anchor made there.
  */
 const ANCHOR_FOLDER = '.lock-anchors';
 const ANCHOR_SUFFIX = '.anchor';
 const ANCHOR_AFTER = 3;
 /** Per folder, how often this thread released its last lock there. */
 const foldersLeft = new Map<string, number>();
-interface Anchor {
-  path: string;
-  descriptor: number;
-  device: bigint;
-  inode: bigint;
-}
-const anchors = new Map<string, Anchor>();
+const anchors = new Map<string, string>();
 let anchorExitHookInstalled = false;
 
-function anchorFor(folder: string, stamp: string): Anchor | undefined {
+function anchorFor(folder: string, stamp: string): string | undefined {
   const known = anchors.get(folder);
   if (known !== undefined || (foldersLeft.get(folder) ?? 0) < ANCHOR_AFTER) return known;
   const anchorFolder = join(folder, ANCHOR_FOLDER);
@@ -95,46 +88,56 @@ function anchorFor(folder: string, stamp: string): Anchor | undefined {
     anchorFolder,
     `${process.pid}-${randomBytes(6).toString('hex')}${ANCHOR_SUFFIX}`,
   );
-  let anchor: Anchor;
   try {
     mkdirSync(anchorFolder, { recursive: true });
     removeDeadAnchors(anchorFolder);
     if (!createCompleteFile(path, stamp)) return undefined;
-    const descriptor = openSync(path, 'r');
-    const status = fstatSync(descriptor, { bigint: true });
-    anchor = { path, descriptor, device: status.dev, inode: status.ino };
+    keepStampFile(folder, path);
   } catch {
     // No anchor (a read-only folder, say): locks there are written in full, as without one.
     foldersLeft.delete(folder);
     return undefined;
   }
-  anchors.set(folder, anchor);
+  anchors.set(folder, path);
   if (!anchorExitHookInstalled) {
     anchorExitHookInstalled = true;
     process.on('exit', removeAnchors);
   }
-  return anchor;
+  return path;
 }
 
-/** Forgets the anchor of `folder` (gone from under us), closing it. */
-function dropAnchor(folder: string): void {
-  const anchor = anchors.get(folder);
-  if (anchor === undefined) return;
-  anchors.delete(folder);
-  closeSync(anchor.descriptor);
+/**
+ * Per folder, the file this thread last wrote its stamp to there (an anchor, or a lock written
+ * in full), kept open: its inode is then never another file's, so a lock with that inode is a
+ * hard link to it, this thread's, known without reading the lock. Closed only at exit.
+ */
+const stampFiles = new Map<string, { descriptor: number; device: bigint; inode: bigint }>();
+
+function keepStampFile(folder: string, path: string): void {
+  let descriptor: number;
+  try {
+    descriptor = openSync(path, 'r');
+  } catch {
+    // Not kept (out of descriptors, say): releasing a lock reads it back instead.
+    return;
+  }
+  const { dev, ino } = fstatSync(descriptor, { bigint: true });
+  const previous = stampFiles.get(folder);
+  stampFiles.set(folder, { descriptor, device: dev, inode: ino });
+  if (previous !== undefined) closeSync(previous.descriptor);
 }
 
-/** Whether `path` is this thread's anchor in its folder under another name: then it is ours. */
-function linksOwnAnchor(path: string): boolean {
-  const anchor = anchors.get(dirname(path));
-  if (anchor === undefined) return false;
+/** Whether the lock at `path` is a hard link to this thread's stamp file in its folder. */
+function linksOwnStampFile(path: string): boolean {
+  const kept = stampFiles.get(dirname(path));
+  if (kept === undefined) return false;
   const status = lstatSync(path, { bigint: true, throwIfNoEntry: false });
-  return status?.ino === anchor.inode && status.dev === anchor.device;
+  return status?.ino === kept.inode && status.dev === kept.device;
 }
 
 /** At exit: the anchors, and their folder once no other process keeps one there. */
 function removeAnchors(): void {
-  for (const { path } of anchors.values()) {
+  for (const path of anchors.values()) {
     rmSync(path, { force: true });
     try {
       rmdirSync(dirname(path));
@@ -184,7 +187,7 @@ export function acquireSessionLock(sessionPath: string): SessionLock {
       if (released) return;
       released = true;
       unhold(path);
-      if (linksOwnAnchor(path) || readIfPresent(path) === stamp) removeIfPresent(path);
+      if (linksOwnStampFile(path) || readIfPresent(path) === stamp) removeIfPresent(path);
     },
   };
 }
@@ -230,7 +233,7 @@ function claim(
 function createLockFile(path: string, stamp: string): boolean {
   const folder = dirname(path);
   const anchor = anchorFor(folder, stamp);
-  const source = anchor?.path ?? heldByFolder.get(folder)?.values().next().value;
+  const source = anchor ?? heldByFolder.get(folder)?.values().next().value;
   if (source !== undefined) {
     try {
       linkSync(source, path);
@@ -238,10 +241,12 @@ function createLockFile(path: string, stamp: string): boolean {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
       // The anchor or held lock went missing under us: write the new one in full instead.
-      if (anchor !== undefined) dropAnchor(folder);
+      if (anchor !== undefined) anchors.delete(folder);
     }
   }
-  return createCompleteFile(path, stamp);
+  if (!createCompleteFile(path, stamp)) return false;
+  keepStampFile(folder, path);
+  return true;
 }
 
 function removeIfPresent(path: string): void {

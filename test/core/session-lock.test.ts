@@ -203,38 +203,46 @@ describe('the writer lock of a session', () => {
     }, busyNaming(process.pid));
   });
 
-  test('a lock linked to the anchor is released without reading it; one put in its place stays', () => {
+  test('locks of this process are released without reading them back; one put in their place stays', () => {
     const directory = temporaryFolder(folderPrefix);
-    for (let index = 0; index < 4; index += 1) {
-      SessionLog.create({ directory, sessionId: `before-${index}` }).close();
-    }
-    const [anchor] = readdirSync(join(directory, '.lock-anchors'));
-    const anchorInode = statSync(join(directory, '.lock-anchors', String(anchor))).ino;
-    const mine = acquireSessionLock(join(directory, 'mine.jsonl'));
-    const theirs = acquireSessionLock(join(directory, 'theirs.jsonl'));
-    assert.equal(statSync(mine.path).ino, anchorInode);
-    // Another process's lock takes the place of ours (as a takeover would put it there).
-    writeFileSync(`${theirs.path}.new`, '1\n');
-    renameSync(`${theirs.path}.new`, theirs.path);
     const original = fs.readFileSync;
-    const reads: string[] = [];
+    const lockReads: string[] = [];
     Object.assign(fs, {
       readFileSync: (...args: Parameters<typeof fs.readFileSync>) => {
-        reads.push(String(args[0]));
+        if (String(args[0]).endsWith('.lock')) lockReads.push(String(args[0]));
         return original(...args);
       },
     });
     syncBuiltinESMExports();
+    let replaced: ReturnType<typeof acquireSessionLock>;
     try {
-      mine.release();
-      theirs.release();
+      const first = acquireSessionLock(join(directory, 'first.jsonl'));
+      const linked = acquireSessionLock(join(directory, 'linked.jsonl'));
+      first.release();
+      linked.release();
+      for (let index = 0; index < 4; index += 1) {
+        SessionLog.create({ directory, sessionId: `before-${index}` }).close();
+      }
+      const viaAnchor = acquireSessionLock(join(directory, 'via-anchor.jsonl'));
+      const [anchor] = readdirSync(join(directory, '.lock-anchors'));
+      const anchorInode = statSync(join(directory, '.lock-anchors', String(anchor))).ino;
+      assert.equal(statSync(viaAnchor.path).ino, anchorInode);
+      replaced = acquireSessionLock(join(directory, 'replaced.jsonl'));
+      viaAnchor.release();
+      // Another process's lock takes the place of ours (as a takeover would put it there).
+      writeFileSync(`${replaced.path}.new`, '1\n');
+      renameSync(`${replaced.path}.new`, replaced.path);
+      replaced.release();
     } finally {
       Object.assign(fs, { readFileSync: original });
       syncBuiltinESMExports();
     }
-    assert.equal(existsSync(mine.path), false);
-    assert.equal(readFileSync(theirs.path, 'utf8'), '1\n');
-    assert.deepEqual(reads, [theirs.path], 'only the lock that is no link to the anchor was read');
+    assert.equal(readFileSync(replaced.path, 'utf8'), '1\n');
+    assert.deepEqual(lockReads, [replaced.path], 'only the lock put in place of ours was read');
+    assert.deepEqual(
+      readdirSync(directory).filter((name) => name.endsWith('.lock')),
+      ['replaced.lock'],
+    );
   });
 
   test('a process’s lock anchor goes with it when it exits', async () => {
