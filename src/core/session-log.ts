@@ -65,9 +65,17 @@ export type SessionLogListener = (event: SessionEvent) => void;
 const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const SUFFIX_VALUES = 36 ** 6;
 
+/** The date and time part of the latest id, and the second it was made for. */
+let latestStamp = { second: Number.NaN, text: '' };
+
 /** A time-sortable id such as `20261130-001500-k3x9q2`: UTC date and time, six random characters. */
 export function newSessionId(now: Date = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  const second = Math.floor(now.getTime() / 1000);
+  if (second !== latestStamp.second) {
+    const text = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+    latestStamp = { second, text };
+  }
+  const stamp = latestStamp.text;
   // One draw for all six characters: the same uniform suffix as six draws, at a sixth the cost.
   const suffix = randomInt(SUFFIX_VALUES).toString(36).padStart(6, '0');
   return `${stamp}-${suffix}`;
@@ -280,12 +288,17 @@ export class SessionLog {
     data: SessionEventMap[Type],
   ): SessionEvent<Type> {
     this.beforeAppend(type);
-    const line = `${JSON.stringify({ type, seq: this.lastSeq + 1, time: Date.now(), data })}\n`;
-    const event = JSON.parse(line) as SessionEvent<Type>;
+    const seq = this.lastSeq + 1;
+    const time = Date.now();
+    const json: string | undefined = JSON.stringify(data);
+    // Only `data` is parsed back: the rest of the line is numbers and the type, copied as they are.
+    const event = { type, seq, time } as SessionEvent<Type>;
+    if (json !== undefined) event.data = JSON.parse(json) as SessionEventMap[Type];
     if (this.sealed) return event;
-    if (!('data' in event)) {
+    if (json === undefined) {
       throw new UserError('INVALID_ARGUMENT', `event ${type} has no JSON data`);
     }
+    const line = `{"type":${JSON.stringify(type)},"seq":${seq},"time":${time},"data":${json}}\n`;
     this.record(event, line);
     return event;
   }

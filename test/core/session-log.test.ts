@@ -95,6 +95,27 @@ describe('SessionLog.create', () => {
     assert.notEqual(newSessionId(), newSessionId());
   });
 
+  test('newSessionId gives each second its own date and time, in any order', () => {
+    const times = [
+      '2026-11-30T00:15:00.999Z',
+      '2026-11-30T00:15:01.000Z',
+      '2026-11-30T00:15:00.000Z',
+      '2031-01-02T03:04:05.006Z',
+      '2026-11-30T00:15:00.500Z',
+    ];
+    assert.deepEqual(
+      times.map((time) => newSessionId(new Date(time)).slice(0, 15)),
+      [
+        '20261130-001500',
+        '20261130-001501',
+        '20261130-001500',
+        '20310102-030405',
+        '20261130-001500',
+      ],
+    );
+    assert.throws(() => newSessionId(new Date(Number.NaN)), RangeError);
+  });
+
   test('refuses an existing session file and an unsafe id', () => {
     const directory = temporaryFolder(folderPrefix);
     SessionLog.create({ directory, sessionId: 'twice' }).close();
