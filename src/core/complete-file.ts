@@ -7,17 +7,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
-  close,
   closeSync,
-  link,
   linkSync,
   mkdir,
   open,
   openSync,
   renameSync,
-  unlink,
   unlinkSync,
-  write,
   writeFileSync,
   writeSync,
 } from 'node:fs';
@@ -27,9 +23,6 @@ import { promisify } from 'node:util';
 // The callback API, not `fs/promises`: a descriptor the caller keeps must be a plain number, never
 // a `FileHandle`, which closes its descriptor when it is garbage collected.
 const openInBackground = promisify(open);
-const linkInBackground = promisify(link);
-const closeInBackground = promisify(close);
-const unlinkInBackground = promisify(unlink);
 const mkdirInBackground = promisify(mkdir);
 
 /** Removes a temporary file of ours; one that is already gone is fine. */
@@ -78,9 +71,7 @@ export function createCompleteFileForAppending(
   const descriptor = openSync(temporary, 'ax');
   let linked = false;
   try {
-    const bytes = typeof content === 'string' ? Buffer.from(content) : content;
-    let written = 0;
-    while (written < bytes.length) written += writeSync(descriptor, bytes, written);
+    writeFully(descriptor, typeof content === 'string' ? Buffer.from(content) : content);
     linkSync(temporary, path);
     linked = true;
     return descriptor;
@@ -93,10 +84,9 @@ export function createCompleteFileForAppending(
   }
 }
 
-function writeInBackground(descriptor: number, bytes: Buffer): Promise<number> {
-  return new Promise((resolve, reject) => {
-    write(descriptor, bytes, (error, written) => (error ? reject(error) : resolve(written)));
-  });
+function writeFully(descriptor: number, bytes: Buffer): void {
+  let written = 0;
+  while (written < bytes.length) written += writeSync(descriptor, bytes, written);
 }
 
 /**
@@ -104,7 +94,8 @@ function writeInBackground(descriptor: number, bytes: Buffer): Promise<number> {
  * pool's size), each in its own folder, `.incoming/<lane>` beside the file. Making a file holds
  * its folder's lock while the file system looks for a free inode (on some file systems most of
  * the cost), so files started in one folder would only queue behind each other, and the calling
- * thread would wait on that lock to link or unlink anything beside the file.
+ * thread would wait on that lock to link or unlink anything beside the file. A lane is one
+ * file's until it is in place, so the calling thread's steps in it wait on no other file.
  */
 const BACKGROUND_LANES = 4;
 const INCOMING_FOLDER = '.incoming';
@@ -112,19 +103,29 @@ const freeLanes = Array.from({ length: BACKGROUND_LANES }, (_, lane) => lane);
 const waitingForLane: Array<(lane: number) => void> = [];
 const madeLaneFolders = new Set<string>();
 
+/** The caller's part in a file made in the background; both run on the calling thread. */
+export interface BackgroundFile {
+  /** Once the temporary is open: the bytes the file appears with, or undefined to make no file. */
+  content(): string | Buffer | undefined;
+  /** At once when the file is in place; must not throw. The caller owns `descriptor` (appends). */
+  created(descriptor: number): void;
+}
+
 /**
- * `createCompleteFileForAppending` off the calling thread (the thread pool makes the file), for
- * a caller that must not wait on a slow file system. Resolves the descriptor, or undefined (and
- * nothing written) when `path` already exists; the caller then owns the descriptor.
+ * `createCompleteFileForAppending` for a caller that must not wait on a slow file system: the
+ * thread pool opens the temporary (making a file is the slow step on some file systems); the
+ * quick rest (write, link, unlink) follows on the calling thread, so each file costs one trip to
+ * the pool. Resolves `exists` (nothing written) when `path` already exists, `abandoned` when
+ * `content` gave none.
  */
 export async function createCompleteFileForAppendingInBackground(
   path: string,
-  content: Buffer,
-): Promise<number | undefined> {
+  file: BackgroundFile,
+): Promise<'created' | 'exists' | 'abandoned'> {
   const lane =
     freeLanes.pop() ?? (await new Promise<number>((resolve) => waitingForLane.push(resolve)));
   try {
-    return await createInLane(path, content, join(dirname(path), INCOMING_FOLDER, String(lane)));
+    return await createInLane(path, file, join(dirname(path), INCOMING_FOLDER, String(lane)));
   } finally {
     const next = waitingForLane.shift();
     if (next) next(lane);
@@ -150,25 +151,25 @@ async function openInLane(folder: string, name: string): Promise<[string, number
 
 async function createInLane(
   path: string,
-  content: Buffer,
+  file: BackgroundFile,
   folder: string,
-): Promise<number | undefined> {
+): Promise<'created' | 'exists' | 'abandoned'> {
   const [temporary, descriptor] = await openInLane(folder, basename(temporaryNameFor(path)));
   let linked = false;
   try {
-    let written = 0;
-    while (written < content.length) {
-      written += await writeInBackground(descriptor, content.subarray(written));
-    }
-    await linkInBackground(temporary, path);
+    const content = file.content();
+    if (content === undefined) return 'abandoned';
+    writeFully(descriptor, typeof content === 'string' ? Buffer.from(content) : content);
+    linkSync(temporary, path);
     linked = true;
-    return descriptor;
+    file.created(descriptor);
+    return 'created';
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return 'exists';
     throw error;
   } finally {
-    if (!linked) await closeInBackground(descriptor);
-    await unlinkInBackground(temporary).catch(() => {});
+    if (!linked) closeSync(descriptor);
+    removeTemporary(temporary);
   }
 }
 

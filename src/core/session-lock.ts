@@ -7,8 +7,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
+  closeSync,
+  fstatSync,
   linkSync,
+  lstatSync,
   mkdirSync,
+  openSync,
   readdirSync,
   readFileSync,
   rmdirSync,
@@ -88,6 +92,7 @@ function anchorFor(folder: string, stamp: string): string | undefined {
     mkdirSync(anchorFolder, { recursive: true });
     removeDeadAnchors(anchorFolder);
     if (!createCompleteFile(path, stamp)) return undefined;
+    keepStampFile(folder, path);
   } catch {
     // No anchor (a read-only folder, say): locks there are written in full, as without one.
     foldersLeft.delete(folder);
@@ -99,6 +104,35 @@ function anchorFor(folder: string, stamp: string): string | undefined {
     process.on('exit', removeAnchors);
   }
   return path;
+}
+
+/**
+ * Per folder, the file this thread last wrote its stamp to there (an anchor, or a lock written
+ * in full), kept open: its inode is then never another file's, so a lock with that inode is a
+ * hard link to it, this thread's, known without reading the lock. Closed only at exit.
+ */
+const stampFiles = new Map<string, { descriptor: number; device: bigint; inode: bigint }>();
+
+function keepStampFile(folder: string, path: string): void {
+  let descriptor: number;
+  try {
+    descriptor = openSync(path, 'r');
+  } catch {
+    // Not kept (out of descriptors, say): releasing a lock reads it back instead.
+    return;
+  }
+  const { dev, ino } = fstatSync(descriptor, { bigint: true });
+  const previous = stampFiles.get(folder);
+  stampFiles.set(folder, { descriptor, device: dev, inode: ino });
+  if (previous !== undefined) closeSync(previous.descriptor);
+}
+
+/** Whether the lock at `path` is a hard link to this thread's stamp file in its folder. */
+function linksOwnStampFile(path: string): boolean {
+  const kept = stampFiles.get(dirname(path));
+  if (kept === undefined) return false;
+  const status = lstatSync(path, { bigint: true, throwIfNoEntry: false });
+  return status?.ino === kept.inode && status.dev === kept.device;
 }
 
 /** At exit: the anchors, and their folder once no other process keeps one there. */
@@ -153,7 +187,7 @@ export function acquireSessionLock(sessionPath: string): SessionLock {
       if (released) return;
       released = true;
       unhold(path);
-      if (readIfPresent(path) === stamp) removeIfPresent(path);
+      if (linksOwnStampFile(path) || readIfPresent(path) === stamp) removeIfPresent(path);
     },
   };
 }
@@ -192,25 +226,27 @@ function claim(
 }
 
 /**
- * Creates `path` holding `stamp`; false when it exists. While this process holds another lock in
- * the same folder (all hold the same stamp), the new one is a hard link to it: it appears
- * complete in one step without writing a new file.
+ * Creates `path` holding `stamp`; false when it exists. Where this thread keeps an anchor or
+ * holds another lock in the same folder (all hold the same stamp), the new one is a hard link to
+ * it (to the anchor first): it appears complete in one step without writing a new file.
  */
 function createLockFile(path: string, stamp: string): boolean {
   const folder = dirname(path);
-  const held = heldByFolder.get(folder)?.values().next().value;
-  const source = held ?? anchorFor(folder, stamp);
+  const anchor = anchorFor(folder, stamp);
+  const source = anchor ?? heldByFolder.get(folder)?.values().next().value;
   if (source !== undefined) {
     try {
       linkSync(source, path);
       return true;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-      // The held lock or anchor went missing under us: write the new one in full instead.
-      if (held === undefined) anchors.delete(folder);
+      // The anchor or held lock went missing under us: write the new one in full instead.
+      if (anchor !== undefined) anchors.delete(folder);
     }
   }
-  return createCompleteFile(path, stamp);
+  if (!createCompleteFile(path, stamp)) return false;
+  keepStampFile(folder, path);
+  return true;
 }
 
 function removeIfPresent(path: string): void {

@@ -65,9 +65,17 @@ export type SessionLogListener = (event: SessionEvent) => void;
 const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const SUFFIX_VALUES = 36 ** 6;
 
+/** The date and time part of the latest id, and the second it was made for. */
+let latestStamp = { second: Number.NaN, text: '' };
+
 /** A time-sortable id such as `20261130-001500-k3x9q2`: UTC date and time, six random characters. */
 export function newSessionId(now: Date = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  const second = Math.floor(now.getTime() / 1000);
+  if (second !== latestStamp.second) {
+    const text = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+    latestStamp = { second, text };
+  }
+  const stamp = latestStamp.text;
   // One draw for all six characters: the same uniform suffix as six draws, at a sixth the cost.
   const suffix = randomInt(SUFFIX_VALUES).toString(36).padStart(6, '0');
   return `${stamp}-${suffix}`;
@@ -114,8 +122,8 @@ export class SessionLog {
   private readonly memory: SessionEvent[];
   private readonly flushThreshold: number;
   private descriptor: number | undefined;
-  /** The bytes a deferred file begins with (header and seed) until the file exists. */
-  private unbornContent: Buffer | undefined;
+  /** The text a deferred file begins with (header and seed) until the file exists. */
+  private unbornContent: string | undefined;
   private creation: BackgroundCreation | undefined;
   private isClosed = false;
   private pending: string[] = [];
@@ -131,7 +139,7 @@ export class SessionLog {
     path: string,
     header: SessionHeader,
     events: SessionEvent[],
-    file: { descriptor: number } | { unbornContent: Buffer },
+    file: { descriptor: number } | { unbornContent: string },
     flushThreshold: number,
     lock: SessionLock,
     sharesPrompts = false,
@@ -187,7 +195,7 @@ export class SessionLog {
         path,
         header,
         events,
-        { unbornContent: Buffer.from(text) },
+        { unbornContent: text },
         flushThreshold,
         lock,
         options.sharedPrompts,
@@ -280,12 +288,17 @@ export class SessionLog {
     data: SessionEventMap[Type],
   ): SessionEvent<Type> {
     this.beforeAppend(type);
-    const line = `${JSON.stringify({ type, seq: this.lastSeq + 1, time: Date.now(), data })}\n`;
-    const event = JSON.parse(line) as SessionEvent<Type>;
+    const seq = this.lastSeq + 1;
+    const time = Date.now();
+    const json: string | undefined = JSON.stringify(data);
+    // Only `data` is parsed back: the rest of the line is numbers and the type, copied as they are.
+    const event = { type, seq, time } as SessionEvent<Type>;
+    if (json !== undefined) event.data = JSON.parse(json) as SessionEventMap[Type];
     if (this.sealed) return event;
-    if (!('data' in event)) {
+    if (json === undefined) {
       throw new UserError('INVALID_ARGUMENT', `event ${type} has no JSON data`);
     }
+    const line = `{"type":${JSON.stringify(type)},"seq":${seq},"time":${time},"data":${json}}\n`;
     this.record(event, line);
     return event;
   }
@@ -317,25 +330,28 @@ export class SessionLog {
    */
   async written(): Promise<void> {
     if (this.unbornContent !== undefined) {
-      this.creation ??= this.createInBackground(this.unbornContent);
+      this.creation ??= this.createInBackground();
       await this.creation.done;
     }
     this.flush();
   }
 
-  private createInBackground(content: Buffer): BackgroundCreation {
+  /**
+   * The file appears with every line appended until its temporary is open, in one write. A
+   * creation that `createNow` superseded meanwhile makes no file.
+   */
+  private createInBackground(): BackgroundCreation {
     const creation: BackgroundCreation = { superseded: false, done: Promise.resolve() };
-    creation.done = createCompleteFileForAppendingInBackground(this.path, content).then(
-      (descriptor) => {
-        if (creation.superseded) {
-          // `flush` made the file meanwhile (or found this one and opened it itself).
-          if (descriptor !== undefined) closeSync(descriptor);
-          return;
-        }
-        if (descriptor === undefined) throw alreadyExists(this.path);
-        this.descriptor = descriptor;
-        this.unbornContent = undefined;
+    const file = {
+      content: () => (creation.superseded ? undefined : this.unbornText()),
+      created: (descriptor: number) => {
+        this.bornWith(descriptor);
         this.creation = undefined;
+      },
+    };
+    creation.done = createCompleteFileForAppendingInBackground(this.path, file).then(
+      (outcome) => {
+        if (outcome === 'exists') throw alreadyExists(this.path);
       },
       (error: unknown) => {
         // Superseded: `flush` made the file, so this failure costs nothing.
@@ -347,23 +363,30 @@ export class SessionLog {
     return creation;
   }
 
+  /** A deferred file's first bytes: its header and seed, then every line appended so far. */
+  private unbornText(): string {
+    return `${this.unbornContent}${this.pending.join('')}`;
+  }
+
+  /** The deferred file now exists, holding `unbornText()`; `descriptor` appends to it. */
+  private bornWith(descriptor: number): void {
+    this.descriptor = descriptor;
+    this.unbornContent = undefined;
+    this.pending = [];
+    this.pendingCharacters = 0;
+  }
+
   /**
    * Makes a deferred file now, on the thread. A creation still running in the background is
-   * superseded: either this one links the file first (the other then finds it there and backs
-   * off), or the other did (it holds exactly the same bytes, since neither writes more) and this
-   * one opens it. The session's lock rules out anyone else making it.
+   * superseded: it has yet to make the file (it makes it and takes its place on this thread in
+   * one step), and now it never will. The session's lock rules out anyone else making it.
    */
-  private createNow(content: Buffer): number {
-    const running = this.creation;
-    let descriptor = createCompleteFileForAppending(this.path, content);
-    if (descriptor === undefined) {
-      if (!running) throw alreadyExists(this.path);
-      descriptor = openSync(this.path, 'a');
-    }
-    if (running) running.superseded = true;
+  private createNow(): void {
+    const descriptor = createCompleteFileForAppending(this.path, this.unbornText());
+    if (descriptor === undefined) throw alreadyExists(this.path);
+    if (this.creation) this.creation.superseded = true;
     this.creation = undefined;
-    this.unbornContent = undefined;
-    return descriptor;
+    this.bornWith(descriptor);
   }
 
   /**
@@ -391,7 +414,7 @@ export class SessionLog {
     if (this.scheduled) clearImmediate(this.scheduled);
     this.scheduled = undefined;
     if (this.isClosed) return;
-    if (this.unbornContent !== undefined) this.descriptor = this.createNow(this.unbornContent);
+    if (this.unbornContent !== undefined) this.createNow();
     if (this.descriptor === undefined) return;
     if (this.pending.length > 0) {
       const fresh = Buffer.from(this.pending.join(''));

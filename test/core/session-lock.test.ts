@@ -1,15 +1,17 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import {
+import fs, {
   existsSync,
   mkdirSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { LoomError } from '../../src/core/errors.js';
@@ -199,6 +201,48 @@ describe('the writer lock of a session', () => {
         log.close();
       }
     }, busyNaming(process.pid));
+  });
+
+  test('locks of this process are released without reading them back; one put in their place stays', () => {
+    const directory = temporaryFolder(folderPrefix);
+    const original = fs.readFileSync;
+    const lockReads: string[] = [];
+    Object.assign(fs, {
+      readFileSync: (...args: Parameters<typeof fs.readFileSync>) => {
+        if (String(args[0]).endsWith('.lock')) lockReads.push(String(args[0]));
+        return original(...args);
+      },
+    });
+    syncBuiltinESMExports();
+    let replaced: ReturnType<typeof acquireSessionLock>;
+    try {
+      const first = acquireSessionLock(join(directory, 'first.jsonl'));
+      const linked = acquireSessionLock(join(directory, 'linked.jsonl'));
+      first.release();
+      linked.release();
+      for (let index = 0; index < 4; index += 1) {
+        SessionLog.create({ directory, sessionId: `before-${index}` }).close();
+      }
+      const viaAnchor = acquireSessionLock(join(directory, 'via-anchor.jsonl'));
+      const [anchor] = readdirSync(join(directory, '.lock-anchors'));
+      const anchorInode = statSync(join(directory, '.lock-anchors', String(anchor))).ino;
+      assert.equal(statSync(viaAnchor.path).ino, anchorInode);
+      replaced = acquireSessionLock(join(directory, 'replaced.jsonl'));
+      viaAnchor.release();
+      // Another process's lock takes the place of ours (as a takeover would put it there).
+      writeFileSync(`${replaced.path}.new`, '1\n');
+      renameSync(`${replaced.path}.new`, replaced.path);
+      replaced.release();
+    } finally {
+      Object.assign(fs, { readFileSync: original });
+      syncBuiltinESMExports();
+    }
+    assert.equal(readFileSync(replaced.path, 'utf8'), '1\n');
+    assert.deepEqual(lockReads, [replaced.path], 'only the lock put in place of ours was read');
+    assert.deepEqual(
+      readdirSync(directory).filter((name) => name.endsWith('.lock')),
+      ['replaced.lock'],
+    );
   });
 
   test('a process’s lock anchor goes with it when it exits', async () => {

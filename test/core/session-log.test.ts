@@ -95,6 +95,27 @@ describe('SessionLog.create', () => {
     assert.notEqual(newSessionId(), newSessionId());
   });
 
+  test('newSessionId gives each second its own date and time, in any order', () => {
+    const times = [
+      '2026-11-30T00:15:00.999Z',
+      '2026-11-30T00:15:01.000Z',
+      '2026-11-30T00:15:00.000Z',
+      '2031-01-02T03:04:05.006Z',
+      '2026-11-30T00:15:00.500Z',
+    ];
+    assert.deepEqual(
+      times.map((time) => newSessionId(new Date(time)).slice(0, 15)),
+      [
+        '20261130-001500',
+        '20261130-001501',
+        '20261130-001500',
+        '20310102-030405',
+        '20261130-001500',
+      ],
+    );
+    assert.throws(() => newSessionId(new Date(Number.NaN)), RangeError);
+  });
+
   test('refuses an existing session file and an unsafe id', () => {
     const directory = temporaryFolder(folderPrefix);
     SessionLog.create({ directory, sessionId: 'twice' }).close();
@@ -406,6 +427,61 @@ describe('SessionLog with a deferred file', () => {
     log.append('assistant/chunk', chunk('after'));
     log.flush();
     assert.equal(fileLines(log.path).length, 4);
+    log.close();
+    assert.deepEqual(leftovers(folder), []);
+  });
+
+  test('a deferred file appears holding every event appended until it was made, in one write', async () => {
+    const folder = temporaryFolder(folderPrefix);
+    const path = join(folder, 'whole.jsonl');
+    const log = SessionLog.create({ directory: folder, sessionId: 'whole', deferFile: true });
+    // Looks at the file before and after every file-system call: the first moment it exists is
+    // what a kill would leave.
+    const watched = [
+      'openSync',
+      'write',
+      'writeSync',
+      'closeSync',
+      'linkSync',
+      'unlinkSync',
+    ] as const;
+    const originals = watched.map((name) => [name, fs[name]] as const);
+    const original = { existsSync: fs.existsSync, readFileSync: fs.readFileSync };
+    let firstSight: string | undefined;
+    let writes = 0;
+    const look = () => {
+      if (firstSight === undefined && original.existsSync(path)) {
+        firstSight = original.readFileSync(path, 'utf8');
+      }
+    };
+    for (const [name, call] of originals) {
+      Object.assign(fs, {
+        [name]: (...args: unknown[]) => {
+          // Writes to the session's descriptor, not the test runner's to stdout or stderr.
+          if ((name === 'write' || name === 'writeSync') && Number(args[0]) > 2) writes += 1;
+          look();
+          const result = (call as (...values: unknown[]) => unknown)(...args);
+          look();
+          return result;
+        },
+      });
+    }
+    syncBuiltinESMExports();
+    try {
+      log.append('turn/start', { turnId: 't1' });
+      const written = log.written();
+      log.append('assistant/chunk', chunk('while it is made'));
+      await written;
+    } finally {
+      for (const [name, call] of originals) Object.assign(fs, { [name]: call });
+      syncBuiltinESMExports();
+    }
+    assert.equal(firstSight, readFileSync(path, 'utf8'));
+    assert.deepEqual(
+      fileLines(path).map((line) => line.type),
+      ['session/header', 'turn/start', 'assistant/chunk'],
+    );
+    assert.equal(writes, 1);
     log.close();
     assert.deepEqual(leftovers(folder), []);
   });
