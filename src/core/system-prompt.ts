@@ -260,8 +260,8 @@ function isName(value: unknown): value is string {
 
 /** One frozen deep copy per registered parameters object, shared by every assembly that sends it. */
 const sharedParameters = new WeakMap<object, ModelToolSpec['parameters']>();
-/** Per registered parameters object, the frozen tool last assembled from it. */
-const sharedTools = new WeakMap<object, ModelToolSpec>();
+/** Per registered parameters object and tool name, the frozen tool last assembled from them. */
+const sharedTools = new WeakMap<object, Map<string, ModelToolSpec>>();
 /** The frozen tools themselves: content that never changes, so they may key a cache. */
 const sharedToolSet = new WeakSet<object>();
 
@@ -298,13 +298,16 @@ function deepFreeze<Value>(value: Value): Value {
  */
 function canonicalTool(tool: ModelToolSpec): ModelToolSpec {
   const { name, description, parameters } = tool;
-  const shared = sharedTools.get(parameters);
-  if (shared !== undefined && shared.name === name && shared.description === description) {
-    return shared;
-  }
+  let byName = sharedTools.get(parameters);
+  const shared = byName?.get(name);
+  if (shared !== undefined && shared.description === description) return shared;
   const canonical = Object.freeze({ name, description, parameters: frozenCopy(parameters) });
   if (typeof name === 'string' && typeof description === 'string') {
-    sharedTools.set(parameters, canonical);
+    if (byName === undefined) {
+      byName = new Map();
+      sharedTools.set(parameters, byName);
+    }
+    byName.set(name, canonical);
     sharedToolSet.add(canonical);
   }
   return canonical;

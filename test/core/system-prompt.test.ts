@@ -286,6 +286,14 @@ test('assemblies of the same tool share one frozen tool; a changed name or descr
   assert.equal(renamed.tools[0]?.name, 'open');
   const again = await new SystemPrompt({ context: new Context() }).assemble([registered]);
   assert.deepEqual(again.tools[0], registered, 'going back gives the first content again');
+  const twins = [registered, { ...registered, name: 'peek' }];
+  const once = await new SystemPrompt({ context: new Context() }).assemble(twins);
+  const twice = await new SystemPrompt({ context: new Context() }).assemble(twins);
+  assert.deepEqual(names(once), ['read', 'peek']);
+  assert.ok(
+    once.tools.every((tool, index) => tool === twice.tools[index]),
+    'two tools with one schema object are each shared',
+  );
 });
 
 test('a function section sees the variables once frozen; a text without placeholders is kept as is', async () => {
