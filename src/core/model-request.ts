@@ -20,7 +20,7 @@ export async function requestModel(
   signal: AbortSignal,
 ): Promise<StepOutcome> {
   const { log, model, limits } = environment;
-  const assembled = await environment.prompt.assemble(environment.tools.specs());
+  const assembled = await environment.prompt.assemble(environment.tools.visible());
   const blob = promptBlob(assembled);
   const prompt = blob.hash;
   if (!hasPromptBlob(log.events, prompt)) {

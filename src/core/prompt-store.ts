@@ -19,26 +19,34 @@ export interface StorablePrompt {
   json: string;
 }
 
-/** Files this thread wrote (or found) already: a later session needs no file system call. */
-const stored = new Set<string>();
+/** Per session folder, the references of the files this thread wrote (or found) already. */
+const stored = new Map<string, Map<string, SessionEventMap['prompt/stored']>>();
 
 /**
  * Puts `blob` in the store of `sessionFolder` unless it is there, and returns the reference a
- * session logs. The file is on disk when this returns (before any request names it).
+ * session logs (frozen, shared by the sessions that name the same file). The file is on disk
+ * when this returns (before any request names it); a later session needs no file system call.
  */
 export function storePrompt(
   sessionFolder: string,
   blob: StorablePrompt,
 ): SessionEventMap['prompt/stored'] {
-  const file = `${PROMPT_STORE_FOLDER}/${blob.hash}.json`;
-  const path = join(sessionFolder, file);
-  if (!stored.has(path)) {
+  let references = stored.get(sessionFolder);
+  if (references === undefined) {
+    references = new Map();
+    stored.set(sessionFolder, references);
+  }
+  let reference = references.get(blob.hash);
+  if (reference === undefined) {
+    const file = `${PROMPT_STORE_FOLDER}/${blob.hash}.json`;
+    const path = join(sessionFolder, file);
     mkdirSync(dirname(path), { recursive: true });
     // False when it exists: a file of that name holds the same content (its hash is checked on reading).
     createCompleteFile(path, blob.json);
-    stored.add(path);
+    reference = Object.freeze({ hash: blob.hash, file });
+    references.set(blob.hash, reference);
   }
-  return { hash: blob.hash, file };
+  return reference;
 }
 
 /**

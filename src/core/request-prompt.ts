@@ -10,7 +10,7 @@ import type { ModelToolSpec } from '../llm/contract.js';
 import { LoomError } from './errors.js';
 import { readStoredPrompt } from './prompt-store.js';
 import type { SessionEvent, SessionEventMap } from './session-events.js';
-import { isSharedParameters } from './system-prompt.js';
+import { isSharedTool } from './system-prompt.js';
 
 /** What a request sends besides its messages. */
 export interface RequestPrompt {
@@ -42,31 +42,27 @@ export interface PromptBlob {
 /** Distinct prompts remembered; a process with more (a prompt that changes) just computes. */
 const BLOB_CACHE_SIZE = 16;
 const blobCache = new Map<string, PromptBlob>();
-const parametersIds = new WeakMap<object, number>();
-let nextParametersId = 1;
+const toolIds = new WeakMap<object, number>();
+let nextToolId = 1;
 
 /**
  * The cache key of `prompt`, or undefined when it cannot be trusted to name the content: each
- * tool must be a plain `{ name, description, parameters }` (in that order, so its JSON follows
- * from them) whose parameters are a frozen schema that prompt assembly shares (never changed).
+ * tool must be one of the frozen tools that prompt assembly shares (never changed), so its
+ * identity names its content.
  */
 function cacheKey(prompt: RequestPrompt): string | undefined {
-  // Each string with its length in front: no two different prompts give the same key.
-  const parts = [`${prompt.system.length}:${prompt.system}`];
+  // The system text with its length in front, then one number a tool: no two prompts share a key.
+  let key = `${prompt.system.length}:${prompt.system}`;
   for (const tool of prompt.tools) {
-    const keys = Object.keys(tool);
-    if (keys.length !== 3 || keys[0] !== 'name' || keys[1] !== 'description') return undefined;
-    if (keys[2] !== 'parameters' || !isSharedParameters(tool.parameters)) return undefined;
-    let id = parametersIds.get(tool.parameters);
+    if (!isSharedTool(tool)) return undefined;
+    let id = toolIds.get(tool);
     if (id === undefined) {
-      id = nextParametersId++;
-      parametersIds.set(tool.parameters, id);
+      id = nextToolId++;
+      toolIds.set(tool, id);
     }
-    const { name, description } = tool;
-    if (typeof name !== 'string' || typeof description !== 'string') return undefined;
-    parts.push(`${name.length}:${name}${description.length}:${description}${id}`);
+    key += ` ${id}`;
   }
-  return parts.join(' ');
+  return key;
 }
 
 /**

@@ -151,8 +151,8 @@ export class SystemPrompt {
     };
   }
 
-  async assemble(tools: ModelToolSpec[]): Promise<AssembledPrompt> {
-    const variables = this.resolveVariables();
+  async assemble(tools: readonly ModelToolSpec[]): Promise<AssembledPrompt> {
+    const variables = new RenderVariables(this.resolveVariables());
     const canonicalSections = [...this.collectSections().values()]
       .map((definition) => renderSection(definition, variables))
       .sort((first, second) => first.order - second.order);
@@ -212,15 +212,24 @@ export class SystemPrompt {
   }
 }
 
-function renderSection(
-  definition: SectionDefinition,
-  variables: Map<string, string>,
-): PromptSection {
+/** The variables of one assembly; the frozen object function sections get is made once. */
+class RenderVariables {
+  private frozen: PromptVariables | undefined;
+
+  constructor(readonly values: Map<string, string>) {}
+
+  get object(): PromptVariables {
+    this.frozen ??= Object.freeze(Object.fromEntries(this.values));
+    return this.frozen;
+  }
+}
+
+function renderSection(definition: SectionDefinition, variables: RenderVariables): PromptSection {
   const { id, order, text } = definition;
   let raw: unknown = text;
   if (typeof text === 'function') {
     try {
-      raw = text(Object.freeze(Object.fromEntries(variables)));
+      raw = text(variables.object);
     } catch (error) {
       throw new LoomError(
         'INVALID_ARGUMENT',
@@ -237,9 +246,10 @@ function renderSection(
       `prompt section ${id} rendered a ${typeof raw}, not a string`,
     );
   }
+  if (!raw.includes('{{')) return { id, order, text: raw };
   const interpolated = raw.replace(
     PLACEHOLDER,
-    (placeholder, name: string) => variables.get(name) ?? placeholder,
+    (placeholder, name: string) => variables.values.get(name) ?? placeholder,
   );
   return { id, order, text: interpolated };
 }
@@ -250,12 +260,17 @@ function isName(value: unknown): value is string {
 
 /** One frozen deep copy per registered parameters object, shared by every assembly that sends it. */
 const sharedParameters = new WeakMap<object, ModelToolSpec['parameters']>();
-/** The frozen copies themselves: content that never changes, so it may key a cache. */
-const sharedCopies = new WeakSet<object>();
+/** Per registered parameters object and tool name, the frozen tool last assembled from them. */
+const sharedTools = new WeakMap<object, Map<string, ModelToolSpec>>();
+/** The frozen tools themselves: content that never changes, so they may key a cache. */
+const sharedToolSet = new WeakSet<object>();
 
-/** Whether `value` is one of the frozen parameter copies that assemblies share. */
-export function isSharedParameters(value: object): boolean {
-  return sharedCopies.has(value);
+/**
+ * Whether `value` is a tool that assemblies share: a frozen `{ name, description, parameters }`
+ * (in that order) with string name and description and a frozen parameters copy.
+ */
+export function isSharedTool(value: object): boolean {
+  return sharedToolSet.has(value);
 }
 
 function frozenCopy(parameters: ModelToolSpec['parameters']): ModelToolSpec['parameters'] {
@@ -263,7 +278,6 @@ function frozenCopy(parameters: ModelToolSpec['parameters']): ModelToolSpec['par
   if (shared === undefined) {
     shared = deepFreeze(structuredClone(parameters));
     sharedParameters.set(parameters, shared);
-    sharedCopies.add(shared);
   }
   return shared;
 }
@@ -279,14 +293,24 @@ function deepFreeze<Value>(value: Value): Value {
 /**
  * The tool as assembled: its parameters are a frozen copy made once per registered schema, so a
  * later change to the registered object never reaches a request already built, and nobody
- * downstream can change what another agent sends.
+ * downstream can change what another agent sends. The tool itself is frozen too and shared by
+ * every assembly of the same schema, name and description (the agents of a workflow).
  */
 function canonicalTool(tool: ModelToolSpec): ModelToolSpec {
-  return {
-    name: tool.name,
-    description: tool.description,
-    parameters: frozenCopy(tool.parameters),
-  };
+  const { name, description, parameters } = tool;
+  let byName = sharedTools.get(parameters);
+  const shared = byName?.get(name);
+  if (shared !== undefined && shared.description === description) return shared;
+  const canonical = Object.freeze({ name, description, parameters: frozenCopy(parameters) });
+  if (typeof name === 'string' && typeof description === 'string') {
+    if (byName === undefined) {
+      byName = new Map();
+      sharedTools.set(parameters, byName);
+    }
+    byName.set(name, canonical);
+    sharedToolSet.add(canonical);
+  }
+  return canonical;
 }
 
 function copyTool(tool: ModelToolSpec): ModelToolSpec {

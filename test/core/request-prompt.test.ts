@@ -14,6 +14,8 @@ import {
 } from '../../src/core/request-prompt.js';
 import type { SessionEvent } from '../../src/core/session-events.js';
 import { loadSessionFile } from '../../src/core/session-load.js';
+import { SystemPrompt } from '../../src/core/system-prompt.js';
+import type { JsonSchema } from '../../src/llm/contract.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
 import { createScriptedModel } from '../../src/testing/scripted-model.js';
 import { echoTool } from '../helpers/echo-tool.js';
@@ -172,4 +174,45 @@ test('a prompt kept in the store is written once, named by prompt/stored, and re
   );
   writeFileSync(join(folder, reference.file), JSON.stringify({ ...blob.data, hash: 'other' }));
   assert.throws(() => requestPromptOf(events, header, folder), corrupt(/holds other, not/));
+});
+
+test('the blob of an assembled prompt follows its content: a changed description, schema or system is a new blob', async () => {
+  const parameters = { type: 'object', properties: { path: { type: 'string' } } };
+  const blobOf = async (system: string, description: string, schema: JsonSchema = parameters) => {
+    const prompt = new SystemPrompt({ context: new Context() });
+    prompt.section({ id: 'system', order: 0, text: system });
+    const assembled = await prompt.assemble([{ name: 'read', description, parameters: schema }]);
+    return promptBlob(assembled);
+  };
+  const first = await blobOf('S', 'reads');
+  assert.equal(await blobOf('S', 'reads'), first, 'the same content reuses the blob');
+  const cases = [
+    await blobOf('S', 'reads a file'),
+    await blobOf('S2', 'reads'),
+    await blobOf('S', 'reads', { type: 'object' }),
+  ];
+  for (const blob of cases) {
+    assert.notEqual(blob.hash, first.hash);
+    assert.equal(blob.hash, promptHash(blob.data), 'the hash names what the blob holds');
+    assert.equal(blob.json, JSON.stringify(blob.data));
+  }
+  assert.equal(cases[0]?.data.tools[0]?.description, 'reads a file');
+  assert.equal(cases[1]?.data.system, 'S2');
+  assert.deepEqual(cases[2]?.data.tools[0]?.parameters, { type: 'object' });
+  assert.equal((await blobOf('S', 'reads')).hash, first.hash);
+});
+
+test('sessions of one folder share one frozen prompt/stored reference; another folder gets its own file', () => {
+  const tools = [{ name: 'a', description: 'A', parameters: { type: 'object' } }];
+  const blob = promptBlob({ system: 'shared reference', tools });
+  const [one, two] = [temporaryFolder('loom-prompt-store-'), temporaryFolder('loom-prompt-store-')];
+  const reference = storePrompt(one, blob);
+  assert.equal(storePrompt(one, blob), reference, 'no new object a session');
+  assert.ok(Object.isFrozen(reference));
+  const other = storePrompt(two, blob);
+  assert.deepEqual(other, reference);
+  assert.equal(readFileSync(join(two, other.file), 'utf8'), blob.json);
+  const changed = promptBlob({ system: 'another reference', tools });
+  assert.equal(storePrompt(one, changed).hash, changed.hash);
+  assert.equal(readFileSync(join(one, storePrompt(one, changed).file), 'utf8'), changed.json);
 });

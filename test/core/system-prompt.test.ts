@@ -261,3 +261,57 @@ test('without a prompt/assemble listener every assembly sends one shared, frozen
   );
   assert.equal(sent.edited, undefined);
 });
+
+test('assemblies of the same tool share one frozen tool; a changed name or description makes a new one', async () => {
+  const registered = spec('read');
+  const first = await new SystemPrompt({ context: new Context() }).assemble([registered]);
+  const second = await new SystemPrompt({ context: new Context() }).assemble([{ ...registered }]);
+  const shared = first.tools[0];
+  assert.ok(shared);
+  assert.equal(second.tools[0], shared, 'another agent sends the very same tool object');
+  assert.ok(Object.isFrozen(shared), 'nobody can change what another agent sends');
+  assert.deepEqual(shared, registered);
+  const described = await new SystemPrompt({ context: new Context() }).assemble([
+    { ...registered, description: 'reads a file' },
+  ]);
+  assert.equal(described.tools[0]?.description, 'reads a file');
+  assert.equal(
+    described.tools[0]?.parameters,
+    shared.parameters,
+    'the schema copy is still shared',
+  );
+  const renamed = await new SystemPrompt({ context: new Context() }).assemble([
+    { ...registered, name: 'open' },
+  ]);
+  assert.equal(renamed.tools[0]?.name, 'open');
+  const again = await new SystemPrompt({ context: new Context() }).assemble([registered]);
+  assert.deepEqual(again.tools[0], registered, 'going back gives the first content again');
+  const twins = [registered, { ...registered, name: 'peek' }];
+  const once = await new SystemPrompt({ context: new Context() }).assemble(twins);
+  const twice = await new SystemPrompt({ context: new Context() }).assemble(twins);
+  assert.deepEqual(names(once), ['read', 'peek']);
+  assert.ok(
+    once.tools.every((tool, index) => tool === twice.tools[index]),
+    'two tools with one schema object are each shared',
+  );
+});
+
+test('a function section sees the variables once frozen; a text without placeholders is kept as is', async () => {
+  const prompt = new SystemPrompt({ context: new Context(), variables: { cwd: '/repo' } });
+  const seen: object[] = [];
+  for (const id of ['one', 'two']) {
+    prompt.section({
+      id,
+      order: 1,
+      text: (variables) => {
+        seen.push(variables);
+        assert.ok(Object.isFrozen(variables));
+        return `${id} {{cwd}}`;
+      },
+    });
+  }
+  prompt.section({ id: 'plain', order: 2, text: 'a {brace} and {{ spaced }}' });
+  const assembled = await prompt.assemble([]);
+  assert.equal(assembled.system, 'one /repo\n\ntwo /repo\n\na {brace} and {{ spaced }}');
+  assert.deepEqual(seen, [{ cwd: '/repo' }, { cwd: '/repo' }]);
+});
