@@ -1,8 +1,9 @@
 /**
  * Progress of `loom workflow run` on stderr, rendered from the `workflow/*` events alone. On a
  * terminal a small block is redrawn in place (at most ten times a second, by an unref'd timer);
- * elsewhere each event is one plain line. Never writes to stdout, which belongs to `--json`,
- * and never throws into the emitter.
+ * elsewhere each event is one plain line, the lines of one turn of the event loop written
+ * together at its end (and before anything else the view writes). Never writes to stdout, which
+ * belongs to `--json`, and never throws into the emitter.
  */
 import type { Usage } from '../llm/contract.js';
 import type { WorkflowEventRecord, WorkflowResult } from '../workflow/contract.js';
@@ -138,13 +139,30 @@ export function createProgressView(options: ProgressOptions): ProgressView {
   let dirty = true;
   let lastDraw = 0;
   let finished = false;
+  /** Plain lines recorded in this turn of the loop, not written yet. */
+  let pending = '';
 
-  const write = (text: string) => {
+  const writeNow = (text: string) => {
     try {
       output.write(text);
     } catch {
       // A closed stderr leaves nowhere to show progress; the run itself must go on.
     }
+  };
+  const flush = () => {
+    if (pending === '') return;
+    const text = pending;
+    pending = '';
+    writeNow(text);
+  };
+  const write = (text: string) => {
+    flush();
+    writeNow(text);
+  };
+  /** One write per turn for a burst of events: a write is a system call on a pipe or a file. */
+  const writeLater = (line: string) => {
+    if (pending === '') setImmediate(flush);
+    pending += line;
   };
   const draw = () => {
     const width = Math.max(20, (output.columns || 100) - 1);
@@ -167,7 +185,7 @@ export function createProgressView(options: ProgressOptions): ProgressView {
       state.apply(event);
       if (live && drawnLines === 0) draw();
       else if (live) dirty = true;
-      else if (event.type !== 'workflow/end') write(`${plainLine(event)}\n`);
+      else if (event.type !== 'workflow/end') writeLater(`${plainLine(event)}\n`);
     },
     notice(message) {
       if (finished) return;
@@ -179,6 +197,7 @@ export function createProgressView(options: ProgressOptions): ProgressView {
       if (finished) return;
       finished = true;
       timer?.stop();
+      flush();
       if (live && drawnLines > 0) write(`\x1b[${drawnLines}A\r\x1b[J`);
     },
     finish(result) {

@@ -18,14 +18,15 @@ import {
 import {
   type AgentReply,
   type DoneOutcome,
+  type HostEnvelope,
   HostMessage,
   type HostPayloads,
-  sendToWorker,
   type WorkerEnvelope,
   WorkerMessage,
 } from './protocol.js';
 import { RunChildren, type RunSetup } from './run-children.js';
 import { readWorkerMessage } from './wire-check.js';
+import { WireOutbox } from './wire-outbox.js';
 
 export interface HostRunSetup extends RunSetup {
   worker: Worker;
@@ -45,6 +46,8 @@ export class HostRun implements WorkflowRun {
   readonly result: Promise<WorkflowResult>;
   private readonly setup: HostRunSetup;
   private readonly worker: Worker;
+  /** What is sent to the worker in one turn of the loop reaches it as one post. */
+  private readonly outbox: WireOutbox<HostEnvelope>;
   private readonly children: RunChildren;
   private stage: Stage = 'booting';
   private cancelReason: string | undefined;
@@ -61,6 +64,9 @@ export class HostRun implements WorkflowRun {
     this.setup = setup;
     this.id = setup.runId;
     this.worker = setup.worker;
+    this.outbox = new WireOutbox(this.worker, () => {
+      // Only a dead worker refuses a message; its exit settles the run.
+    });
     this.children = new RunChildren({
       ...setup,
       reply: (call, reply) => {
@@ -294,10 +300,6 @@ export class HostRun implements WorkflowRun {
 
   private post<Tag extends HostMessage>(tag: Tag, payload: HostPayloads[Tag]): void {
     if (this.workerExited || this.stage === 'ended') return;
-    try {
-      sendToWorker(this.worker, tag, payload);
-    } catch {
-      // Only a dead worker refuses a message; its exit settles the run.
-    }
+    this.outbox.send({ tag, payload } as HostEnvelope);
   }
 }

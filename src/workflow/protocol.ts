@@ -76,6 +76,15 @@ export interface WorkerSessionData {
   meta: WorkflowMeta;
 }
 
+/**
+ * The envelopes one post from the host carries, in order: one envelope, or an array of several
+ * sent in the same turn (`WireOutbox`). Anything else is one item, for the reader to refuse. The
+ * worker posts one envelope at a time: a script that spins must not hold back what it sent.
+ */
+export function envelopesOf(post: unknown): readonly unknown[] {
+  return Array.isArray(post) && post.length > 0 ? post : [post];
+}
+
 /** The part of a `MessagePort` (or a `Worker`, or `parentPort`) the engine uses. */
 export interface WirePort {
   postMessage(message: unknown): void;

@@ -22,6 +22,7 @@ import {
   type AgentReply,
   type AgentStartOptions,
   type DoneOutcome,
+  envelopesOf,
   HostMessage,
   readHostMessage,
   sendToHost,
@@ -109,7 +110,15 @@ class WorkerSession implements HookHost {
     sendToHost(this.port, WorkerMessage.Log, { message });
   }
 
-  private readonly onMessage = (raw: unknown): void => {
+  /** The host batches what it sends in one turn: a post may carry several envelopes. */
+  private readonly onMessage = (post: unknown): void => {
+    for (const raw of envelopesOf(post)) {
+      if (this.state === 'finished') return;
+      this.onEnvelope(raw);
+    }
+  };
+
+  private onEnvelope(raw: unknown): void {
     const message = readHostMessage(raw);
     if (message === undefined) {
       this.finish({
@@ -135,7 +144,7 @@ class WorkerSession implements HookHost {
       default:
         assertNever(message, 'host message');
     }
-  };
+  }
 
   private settleCall(call: number, reply: AgentReply): void {
     const pending = this.pending.get(call);

@@ -188,6 +188,29 @@ test('off a terminal every event is one plain line with no control codes', () =>
   ]);
 });
 
+test('off a terminal the lines of one turn of the loop are written together, before anything else', async () => {
+  const { writes, output } = capture(false);
+  const view = createProgressView({ output, now: () => 0 });
+  for (const event of events.slice(0, 3)) view.record(event);
+  assert.deepEqual(writes, [], 'nothing is written inside the turn');
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  assert.deepEqual(writes, [
+    'workflow review: Review (phases: list, audit, verify)\nphase: list\nagent #1 started: list files [list]\n',
+  ]);
+  view.record(events[3] as WorkflowEventRecord);
+  view.notice('cancelling…');
+  assert.deepEqual(writes.slice(1), [
+    'agent #1 completed: list files (1.2k in / 300 out)\n',
+    'cancelling…\n',
+  ]);
+  view.record(events[4] as WorkflowEventRecord);
+  view.finish(result);
+  assert.equal(writes[3], 'log: found 3 files\n', 'finish writes what is pending first');
+  assert.match(writes[4] ?? '', /^workflow review completed/);
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  assert.equal(writes.length, 5, 'nothing is written twice');
+});
+
 test('token and time formats', () => {
   assert.equal(formatTokens(999), '999');
   assert.equal(formatTokens(1234), '1.2k');

@@ -74,6 +74,8 @@ function session(script: string, options: SessionOptions = {}) {
     );
   return {
     messages,
+    /** Posts raw data to the session, as the host's batching does. */
+    post: (data: unknown) => host.postMessage(data),
     done: done.promise,
     reply,
     go: () => sendToWorker(host, HostMessage.Go, {}),
@@ -333,6 +335,29 @@ test('agent calls reach the host in the order the script makes them', async () =
       [5, 'p4'],
     ],
   );
+});
+
+test('a post of several envelopes from the host is read in order', async () => {
+  const run = session(
+    `const first = agent('first');
+     const second = agent('second');
+     const seen = [await first];
+     try { await second; } catch (error) { seen.push(error.code); }
+     return seen;`,
+  );
+  await run.agentStart('second');
+  run.post([
+    { tag: HostMessage.AgentResult, payload: { call: 1, reply: { kind: 'ok', value: 'one' } } },
+    { tag: HostMessage.Cancel, payload: { reason: 'test' } },
+  ]);
+  assert.deepEqual(await run.done, { kind: 'ok', value: ['one', 'CANCELLED'] });
+});
+
+test('an empty post from the host is a protocol fault', async () => {
+  const run = session(`return await agent('held');`);
+  await run.agentStart('held');
+  run.post([]);
+  assertError(await run.done, undefined, /protocol fault: an unknown message/);
 });
 
 test('parallel and pipeline refuse more items than maxItemsPerCall', async () => {

@@ -1,0 +1,35 @@
+/**
+ * The host's outgoing wire messages, batched: envelopes sent in the same turn of the event loop
+ * leave as one post at its end (a lone envelope as itself, several as an array), in the order
+ * they were sent. A post wakes the worker's thread, so a hundred replies ready at once cost one
+ * wake-up, not a hundred. It never reorders, drops or merges envelopes; the worker reads a post
+ * with `envelopesOf`.
+ */
+import type { WirePort } from './protocol.js';
+
+export class WireOutbox<Envelope> {
+  private readonly port: Pick<WirePort, 'postMessage'>;
+  private readonly onPostFailure: (error: unknown) => void;
+  private queued: Envelope[] = [];
+
+  /** `onPostFailure` hears a post the port refused; it runs outside `send`'s caller. */
+  constructor(port: Pick<WirePort, 'postMessage'>, onPostFailure: (error: unknown) => void) {
+    this.port = port;
+    this.onPostFailure = onPostFailure;
+  }
+
+  send(envelope: Envelope): void {
+    this.queued.push(envelope);
+    if (this.queued.length === 1) setImmediate(this.flush);
+  }
+
+  private readonly flush = (): void => {
+    const batch = this.queued;
+    this.queued = [];
+    try {
+      this.port.postMessage(batch.length === 1 ? batch[0] : batch);
+    } catch (error) {
+      this.onPostFailure(error);
+    }
+  };
+}

@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
+import { test } from 'node:test';
+import type { Worker } from 'node:worker_threads';
+import { Context } from '../../src/core/context.js';
+import { SubagentRegistry } from '../../src/subagent/registry.js';
+import { HostRun } from '../../src/workflow/host-run.js';
+import { defaultLimits } from '../../src/workflow/limits.js';
+import { HostMessage, WorkerMessage } from '../../src/workflow/protocol.js';
+import { echoPrompt, fakeProvider, recordEvents, testMeta } from './engine-fixture.js';
+
+/** The part of a `Worker` a run uses; each post is kept as it was sent. */
+class FakeWorker extends EventEmitter {
+  readonly posts: unknown[] = [];
+  private readonly waiting: Array<() => void> = [];
+
+  postMessage(post: unknown): void {
+    this.posts.push(structuredClone(post));
+    for (const wake of this.waiting.splice(0)) wake();
+  }
+
+  terminate(): Promise<number> {
+    queueMicrotask(() => this.emit('exit', 1));
+    return Promise.resolve(1);
+  }
+
+  /** Resolves once `count` posts have arrived. */
+  async posted(count: number): Promise<void> {
+    while (this.posts.length < count) {
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    }
+  }
+}
+
+function hostRun(worker: FakeWorker) {
+  const context = new Context({ name: 'host-run-test' });
+  const registry = new SubagentRegistry(context);
+  const fake = fakeProvider({ respond: echoPrompt });
+  registry.register(fake.provider);
+  const events = recordEvents(context);
+  const run = new HostRun({
+    runId: 'workflow-test',
+    context,
+    registry,
+    provider: fake.provider.name,
+    meta: testMeta,
+    limits: { ...defaultLimits(), maxConcurrentAgents: 4 },
+    request: { meta: testMeta, script: '', parent: { sessionId: null, delegationDepth: 0 } },
+    childInstructions: () => '',
+    worker: worker as unknown as Worker,
+    onWorkerExit: () => {},
+  });
+  return { run, fake, events };
+}
+
+const agentStart = (call: number) => ({
+  tag: WorkerMessage.AgentStart,
+  payload: { call, prompt: `item ${call}`, options: {} },
+});
+
+test('replies ready in one turn of the loop reach the worker as one post, in call order', async () => {
+  const worker = new FakeWorker();
+  const { run, fake, events } = hostRun(worker);
+  worker.emit('message', { tag: WorkerMessage.Ready, payload: {} });
+  await worker.posted(1);
+  assert.deepEqual(worker.posts[0], { tag: HostMessage.Go, payload: {} });
+
+  for (const call of [1, 2, 3]) worker.emit('message', agentStart(call));
+  await worker.posted(2);
+  assert.deepEqual(
+    fake.children.map((child) => child.request.prompt),
+    ['item 1', 'item 2', 'item 3'],
+  );
+  assert.deepEqual(
+    worker.posts[1],
+    [1, 2, 3].map((call) => ({
+      tag: HostMessage.AgentResult,
+      payload: { call, reply: { kind: 'ok', value: `<item ${call}>` } },
+    })),
+  );
+
+  worker.emit('message', { tag: WorkerMessage.Done, payload: { kind: 'ok', value: 3 } });
+  const result = await run.result;
+  assert.equal(result.stopReason, 'completed');
+  assert.equal(result.agentsStarted, 3);
+  assert.deepEqual(
+    events.of('workflow/agent-end').map((event) => event.seq),
+    [1, 2, 3],
+  );
+  assert.equal(worker.posts.length, 2);
+});
+
+test('what the host sends in one turn reaches the worker in one post, in the order sent', async () => {
+  const worker = new FakeWorker();
+  const { run } = hostRun(worker);
+  worker.emit('message', { tag: WorkerMessage.Ready, payload: {} });
+  await worker.posted(1);
+  worker.emit('message', agentStart(1));
+  run.cancel('enough');
+  await worker.posted(2);
+  // The child has answered, but its result settles a microtask later: cancel is sent first.
+  assert.deepEqual(worker.posts[1], [
+    { tag: HostMessage.Cancel, payload: { reason: 'enough' } },
+    {
+      tag: HostMessage.AgentResult,
+      payload: { call: 1, reply: { kind: 'ok', value: '<item 1>' } },
+    },
+  ]);
+
+  worker.emit('message', { tag: WorkerMessage.Done, payload: { kind: 'ok', value: 1 } });
+  assert.equal((await run.result).stopReason, 'cancelled');
+});
