@@ -1,18 +1,18 @@
 // The second half of `npm run build` (after tsc): bundles the command line, the library entries
 // and the workflow worker with esbuild into dist/bundle/, so a start reads a few files instead
-// of hundreds. The command line is one CommonJS file, `cli.cjs`, which bin/loom runs with V8's
-// code cache (bin/cached-bundle.js; the cache is trained here on a scripted workflow run, since
-// Node 20 caches no compiled modules of its own); modules it reaches with `await import()` stay
-// inside it but initialise only on the paths that use them. The interactive terminal is the one
-// exception: ink and its layout engine use top-level await, which CommonJS cannot hold, so the
-// terminal is an ES module entry (`tui.js`) that `cli.cjs` imports when `loom` opens a session.
-// The library entries and `tui.js` share ESM chunks (one copy of every module, so `instanceof`
-// holds across `loom` and `loom/testing`); modules loaded with `await import()` stay in their own
-// chunks. The workflow worker is one CommonJS file (a thread starts faster without an ESM
-// loader) in the same folder: it is found as `./worker.cjs` next to the code that starts it. tsc
-// still writes dist/**/*.d.ts (the types of the package's exports) and the unbundled modules the
-// built-engine test imports. Which sources each output holds is written to dist/bundle-meta.json
-// (not published), for the test that checks what each command loads.
+// of hundreds. The command line is CommonJS chunks (`cli.cjs` and the `cli-chunk-*.cjs` it
+// requires) that bin/loom runs with V8's code cache (bin/cached-bundle.js; each chunk's cache is
+// trained here on a scripted run, since Node 20 caches no compiled modules of its own): a command
+// reads only the chunks it uses. The interactive terminal is the one exception: ink and its
+// layout engine use top-level await, which CommonJS cannot hold, so the terminal is an ES module
+// entry (`tui.js`) that the command line imports when `loom` opens a session. The library
+// entries and `tui.js` share ESM chunks (one copy of every module, so `instanceof` holds across
+// `loom` and `loom/testing`); modules loaded with `await import()` stay in their own chunks. The
+// workflow worker is one CommonJS file (a thread starts faster without an ESM loader) in the same
+// folder: it is found as `./worker.cjs` next to the code that starts it. tsc still writes
+// dist/**/*.d.ts (the types of the package's exports) and the unbundled modules the built-engine
+// test imports. Which sources each output holds is written to dist/bundle-meta.json (not
+// published), for the test that checks what each command loads.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -234,8 +234,8 @@ function checkAscii(source, start, end, file) {
 }
 
 /**
- * Trains `cli.cjs.cache`: one scripted `loom run` whose model starts a one-agent workflow, so
- * the cache holds what `loom run`, the agent loop, the tool pipeline and the workflow host
+ * Trains the chunks' caches: one scripted `loom run` whose model starts a one-agent workflow, so
+ * the caches hold what `loom run`, the agent loop, the tool pipeline and the workflow host
  * compile. A failed training leaves no cache (starts are slower, never wrong) and fails the build.
  */
 function trainCodeCache() {
