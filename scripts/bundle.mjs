@@ -154,6 +154,57 @@ const terminalFromEsm = {
   },
 };
 
+/** The libraries src/core/load-library.ts loads, each bundled as a chunk of its own. */
+const LIBRARY_CHUNKS = {
+  yaml: 'cli-library-yaml.cjs',
+  acorn: 'cli-library-acorn.cjs',
+  ajv: 'cli-library-ajv.cjs',
+  'ajv/dist/2020.js': 'cli-library-ajv2020.cjs',
+};
+
+/**
+ * In the command line's build, src/core/load-library.ts requires each library's chunk: the
+ * chunk's `require` is bin/cached-bundle.js's, so the library runs with its code cache.
+ */
+const librariesFromChunks = {
+  name: 'libraries-from-chunks',
+  setup(builder) {
+    builder.onLoad({ filter: /[\\/]src[\\/]core[\\/]load-library\.ts$/ }, () => ({
+      contents: [
+        `const chunks = ${JSON.stringify(Object.fromEntries(Object.entries(LIBRARY_CHUNKS).map(([name, file]) => [name, `./${file}`])))};`,
+        'export function loadLibrary(name) {',
+        '  const chunk = chunks[name];',
+        "  if (chunk === undefined) throw new Error('loadLibrary: ' + name + ' has no chunk');",
+        '  return require(chunk);',
+        '}',
+      ].join('\n'),
+      loader: 'js',
+    }));
+  },
+};
+
+/** Each library of LIBRARY_CHUNKS as one CommonJS file: `module.exports` is the library's. */
+function libraryChunks() {
+  return Promise.all(
+    Object.entries(LIBRARY_CHUNKS).map(async ([name, file]) => {
+      const outfile = join(outdir, file);
+      const built = await build({
+        stdin: {
+          contents: `module.exports = require(${JSON.stringify(name)});`,
+          resolveDir: '.',
+          loader: 'js',
+        },
+        outfile,
+        metafile: true,
+        format: 'cjs',
+        ...COMMON,
+      });
+      writeFileSync(outfile, asciiComments(readFileSync(outfile, 'utf8'), outfile));
+      return built.metafile;
+    }),
+  );
+}
+
 /**
  * The command line as CommonJS chunks: `cli.cjs` (the commands, commander) and `cli-chunk-*.cjs`,
  * which bin/cached-bundle.js loads at first `require`, each with its own code cache, so
@@ -176,7 +227,7 @@ async function commandLineChunks() {
     chunkNames: 'cli-chunk-[hash]',
     outExtension: { '.js': '.cjs' },
     ...COMMON,
-    plugins: [withoutZodLocales, terminalFromEsm],
+    plugins: [withoutZodLocales, terminalFromEsm, librariesFromChunks],
     define: {
       'process.env.NODE_ENV': '"production"',
       'import.meta.url': 'loomBundleUrl',
@@ -234,9 +285,9 @@ function checkAscii(source, start, end, file) {
 }
 
 /**
- * Trains the chunks' caches: one scripted `loom run` whose model starts a one-agent workflow, so
- * the caches hold what `loom run`, the agent loop, the tool pipeline and the workflow host
- * compile. A failed training leaves no cache (starts are slower, never wrong) and fails the build.
+ * Trains the chunks' caches: one scripted `loom run`, with a config file, whose model starts a
+ * one-agent workflow, so the caches hold what `loom run`, reading config (yaml), the agent loop,
+ * the tool pipeline (ajv) and the workflow host (acorn) compile. A failed training leaves no cache (starts are slower, never wrong) and fails the build.
  */
 function trainCodeCache() {
   const home = mkdtempSync(join(tmpdir(), 'loom-code-cache-'));
@@ -254,6 +305,7 @@ function trainCodeCache() {
         default: { reply: 'ok' },
       }),
     );
+    writeFileSync(join(home, 'config.yaml'), 'agent:\n  maxSteps: 5\n');
     const run = spawnSync(
       process.execPath,
       ['bin/loom', 'run', '--model', `scripted:${model}`, '--cwd', home, 'train'],
@@ -315,7 +367,14 @@ const markdown = await lazyFile(
 );
 const highlight = await lazyFile('highlight', "export { highlight } from 'cli-highlight';");
 const commandLine = await commandLineChunks();
-const metafiles = [result.metafile, commandLine.metafile, markdown.metafile, highlight.metafile];
+const libraries = await libraryChunks();
+const metafiles = [
+  result.metafile,
+  commandLine.metafile,
+  ...libraries,
+  markdown.metafile,
+  highlight.metafile,
+];
 writeFileSync(
   'dist/bundle-meta.json',
   JSON.stringify({

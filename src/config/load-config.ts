@@ -6,10 +6,10 @@
  * there is a file to parse, so a start without config never loads it.
  */
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { LineCounter, parseDocument } from 'yaml';
 import { errorMessage, UserError } from '../core/errors.js';
+import { loadLibrary } from '../core/load-library.js';
 import { configSchema, type LoomConfig, type PermissionRule } from './schema.js';
 
 /** Alias expansions a config file may use; more is an error (a "billion laughs" file). */
@@ -37,7 +37,7 @@ let yaml: typeof import('yaml') | undefined;
 
 /** The `yaml` package, loaded at the first parse (synchronously: loading config is synchronous). */
 function yamlParser(): typeof import('yaml') {
-  yaml ??= createRequire(import.meta.url)('yaml') as typeof import('yaml');
+  yaml ??= loadLibrary('yaml');
   return yaml;
 }
 

@@ -7,10 +7,10 @@
  * problem, never a throw. The validator (ajv) is loaded at the first check, so a start that
  * calls no tool never loads it.
  */
-import { createRequire } from 'node:module';
 import type { Ajv as AjvDraft07 } from 'ajv';
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { errorMessage } from './errors.js';
+import { loadLibrary } from './load-library.js';
 import type { ToolDefinition } from './tool-contract.js';
 
 export type ArgumentCheck = { ok: true; value: unknown } | { ok: false; problems: string[] };
@@ -46,14 +46,11 @@ export function schemaDialect(declared: unknown): SchemaDialect | undefined {
 }
 
 function validator(dialect: SchemaDialect): Ajv2020 | AjvDraft07 {
-  const load = createRequire(import.meta.url);
   if (dialect === 'draft-07') {
-    sharedDraft07 ??= new (load('ajv') as typeof import('ajv')).Ajv(VALIDATOR_OPTIONS);
+    sharedDraft07 ??= new (loadLibrary('ajv').Ajv)(VALIDATOR_OPTIONS);
     return sharedDraft07;
   }
-  shared2020 ??= new (load('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js')).Ajv2020(
-    VALIDATOR_OPTIONS,
-  );
+  shared2020 ??= new (loadLibrary('ajv/dist/2020.js').Ajv2020)(VALIDATOR_OPTIONS);
   return shared2020;
 }
 

@@ -5,8 +5,8 @@
  * parses: it must never evaluate any part of the script. The parser (acorn) is loaded at the
  * first parse, so a start that runs no workflow never reads it.
  */
-import { createRequire } from 'node:module';
 import type { Options, Program, Token } from 'acorn';
+import { loadLibrary } from '../core/load-library.js';
 import { WorkflowError } from './contract.js';
 import { renderThrown } from './render-thrown.js';
 
@@ -14,7 +14,7 @@ let acorn: typeof import('acorn') | undefined;
 
 /** The one acorn instance of every workflow parse (token types are compared by identity). */
 export function acornParser(): typeof import('acorn') {
-  acorn ??= createRequire(import.meta.url)('acorn') as typeof import('acorn');
+  acorn ??= loadLibrary('acorn');
   return acorn;
 }
 

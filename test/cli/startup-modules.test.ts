@@ -129,7 +129,7 @@ test('a scripted loom run loads only bundle files, and no provider, yaml, ajv, a
   assert.deepEqual(heavy(loaded), []);
 });
 
-test('with a config file loom run loads yaml to read it (the trace sees lazy loads)', async () => {
+test('with a config file loom run loads yaml to read it, from its bundled chunk (the trace sees lazy loads)', async () => {
   const home = temporaryFolder();
   const model = writeScriptedModel(home, { rules: [], default: { reply: 'ok' } });
   writeFileSync(join(home, 'config.yaml'), 'agent:\n  maxSteps: 5\n');
@@ -139,7 +139,33 @@ test('with a config file loom run loads yaml to read it (the trace sees lazy loa
     env: trace.env,
   });
   assert.equal((await run.exited).code, 0, run.stderr());
-  assert.deepEqual(heavy(trace.read()), ['yaml']);
+  const loaded = trace.read();
+  assert.deepEqual(heavy(loaded), ['yaml']);
+  assert.deepEqual(outsideBundle(loaded), [], 'yaml comes from dist/bundle, with its code cache');
+});
+
+test('a tool call checks its arguments with ajv from its bundled chunk, not node_modules', async () => {
+  const home = temporaryFolder();
+  writeFileSync(join(home, 'notes.txt'), 'hello\n');
+  const model = writeScriptedModel(home, {
+    rules: [],
+    default: {
+      steps: [
+        { tools: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] },
+        { reply: 'read it' },
+      ],
+    },
+  });
+  const trace = traced(home);
+  const run = startLoom(['run', '--model', `scripted:${model}`, '--cwd', home, 'read'], {
+    home,
+    env: trace.env,
+  });
+  assert.equal((await run.exited).code, 0, run.stderr());
+  assert.equal(run.stdout().trim(), 'read it');
+  const loaded = trace.read();
+  assert.deepEqual(heavy(loaded), ['ajv']);
+  assert.deepEqual(outsideBundle(loaded), []);
 });
 
 test('loom run loads the MCP SDK only when a server is configured', async () => {
