@@ -111,6 +111,20 @@ export default async function cliBench(): Promise<BenchRow[]> {
       ['run', '--model', `scripted:${commands}`, '--cwd', home, 'commands'],
       env,
     );
+    // As most users run it: with a config file to read (yaml) and one tool call (ajv checks it).
+    const configured = mkdtempSync(join(tmpdir(), 'loom-bench-cli-config-'));
+    writeFileSync(join(configured, 'config.yaml'), 'agent:\n  maxSteps: 50\n');
+    const readCall = { name: 'read_file', arguments: { path: 'model.json' } };
+    const reader = join(home, 'reader.json');
+    writeFileSync(
+      reader,
+      JSON.stringify({ rules: [], default: { steps: [{ tools: [readCall] }, { reply: 'read' }] } }),
+    );
+    const configuredTurn = medianMilliseconds(
+      ['run', '--model', `scripted:${reader}`, '--cwd', home, 'read'],
+      { ...env, LOOM_HOME: configured },
+    );
+    rmSync(configured, { recursive: true, force: true });
     const ratio = (value: number) => Math.round((value / node) * 100) / 100;
     const target = (name: string, value: number, limit: number): BenchRow => ({
       name: `${name} (median of ${RUNS}): ${Math.round(value)} ms, / node -e 0`,
@@ -127,6 +141,11 @@ export default async function cliBench(): Promise<BenchRow[]> {
       },
       target('cli: loom --version', version, 1.3),
       target('cli: one-turn scripted loom run', turn, 2),
+      {
+        name: `cli: a scripted loom run with a config file and one read_file call (median of ${RUNS}): ${Math.round(configuredTurn)} ms, / node -e 0`,
+        value: ratio(configuredTurn),
+        unit: 'x',
+      },
       target('cli: one-agent loom workflow run', workflow, 2.5),
       target('cli: loom acp answers initialize', acpInitialize, 2),
       {
