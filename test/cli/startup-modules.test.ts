@@ -98,12 +98,30 @@ const outsideBundle = (loaded: Loaded) =>
       !file.startsWith('dist/bundle/'),
   );
 
+/** `loom run` of `prompt` in `home` with the scripted model file `model`. */
+const scriptedTurn = (home: string, model: string, prompt: string) => [
+  'run',
+  '--model',
+  `scripted:${model}`,
+  '--cwd',
+  home,
+  prompt,
+];
+
+/** Runs bin/loom with `args` under the tracer; checks it exits 0; returns what it loaded and printed. */
+async function tracedRun(
+  home: string,
+  args: string[],
+): Promise<{ loaded: Loaded; stdout: string }> {
+  const trace = traced(home);
+  const run = startLoom(args, { home, env: trace.env });
+  assert.equal((await run.exited).code, 0, run.stderr());
+  return { loaded: trace.read(), stdout: run.stdout() };
+}
+
 test('loom --version loads the bundle entry and commander, not the runtime', async () => {
   const home = temporaryFolder();
-  const trace = traced(home);
-  const run = startLoom(['--version'], { home, env: trace.env });
-  assert.equal((await run.exited).code, 0, run.stderr());
-  const loaded = trace.read();
+  const { loaded } = await tracedRun(home, ['--version']);
   assert.deepEqual(outsideBundle(loaded), []);
   assert.ok(loaded.sources.has('src/cli/main.ts'));
   const runtime = [...loaded.sources].filter(
@@ -116,14 +134,8 @@ test('loom --version loads the bundle entry and commander, not the runtime', asy
 test('a scripted loom run loads only bundle files, and no provider, yaml, ajv, acorn or ACP', async () => {
   const home = temporaryFolder();
   const model = writeScriptedModel(home, { rules: [], default: { reply: 'ok' } });
-  const trace = traced(home);
-  const run = startLoom(['run', '--model', `scripted:${model}`, '--cwd', home, 'hello'], {
-    home,
-    env: trace.env,
-  });
-  assert.equal((await run.exited).code, 0, run.stderr());
-  assert.equal(run.stdout().trim(), 'ok');
-  const loaded = trace.read();
+  const { loaded, stdout } = await tracedRun(home, scriptedTurn(home, model, 'hello'));
+  assert.equal(stdout.trim(), 'ok');
   assert.deepEqual(outsideBundle(loaded), []);
   assert.ok(loaded.sources.has('src/cli/build-runtime.ts'), 'the trace saw the runtime load');
   assert.deepEqual(heavy(loaded), []);
@@ -133,13 +145,7 @@ test('with a config file loom run loads yaml to read it, from its bundled chunk 
   const home = temporaryFolder();
   const model = writeScriptedModel(home, { rules: [], default: { reply: 'ok' } });
   writeFileSync(join(home, 'config.yaml'), 'agent:\n  maxSteps: 5\n');
-  const trace = traced(home);
-  const run = startLoom(['run', '--model', `scripted:${model}`, '--cwd', home, 'hello'], {
-    home,
-    env: trace.env,
-  });
-  assert.equal((await run.exited).code, 0, run.stderr());
-  const loaded = trace.read();
+  const { loaded } = await tracedRun(home, scriptedTurn(home, model, 'hello'));
   assert.deepEqual(heavy(loaded), ['yaml']);
   assert.deepEqual(outsideBundle(loaded), [], 'yaml comes from dist/bundle, with its code cache');
 });
@@ -156,14 +162,8 @@ test('a tool call checks its arguments with ajv from its bundled chunk, not node
       ],
     },
   });
-  const trace = traced(home);
-  const run = startLoom(['run', '--model', `scripted:${model}`, '--cwd', home, 'read'], {
-    home,
-    env: trace.env,
-  });
-  assert.equal((await run.exited).code, 0, run.stderr());
-  assert.equal(run.stdout().trim(), 'read it');
-  const loaded = trace.read();
+  const { loaded, stdout } = await tracedRun(home, scriptedTurn(home, model, 'read'));
+  assert.equal(stdout.trim(), 'read it');
   assert.deepEqual(heavy(loaded), ['ajv']);
   assert.deepEqual(outsideBundle(loaded), []);
 });
@@ -176,14 +176,9 @@ test('loom run loads the MCP SDK only when a server is configured', async () => 
     join(home, 'config.yaml'),
     `mcp:\n  servers:\n    files: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(server)}] }\n`,
   );
-  const trace = traced(home);
-  const run = startLoom(['run', '--model', `scripted:${model}`, '--cwd', home, 'hello'], {
-    home,
-    env: trace.env,
-  });
-  assert.equal((await run.exited).code, 0, run.stderr());
+  const { loaded } = await tracedRun(home, scriptedTurn(home, model, 'hello'));
   // ajv compiles the servers' tool schemas; yaml reads the config.
-  assert.deepEqual(heavy(trace.read()), ['@modelcontextprotocol/sdk', 'ajv', 'yaml']);
+  assert.deepEqual(heavy(loaded), ['@modelcontextprotocol/sdk', 'ajv', 'yaml']);
 });
 
 test('loom acp answers initialize with the protocol loaded and the runtime not yet', async () => {
