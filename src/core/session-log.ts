@@ -2,7 +2,7 @@
  * The session log: the append-only JSONL file that is the source of truth of one agent session.
  * Appends are numbered, kept in memory, shown to observers at once and written in batches; a
  * `flush()` puts them on disk before it returns, `written()` without blocking the thread on a
- * file it has yet to create. One process writes a session at a time (see
+ * file that is slow to create. One process writes a session at a time (see
  * `session-lock`). It must never rewrite history: the only bytes it ever removes are a torn last
  * line that never formed an event, or a header that a crash cut off before it was complete.
  */
@@ -16,6 +16,7 @@ import {
 } from './complete-file.js';
 import type { Disposer } from './context.js';
 import { errorMessage, LoomError, UserError } from './errors.js';
+import { type FileCreationPace, sharedFileCreationPace } from './file-creation-pace.js';
 import {
   SESSION_FORMAT_VERSION,
   type SessionEvent,
@@ -47,11 +48,14 @@ export interface CreateSessionOptions extends SessionLogOptions {
   seed?: readonly SessionEvent[];
   /**
    * Default false: the file exists (with its header) when `create` returns. True: the session
-   * is held in memory under its lock and its file is made off the thread, by the first
-   * `written()` or background flush (or at once by a `flush()`); for the many short sessions
-   * of a workflow's children, whose creation would otherwise stall the host loop.
+   * is held in memory under its lock and its file is made later, by the first `written()` or
+   * background flush (or at once by a `flush()`), holding every event appended until then; for
+   * the many short sessions of a workflow's children. `filePace` decides whether that file is
+   * made on the thread or off it, so a slow disk never stalls the host loop.
    */
   deferFile?: boolean;
+  /** Default: the process's shared pace (see `file-creation-pace`). Only for a deferred file. */
+  filePace?: FileCreationPace;
   /**
    * Default false: each prompt a request sends is logged in full (`prompt/blob`). True: it is
    * kept once in the prompt store beside the file and the log names it (`prompt/stored`).
@@ -125,6 +129,7 @@ export class SessionLog {
   /** The text a deferred file begins with (header and seed) until the file exists. */
   private unbornContent: string | undefined;
   private creation: BackgroundCreation | undefined;
+  private readonly filePace: FileCreationPace;
   private isClosed = false;
   private pending: string[] = [];
   private pendingCharacters = 0;
@@ -143,8 +148,10 @@ export class SessionLog {
     flushThreshold: number,
     lock: SessionLock,
     sharesPrompts = false,
+    filePace: FileCreationPace = sharedFileCreationPace,
   ) {
     this.path = path;
+    this.filePace = filePace;
     this.sharesPrompts = sharesPrompts;
     this.header = header;
     this.memory = events;
@@ -199,6 +206,7 @@ export class SessionLog {
         flushThreshold,
         lock,
         options.sharedPrompts,
+        options.filePace,
       );
     }
     try {
@@ -324,16 +332,22 @@ export class SessionLog {
   }
 
   /**
-   * Everything appended so far is on disk once this resolves, like `flush()`; a deferred file
-   * not yet made is made off the thread first, so the thread goes on with other work meanwhile.
-   * Rejects when the file cannot be made or written.
+   * Everything appended so far is on disk once this resolves, like `flush()`. A deferred file
+   * not yet made is made first: on the thread while files are quick to make, else off it, so
+   * the thread goes on with other work meanwhile (see `filePace`). Rejects when the file cannot
+   * be made or written.
    */
   async written(): Promise<void> {
-    if (this.unbornContent !== undefined) {
+    if (this.unbornContent !== undefined && !this.makesFileOnThread()) {
       this.creation ??= this.createInBackground();
       await this.creation.done;
     }
     this.flush();
+  }
+
+  /** Whether a deferred file is made on the thread now: none is being made and files are quick. */
+  private makesFileOnThread(): boolean {
+    return this.creation === undefined && !this.filePace.inBackground;
   }
 
   /**
@@ -351,6 +365,7 @@ export class SessionLog {
     };
     creation.done = createCompleteFileForAppendingInBackground(this.path, file).then(
       (outcome) => {
+        this.filePace.madeInBackground();
         if (outcome === 'exists') throw alreadyExists(this.path);
       },
       (error: unknown) => {
@@ -382,7 +397,8 @@ export class SessionLog {
    * one step), and now it never will. The session's lock rules out anyone else making it.
    */
   private createNow(): void {
-    const descriptor = createCompleteFileForAppending(this.path, this.unbornText());
+    const text = this.unbornText();
+    const descriptor = this.filePace.timed(() => createCompleteFileForAppending(this.path, text));
     if (descriptor === undefined) throw alreadyExists(this.path);
     if (this.creation) this.creation.superseded = true;
     this.creation = undefined;
@@ -473,7 +489,7 @@ export class SessionLog {
         `loom: could not write session log ${this.path}: ${errorMessage(error)}\n`,
       );
     };
-    if (this.unbornContent !== undefined) {
+    if (this.unbornContent !== undefined && !this.makesFileOnThread()) {
       this.written().catch(report);
       return;
     }

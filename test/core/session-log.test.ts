@@ -6,6 +6,7 @@ import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { LoomError } from '../../src/core/errors.js';
+import { FileCreationPace } from '../../src/core/file-creation-pace.js';
 import { SESSION_FORMAT_VERSION, type SessionEvent } from '../../src/core/session-events.js';
 import { loadSessionFile } from '../../src/core/session-load.js';
 import { newSessionId, SessionLog } from '../../src/core/session-log.js';
@@ -360,6 +361,7 @@ describe('SessionLog durability', () => {
   test('flushed events survive SIGKILL; unflushed ones are simply absent', async () => {
     const folder = temporaryFolder(folderPrefix);
     const moduleUrl = new URL('../../src/core/session-log.ts', import.meta.url).href;
+    const paceUrl = new URL('../../src/core/file-creation-pace.ts', import.meta.url).href;
     const script = join(folder, 'crash.mjs');
     writeFileSync(
       script,
@@ -409,10 +411,85 @@ describe('SessionLog with a deferred file', () => {
     readdirSync(folder, { recursive: true, encoding: 'utf8' }).filter((name) =>
       name.endsWith('.tmp'),
     );
+  /** A pace that has just seen a slow file: the next files are made in the background. */
+  const slowDisk = () => {
+    const pace = new FileCreationPace();
+    pace.record(Number.POSITIVE_INFINITY);
+    return pace;
+  };
+  /** A pace whose clock never moves: every file is quick, so each is made on the thread. */
+  const quickDisk = () => new FileCreationPace({ now: () => 0 });
 
-  test('written() makes the file off the thread: absent until it resolves, then complete', async () => {
+  test('written() makes the file on the thread while files are quick: it exists before the promise settles', async () => {
     const folder = temporaryFolder(folderPrefix);
-    const log = SessionLog.create({ directory: folder, sessionId: 'later', deferFile: true });
+    const log = SessionLog.create({
+      directory: folder,
+      sessionId: 'quick',
+      deferFile: true,
+      filePace: quickDisk(),
+    });
+    log.append('turn/start', { turnId: 't1' });
+    assert.equal(fs.existsSync(log.path), false);
+    const written = log.written();
+    assert.deepEqual(
+      fileLines(log.path).map((line) => line.type),
+      ['session/header', 'turn/start'],
+    );
+    await written;
+    log.close();
+    assert.deepEqual(leftovers(folder), [], 'no background lane was used');
+  });
+
+  test('after a slow file the next files are made off the thread, then on it again once the stretch is over', async () => {
+    const folder = temporaryFolder(folderPrefix);
+    let clock = 0;
+    let creationMs = 0;
+    // Each reading of the clock inside a creation moves it on by `creationMs` (start, then end).
+    const pace = new FileCreationPace({
+      now: () => {
+        clock += creationMs / 2;
+        return clock;
+      },
+      slowMs: 1,
+      backgroundStretch: 2,
+    });
+    const make = async (sessionId: string) => {
+      const log = SessionLog.create({
+        directory: folder,
+        sessionId,
+        deferFile: true,
+        filePace: pace,
+      });
+      log.append('turn/start', { turnId: sessionId });
+      const written = log.written();
+      const onThread = fs.existsSync(log.path);
+      await written;
+      log.close();
+      return onThread;
+    };
+    assert.equal(await make('quick-1'), true);
+    creationMs = 4;
+    assert.equal(await make('slow'), true, 'a file is timed as it is made on the thread');
+    creationMs = 0;
+    assert.equal(await make('stretch-1'), false);
+    assert.equal(await make('stretch-2'), false);
+    assert.equal(await make('quick-2'), true);
+    for (const sessionId of ['quick-1', 'slow', 'stretch-1', 'stretch-2', 'quick-2']) {
+      assert.deepEqual(fileLines(join(folder, `${sessionId}.jsonl`))[1]?.data, {
+        turnId: sessionId,
+      });
+    }
+    assert.deepEqual(leftovers(folder), []);
+  });
+
+  test('written() on a slow disk makes the file off the thread: absent until it resolves, then complete', async () => {
+    const folder = temporaryFolder(folderPrefix);
+    const log = SessionLog.create({
+      directory: folder,
+      sessionId: 'later',
+      deferFile: true,
+      filePace: slowDisk(),
+    });
     log.append('turn/start', { turnId: 't1' });
     assert.equal(fs.existsSync(log.path), false);
     const written = log.written();
@@ -434,7 +511,12 @@ describe('SessionLog with a deferred file', () => {
   test('a deferred file appears holding every event appended until it was made, in one write', async () => {
     const folder = temporaryFolder(folderPrefix);
     const path = join(folder, 'whole.jsonl');
-    const log = SessionLog.create({ directory: folder, sessionId: 'whole', deferFile: true });
+    const log = SessionLog.create({
+      directory: folder,
+      sessionId: 'whole',
+      deferFile: true,
+      filePace: slowDisk(),
+    });
     // Looks at the file before and after every file-system call: the first moment it exists is
     // what a kill would leave.
     const watched = [
@@ -488,7 +570,7 @@ describe('SessionLog with a deferred file', () => {
 
   test('a flush while the background creation runs makes the file once, holding every event', async () => {
     const folder = temporaryFolder(folderPrefix);
-    const log = SessionLog.create({ directory: folder, deferFile: true });
+    const log = SessionLog.create({ directory: folder, deferFile: true, filePace: slowDisk() });
     log.append('turn/start', { turnId: 't1' });
     const written = log.written();
     log.append('assistant/chunk', chunk('flushed on the thread'));
@@ -507,11 +589,13 @@ describe('SessionLog with a deferred file', () => {
 
   test('many files made at once, more than there are lanes, each end up complete', async () => {
     const folder = temporaryFolder(folderPrefix);
+    const filePace = slowDisk();
     const logs = Array.from({ length: 10 }, (_, index) => {
       const log = SessionLog.create({
         directory: folder,
         sessionId: `many-${index}`,
         deferFile: true,
+        filePace,
       });
       log.append('turn/start', { turnId: `t${index}` });
       return log;
@@ -537,12 +621,17 @@ describe('SessionLog with a deferred file', () => {
   test('a process that exits before the file was made still leaves it, complete', async () => {
     const folder = temporaryFolder(folderPrefix);
     const moduleUrl = new URL('../../src/core/session-log.ts', import.meta.url).href;
+    const paceUrl = new URL('../../src/core/file-creation-pace.ts', import.meta.url).href;
     const script = join(folder, 'exit.mjs');
     writeFileSync(
       script,
       [
         `const { SessionLog } = await import(${JSON.stringify(moduleUrl)});`,
-        `const log = SessionLog.create({ directory: ${JSON.stringify(folder)}, sessionId: 'exits', deferFile: true });`,
+        `const { FileCreationPace } = await import(${JSON.stringify(paceUrl)});`,
+        // A slow disk: the file is still being made off the thread when the process exits.
+        'const filePace = new FileCreationPace();',
+        'filePace.record(Number.POSITIVE_INFINITY);',
+        `const log = SessionLog.create({ directory: ${JSON.stringify(folder)}, sessionId: 'exits', deferFile: true, filePace });`,
         `log.append('turn/start', { turnId: 't1' });`,
         `void log.written();`,
         `process.exit(0);`,
