@@ -361,7 +361,6 @@ describe('SessionLog durability', () => {
   test('flushed events survive SIGKILL; unflushed ones are simply absent', async () => {
     const folder = temporaryFolder(folderPrefix);
     const moduleUrl = new URL('../../src/core/session-log.ts', import.meta.url).href;
-    const paceUrl = new URL('../../src/core/file-creation-pace.ts', import.meta.url).href;
     const script = join(folder, 'crash.mjs');
     writeFileSync(
       script,
