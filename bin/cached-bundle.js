@@ -5,10 +5,10 @@
  * compile cache of its own). A chunk loads at its first `require`, so a command reads only the
  * chunks it uses. The caches are written by the build (scripts/bundle.mjs trains them on a
  * scripted run) and checked against the chunk's size and time; V8 itself refuses one made by
- * another V8 or with other flags. A missing, stale or refused cache only costs time: the chunk
- * compiles from source and a fresh cache is written at exit (best effort, atomically, so
- * concurrent starts never read half a file). Must never change what a chunk does, and never
- * fail a start because of a cache.
+ * another V8 or with other flags (a chunk loaded after a workflow tuned V8 has its own cache).
+ * A missing, stale or refused cache only costs time: the chunk compiles from source and a
+ * fresh cache is written at exit (best effort, atomically, so concurrent starts never read
+ * half a file). Must never change what a chunk does, and never fail a start because of a cache.
  */
 const {
   closeSync,
@@ -29,20 +29,24 @@ const HEADER_BYTES = 16;
 const chunks = new Map();
 /** Caches to write at exit: chunks that had none, a stale one, or one V8 refused. */
 const unsaved = [];
+let saveAtExit = false;
 
 /** Loads `file`, a chunk (ASCII, as the build checks), and returns its exports. */
 function loadCachedBundle(file) {
   const loaded = chunks.get(file);
   if (loaded) return loaded.exports;
   const { source, stamp } = readChunk(file);
-  const cacheFile = `${file}.cache`;
+  const cacheFile = `${file}${cacheVariant()}.cache`;
   const cached = readCache(cacheFile, stamp);
   const script = new Script(
     `(function (exports, require, module, __filename, __dirname, loomImportModule) {${source}\n})`,
     { filename: file, cachedData: cached },
   );
   if (cached === undefined || script.cachedDataRejected || process.env.LOOM_WRITE_CODE_CACHE) {
-    if (unsaved.length === 0) process.once('exit', saveCaches);
+    if (!saveAtExit) {
+      saveAtExit = true;
+      process.once('exit', saveCaches);
+    }
     unsaved.push({ cacheFile, stamp, script });
   }
   const chunk = { exports: {} };
@@ -57,6 +61,19 @@ function loadCachedBundle(file) {
  * experimental option that warns); the interactive terminal, an ES module, is imported here.
  */
 const importModule = (specifier) => import(specifier);
+
+/**
+ * `.fan-out` once a workflow has tuned V8's compiler (src/workflow/compiler-tuning.ts): V8
+ * refuses a cache made under other flags, so chunks loaded after that keep a cache of their own.
+ * A cache is made under the flags of the moment, so the tuning first has the caches still to
+ * write written (`loom.code-cache-save`), under the flags their chunks were compiled with.
+ */
+globalThis[Symbol.for('loom.code-cache-save')] = saveCaches;
+
+function cacheVariant() {
+  const variant = globalThis[Symbol.for('loom.code-cache-variant')];
+  return typeof variant === 'string' ? `.${variant}` : '';
+}
 
 /** A chunk's `require`: its sibling chunks through this loader, everything else through Node. */
 function requireFrom(file) {
@@ -101,7 +118,7 @@ function readCache(cacheFile, stamp) {
 }
 
 function saveCaches() {
-  for (const { cacheFile, stamp, script } of unsaved) {
+  for (const { cacheFile, stamp, script } of unsaved.splice(0)) {
     const temporary = `${cacheFile}.${process.pid}.${Math.random().toString(36).slice(2)}`;
     try {
       writeFileSync(temporary, Buffer.concat([stamp, script.createCachedData()]));

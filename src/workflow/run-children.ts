@@ -16,6 +16,7 @@ import {
   type SubagentStartRequest,
 } from '../subagent/contract.js';
 import type { SubagentRegistry } from '../subagent/registry.js';
+import { FAN_OUT_AGENTS, tuneCompilerForFanOut } from './compiler-tuning.js';
 import {
   type AgentOutcome,
   type WorkflowFailure,
@@ -192,6 +193,7 @@ export class RunChildren {
       return;
     }
     this.lastSeq += 1;
+    if (this.lastSeq === FAN_OUT_AGENTS) tuneCompilerForFanOut();
     const child: Child = {
       seq: this.lastSeq,
       call,

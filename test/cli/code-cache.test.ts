@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { startLoom } from './loom-process.js';
 
@@ -90,4 +91,54 @@ test("the build's trained caches are accepted: loom --version rewrites none", as
   assert.equal((await run.exited).code, 0, run.stderr());
   assert.match(run.stdout(), /^\d+\.\d+\.\d+\n$/);
   assert.equal(inode(cacheFile), before);
+});
+
+test('a chunk loaded after a workflow tuned V8 keeps a cache of its own; no run rewrites another', () => {
+  const folder = temporaryFolder('loom-code-cache-');
+  const tuning = pathToFileURL(resolve('dist/workflow/compiler-tuning.js')).href;
+  writeFileSync(
+    join(folder, 'main.cjs'),
+    "require('./chunk-a.cjs');\n" +
+      'exports.main = async () => {\n' +
+      `  if (process.env.TUNE) (await loomImportModule(${JSON.stringify(tuning)})).tuneCompilerForFanOut([]);\n` +
+      "  console.log(require('./chunk-b.cjs').late());\n" +
+      '};\n',
+  );
+  writeFileSync(join(folder, 'chunk-a.cjs'), 'exports.early = () => 1;\n');
+  writeFileSync(join(folder, 'chunk-b.cjs'), "exports.late = () => 'late';\n");
+  const run = (tune: boolean) => {
+    const result = spawnSync(
+      process.execPath,
+      [
+        '-e',
+        `require(${JSON.stringify(loader)}).loadCachedBundle(${JSON.stringify(join(folder, 'main.cjs'))}).main();`,
+      ],
+      {
+        encoding: 'utf8',
+        env: { ...process.env, LOOM_WRITE_CODE_CACHE: '', TUNE: tune ? '1' : '' },
+      },
+    );
+    assert.equal(result.status, 0, result.stderr);
+    assert.equal(result.stdout, 'late\n');
+  };
+  const caches = ['main.cjs.cache', 'chunk-a.cjs.cache', 'chunk-b.cjs.fan-out.cache'];
+  run(true);
+  const first = caches.map((name) => inode(join(folder, name)));
+  assert.throws(() => statSync(join(folder, 'chunk-b.cjs.cache')), /ENOENT/);
+  // Had the first run written main's and chunk-a's caches under the tuned flags, V8 would
+  // refuse them now and they would be rewritten.
+  run(true);
+  assert.deepEqual(
+    caches.map((name) => inode(join(folder, name))),
+    first,
+  );
+  run(false);
+  assert.deepEqual(
+    caches.map((name) => inode(join(folder, name))),
+    first,
+    'a run that never tunes leaves the tuned cache alone',
+  );
+  const plain = inode(join(folder, 'chunk-b.cjs.cache'));
+  run(false);
+  assert.equal(inode(join(folder, 'chunk-b.cjs.cache')), plain);
 });
