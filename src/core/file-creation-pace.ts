@@ -1,16 +1,17 @@
 /**
  * Where the next deferred session file is made: on the calling thread while making one is quick
  * (memory-backed or fast disks, where the thread pool's round trip costs more than the file), in
- * the background for a stretch of files after one took long (a disk slow to find a free inode, a
- * network share), then on the thread again to see whether the slowness has passed. It only
- * measures and decides; it never makes a file and never throws.
+ * the background for a stretch of files after two in a row took long (a disk slow to find a free
+ * inode, a network share; one alone may have met a garbage collection), then on the thread again
+ * to see whether the slowness has passed. It only measures and decides; it never makes a file
+ * and never throws.
  */
 import { performance } from 'node:perf_hooks';
 
 export interface FileCreationPaceOptions {
   /** Milliseconds from any fixed point; default `performance.now`. */
   now?: () => number;
-  /** A file made on the thread that took at least this long moves the next ones off it; default 0.25 ms. */
+  /** A file made on the thread that took at least this long is slow; default 0.25 ms. */
   slowMs?: number;
   /** How many files are then made in the background before the thread tries again; default 256. */
   backgroundStretch?: number;
@@ -18,6 +19,8 @@ export interface FileCreationPaceOptions {
 
 export const DEFAULT_SLOW_FILE_MS = 0.25;
 export const DEFAULT_BACKGROUND_STRETCH = 256;
+/** Slow files in a row that move the next ones off the thread. */
+const SLOW_IN_A_ROW = 2;
 
 export class FileCreationPace {
   private readonly now: () => number;
@@ -25,6 +28,7 @@ export class FileCreationPace {
   private readonly backgroundStretch: number;
   /** Files still to be made in the background before the thread tries again. */
   private backgroundLeft = 0;
+  private slowInARow = 0;
 
   constructor(options: FileCreationPaceOptions = {}) {
     this.now = options.now ?? (() => performance.now());
@@ -47,9 +51,12 @@ export class FileCreationPace {
     }
   }
 
-  /** Notes a file made on the thread in `elapsedMs`: a slow one starts a background stretch. */
+  /** Notes a file made on the thread in `elapsedMs`: a second slow one in a row starts a stretch. */
   record(elapsedMs: number): void {
-    if (elapsedMs >= this.slowMs) this.backgroundLeft = this.backgroundStretch;
+    this.slowInARow = elapsedMs >= this.slowMs ? this.slowInARow + 1 : 0;
+    if (this.slowInARow < SLOW_IN_A_ROW) return;
+    this.slowInARow = 0;
+    this.backgroundLeft = this.backgroundStretch;
   }
 
   /** Notes a file made in the background: one fewer before the thread tries again. */

@@ -410,9 +410,10 @@ describe('SessionLog with a deferred file', () => {
     readdirSync(folder, { recursive: true, encoding: 'utf8' }).filter((name) =>
       name.endsWith('.tmp'),
     );
-  /** A pace that has just seen a slow file: the next files are made in the background. */
+  /** A pace that has just seen two slow files: the next files are made in the background. */
   const slowDisk = () => {
     const pace = new FileCreationPace();
+    pace.record(Number.POSITIVE_INFINITY);
     pace.record(Number.POSITIVE_INFINITY);
     return pace;
   };
@@ -439,7 +440,7 @@ describe('SessionLog with a deferred file', () => {
     assert.deepEqual(leftovers(folder), [], 'no background lane was used');
   });
 
-  test('after a slow file the next files are made off the thread, then on it again once the stretch is over', async () => {
+  test('after two slow files in a row the next files are made off the thread, then on it again once the stretch is over', async () => {
     const folder = temporaryFolder(folderPrefix);
     let clock = 0;
     let creationMs = 0;
@@ -468,12 +469,22 @@ describe('SessionLog with a deferred file', () => {
     };
     assert.equal(await make('quick-1'), true);
     creationMs = 4;
-    assert.equal(await make('slow'), true, 'a file is timed as it is made on the thread');
+    assert.equal(await make('slow-alone'), true, 'a file is timed as it is made on the thread');
+    creationMs = 0;
+    assert.equal(
+      await make('quick-2'),
+      true,
+      'one slow file (a garbage collection, say) is not a slow disk',
+    );
+    creationMs = 4;
+    assert.equal(await make('slow-1'), true);
+    assert.equal(await make('slow-2'), true);
     creationMs = 0;
     assert.equal(await make('stretch-1'), false);
     assert.equal(await make('stretch-2'), false);
-    assert.equal(await make('quick-2'), true);
-    for (const sessionId of ['quick-1', 'slow', 'stretch-1', 'stretch-2', 'quick-2']) {
+    assert.equal(await make('quick-3'), true);
+    const made = ['quick-1', 'slow-alone', 'quick-2', 'slow-1', 'slow-2', 'stretch-1', 'stretch-2'];
+    for (const sessionId of [...made, 'quick-3']) {
       assert.deepEqual(fileLines(join(folder, `${sessionId}.jsonl`))[1]?.data, {
         turnId: sessionId,
       });
@@ -629,6 +640,7 @@ describe('SessionLog with a deferred file', () => {
         `const { FileCreationPace } = await import(${JSON.stringify(paceUrl)});`,
         // A slow disk: the file is still being made off the thread when the process exits.
         'const filePace = new FileCreationPace();',
+        'filePace.record(Number.POSITIVE_INFINITY);',
         'filePace.record(Number.POSITIVE_INFINITY);',
         `const log = SessionLog.create({ directory: ${JSON.stringify(folder)}, sessionId: 'exits', deferFile: true, filePace });`,
         `log.append('turn/start', { turnId: 't1' });`,
