@@ -190,10 +190,13 @@ export class Agent {
         for (const leftover of this.takeSteering()) this.followups.push(leftover);
         continue;
       }
-      const incoming: IncomingMessage[] = [
-        ...this.injected.map((message) => ({ ...logged(message), delivery: 'inject' as const })),
-        { ...logged(queued(next.text, next)), delivery: 'followup' },
-      ];
+      // Grown by push, neither mapped nor spread: an optimised `map` makes a holey array, and
+      // V8 keeps `drain` and `runTurn` optimised only while every turn's array has one kind.
+      const incoming: IncomingMessage[] = [];
+      for (const message of this.injected) {
+        incoming.push({ ...logged(message), delivery: 'inject' });
+      }
+      incoming.push({ ...logged(queued(next.text, next)), delivery: 'followup' });
       this.injected = [];
       const controller = new AbortController();
       this.turnController = controller;

@@ -221,9 +221,12 @@ export class Context {
 
   /** Ancestors' listeners first, then this scope's, each in registration order; a snapshot. */
   private chain(name: string): AnyFunction[] {
-    const own = (this.listeners.get(name) ?? []).map((entry) => entry.listener);
-    const inherited = this.parent ? this.parent.chain(name) : [];
-    return inherited.length === 0 ? own : [...inherited, ...own];
+    // One array grown by push, neither mapped nor spread: every chain then has one elements
+    // kind (an optimised `map` makes holey arrays), so V8 keeps `emit` and its callers optimised.
+    const chain = this.parent ? this.parent.chain(name) : [];
+    const own = this.listeners.get(name);
+    if (own !== undefined) for (const entry of own) chain.push(entry.listener);
+    return chain;
   }
 
   private report(hook: string, error: unknown): void {

@@ -191,7 +191,12 @@ export class SessionLog {
       delegationDepth,
     };
     if (options.cwd !== undefined) header.cwd = realFolder(options.cwd);
-    const events = seed.map((event, index) => copyEvent({ ...event, seq: index + 1 }));
+    // Pushed, not mapped: an optimised `map` makes a holey array, and `record` stays optimised
+    // only while every log's events array has one elements kind.
+    const events: SessionEvent[] = [];
+    for (const [index, event] of seed.entries()) {
+      events.push(copyEvent({ ...event, seq: index + 1 }));
+    }
     const lines = [{ type: 'session/header', seq: 0, time, data: header }, ...events];
     const text = lines.map((line) => `${JSON.stringify(line)}\n`).join('');
 

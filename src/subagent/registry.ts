@@ -67,11 +67,12 @@ export class SubagentRegistry {
   /** Throws synchronously for a request that cannot begin; otherwise the run has started. */
   start(providerName: string, request: SubagentStartRequest): SubagentRun {
     const provider = this.get(providerName);
-    const missing = requestCapabilities
-      .filter(
-        ([field, capability]) => request[field] !== undefined && !provider.capabilities[capability],
-      )
-      .map(([field]) => field);
+    // A loop, not filter and map: an optimised `map` makes a holey array, whose other elements
+    // kind would send the optimised caller back to the interpreter.
+    const missing: string[] = [];
+    for (const [field, capability] of requestCapabilities) {
+      if (request[field] !== undefined && !provider.capabilities[capability]) missing.push(field);
+    }
     if (missing.length > 0) {
       throw new SubagentError(
         'UNSUPPORTED_CAPABILITY',

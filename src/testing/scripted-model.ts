@@ -225,6 +225,9 @@ function answer(
   offersStructuredOutput: boolean,
   nextCallId: () => string,
 ): Answer {
+  // Every answer's parts are one array grown by push, neither mapped nor spread: an optimised
+  // `map` makes holey arrays, and V8 keeps `respond` optimised only while they share one kind.
+  const parts: ModelStreamPart[] = [];
   if ('error' in step) {
     const error: ModelErrorInfo = {
       message: substitution.text(step.error, 'error'),
@@ -234,19 +237,14 @@ function answer(
       error.status = step.status;
       error.retryable = step.status === 429 || step.status >= 500;
     }
-    return { parts: [], reason: 'stop', error, characters: 0, reasoningCharacters: 0 };
+    return { parts, reason: 'stop', error, characters: 0, reasoningCharacters: 0 };
   }
   const reasoning =
     step.reasoning === undefined ? '' : substitution.text(step.reasoning, 'reasoning');
   const content = answerContent(step, substitution, offersStructuredOutput, nextCallId);
-  const thinking = splitText(reasoning).map(
-    (text): ModelStreamPart => ({ type: 'reasoning', text }),
-  );
-  return {
-    ...content,
-    parts: [...thinking, ...content.parts],
-    reasoningCharacters: reasoning.length,
-  };
+  pushTextParts(parts, 'reasoning', reasoning);
+  for (const part of content.parts) parts.push(part);
+  return { ...content, parts, reasoningCharacters: reasoning.length };
 }
 
 function answerContent(
@@ -255,18 +253,21 @@ function answerContent(
   offersStructuredOutput: boolean,
   nextCallId: () => string,
 ): Pick<Answer, 'parts' | 'reason' | 'characters'> {
-  const callTools = (calls: Array<{ name: string; arguments: unknown }>) => ({
-    parts: calls.map(
-      (call): ModelStreamPart => ({ type: 'tool-call', call: { id: nextCallId(), ...call } }),
-    ),
-    reason: 'tool-calls' as const,
-    characters: calls.reduce((sum, call) => sum + jsonLength(call.arguments), 0),
-  });
-  const say = (text: string) => ({
-    parts: splitText(text).map((piece): ModelStreamPart => ({ type: 'text', text: piece })),
-    reason: 'stop' as const,
-    characters: text.length,
-  });
+  const parts: ModelStreamPart[] = [];
+  const callTools = (calls: Array<{ name: string; arguments: unknown }>) => {
+    for (const call of calls) {
+      parts.push({ type: 'tool-call', call: { id: nextCallId(), ...call } });
+    }
+    return {
+      parts,
+      reason: 'tool-calls' as const,
+      characters: calls.reduce((sum, call) => sum + jsonLength(call.arguments), 0),
+    };
+  };
+  const say = (text: string) => {
+    pushTextParts(parts, 'text', text);
+    return { parts, reason: 'stop' as const, characters: text.length };
+  };
   if ('tools' in step) {
     return callTools(
       step.tools.map((tool, index) => ({
@@ -304,6 +305,11 @@ function readConversation(messages: ModelMessage[]): Conversation {
     else lastToolResult = message.content;
   }
   return { prompt, stepIndex, lastToolResult };
+}
+
+/** Appends `text` to `parts` as parts of `type` (see `splitText`); none for an empty text. */
+function pushTextParts(parts: ModelStreamPart[], type: 'text' | 'reasoning', text: string): void {
+  for (const piece of splitText(text)) parts.push({ type, text: piece });
 }
 
 /** Splits on word boundaries into at most a few parts whose concatenation is the text. */
