@@ -8,7 +8,7 @@
  */
 import { randomInt } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, statSync, truncateSync, writeSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { basename, isAbsolute, join, resolve } from 'node:path';
 import {
   createCompleteFileForAppending,
   createCompleteFileForAppendingInBackground,
@@ -190,7 +190,7 @@ export class SessionLog {
       seedLength: seed.length,
       delegationDepth,
     };
-    if (options.cwd !== undefined) header.cwd = realFolder(options.cwd);
+    if (options.cwd !== undefined) header.cwd = headerFolder(options.cwd);
     // Pushed, not mapped: an optimised `map` makes a holey array, and `record` stays optimised
     // only while every log's events array has one elements kind.
     const events: SessionEvent[] = [];
@@ -547,6 +547,21 @@ function restoreHeader(path: string): void {
   process.stderr.write(
     `loom: session file ${path} had no complete header (a crash while it was created); wrote a fresh one\n`,
   );
+}
+
+/**
+ * The real path of a session's workspace, resolved once per folder and process: a workflow's
+ * thousand children share one workspace, and the path resolves the same for each of them.
+ */
+const realFolders = new Map<string, string>();
+
+function headerFolder(cwd: string): string {
+  let real = realFolders.get(cwd);
+  if (real === undefined) {
+    real = realFolder(cwd);
+    if (isAbsolute(cwd) && realFolders.size < 16) realFolders.set(cwd, real);
+  }
+  return real;
 }
 
 /** Folders this thread made (or found) for sessions: a new session there needs no mkdir. */

@@ -200,12 +200,12 @@ async function runStep(
     }
     return outcome;
   } finally {
+    // Written with the turn's end, or before the next step's request (see `requestModel`).
     log.append('step/end', {
       turnId,
       step,
       finishReason: ended.finishReason,
       usage: ended.usage,
     });
-    log.flush();
   }
 }
