@@ -202,8 +202,10 @@ async function scriptedFanOut(): Promise<number> {
   }
 }
 
-const CLI_RUNS = 3;
+const CLI_RUNS = 5;
 const CLI_SLOTS = [1, 4, 16] as const;
+/** A model answer that takes this long: children that wait, as real ones do, for the slots to overlap. */
+const WAITING_CHILD_MS = 2;
 
 /**
  * Where the CLI runs keep LOOM_HOME. On tmpfs (/dev/shm) when the machine has it: this machine's
@@ -238,10 +240,11 @@ interface CliRun {
  * RSS. The home stays until the caller removes `root`: deleting a thousand files between runs
  * would slow the next run's file creation on some file systems (see TMPFS).
  */
-function cliWorkflowRun(agents: number, slots: number, root: string): CliRun {
+function cliWorkflowRun(agents: number, slots: number, root: string, childMs = 0): CliRun {
   const home = mkdtempSync(join(root, 'run-'));
   const model = join(home, 'model.json');
-  writeFileSync(model, JSON.stringify({ rules: [], default: { reply: 'ok' } }));
+  const answer = childMs > 0 ? { reply: 'ok', delayMs: childMs } : { reply: 'ok' };
+  writeFileSync(model, JSON.stringify({ rules: [], default: answer }));
   const script = join(home, 'fan-out.js');
   writeFileSync(
     script,
@@ -316,6 +319,23 @@ function cliFanOut(root: string): {
   }
 }
 
+/**
+ * Wall time at 1 and 16 slots (one run each) when every child's model takes WAITING_CHILD_MS:
+ * what the slots are for. With instant children the host's own work is all there is, and one
+ * thread does it at any number of slots.
+ */
+function cliWaitingFanOut(root: string): Record<1 | 16, number> {
+  const folder = mkdtempSync(join(root, 'loom-bench-workflow-wait-'));
+  try {
+    return {
+      1: cliWorkflowRun(FAN_OUT, 1, folder, WAITING_CHILD_MS).wallMs,
+      16: cliWorkflowRun(FAN_OUT, 16, folder, WAITING_CHILD_MS).wallMs,
+    };
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
 /** CPU per agent with LOOM_HOME in the system's temporary folder (for comparison with tmpfs). */
 function cliCpuPerAgentInTemporaryFolder(): number {
   const folder = mkdtempSync(join(tmpdir(), 'loom-bench-workflow-cli-'));
@@ -364,6 +384,7 @@ export default async function workflowBench(): Promise<BenchRow[]> {
   const cli = cliFanOut(homeRoot);
   const cpuInTemporaryFolder =
     homeRoot === tmpdir() ? undefined : cliCpuPerAgentInTemporaryFolder();
+  const waiting = cliWaitingFanOut(homeRoot);
   // A clear fall, not noise: 4 slots beat 1, and 16 slots take at most three quarters of 1's time.
   const falling =
     cli.wallMs[16] < cli.wallMs[4] &&
@@ -429,6 +450,13 @@ export default async function workflowBench(): Promise<BenchRow[]> {
       target: '<= 0.75 x, falling',
       ok: falling,
     },
+    ...([1, 16] as const).map(
+      (slots): BenchRow => ({
+        name: `workflow: bin/loom workflow run, ${FAN_OUT} agents whose model answers after ${WAITING_CHILD_MS} ms, --max-concurrent ${slots}, wall`,
+        value: Math.round(waiting[slots]),
+        unit: 'ms',
+      }),
+    ),
     {
       name: `workflow: bin/loom workflow run, ${FAN_OUT} agents at 16 slots, peak RSS (median of ${CLI_RUNS})`,
       value: Math.round(cli.maxRssMb),
