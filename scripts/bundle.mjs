@@ -9,12 +9,13 @@
 // entries and `tui.js` share ESM chunks (one copy of every module, so `instanceof` holds across
 // `loom` and `loom/testing`); modules loaded with `await import()` stay in their own chunks. The
 // workflow worker is one CommonJS file (a thread starts faster without an ESM loader) in the same
-// folder: it is found as `./worker.cjs` next to the code that starts it. tsc still writes
+// folder: it is found as `./worker.cjs` next to the code that starts it, so a copy of it also goes
+// next to tsc's unbundled engine (dist/workflow/), whose runs then start the same thread. tsc still writes
 // dist/**/*.d.ts (the types of the package's exports) and the unbundled modules the built-engine
 // test imports. Which sources each output holds is written to dist/bundle-meta.json (not
 // published), for the test that checks what each command loads.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse } from 'acorn';
@@ -377,6 +378,9 @@ await build({
   format: 'cjs',
   ...COMMON,
 });
+// The worker needs only Node's own modules, so the one file serves the unbundled engine too.
+for (const file of ['worker.cjs', 'worker.cjs.map'])
+  copyFileSync(join(outdir, file), `dist/workflow/${file}`);
 const markdown = await lazyFile(
   'markdown',
   "export { Marked } from 'marked';\nexport { markedTerminal } from 'marked-terminal';",

@@ -1,7 +1,7 @@
 /**
- * Starts the thread a workflow run's script lives in. The bundled package (dist/bundle) runs
- * `worker.cjs` next to this file: one CommonJS file, so the thread starts without an ESM loader;
- * the unbundled build runs `worker.js` next to this file. Under tsx (Loom's own tests) the
+ * Starts the thread a workflow run's script lives in. The build runs `worker.cjs` next to this
+ * file (the bundle and tsc's unbundled engine alike): one CommonJS file, so the thread starts
+ * without an ESM loader; without it, `worker.js` next to this file. Under tsx (Loom's own tests) the
  * source is TypeScript and Node 20 does not give worker threads the main thread's module hooks,
  * so the worker first registers tsx itself. The worker gets no Node flags (`execArgv: []`): it
  * needs none, and a host started with flags a worker refuses (`--eval`, `--input-type`) must

@@ -1,7 +1,8 @@
 /**
- * The built engine (dist/workflow/host.js with its worker.js) under plain node, without tsx: a
- * run completes, a spin after an await is ended by cancel, and the process then exits on its own
- * (no worker, timer or listener left). `npm test` builds before running the tests.
+ * The built engine (dist/workflow/host.js with the bundled worker.cjs the build puts beside it)
+ * under plain node, without tsx: a run completes, a spin after an await is ended by cancel, and
+ * the process then exits on its own (no worker, timer or listener left). `npm test` builds
+ * before running the tests.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -12,7 +13,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const dist = fileURLToPath(new URL('../../dist/', import.meta.url));
 const required = [
   'workflow/host.js',
-  'workflow/worker.js',
+  'workflow/worker.cjs',
   'core/context.js',
   'subagent/registry.js',
 ];
