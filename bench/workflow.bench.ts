@@ -7,7 +7,7 @@
  * build` first), as users get it: under tsx each worker would compile TypeScript at start.
  * Measures only; never asserts.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import {
   existsSync,
   mkdtempSync,
@@ -235,12 +235,20 @@ interface CliRun {
   largestChildFileBytes: number;
 }
 
+interface PreparedRun {
+  agents: number;
+  home: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  usageFile: string;
+}
+
 /**
- * One `bin/loom workflow run` in a fresh LOOM_HOME under `root`: its wall time, CPU time and peak
- * RSS. The home stays until the caller removes `root`: deleting a thousand files between runs
- * would slow the next run's file creation on some file systems (see TMPFS).
+ * One `bin/loom workflow run` in a fresh LOOM_HOME under `root`, ready to start. The home stays
+ * until the caller removes `root`: deleting a thousand files between runs would slow the next
+ * run's file creation on some file systems (see TMPFS).
  */
-function cliWorkflowRun(agents: number, slots: number, root: string, childMs = 0): CliRun {
+function prepareRun(agents: number, slots: number, root: string, childMs = 0): PreparedRun {
   const home = mkdtempSync(join(root, 'run-'));
   const model = join(home, 'model.json');
   const answer = childMs > 0 ? { reply: 'ok', delayMs: childMs } : { reply: 'ok' };
@@ -257,24 +265,76 @@ function cliWorkflowRun(agents: number, slots: number, root: string, childMs = 0
   args.push('--model', `scripted:${model}`, '--max-concurrent', String(slots));
   args.push('--max-agents', String(agents), '--json');
   const env = { ...process.env, LOOM_HOME: home, LOOM_BENCH_USAGE: usageFile };
-  const started = performance.now();
-  const result = spawnSync(process.execPath, args, { env, encoding: 'utf8' });
-  const wallMs = performance.now() - started;
+  return { agents, home, args, env, usageFile };
+}
+
+/** A finished run's figures; throws unless every agent answered. */
+function finishedRun(
+  run: PreparedRun,
+  outcome: { status: number | null; stdout: string; stderr: string },
+  wallMs: number,
+): CliRun {
   const value =
-    result.status === 0 ? (JSON.parse(result.stdout) as { value?: unknown }).value : null;
-  if (value !== agents) {
-    throw new Error(`loom workflow run of ${agents} agents failed: ${result.stderr}`);
+    outcome.status === 0 ? (JSON.parse(outcome.stdout) as { value?: unknown }).value : null;
+  if (value !== run.agents) {
+    throw new Error(`loom workflow run of ${run.agents} agents failed: ${outcome.stderr}`);
   }
-  const usage = JSON.parse(readFileSync(usageFile, 'utf8')) as {
+  const usage = JSON.parse(readFileSync(run.usageFile, 'utf8')) as {
     cpuMs: number;
     maxRssKb: number;
   };
-  const sessions = join(home, 'sessions');
+  const sessions = join(run.home, 'sessions');
   const childFiles = readdirSync(sessions).filter((name) => name.endsWith('.jsonl'));
   const largestChildFileBytes = Math.max(
     ...childFiles.map((name) => statSync(join(sessions, name)).size),
   );
   return { wallMs, cpuMs: usage.cpuMs, maxRssMb: usage.maxRssKb / 1024, largestChildFileBytes };
+}
+
+/** One run, waited for: its wall time, CPU time and peak RSS. */
+function cliWorkflowRun(agents: number, slots: number, root: string, childMs = 0): CliRun {
+  const run = prepareRun(agents, slots, root, childMs);
+  const started = performance.now();
+  const outcome = spawnSync(process.execPath, run.args, { env: run.env, encoding: 'utf8' });
+  return finishedRun(run, outcome, performance.now() - started);
+}
+
+/** The same, as a promise, so that two runs can overlap. */
+function cliWorkflowRunInBackground(agents: number, slots: number, root: string): Promise<CliRun> {
+  const run = prepareRun(agents, slots, root);
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      run.args,
+      { env: run.env, encoding: 'utf8' },
+      (error, stdout, stderr) => {
+        const status = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        try {
+          resolve(finishedRun(run, { status, stdout, stderr }, performance.now() - started));
+        } catch (failure) {
+          reject(failure);
+        }
+      },
+    );
+  });
+}
+
+/**
+ * Roughly what running children on two threads could give a fan-out whose children are instant:
+ * the same agents split over two whole processes that run at once, each with its own start-up,
+ * nothing shared (a second thread in one process would start less and share the start-up, but
+ * it, too, would load and warm up the agent runtime twice). Its wall time and the two runs' CPU
+ * together.
+ */
+async function splitFanOut(root: string): Promise<{ wallMs: number; cpuMs: number }> {
+  const started = performance.now();
+  const halves = await Promise.all([
+    cliWorkflowRunInBackground(FAN_OUT / 2, 16, root),
+    cliWorkflowRunInBackground(FAN_OUT / 2, 16, root),
+  ]);
+  const wallMs = performance.now() - started;
+  return { wallMs, cpuMs: halves.reduce((total, half) => total + half.cpuMs, 0) };
 }
 
 function median(values: number[]): number {
@@ -283,33 +343,42 @@ function median(values: number[]): number {
 
 /**
  * The whole CLI as a user runs it: host CPU per agent of a ${FAN_OUT}-agent run at 16 slots
- * (its CPU minus a one-agent run's, so start-up is not spread over the agents), and the wall
- * time at 1, 4 and 16 slots, each the median of CLI_RUNS runs taken in turn; homes under `root`.
+ * (its CPU minus a one-agent run's, so start-up is not spread over the agents), the wall time at
+ * 1, 4 and 16 slots, and the two-process split (`splitFanOut`), each the median of CLI_RUNS runs
+ * taken in turn; homes under `root`.
  */
-function cliFanOut(root: string): {
+async function cliFanOut(root: string): Promise<{
   cpuPerAgentMs: number;
   totalCpuPerAgentMs: number;
   wallMs: Record<(typeof CLI_SLOTS)[number], number>;
+  split: { wallMs: number; cpuPerAgentMs: number };
   maxRssMb: number;
   oneAnswerChildFileBytes: number;
-} {
+}> {
   const folder = mkdtempSync(join(root, 'loom-bench-workflow-cli-'));
   try {
     const one: CliRun[] = [];
     const runs = new Map<number, CliRun[]>(CLI_SLOTS.map((slots) => [slots, []]));
+    const splits: { wallMs: number; cpuMs: number }[] = [];
     for (let round = 0; round < CLI_RUNS; round += 1) {
       one.push(cliWorkflowRun(1, 1, folder));
       for (const slots of CLI_SLOTS) runs.get(slots)?.push(cliWorkflowRun(FAN_OUT, slots, folder));
+      splits.push(await splitFanOut(folder));
     }
     const at = (slots: number) => runs.get(slots) ?? [];
     const cpu16 = median(at(16).map((run) => run.cpuMs));
+    const cpuOne = median(one.map((run) => run.cpuMs));
     return {
-      cpuPerAgentMs: (cpu16 - median(one.map((run) => run.cpuMs))) / (FAN_OUT - 1),
+      cpuPerAgentMs: (cpu16 - cpuOne) / (FAN_OUT - 1),
       totalCpuPerAgentMs: cpu16 / FAN_OUT,
       wallMs: {
         1: median(at(1).map((run) => run.wallMs)),
         4: median(at(4).map((run) => run.wallMs)),
         16: median(at(16).map((run) => run.wallMs)),
+      },
+      split: {
+        wallMs: median(splits.map((split) => split.wallMs)),
+        cpuPerAgentMs: (median(splits.map((split) => split.cpuMs)) - cpuOne) / (FAN_OUT - 1),
       },
       maxRssMb: median(at(16).map((run) => run.maxRssMb)),
       oneAnswerChildFileBytes: Math.max(...one.map((run) => run.largestChildFileBytes)),
@@ -381,7 +450,7 @@ export default async function workflowBench(): Promise<BenchRow[]> {
   const fan = await fanOut();
   const spin = await spinDelays();
   const scriptedPerAgent = await scriptedFanOut();
-  const cli = cliFanOut(homeRoot);
+  const cli = await cliFanOut(homeRoot);
   const cpuInTemporaryFolder =
     homeRoot === tmpdir() ? undefined : cliCpuPerAgentInTemporaryFolder();
   const waiting = cliWaitingFanOut(homeRoot);
@@ -449,6 +518,21 @@ export default async function workflowBench(): Promise<BenchRow[]> {
       unit: 'x',
       target: '<= 0.75 x, falling',
       ok: falling,
+    },
+    {
+      name: `workflow: the same ${FAN_OUT} agents as two ${FAN_OUT / 2}-agent runs in two processes at once (about what two threads could give), wall (median of ${CLI_RUNS})`,
+      value: Math.round(cli.split.wallMs),
+      unit: 'ms',
+    },
+    {
+      name: 'workflow: that split / one run at 1 slot',
+      value: Math.round((cli.split.wallMs / cli.wallMs[1]) * 100) / 100,
+      unit: 'x',
+    },
+    {
+      name: "workflow: that split, both runs' CPU per agent beyond a 1-agent run",
+      value: cli.split.cpuPerAgentMs,
+      unit: 'ms',
     },
     ...([1, 16] as const).map(
       (slots): BenchRow => ({
