@@ -30,7 +30,7 @@ const outdir = 'dist/bundle';
 const withoutZodLocales = {
   name: 'without-zod-locales',
   setup(builder) {
-    builder.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+    builder.onResolve({ filter: /^\.\.\/locales\/index\.c?js$/ }, (args) =>
       /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer)
         ? { path: 'zod-locales', namespace: 'loom-unused' }
         : undefined,
@@ -161,6 +161,7 @@ const LIBRARY_CHUNKS = {
   acorn: 'cli-library-acorn.cjs',
   ajv: 'cli-library-ajv.cjs',
   'ajv/dist/2020.js': 'cli-library-ajv2020.cjs',
+  zod: 'cli-library-zod.cjs',
 };
 
 /**
@@ -199,6 +200,7 @@ function libraryChunks() {
         metafile: true,
         format: 'cjs',
         ...COMMON,
+        plugins: [withoutZodLocales],
       });
       writeFileSync(outfile, asciiComments(readFileSync(outfile, 'utf8'), outfile));
       return built.metafile;

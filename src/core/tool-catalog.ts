@@ -34,6 +34,11 @@ export class ToolCatalog {
     };
   }
 
+  /** Every declared tool, in declaration order (a name declared twice appears twice). */
+  tools(): DeclaredTool[] {
+    return this.declarations.flat();
+  }
+
   /** One entry a name; a name declared twice keeps the union of its argument names. */
   entries(): CatalogEntry[] {
     const byName = new Map<string, CatalogEntry>();
