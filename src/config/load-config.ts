@@ -2,15 +2,15 @@
  * Finds and reads config.yaml from `$LOOM_HOME` and `./.loom/` (the project's wins, key by key
  * at the top level and per section). An invalid file is one UserError naming the file, line
  * and field of every problem; so is one that is not UTF-8 text, is a folder, or whose aliases
- * expand too far. Reads only; never writes a config file. The YAML parser is loaded only when
- * there is a file to parse, so a start without config never loads it.
+ * expand too far. Reads only; never writes a config file. The YAML parser and the schema (with
+ * zod) are loaded only when there is a file to parse, so a start without config loads neither.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LineCounter, parseDocument } from 'yaml';
 import { errorMessage, UserError } from '../core/errors.js';
 import { loadLibrary } from '../core/load-library.js';
-import { configSchema, type LoomConfig, type PermissionRule } from './schema.js';
+import { configSchemas, type LoomConfig, type PermissionRule } from './schema.js';
 
 /** Alias expansions a config file may use; more is an error (a "billion laughs" file). */
 export const MAX_CONFIG_ALIASES = 100;
@@ -73,7 +73,7 @@ export function parseConfig(text: string, file: string): LoomConfig {
       `its YAML aliases expand too far (${errorMessage(error)}); at most ${MAX_CONFIG_ALIASES} alias expansions are allowed`,
     );
   }
-  const parsed = configSchema.safeParse(value);
+  const parsed = configSchemas().configSchema.safeParse(value);
   if (parsed.success) {
     recordRuleOrigins(parsed.data, document, lineCounter, file);
     return parsed.data;

@@ -1,125 +1,18 @@
 /**
  * The shape of config.yaml, as a strict zod schema: unknown keys are errors, never ignored.
- * Every field documents its default; values are only validated here, applied elsewhere.
+ * Every field documents its default; values are only validated here, applied elsewhere. The
+ * schemas are built at their first use, so a command that reads no config file loads no zod.
  */
-import { z } from 'zod';
+import type { z as Zod } from 'zod';
+import { loadLibrary } from '../core/load-library.js';
 
 const providerNames = ['deepseek', 'openai', 'anthropic', 'openai-compatible'] as const;
-
-export const modelRouteSchema = z.strictObject({
-  /** Which adapter serves the route. */
-  provider: z.enum(providerNames),
-  /** The API's base URL; default: the provider's public endpoint. */
-  baseURL: z.url().optional(),
-  /** The NAME of the environment variable holding the key (never the key itself). */
-  apiKeyEnv: z
-    .string()
-    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name, not a key')
-    .optional(),
-  /** The model used when the spec names the route alone. */
-  model: z.string().min(1).optional(),
-});
-
-/** What a model costs, in US dollars per million tokens. */
-export const modelPriceSchema = z.strictObject({
-  input: z.number().min(0),
-  output: z.number().min(0),
-});
-
-export const permissionRuleSchema = z.strictObject({
-  /**
-   * The tool the rule applies to; `*` stands for any run of characters (`*` alone: every tool,
-   * `mcp__github__*`: every tool of the MCP server github). A name or pattern that no tool has
-   * fails the load, except MCP tool names (`mcp__…`): a server's tools are known only once it runs.
-   */
-  tool: z.string().min(1),
-  /**
-   * Argument name (one the tool takes, else the load fails) to pattern (`*` matches any run of
-   * characters); all must match. A `bash` `command` pattern is tested against each simple
-   * command of the line, whitespace normalised.
-   */
-  match: z.record(z.string(), z.string()).optional(),
-  action: z.enum(['allow', 'deny', 'ask']),
-  /** Shown to the model when the rule denies. */
-  reason: z.string().optional(),
-});
 
 /** An MCP server's name: it is the SERVER of `mcp__SERVER__TOOL`, so no `__` inside it. */
 export const MCP_SERVER_NAME = /^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$/;
 
 /** A `${NAME}` (or `${NAME:-default}`) reference to an environment variable. */
 const VARIABLE_REFERENCE = /\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}/;
-
-/**
- * One MCP server (`mcp.servers.NAME` in config.yaml, and each of `.mcp.json`'s `mcpServers`):
- * a command run over stdio or a streamable HTTP `url`. `${NAME}` and `${NAME:-default}` in
- * `command`, `args`, `env`, `cwd`, `url` and `headers` are read from Loom's environment when the
- * server starts.
- */
-export const mcpServerSchema = z
-  .strictObject({
-    /** The transport, as `.mcp.json` files write it; inferred from `command` or `url` when absent. */
-    type: z.enum(['stdio', 'http']).optional(),
-    /** stdio: the program (looked up in PATH) and its arguments. */
-    command: z.string().min(1).optional(),
-    args: z.array(z.string()).optional(),
-    /** stdio: variables added to HOME, LOGNAME, PATH, SHELL, TERM and USER (all it inherits). */
-    env: z.record(z.string(), z.string()).optional(),
-    /** stdio: its working folder, relative to the workspace; default the workspace. */
-    cwd: z.string().min(1).optional(),
-    /** Streamable HTTP: the endpoint. */
-    url: z.string().min(1).optional(),
-    /**
-     * Streamable HTTP: header values, each naming environment variables as `${NAME}` (such as
-     * `Bearer ${GITHUB_TOKEN}`); a literal value is an error, so no secret is written in config.
-     */
-    headers: z
-      .record(
-        z.string().min(1),
-        z.string().regex(
-          VARIABLE_REFERENCE,
-          // biome-ignore lint/suspicious/noTemplateCurlyInString: `${NAME}` is the syntax the message teaches.
-          'must name an environment variable as ${NAME} (such as "Bearer ${GITHUB_TOKEN}"); literal header values are not allowed in config',
-        ),
-      )
-      .optional(),
-    /** How long it may take to start and list its tools; default `mcp.startTimeoutMs`. */
-    startTimeoutMs: z.number().int().min(100).max(600_000).optional(),
-  })
-  .superRefine((server, context) => {
-    const problem = (message: string, path: string[] = []) =>
-      context.addIssue({ code: 'custom', message, path });
-    if ((server.command === undefined) === (server.url === undefined)) {
-      problem('a server needs either `command` (stdio) or `url` (streamable HTTP), not both');
-      return;
-    }
-    const stdio = server.command !== undefined;
-    if (server.type !== undefined && server.type !== (stdio ? 'stdio' : 'http')) {
-      problem(`type ${server.type} does not fit ${stdio ? '`command`' : '`url`'}`, ['type']);
-    }
-    const misplaced = stdio ? (['headers'] as const) : (['args', 'env', 'cwd'] as const);
-    for (const key of misplaced) {
-      if (server[key] !== undefined) {
-        problem(`${key} is for ${stdio ? 'HTTP' : 'stdio'} servers only`, [key]);
-      }
-    }
-  });
-
-/** `subagents.providers.NAME`: an agent process speaking ACP over stdio. */
-export const acpProviderSchema = z.strictObject({
-  type: z.literal('acp'),
-  /** The agent's executable; default Loom itself (`loom acp`, with the parent's model). */
-  command: z.string().min(1).optional(),
-  args: z.array(z.string()).optional(),
-  env: z
-    .record(
-      z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'),
-      z.string(),
-    )
-    .optional(),
-  /** How long a cancelled child may take to stop before its process group is killed; default 3000 ms. */
-  cancelGraceMs: z.number().int().min(1).max(600000).optional(),
-});
 
 const IN_PROCESS_PROVIDERS: readonly string[] = ['spawn', 'fork'];
 /** Providers there without config: the in-process ones and `acp` (Loom itself over ACP). */
@@ -140,214 +33,343 @@ export function unknownProviderMessage(
   return `no subagent provider named ${name} (known: ${known}; define others under subagents.providers)`;
 }
 
-const configObjectSchema = z.strictObject({
+/** Builds every schema of config.yaml (and `.mcp.json`) with the zod it is given. */
+function declareSchemas(z: typeof Zod) {
+  const modelRouteSchema = z.strictObject({
+    /** Which adapter serves the route. */
+    provider: z.enum(providerNames),
+    /** The API's base URL; default: the provider's public endpoint. */
+    baseURL: z.url().optional(),
+    /** The NAME of the environment variable holding the key (never the key itself). */
+    apiKeyEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name, not a key')
+      .optional(),
+    /** The model used when the spec names the route alone. */
+    model: z.string().min(1).optional(),
+  });
+
+  /** What a model costs, in US dollars per million tokens. */
+  const modelPriceSchema = z.strictObject({
+    input: z.number().min(0),
+    output: z.number().min(0),
+  });
+
+  const permissionRuleSchema = z.strictObject({
+    /**
+     * The tool the rule applies to; `*` stands for any run of characters (`*` alone: every tool,
+     * `mcp__github__*`: every tool of the MCP server github). A name or pattern that no tool has
+     * fails the load, except MCP tool names (`mcp__…`): a server's tools are known only once it runs.
+     */
+    tool: z.string().min(1),
+    /**
+     * Argument name (one the tool takes, else the load fails) to pattern (`*` matches any run of
+     * characters); all must match. A `bash` `command` pattern is tested against each simple
+     * command of the line, whitespace normalised.
+     */
+    match: z.record(z.string(), z.string()).optional(),
+    action: z.enum(['allow', 'deny', 'ask']),
+    /** Shown to the model when the rule denies. */
+    reason: z.string().optional(),
+  });
+
   /**
-   * The default model spec, below --model and $LOOM_MODEL; without any of them
-   * deepseek:deepseek-chat when DEEPSEEK_API_KEY is set.
+   * One MCP server (`mcp.servers.NAME` in config.yaml, and each of `.mcp.json`'s `mcpServers`):
+   * a command run over stdio or a streamable HTTP `url`. `${NAME}` and `${NAME:-default}` in
+   * `command`, `args`, `env`, `cwd`, `url` and `headers` are read from Loom's environment when the
+   * server starts.
    */
-  model: z.string().min(1).optional(),
-  /** Named model routes, usable as `NAME:MODEL` or `NAME`. */
-  models: z
-    .record(
-      z.string().regex(/^[a-z][a-z0-9-]*$/, 'route names are lower-case words'),
-      modelRouteSchema,
-    )
-    .optional(),
-  tools: z
+  const mcpServerSchema = z
     .strictObject({
-      /** Default bash timeout; default 120000 ms. */
-      bashTimeoutMs: z.number().int().min(1000).max(600000).optional(),
-      /** Folders outside the workspace that file tools may use; default none. */
-      extraRoots: z.array(z.string().min(1)).optional(),
-      bash: z
-        .strictObject({
-          env: z
-            .strictObject({
-              /**
-               * Credential variables `bash` commands may see after all; by default every key a
-               * route, provider or MCP server uses and every `*_API_KEY`, `*_TOKEN`, `*_SECRET`
-               * is left out of their environment. Default none.
-               */
-              passthrough: z
-                .array(
-                  z
-                    .string()
-                    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'),
-                )
-                .optional(),
-            })
-            .optional(),
-        })
-        .optional(),
-    })
-    .optional(),
-  agent: z
-    .strictObject({
-      /** Model requests a turn may take; default 50. */
-      maxSteps: z.number().int().min(1).max(10000).optional(),
-    })
-    .optional(),
-  subagents: z
-    .strictObject({
-      /** How deep delegation may go (a child is depth 1); default 3; 0 forbids delegation. */
-      maxDepth: z.number().int().min(0).max(10).optional(),
+      /** The transport, as `.mcp.json` files write it; inferred from `command` or `url` when absent. */
+      type: z.enum(['stdio', 'http']).optional(),
+      /** stdio: the program (looked up in PATH) and its arguments. */
+      command: z.string().min(1).optional(),
+      args: z.array(z.string()).optional(),
+      /** stdio: variables added to HOME, LOGNAME, PATH, SHELL, TERM and USER (all it inherits). */
+      env: z.record(z.string(), z.string()).optional(),
+      /** stdio: its working folder, relative to the workspace; default the workspace. */
+      cwd: z.string().min(1).optional(),
+      /** Streamable HTTP: the endpoint. */
+      url: z.string().min(1).optional(),
       /**
-       * What the `subagent` tool starts: a fresh child (`spawn`, default), a `fork`, `acp` (Loom
-       * itself as an ACP agent process) or a provider of `providers`.
+       * Streamable HTTP: header values, each naming environment variables as `${NAME}` (such as
+       * `Bearer ${GITHUB_TOKEN}`); a literal value is an error, so no secret is written in config.
        */
-      provider: z.string().min(1).optional(),
-      /**
-       * Out-of-process providers: each child is an agent process speaking ACP over stdio.
-       * `command` absent: Loom itself (`loom acp`). `env` values are added to the agent's
-       * environment (it inherits Loom's, so keys need not be written here).
-       */
-      providers: z.record(z.string(), acpProviderSchema).optional(),
-    })
-    .superRefine((subagents, context) => {
-      for (const name of Object.keys(subagents.providers ?? {})) {
-        const problem = IN_PROCESS_PROVIDERS.includes(name)
-          ? `${name} is an in-process provider; choose another name`
-          : /^[a-z][a-z0-9-]*$/.test(name)
-            ? undefined
-            : `provider names are lower-case words (a-z, 0-9, -), not ${JSON.stringify(name)}`;
-        if (problem)
-          context.addIssue({ code: 'custom', path: ['providers', name], message: problem });
-      }
-      const provider = subagents.provider;
-      if (provider === undefined || knownProvider(provider, subagents.providers)) return;
-      context.addIssue({
-        code: 'custom',
-        path: ['provider'],
-        message: unknownProviderMessage(provider, subagents.providers),
-      });
-    })
-    .optional(),
-  workflow: z
-    .strictObject({
-      /** Workflow children running at once; default min(16, max(1, cpus - 2)); 1..256. */
-      maxConcurrentAgents: z.number().int().min(1).max(256).optional(),
-      /** Children one run may start; default 1000. */
-      maxTotalAgents: z.number().int().min(1).max(100_000).optional(),
-      /** Items one `parallel` or `pipeline` call may take; default 4096. */
-      maxItemsPerCall: z.number().int().min(1).max(1_000_000).optional(),
-      /** How long the script's first synchronous slice may run; default 5000 ms. */
-      syncTimeoutMs: z.number().int().min(1).max(600000).optional(),
-      /** How long a cancelled run may take to settle before its worker is stopped; default 5000 ms. */
-      cancelGraceMs: z.number().int().min(1).max(600000).optional(),
-      /**
-       * When agents get the `workflow` tool: `explicit` (default) offers it with guidance to use it
-       * only when the user asks for a workflow; `always` lets the model choose it freely.
-       */
-      offerTool: z.enum(['explicit', 'always']).optional(),
-      /** The subagent provider a run's children start with (`--provider` overrides it); default `spawn`. */
-      provider: z.string().min(1).optional(),
-    })
-    .optional(),
-  jobs: z
-    .strictObject({
-      /** Unfinished background jobs one agent may have at once; default 10. */
-      maxPerOwner: z.number().int().min(1).max(1000).optional(),
-      /** Unread output kept per background job, in bytes (the oldest goes first); default 1048576. */
-      outputLimitBytes: z
-        .number()
-        .int()
-        .min(1024)
-        .max(256 * 1024 * 1024)
-        .optional(),
-    })
-    .optional(),
-  goal: z
-    .strictObject({
-      /** Rounds a goal may start; default 20 (`--max-rounds` overrides it for one goal). */
-      maxRounds: z.number().int().min(1).max(10_000).optional(),
-      /** Consecutive rounds that must report the same block before `blocked` is accepted; default 3. */
-      blockedAfterConsecutiveRounds: z.number().int().min(1).max(100).optional(),
-    })
-    .optional(),
-  todo: z
-    .strictObject({
-      /** Items one todo list may hold; default 100. */
-      maxItems: z.number().int().min(1).max(10_000).optional(),
-    })
-    .optional(),
-  plan: z
-    .strictObject({
-      /**
-       * Deny changing tools in plan mode (default true); false makes plan mode prompt-only.
-       * Read-only bash commands are those a `bash` allow rule with a command pattern permits.
-       */
-      enforce: z.boolean().optional(),
-    })
-    .optional(),
-  retry: z
-    .strictObject({
-      /** Attempts per model request, retries included; default 4. */
-      maxAttempts: z.number().int().min(1).max(20).optional(),
-      /** First backoff; doubles each retry; default 500 ms. */
-      baseDelayMs: z.number().int().min(0).max(600000).optional(),
-    })
-    .optional(),
-  /**
-   * Prices by model spec as requests log it (`provider:model`, such as `openai:gpt-4o`), for the
-   * interactive terminal's `/cost` and footer. A model without a price shows tokens only; default
-   * none.
-   */
-  prices: z
-    .record(z.string(), modelPriceSchema)
-    .superRefine((prices, context) => {
-      for (const key of Object.keys(prices)) {
-        if (/^[^:\s]+:\S/.test(key)) continue;
-        context.addIssue({
-          code: 'custom',
-          path: [key],
-          message: `"${key}" is not a model spec; a price key is provider:model`,
-        });
-      }
-    })
-    .optional(),
-  /** First matching rule wins; no match allows. Enforced before every tool call. */
-  permissions: z.array(permissionRuleSchema).optional(),
-  mcp: z
-    .strictObject({
-      /**
-       * How long a server may take to start and list its tools before it is reported as failed
-       * and left out (its tools absent); default 30000 ms, long enough for an `npx` server's first
-       * download, short enough that a dead one never holds a session up. Per server:
-       * `startTimeoutMs`.
-       */
-      startTimeoutMs: z.number().int().min(100).max(600_000).optional(),
-      /** Characters of one tool result kept (head and tail, like bash output); default 30000. */
-      outputLimit: z.number().int().min(1000).max(1_000_000).optional(),
-      /** MCP servers by name; their tools are `mcp__NAME__TOOL`. Default none. */
-      servers: z
+      headers: z
         .record(
-          z
-            .string()
-            .regex(
-              MCP_SERVER_NAME,
-              'server names are letters, digits, "-" and single "_" (no "__", which separates mcp__SERVER__TOOL)',
-            ),
-          mcpServerSchema,
+          z.string().min(1),
+          z.string().regex(
+            VARIABLE_REFERENCE,
+            // biome-ignore lint/suspicious/noTemplateCurlyInString: `${NAME}` is the syntax the message teaches.
+            'must name an environment variable as ${NAME} (such as "Bearer ${GITHUB_TOKEN}"); literal header values are not allowed in config',
+          ),
         )
         .optional(),
+      /** How long it may take to start and list its tools; default `mcp.startTimeoutMs`. */
+      startTimeoutMs: z.number().int().min(100).max(600_000).optional(),
     })
-    .optional(),
-});
+    .superRefine((server, context) => {
+      const problem = (message: string, path: string[] = []) =>
+        context.addIssue({ code: 'custom', message, path });
+      if ((server.command === undefined) === (server.url === undefined)) {
+        problem('a server needs either `command` (stdio) or `url` (streamable HTTP), not both');
+        return;
+      }
+      const stdio = server.command !== undefined;
+      if (server.type !== undefined && server.type !== (stdio ? 'stdio' : 'http')) {
+        problem(`type ${server.type} does not fit ${stdio ? '`command`' : '`url`'}`, ['type']);
+      }
+      const misplaced = stdio ? (['headers'] as const) : (['args', 'env', 'cwd'] as const);
+      for (const key of misplaced) {
+        if (server[key] !== undefined) {
+          problem(`${key} is for ${stdio ? 'HTTP' : 'stdio'} servers only`, [key]);
+        }
+      }
+    });
 
-/** The whole file: its fields, and `workflow.provider` naming a provider there is. */
-export const configSchema = configObjectSchema.superRefine((config, context) => {
-  const provider = config.workflow?.provider;
-  if (provider === undefined || knownProvider(provider, config.subagents?.providers)) return;
-  context.addIssue({
-    code: 'custom',
-    path: ['workflow', 'provider'],
-    message: unknownProviderMessage(provider, config.subagents?.providers),
+  /** `subagents.providers.NAME`: an agent process speaking ACP over stdio. */
+  const acpProviderSchema = z.strictObject({
+    type: z.literal('acp'),
+    /** The agent's executable; default Loom itself (`loom acp`, with the parent's model). */
+    command: z.string().min(1).optional(),
+    args: z.array(z.string()).optional(),
+    env: z
+      .record(
+        z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'),
+        z.string(),
+      )
+      .optional(),
+    /** How long a cancelled child may take to stop before its process group is killed; default 3000 ms. */
+    cancelGraceMs: z.number().int().min(1).max(600000).optional(),
   });
-});
 
-export type LoomConfig = z.infer<typeof configSchema>;
-export type ModelRouteConfig = z.infer<typeof modelRouteSchema>;
-export type PermissionRule = z.infer<typeof permissionRuleSchema>;
-export type AcpProviderSchema = z.infer<typeof acpProviderSchema>;
-export type ModelPrice = z.infer<typeof modelPriceSchema>;
-export type McpServerConfig = z.infer<typeof mcpServerSchema>;
+  const configObjectSchema = z.strictObject({
+    /**
+     * The default model spec, below --model and $LOOM_MODEL; without any of them
+     * deepseek:deepseek-chat when DEEPSEEK_API_KEY is set.
+     */
+    model: z.string().min(1).optional(),
+    /** Named model routes, usable as `NAME:MODEL` or `NAME`. */
+    models: z
+      .record(
+        z.string().regex(/^[a-z][a-z0-9-]*$/, 'route names are lower-case words'),
+        modelRouteSchema,
+      )
+      .optional(),
+    tools: z
+      .strictObject({
+        /** Default bash timeout; default 120000 ms. */
+        bashTimeoutMs: z.number().int().min(1000).max(600000).optional(),
+        /** Folders outside the workspace that file tools may use; default none. */
+        extraRoots: z.array(z.string().min(1)).optional(),
+        bash: z
+          .strictObject({
+            env: z
+              .strictObject({
+                /**
+                 * Credential variables `bash` commands may see after all; by default every key a
+                 * route, provider or MCP server uses and every `*_API_KEY`, `*_TOKEN`, `*_SECRET`
+                 * is left out of their environment. Default none.
+                 */
+                passthrough: z
+                  .array(
+                    z
+                      .string()
+                      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'),
+                  )
+                  .optional(),
+              })
+              .optional(),
+          })
+          .optional(),
+      })
+      .optional(),
+    agent: z
+      .strictObject({
+        /** Model requests a turn may take; default 50. */
+        maxSteps: z.number().int().min(1).max(10000).optional(),
+      })
+      .optional(),
+    subagents: z
+      .strictObject({
+        /** How deep delegation may go (a child is depth 1); default 3; 0 forbids delegation. */
+        maxDepth: z.number().int().min(0).max(10).optional(),
+        /**
+         * What the `subagent` tool starts: a fresh child (`spawn`, default), a `fork`, `acp` (Loom
+         * itself as an ACP agent process) or a provider of `providers`.
+         */
+        provider: z.string().min(1).optional(),
+        /**
+         * Out-of-process providers: each child is an agent process speaking ACP over stdio.
+         * `command` absent: Loom itself (`loom acp`). `env` values are added to the agent's
+         * environment (it inherits Loom's, so keys need not be written here).
+         */
+        providers: z.record(z.string(), acpProviderSchema).optional(),
+      })
+      .superRefine((subagents, context) => {
+        for (const name of Object.keys(subagents.providers ?? {})) {
+          const problem = IN_PROCESS_PROVIDERS.includes(name)
+            ? `${name} is an in-process provider; choose another name`
+            : /^[a-z][a-z0-9-]*$/.test(name)
+              ? undefined
+              : `provider names are lower-case words (a-z, 0-9, -), not ${JSON.stringify(name)}`;
+          if (problem)
+            context.addIssue({ code: 'custom', path: ['providers', name], message: problem });
+        }
+        const provider = subagents.provider;
+        if (provider === undefined || knownProvider(provider, subagents.providers)) return;
+        context.addIssue({
+          code: 'custom',
+          path: ['provider'],
+          message: unknownProviderMessage(provider, subagents.providers),
+        });
+      })
+      .optional(),
+    workflow: z
+      .strictObject({
+        /** Workflow children running at once; default min(16, max(1, cpus - 2)); 1..256. */
+        maxConcurrentAgents: z.number().int().min(1).max(256).optional(),
+        /** Children one run may start; default 1000. */
+        maxTotalAgents: z.number().int().min(1).max(100_000).optional(),
+        /** Items one `parallel` or `pipeline` call may take; default 4096. */
+        maxItemsPerCall: z.number().int().min(1).max(1_000_000).optional(),
+        /** How long the script's first synchronous slice may run; default 5000 ms. */
+        syncTimeoutMs: z.number().int().min(1).max(600000).optional(),
+        /** How long a cancelled run may take to settle before its worker is stopped; default 5000 ms. */
+        cancelGraceMs: z.number().int().min(1).max(600000).optional(),
+        /**
+         * When agents get the `workflow` tool: `explicit` (default) offers it with guidance to use it
+         * only when the user asks for a workflow; `always` lets the model choose it freely.
+         */
+        offerTool: z.enum(['explicit', 'always']).optional(),
+        /** The subagent provider a run's children start with (`--provider` overrides it); default `spawn`. */
+        provider: z.string().min(1).optional(),
+      })
+      .optional(),
+    jobs: z
+      .strictObject({
+        /** Unfinished background jobs one agent may have at once; default 10. */
+        maxPerOwner: z.number().int().min(1).max(1000).optional(),
+        /** Unread output kept per background job, in bytes (the oldest goes first); default 1048576. */
+        outputLimitBytes: z
+          .number()
+          .int()
+          .min(1024)
+          .max(256 * 1024 * 1024)
+          .optional(),
+      })
+      .optional(),
+    goal: z
+      .strictObject({
+        /** Rounds a goal may start; default 20 (`--max-rounds` overrides it for one goal). */
+        maxRounds: z.number().int().min(1).max(10_000).optional(),
+        /** Consecutive rounds that must report the same block before `blocked` is accepted; default 3. */
+        blockedAfterConsecutiveRounds: z.number().int().min(1).max(100).optional(),
+      })
+      .optional(),
+    todo: z
+      .strictObject({
+        /** Items one todo list may hold; default 100. */
+        maxItems: z.number().int().min(1).max(10_000).optional(),
+      })
+      .optional(),
+    plan: z
+      .strictObject({
+        /**
+         * Deny changing tools in plan mode (default true); false makes plan mode prompt-only.
+         * Read-only bash commands are those a `bash` allow rule with a command pattern permits.
+         */
+        enforce: z.boolean().optional(),
+      })
+      .optional(),
+    retry: z
+      .strictObject({
+        /** Attempts per model request, retries included; default 4. */
+        maxAttempts: z.number().int().min(1).max(20).optional(),
+        /** First backoff; doubles each retry; default 500 ms. */
+        baseDelayMs: z.number().int().min(0).max(600000).optional(),
+      })
+      .optional(),
+    /**
+     * Prices by model spec as requests log it (`provider:model`, such as `openai:gpt-4o`), for the
+     * interactive terminal's `/cost` and footer. A model without a price shows tokens only; default
+     * none.
+     */
+    prices: z
+      .record(z.string(), modelPriceSchema)
+      .superRefine((prices, context) => {
+        for (const key of Object.keys(prices)) {
+          if (/^[^:\s]+:\S/.test(key)) continue;
+          context.addIssue({
+            code: 'custom',
+            path: [key],
+            message: `"${key}" is not a model spec; a price key is provider:model`,
+          });
+        }
+      })
+      .optional(),
+    /** First matching rule wins; no match allows. Enforced before every tool call. */
+    permissions: z.array(permissionRuleSchema).optional(),
+    mcp: z
+      .strictObject({
+        /**
+         * How long a server may take to start and list its tools before it is reported as failed
+         * and left out (its tools absent); default 30000 ms, long enough for an `npx` server's first
+         * download, short enough that a dead one never holds a session up. Per server:
+         * `startTimeoutMs`.
+         */
+        startTimeoutMs: z.number().int().min(100).max(600_000).optional(),
+        /** Characters of one tool result kept (head and tail, like bash output); default 30000. */
+        outputLimit: z.number().int().min(1000).max(1_000_000).optional(),
+        /** MCP servers by name; their tools are `mcp__NAME__TOOL`. Default none. */
+        servers: z
+          .record(
+            z
+              .string()
+              .regex(
+                MCP_SERVER_NAME,
+                'server names are letters, digits, "-" and single "_" (no "__", which separates mcp__SERVER__TOOL)',
+              ),
+            mcpServerSchema,
+          )
+          .optional(),
+      })
+      .optional(),
+  });
+
+  /** The whole file: its fields, and `workflow.provider` naming a provider there is. */
+  const configSchema = configObjectSchema.superRefine((config, context) => {
+    const provider = config.workflow?.provider;
+    if (provider === undefined || knownProvider(provider, config.subagents?.providers)) return;
+    context.addIssue({
+      code: 'custom',
+      path: ['workflow', 'provider'],
+      message: unknownProviderMessage(provider, config.subagents?.providers),
+    });
+  });
+  return {
+    configSchema,
+    modelRouteSchema,
+    modelPriceSchema,
+    permissionRuleSchema,
+    mcpServerSchema,
+    acpProviderSchema,
+  };
+}
+
+type ConfigSchemas = ReturnType<typeof declareSchemas>;
+let schemas: ConfigSchemas | undefined;
+
+/** The schemas, built (and zod loaded) at the first call. */
+export function configSchemas(): ConfigSchemas {
+  schemas ??= declareSchemas(loadLibrary('zod').z);
+  return schemas;
+}
+
+export type LoomConfig = Zod.infer<ConfigSchemas['configSchema']>;
+export type ModelRouteConfig = Zod.infer<ConfigSchemas['modelRouteSchema']>;
+export type PermissionRule = Zod.infer<ConfigSchemas['permissionRuleSchema']>;
+export type AcpProviderSchema = Zod.infer<ConfigSchemas['acpProviderSchema']>;
+export type ModelPrice = Zod.infer<ConfigSchemas['modelPriceSchema']>;
+export type McpServerConfig = Zod.infer<ConfigSchemas['mcpServerSchema']>;
