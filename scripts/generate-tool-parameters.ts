@@ -2,7 +2,9 @@
  * `npm run generate:tools`: writes src/generated/tool-parameters.ts, the JSON Schema of every
  * built-in tool declaration a default runtime makes (src/core/builtin-tool.ts), converted from
  * its zod declaration. The declarations are found by building the runtime a command builds, so
- * the list is never kept by hand. test/core/builtin-tool.test.ts compares the file with
+ * the list is never kept by hand; also the one a config choosing the `fork` subagent provider
+ * builds, and the built-in tools without background jobs (as a library user gets them), whose
+ * variants are named too. test/core/builtin-tool.test.ts compares the file with
  * `currentToolParameters()` and fails while it is stale.
  */
 import { spawnSync } from 'node:child_process';
@@ -12,39 +14,70 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { buildRuntime } from '../src/cli/build-runtime.js';
-import { builtinDeclarationOf } from '../src/core/builtin-tool.js';
+import { type BuiltinDeclaration, builtinDeclarationOf } from '../src/core/builtin-tool.js';
 import { zodParameters } from '../src/core/zod-parameters.js';
 import type { JsonSchema } from '../src/llm/contract.js';
+import { builtinTools } from '../src/tools/index.js';
 
 const OUTPUT = fileURLToPath(new URL('../src/generated/tool-parameters.ts', import.meta.url));
 
-/**
- * Each variant's JSON Schema, converted from zod now, sorted by name. Throws when two
- * declarations share a variant name but not a schema.
- */
+/** Each variant's JSON Schema, converted from zod now, sorted by name. */
 export function currentToolParameters(): Record<string, JsonSchema> {
   const folder = mkdtempSync(join(tmpdir(), 'loom-tool-parameters-'));
+  try {
+    return variantTable([
+      ...runtimeDeclarations(folder, ''),
+      ...runtimeDeclarations(folder, 'subagents:\n  provider: fork\n'),
+      ...builtinTools({ workspace: { root: folder, extraRoots: [] } }),
+    ]);
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The JSON Schema of each variant the built-in tools among `tools` name, sorted by name; other
+ * tools and variant `null` are skipped. Throws when two declarations share a variant name but
+ * not a schema.
+ */
+export function variantTable(tools: Iterable<object>): Record<string, JsonSchema> {
+  const byVariant = new Map<string, { name: string; parameters: JsonSchema }>();
+  for (const tool of tools) {
+    const declaration = builtinDeclarationOf(tool);
+    if (!declaration || declaration.variant === null) continue;
+    const parameters = converted(declaration);
+    const known = byVariant.get(declaration.variant);
+    if (known && JSON.stringify(known.parameters) !== JSON.stringify(parameters)) {
+      throw new Error(
+        `tool variant ${declaration.variant} is declared with two schemas (by ${known.name} and by ${declaration.name}): give each its own variant name`,
+      );
+    }
+    byVariant.set(declaration.variant, { name: declaration.name, parameters });
+  }
+  return Object.fromEntries(
+    [...byVariant]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([variant, { parameters }]) => [variant, parameters]),
+  );
+}
+
+/** A declaration's JSON Schema, converted from zod now. */
+export function converted(declaration: BuiltinDeclaration): JsonSchema {
+  return zodParameters(z, declaration.name, declaration.arguments(z));
+}
+
+/** The tools a runtime built in `folder` declares, with `config` as its config.yaml. */
+function runtimeDeclarations(folder: string, config: string): object[] {
   const model = join(folder, 'model.json');
   writeFileSync(model, JSON.stringify({ rules: [], default: { reply: 'ok' } }));
+  writeFileSync(join(folder, 'config.yaml'), config);
   const setup = buildRuntime({ cwd: folder, home: folder, model: `scripted:${model}` });
   try {
-    const byVariant = new Map<string, JsonSchema>();
-    for (const tool of setup.runtime.toolCatalog.tools()) {
-      const declaration = builtinDeclarationOf(tool);
-      if (!declaration || declaration.variant === null) continue;
-      const parameters = zodParameters(z, declaration.name, declaration.arguments(z));
-      const known = byVariant.get(declaration.variant);
-      if (known && JSON.stringify(known) !== JSON.stringify(parameters)) {
-        throw new Error(`tool variant ${declaration.variant} is declared with two schemas`);
-      }
-      byVariant.set(declaration.variant, parameters);
-    }
-    return Object.fromEntries([...byVariant].sort(([a], [b]) => a.localeCompare(b)));
+    return setup.runtime.toolCatalog.tools();
   } finally {
     for (const layer of [setup.workflow, setup.subagents, setup.jobs, setup.goals, setup.plan]) {
       layer.dispose();
     }
-    rmSync(folder, { recursive: true, force: true });
   }
 }
 

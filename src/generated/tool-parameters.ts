@@ -5,4 +5,539 @@
  */
 import type { JsonSchema } from '../llm/contract.js';
 
-export const generatedToolParameters: Readonly<Record<string, JsonSchema>> = {};
+export const generatedToolParameters: Readonly<Record<string, JsonSchema>> = {
+  ask_user_question: {
+    type: 'object',
+    properties: {
+      questions: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            question: {
+              type: 'string',
+              minLength: 1,
+              description: 'The full question, ending with a question mark.',
+            },
+            header: {
+              description: 'A short name for the question (a few words).',
+              type: 'string',
+            },
+            options: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  label: {
+                    type: 'string',
+                    minLength: 1,
+                    description: 'The choice, in a few words.',
+                  },
+                  description: {
+                    description: 'What choosing it means.',
+                    type: 'string',
+                  },
+                },
+                required: ['label'],
+                additionalProperties: false,
+              },
+              description: '2-4 choices.',
+            },
+            multiSelect: {
+              description: 'Whether several options may be chosen.',
+              type: 'boolean',
+            },
+          },
+          required: ['question', 'options'],
+          additionalProperties: false,
+        },
+        description: '1-4 questions.',
+      },
+    },
+    required: ['questions'],
+    additionalProperties: {},
+  },
+  bash: {
+    type: 'object',
+    properties: {
+      command: {
+        type: 'string',
+        minLength: 1,
+        description: 'The shell command to run (bash syntax).',
+      },
+      timeout_ms: {
+        description: 'Time limit in milliseconds. Default 120000, at most 600000.',
+        type: 'integer',
+        minimum: 1,
+        maximum: 600000,
+      },
+      description: {
+        description: 'A short summary of what the command does, shown to the user.',
+        type: 'string',
+      },
+      run_in_background: {
+        description:
+          'Run as a background job and return its id at once; read its output with job_output.',
+        type: 'boolean',
+      },
+    },
+    required: ['command'],
+    additionalProperties: false,
+  },
+  'bash/foreground': {
+    type: 'object',
+    properties: {
+      command: {
+        type: 'string',
+        minLength: 1,
+        description: 'The shell command to run (bash syntax).',
+      },
+      timeout_ms: {
+        description: 'Time limit in milliseconds. Default 120000, at most 600000.',
+        type: 'integer',
+        minimum: 1,
+        maximum: 600000,
+      },
+      description: {
+        description: 'A short summary of what the command does, shown to the user.',
+        type: 'string',
+      },
+    },
+    required: ['command'],
+    additionalProperties: false,
+  },
+  create_goal: {
+    type: 'object',
+    properties: {
+      objective: {
+        type: 'string',
+        minLength: 1,
+        description: 'What must be true when the goal is complete.',
+      },
+      max_rounds: {
+        description: 'How many rounds it may take at most (default from config, 20).',
+        type: 'integer',
+        minimum: 1,
+        maximum: 10000,
+      },
+    },
+    required: ['objective'],
+    additionalProperties: false,
+  },
+  edit_file: {
+    type: 'object',
+    properties: {
+      path: {
+        type: 'string',
+        minLength: 1,
+        description:
+          'The file to edit: relative to the workspace root, or an absolute path inside it.',
+      },
+      old_string: {
+        type: 'string',
+        minLength: 1,
+        description: 'The exact text to replace, including whitespace and indentation.',
+      },
+      new_string: {
+        type: 'string',
+        description: 'The text to put in its place; must differ from old_string.',
+      },
+      replace_all: {
+        description: 'Replace every occurrence instead of requiring exactly one. Default false.',
+        type: 'boolean',
+      },
+    },
+    required: ['path', 'old_string', 'new_string'],
+    additionalProperties: false,
+  },
+  exit_plan_mode: {
+    type: 'object',
+    properties: {
+      plan: {
+        type: 'string',
+        minLength: 1,
+        description:
+          'The plan in markdown: concrete steps, the files to change, and how to check the result.',
+      },
+    },
+    required: ['plan'],
+    additionalProperties: false,
+  },
+  get_goal: {
+    type: 'object',
+    properties: {},
+    additionalProperties: false,
+  },
+  glob: {
+    type: 'object',
+    properties: {
+      pattern: {
+        type: 'string',
+        minLength: 1,
+        description:
+          'Glob pattern matched against paths relative to `path`, e.g. "**/*.ts" or "src/{a,b}/*.json". `*` stays within one folder; `**` spans folders.',
+      },
+      path: {
+        description:
+          'Folder to search in, relative to the workspace root. Default the workspace root.',
+        type: 'string',
+        minLength: 1,
+      },
+    },
+    required: ['pattern'],
+    additionalProperties: false,
+  },
+  grep: {
+    type: 'object',
+    properties: {
+      pattern: {
+        type: 'string',
+        minLength: 1,
+        description: 'JavaScript regular expression to search for, e.g. "function\\s+load".',
+      },
+      path: {
+        description: 'File or folder to search, relative to the workspace root. Default the root.',
+        type: 'string',
+        minLength: 1,
+      },
+      glob: {
+        description:
+          'Only search files matching this glob, e.g. "*.ts" (a pattern without "/" matches file names in every folder) or "src/**/*.test.ts" (matched against the path).',
+        type: 'string',
+        minLength: 1,
+      },
+      ignore_case: {
+        description: 'Match letters of either case. Default false.',
+        type: 'boolean',
+      },
+      max_results: {
+        description: 'Most matching lines to return. Default 200.',
+        type: 'integer',
+        minimum: 1,
+        maximum: 5000,
+      },
+    },
+    required: ['pattern'],
+    additionalProperties: false,
+  },
+  interrupt_agent: {
+    type: 'object',
+    properties: {
+      agent_id: {
+        type: 'string',
+        minLength: 1,
+        description: 'The id of the subagent to interrupt.',
+      },
+    },
+    required: ['agent_id'],
+    additionalProperties: false,
+  },
+  job_kill: {
+    type: 'object',
+    properties: {
+      job_id: {
+        type: 'string',
+        minLength: 1,
+        description: 'The job id, such as bash-1, as given when it started.',
+      },
+      reason: {
+        description: 'Why it is stopped; shown in its status.',
+        type: 'string',
+        minLength: 1,
+      },
+    },
+    required: ['job_id'],
+    additionalProperties: false,
+  },
+  job_list: {
+    type: 'object',
+    properties: {},
+    additionalProperties: false,
+  },
+  job_output: {
+    type: 'object',
+    properties: {
+      job_id: {
+        type: 'string',
+        minLength: 1,
+        description: 'The job id, such as bash-1, as given when it started.',
+      },
+      wait: {
+        description: 'Wait for the job to end before reading (default false).',
+        type: 'boolean',
+      },
+      timeout_ms: {
+        description:
+          'How long to wait at most, in milliseconds (default 30000); only used with wait.',
+        type: 'integer',
+        minimum: 1,
+        maximum: 600000,
+      },
+    },
+    required: ['job_id'],
+    additionalProperties: false,
+  },
+  list_agents: {
+    type: 'object',
+    properties: {},
+    additionalProperties: false,
+  },
+  read_file: {
+    type: 'object',
+    properties: {
+      path: {
+        type: 'string',
+        minLength: 1,
+        description:
+          'The file to read: relative to the workspace root, or an absolute path inside it.',
+      },
+      offset: {
+        description: '1-based line number to start reading from. Default 1.',
+        type: 'integer',
+        minimum: 1,
+        maximum: 9007199254740991,
+      },
+      limit: {
+        description: 'Maximum number of lines to return. Default 2000.',
+        type: 'integer',
+        minimum: 1,
+        maximum: 9007199254740991,
+      },
+    },
+    required: ['path'],
+    additionalProperties: false,
+  },
+  report: {
+    type: 'object',
+    properties: {
+      output: {
+        type: 'string',
+        minLength: 1,
+        description: 'What to report.',
+      },
+      wake: {
+        description: 'Wake the parent now (default true).',
+        type: 'boolean',
+      },
+    },
+    required: ['output'],
+    additionalProperties: false,
+  },
+  schedule_create: {
+    type: 'object',
+    properties: {
+      prompt: {
+        type: 'string',
+        description: 'What to tell yourself when it fires.',
+      },
+      after_seconds: {
+        description: 'Fire once, this many seconds from now.',
+        type: 'number',
+      },
+      at: {
+        description: 'Fire once at this ISO 8601 time (with its zone).',
+        type: 'string',
+      },
+      every_seconds: {
+        description: 'Fire every this many seconds (at least 60).',
+        type: 'number',
+      },
+    },
+    required: ['prompt'],
+    additionalProperties: false,
+  },
+  schedule_delete: {
+    type: 'object',
+    properties: {
+      id: {
+        type: 'string',
+        description: 'Such as schedule-1.',
+      },
+    },
+    required: ['id'],
+    additionalProperties: false,
+  },
+  schedule_list: {
+    type: 'object',
+    properties: {},
+    additionalProperties: false,
+  },
+  send_message: {
+    type: 'object',
+    properties: {
+      subagent_id: {
+        type: 'string',
+        minLength: 1,
+        description: 'The id returned when the subagent was started.',
+      },
+      message: {
+        type: 'string',
+        minLength: 1,
+        description: 'What to tell the subagent.',
+      },
+    },
+    required: ['subagent_id', 'message'],
+    additionalProperties: false,
+  },
+  subagent: {
+    type: 'object',
+    properties: {
+      description: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 120,
+        description: 'A short label for the task (3-8 words), shown in progress views.',
+      },
+      prompt: {
+        type: 'string',
+        minLength: 1,
+        description:
+          'The complete task for the subagent. It has not seen this conversation: include every fact, path and constraint it needs, and say what to report back.',
+      },
+      run_in_background: {
+        description:
+          'Start the subagent and return its id at once; its answer arrives later as a message. Use send_message to give it more instructions.',
+        type: 'boolean',
+      },
+      provider: {
+        description:
+          'Which subagent provider runs the task (default: the configured one). `acp` and configured ACP providers run another agent process, which cannot take output_schema or run in the background.',
+        type: 'string',
+        minLength: 1,
+      },
+      output_schema: {
+        description:
+          'A JSON Schema the answer must match; the subagent then answers through a structured-output tool and its value comes back as JSON text.',
+        type: 'object',
+        propertyNames: {
+          type: 'string',
+        },
+        additionalProperties: {},
+      },
+    },
+    required: ['description', 'prompt'],
+    additionalProperties: false,
+  },
+  'subagent/fork': {
+    type: 'object',
+    properties: {
+      description: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 120,
+        description: 'A short label for the task (3-8 words), shown in progress views.',
+      },
+      prompt: {
+        type: 'string',
+        minLength: 1,
+        description:
+          "The complete task for the subagent. It has seen this session's completed turns but not the current one (neither the latest request nor your work on it): include every fact, path and constraint from this turn it needs, and say what to report back.",
+      },
+      run_in_background: {
+        description:
+          'Start the subagent and return its id at once; its answer arrives later as a message. Use send_message to give it more instructions.',
+        type: 'boolean',
+      },
+      provider: {
+        description:
+          'Which subagent provider runs the task (default: the configured one). `acp` and configured ACP providers run another agent process, which cannot take output_schema or run in the background.',
+        type: 'string',
+        minLength: 1,
+      },
+      output_schema: {
+        description:
+          'A JSON Schema the answer must match; the subagent then answers through a structured-output tool and its value comes back as JSON text.',
+        type: 'object',
+        propertyNames: {
+          type: 'string',
+        },
+        additionalProperties: {},
+      },
+    },
+    required: ['description', 'prompt'],
+    additionalProperties: false,
+  },
+  todo_write: {
+    type: 'object',
+    properties: {
+      todos: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            content: {
+              type: 'string',
+              description: 'The step in the imperative, e.g. "Run the tests".',
+            },
+            status: {
+              type: 'string',
+              description: 'One of: pending, in_progress, completed.',
+            },
+            activeForm: {
+              description: 'The step as it is being done, e.g. "Running the tests".',
+              type: 'string',
+            },
+          },
+          required: ['content', 'status'],
+          additionalProperties: false,
+        },
+        description: 'The whole list, in order.',
+      },
+    },
+    required: ['todos'],
+    additionalProperties: false,
+  },
+  update_goal: {
+    type: 'object',
+    properties: {
+      goal_id: {
+        type: 'string',
+        minLength: 1,
+      },
+      revision: {
+        type: 'integer',
+        minimum: 1,
+        maximum: 9007199254740991,
+        description: 'The revision you read (get_goal).',
+      },
+      action: {
+        type: 'string',
+        enum: ['edit', 'pause', 'resume', 'complete', 'blocked', 'clear'],
+      },
+      objective: {
+        description: 'The new objective (edit).',
+        type: 'string',
+        minLength: 1,
+      },
+      max_rounds: {
+        description: 'A new cap on the rounds in all (edit, resume), when the user asks for more.',
+        type: 'integer',
+        minimum: 1,
+        maximum: 10000,
+      },
+      reason: {
+        description: 'Evidence (complete) or what blocks you (blocked).',
+        type: 'string',
+      },
+    },
+    required: ['goal_id', 'revision', 'action'],
+    additionalProperties: false,
+  },
+  write_file: {
+    type: 'object',
+    properties: {
+      path: {
+        type: 'string',
+        minLength: 1,
+        description:
+          'The file to write: relative to the workspace root, or an absolute path inside it.',
+      },
+      content: {
+        type: 'string',
+        description: 'The complete new content of the file.',
+      },
+    },
+    required: ['path', 'content'],
+    additionalProperties: false,
+  },
+};

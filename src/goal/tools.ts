@@ -5,8 +5,8 @@
  * `complete` and `blocked` may also come from the current goal round, `blocked` only once the
  * same reason was reported in enough consecutive rounds. A refusal says what to do instead.
  */
-import { z } from 'zod';
-import { defineTool } from '../core/define-tool.js';
+import type { z } from 'zod';
+import { defineBuiltinTool } from '../core/builtin-tool.js';
 import type { ToolDefinition, ToolExecution } from '../core/tool-contract.js';
 import { type GoalActor, GoalError } from './contract.js';
 import { UPDATE_GOAL_TOOL } from './fold.js';
@@ -33,19 +33,20 @@ function refuse(action: string): never {
 }
 
 const json = (value: unknown) => JSON.stringify(value);
-const roundCap = (description: string) =>
-  z.number().int().min(1).max(MAX_ROUND_CAP).optional().describe(description);
+const roundCap = (zod: typeof z, description: string) =>
+  zod.number().int().min(1).max(MAX_ROUND_CAP).optional().describe(description);
 const serviceOf = (execution: ToolExecution) => execution.context.get(goalServiceKey);
 
 export function goalTools(): ToolDefinition[] {
-  const createGoal = defineTool({
+  const createGoal = defineBuiltinTool({
     name: 'create_goal',
     description:
       'Set a persistent goal for this session when the user asks you to keep working on an objective until it is done. Rounds then start by themselves after your turn until you report it complete or blocked. Only one goal at a time. Returns the goal as JSON.',
-    schema: z.strictObject({
-      objective: z.string().min(1).describe('What must be true when the goal is complete.'),
-      max_rounds: roundCap('How many rounds it may take at most (default from config, 20).'),
-    }),
+    arguments: (zod) =>
+      zod.strictObject({
+        objective: zod.string().min(1).describe('What must be true when the goal is complete.'),
+        max_rounds: roundCap(zod, 'How many rounds it may take at most (default from config, 20).'),
+      }),
     execute(args, execution) {
       const service = serviceOf(execution);
       if (askerOf(service, execution) !== 'model') refuse('create_goal');
@@ -59,31 +60,36 @@ export function goalTools(): ToolDefinition[] {
     },
   });
 
-  const getGoal = defineTool({
+  const getGoal = defineBuiltinTool({
     name: 'get_goal',
     description:
       'Read this session\'s goal as JSON: goal_id, revision (name it in update_goal), objective, phase, rounds_started, max_rounds, reason; {"goal": null} when there is none.',
-    schema: z.strictObject({}),
+    arguments: (zod) => zod.strictObject({}),
     concurrencySafe: true,
     execute(_args, execution) {
       return json(goalView(serviceOf(execution).goal));
     },
   });
 
-  const updateGoal = defineTool({
+  const updateGoal = defineBuiltinTool({
     name: UPDATE_GOAL_TOOL,
     description:
       'Change the goal at the revision you read. complete: the objective is met and checked (reason: the evidence). blocked: you cannot go on without the user (reason: what blocks you; from a goal round it is accepted once the same reason was reported in several consecutive rounds). edit, pause, resume and clear only when the user asks for them. Returns the goal as JSON.',
-    schema: z.strictObject({
-      goal_id: z.string().min(1),
-      revision: z.number().int().min(1).describe('The revision you read (get_goal).'),
-      action: z.enum(updateActions),
-      objective: z.string().min(1).optional().describe('The new objective (edit).'),
-      max_rounds: roundCap(
-        'A new cap on the rounds in all (edit, resume), when the user asks for more.',
-      ),
-      reason: z.string().optional().describe('Evidence (complete) or what blocks you (blocked).'),
-    }),
+    arguments: (zod) =>
+      zod.strictObject({
+        goal_id: zod.string().min(1),
+        revision: zod.number().int().min(1).describe('The revision you read (get_goal).'),
+        action: zod.enum(updateActions),
+        objective: zod.string().min(1).optional().describe('The new objective (edit).'),
+        max_rounds: roundCap(
+          zod,
+          'A new cap on the rounds in all (edit, resume), when the user asks for more.',
+        ),
+        reason: zod
+          .string()
+          .optional()
+          .describe('Evidence (complete) or what blocks you (blocked).'),
+      }),
     execute(args, execution) {
       const service = serviceOf(execution);
       const action: UpdateAction = args.action;

@@ -5,9 +5,9 @@
  * that forges a depth or a session id is still refused (`DELEGATED_CALLER`). Logs
  * `question/ask` and one `question/answer` per call; it never decides an answer itself.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
+import { defineBuiltinTool } from '../core/builtin-tool.js';
 import type { Disposer } from '../core/context.js';
-import { defineTool } from '../core/define-tool.js';
 import { errorMessage, LoomError, UserError } from '../core/errors.js';
 import type { AgentRuntime } from '../core/runtime.js';
 import type { SessionLog } from '../core/session-log.js';
@@ -25,22 +25,25 @@ const MAX_OPTIONS = 4;
 /** A person may take a while to answer; the turn's signal, not a timer, ends the wait. */
 const ANSWER_WAIT_MS = 24 * 60 * 60 * 1000;
 
-const optionSchema = z.strictObject({
-  label: z.string().min(1).describe('The choice, in a few words.'),
-  description: z.string().optional().describe('What choosing it means.'),
-});
+const optionSchema = (zod: typeof z) =>
+  zod.strictObject({
+    label: zod.string().min(1).describe('The choice, in a few words.'),
+    description: zod.string().optional().describe('What choosing it means.'),
+  });
 
-const questionSchema = z.strictObject({
-  question: z.string().min(1).describe('The full question, ending with a question mark.'),
-  header: z.string().optional().describe('A short name for the question (a few words).'),
-  options: z.array(optionSchema).describe(`${MIN_OPTIONS}-${MAX_OPTIONS} choices.`),
-  multiSelect: z.boolean().optional().describe('Whether several options may be chosen.'),
-});
+const questionSchema = (zod: typeof z) =>
+  zod.strictObject({
+    question: zod.string().min(1).describe('The full question, ending with a question mark.'),
+    header: zod.string().optional().describe('A short name for the question (a few words).'),
+    options: zod.array(optionSchema(zod)).describe(`${MIN_OPTIONS}-${MAX_OPTIONS} choices.`),
+    multiSelect: zod.boolean().optional().describe('Whether several options may be chosen.'),
+  });
 
 /** Loose at the top: stray keys (a forged depth or session id) are ignored, never trusted. */
-const argumentsSchema = z.looseObject({
-  questions: z.array(questionSchema).describe(`1-${MAX_QUESTIONS} questions.`),
-});
+const argumentsSchema = (zod: typeof z) =>
+  zod.looseObject({
+    questions: zod.array(questionSchema(zod)).describe(`1-${MAX_QUESTIONS} questions.`),
+  });
 
 /** Checks the limits, naming the question at fault; returns the questions without stray keys. */
 export function checkQuestions(questions: readonly Question[]): Question[] {
@@ -100,10 +103,10 @@ export function answersText(answers: readonly QuestionAnswer[]): string {
 }
 
 export function askUserQuestionTool(logOf: (sessionId: string) => SessionLog | undefined) {
-  return defineTool({
+  return defineBuiltinTool({
     name: ASK_USER_QUESTION_TOOL,
     description: `Ask the user 1-${MAX_QUESTIONS} multiple-choice questions when only they can decide (a preference, a choice between approaches, missing requirements). Each question has ${MIN_OPTIONS}-${MAX_OPTIONS} options; the user may always answer "${OTHER_LABEL}" with their own text instead, so do not list "${OTHER_LABEL}". Only the main agent can ask; where nobody can answer it fails at once: then decide yourself and say what you assumed.`,
-    schema: argumentsSchema,
+    arguments: argumentsSchema,
     timeoutMs: ANSWER_WAIT_MS,
     async execute(args, execution) {
       const questions = checkQuestions(args.questions);

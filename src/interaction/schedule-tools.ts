@@ -3,8 +3,7 @@
  * `schedule_delete`. Each returns JSON. The bounds are checked by the service so every refusal
  * names the argument and the allowed range; the tools never touch a timer themselves.
  */
-import { z } from 'zod';
-import { defineTool } from '../core/define-tool.js';
+import { defineBuiltinTool } from '../core/builtin-tool.js';
 import type { ToolDefinition, ToolExecution } from '../core/tool-contract.js';
 import { MIN_EVERY_SECONDS } from './schedule-contract.js';
 import { scheduleServiceKey } from './schedule-service.js';
@@ -16,18 +15,19 @@ const serviceOf = (execution: ToolExecution) => execution.context.get(scheduleSe
 const json = (value: unknown) => JSON.stringify(value);
 
 export function scheduleTools(): ToolDefinition[] {
-  const create = defineTool({
+  const create = defineBuiltinTool({
     name: 'schedule_create',
     description: `Set yourself a reminder: at its time, the prompt comes back to you as a new message (it wakes you if you are idle). Give exactly one of after_seconds (once, that many seconds from now), at (once, an ISO 8601 time with its zone, such as 2026-12-01T09:00:00Z) or every_seconds (again and again, at least ${MIN_EVERY_SECONDS}). Schedules fire only while a process holds this session; one that falls due while none does is reported as missed, not run. Returns the schedule as JSON.`,
-    schema: z.strictObject({
-      prompt: z.string().describe('What to tell yourself when it fires.'),
-      after_seconds: z.number().optional().describe('Fire once, this many seconds from now.'),
-      at: z.string().optional().describe('Fire once at this ISO 8601 time (with its zone).'),
-      every_seconds: z
-        .number()
-        .optional()
-        .describe(`Fire every this many seconds (at least ${MIN_EVERY_SECONDS}).`),
-    }),
+    arguments: (zod) =>
+      zod.strictObject({
+        prompt: zod.string().describe('What to tell yourself when it fires.'),
+        after_seconds: zod.number().optional().describe('Fire once, this many seconds from now.'),
+        at: zod.string().optional().describe('Fire once at this ISO 8601 time (with its zone).'),
+        every_seconds: zod
+          .number()
+          .optional()
+          .describe(`Fire every this many seconds (at least ${MIN_EVERY_SECONDS}).`),
+      }),
     execute(args, execution) {
       const service = serviceOf(execution);
       const schedule = service.create({
@@ -40,11 +40,11 @@ export function scheduleTools(): ToolDefinition[] {
     },
   });
 
-  const list = defineTool({
+  const list = defineBuiltinTool({
     name: 'schedule_list',
     description:
       'List this session\'s pending schedules, soonest first, as JSON: {"schedules": [{id, kind, prompt, due_at, due_in_seconds, every_seconds?}]}.',
-    schema: z.strictObject({}),
+    arguments: (zod) => zod.strictObject({}),
     concurrencySafe: true,
     execute(_args, execution) {
       const service = serviceOf(execution);
@@ -53,10 +53,10 @@ export function scheduleTools(): ToolDefinition[] {
     },
   });
 
-  const remove = defineTool({
+  const remove = defineBuiltinTool({
     name: 'schedule_delete',
     description: 'Delete a pending schedule by its id (from schedule_create or schedule_list).',
-    schema: z.strictObject({ id: z.string().describe('Such as schedule-1.') }),
+    arguments: (zod) => zod.strictObject({ id: zod.string().describe('Such as schedule-1.') }),
     execute(args, execution) {
       const service = serviceOf(execution);
       const schedule = service.delete(args.id);

@@ -3,8 +3,8 @@
  * a `[status: …]` line; optionally waiting for the end first), `job_list` and `job_kill`. The
  * caller is always the calling agent, so a model can never reach another agent's jobs.
  */
-import { z } from 'zod';
-import { defineTool } from '../core/define-tool.js';
+import type { z } from 'zod';
+import { defineBuiltinTool } from '../core/builtin-tool.js';
 import type { ToolDefinition } from '../core/tool-contract.js';
 import type { JobService } from './contract.js';
 import { listingLine, statusLine } from './job-notice.js';
@@ -15,29 +15,31 @@ export const DEFAULT_WAIT_MS = 30_000;
 /** Room beyond the longest wait for the read itself, so the pipeline's limit never cuts a wait. */
 const WAIT_MARGIN_MS = 10_000;
 
-const jobId = z.string().min(1).describe('The job id, such as bash-1, as given when it started.');
+const jobId = (zod: typeof z) =>
+  zod.string().min(1).describe('The job id, such as bash-1, as given when it started.');
 
 export function jobOutputTool(service: JobService): ToolDefinition {
-  return defineTool({
+  return defineBuiltinTool({
     name: 'job_output',
     description:
       'Read what a background job printed since your last read of it, followed by a [status: …] line. With wait, first wait until the job ends or timeout_ms passes (a job still running then is not an error).',
-    schema: z.strictObject({
-      job_id: jobId,
-      wait: z
-        .boolean()
-        .optional()
-        .describe('Wait for the job to end before reading (default false).'),
-      timeout_ms: z
-        .number()
-        .int()
-        .min(1)
-        .max(MAX_WAIT_MS)
-        .optional()
-        .describe(
-          `How long to wait at most, in milliseconds (default ${DEFAULT_WAIT_MS}); only used with wait.`,
-        ),
-    }),
+    arguments: (zod) =>
+      zod.strictObject({
+        job_id: jobId(zod),
+        wait: zod
+          .boolean()
+          .optional()
+          .describe('Wait for the job to end before reading (default false).'),
+        timeout_ms: zod
+          .number()
+          .int()
+          .min(1)
+          .max(MAX_WAIT_MS)
+          .optional()
+          .describe(
+            `How long to wait at most, in milliseconds (default ${DEFAULT_WAIT_MS}); only used with wait.`,
+          ),
+      }),
     concurrencySafe: true,
     timeoutMs: MAX_WAIT_MS + WAIT_MARGIN_MS,
     async execute(args, execution) {
@@ -54,10 +56,10 @@ export function jobOutputTool(service: JobService): ToolDefinition {
 }
 
 export function jobListTool(service: JobService): ToolDefinition {
-  return defineTool({
+  return defineBuiltinTool({
     name: 'job_list',
     description: 'List your background jobs: id, status, age and label, one a line.',
-    schema: z.strictObject({}),
+    arguments: (zod) => zod.strictObject({}),
     concurrencySafe: true,
     execute(_args, execution) {
       const records = service.list(execution.agentId);
@@ -69,14 +71,15 @@ export function jobListTool(service: JobService): ToolDefinition {
 }
 
 export function jobKillTool(service: JobService): ToolDefinition {
-  return defineTool({
+  return defineBuiltinTool({
     name: 'job_kill',
     description:
       'Stop one of your background jobs and wait until it has stopped (one that has not stopped within a short grace is recorded as killed anyway). Reports its final status; read its last output with job_output.',
-    schema: z.strictObject({
-      job_id: jobId,
-      reason: z.string().min(1).optional().describe('Why it is stopped; shown in its status.'),
-    }),
+    arguments: (zod) =>
+      zod.strictObject({
+        job_id: jobId(zod),
+        reason: zod.string().min(1).optional().describe('Why it is stopped; shown in its status.'),
+      }),
     async execute(args, execution) {
       const before = service.get(args.job_id, execution.agentId);
       if (isSettled(before.status)) return `${before.id} was already ${before.status}.`;

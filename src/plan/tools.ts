@@ -4,8 +4,7 @@
  * feedback is the result; presented headless, the turn ends with the plan logged. Review goes
  * through the scope's `PlanReviewer`, else the user-questions service (`plan-review`).
  */
-import { z } from 'zod';
-import { defineTool } from '../core/define-tool.js';
+import { defineBuiltinTool } from '../core/builtin-tool.js';
 import type { ToolDefinition } from '../core/tool-contract.js';
 import { type UserQuestions, userQuestionsKey } from '../interaction/user-questions.js';
 import { PlanError, type PlanReviewer, planReviewerKey } from './contract.js';
@@ -34,19 +33,20 @@ export function questionsReviewer(questions: UserQuestions): PlanReviewer {
 }
 
 export function planTools(): ToolDefinition[] {
-  const exitPlanMode = defineTool({
+  const exitPlanMode = defineBuiltinTool({
     name: EXIT_PLAN_MODE_TOOL,
     description:
       "In plan mode only: present your finished plan to the user for approval. If approved, plan mode ends and you carry the plan out in this turn; if not, the result is the user's feedback and you stay in plan mode to revise the plan.",
-    schema: z.strictObject({
-      plan: z
-        .string()
-        .trim()
-        .min(1)
-        .describe(
-          'The plan in markdown: concrete steps, the files to change, and how to check the result.',
-        ),
-    }),
+    arguments: (zod) =>
+      zod.strictObject({
+        plan: zod
+          .string()
+          .trim()
+          .min(1)
+          .describe(
+            'The plan in markdown: concrete steps, the files to change, and how to check the result.',
+          ),
+      }),
     async execute(args, execution) {
       const service = execution.context.get(planModeKey);
       if (service.mode !== 'plan') {

@@ -4,8 +4,7 @@
  * only confirms the save (the model already knows the list it sent). A bad list is refused whole,
  * naming each bad item.
  */
-import { z } from 'zod';
-import { defineTool } from '../core/define-tool.js';
+import { defineBuiltinTool } from '../core/builtin-tool.js';
 import type { ToolDefinition } from '../core/tool-contract.js';
 import { TODO_STATUSES } from './contract.js';
 import { describeTodoCounts } from './todo-list.js';
@@ -22,24 +21,25 @@ const DESCRIPTION = [
 ].join(' ');
 
 export function todoTools(): ToolDefinition[] {
-  const todoWrite = defineTool({
+  const todoWrite = defineBuiltinTool({
     name: TODO_WRITE_TOOL,
     description: DESCRIPTION,
-    schema: z.strictObject({
-      todos: z
-        .array(
-          z.strictObject({
-            content: z.string().describe('The step in the imperative, e.g. "Run the tests".'),
-            // A plain string, not an enum: the tool's own check names the item and its content.
-            status: z.string().describe(`One of: ${TODO_STATUSES.join(', ')}.`),
-            activeForm: z
-              .string()
-              .optional()
-              .describe('The step as it is being done, e.g. "Running the tests".'),
-          }),
-        )
-        .describe('The whole list, in order.'),
-    }),
+    arguments: (zod) =>
+      zod.strictObject({
+        todos: zod
+          .array(
+            zod.strictObject({
+              content: zod.string().describe('The step in the imperative, e.g. "Run the tests".'),
+              // A plain string, not an enum: the tool's own check names the item and its content.
+              status: zod.string().describe(`One of: ${TODO_STATUSES.join(', ')}.`),
+              activeForm: zod
+                .string()
+                .optional()
+                .describe('The step as it is being done, e.g. "Running the tests".'),
+            }),
+          )
+          .describe('The whole list, in order.'),
+      }),
     execute(args, execution) {
       const saved = execution.context.get(todoServiceKey).write(args.todos);
       return `Todo list saved (${describeTodoCounts(saved)}).`;

@@ -8,9 +8,9 @@
  * offers `run_in_background`, which hands the command to the scope's background runner.
  */
 import { resolve } from 'node:path';
-import { z } from 'zod';
+import type { z } from 'zod';
+import { defineBuiltinTool } from '../core/builtin-tool.js';
 import { credentialVariablesKey } from '../core/credential-variables.js';
-import { defineTool } from '../core/define-tool.js';
 import type { ToolDefinition, ToolExecution, ToolOutput } from '../core/tool-contract.js';
 import { startBackgroundCommand } from './background-bash.js';
 import { BoundedOutput } from './bounded-output.js';
@@ -65,10 +65,18 @@ const BACKGROUND_DESCRIPTION =
   'once, job_output reads what it printed so far, job_kill stops it, and you are told when it ' +
   'ends. Use it for servers, watchers and long builds; timeout_ms still applies.';
 
-function argumentsSchema(defaultTimeoutMs: number, maxTimeoutMs: number, background: boolean) {
-  return z.strictObject({
-    command: z.string().min(1).describe('The shell command to run (bash syntax).'),
-    timeout_ms: z
+const DEFAULT_TIMEOUT_MS = 120_000;
+const MAX_TIMEOUT_MS = 600_000;
+
+function argumentsSchema(
+  zod: typeof z,
+  defaultTimeoutMs: number,
+  maxTimeoutMs: number,
+  background: boolean,
+) {
+  return zod.strictObject({
+    command: zod.string().min(1).describe('The shell command to run (bash syntax).'),
+    timeout_ms: zod
       .number()
       .int()
       .min(1)
@@ -77,13 +85,13 @@ function argumentsSchema(defaultTimeoutMs: number, maxTimeoutMs: number, backgro
       .describe(
         `Time limit in milliseconds. Default ${defaultTimeoutMs}, at most ${maxTimeoutMs}.`,
       ),
-    description: z
+    description: zod
       .string()
       .optional()
       .describe('A short summary of what the command does, shown to the user.'),
     ...(background
       ? {
-          run_in_background: z
+          run_in_background: zod
             .boolean()
             .optional()
             .describe(
@@ -95,8 +103,8 @@ function argumentsSchema(defaultTimeoutMs: number, maxTimeoutMs: number, backgro
 }
 
 export function bashTool(options: BashToolOptions): ToolDefinition {
-  const defaultTimeoutMs = options.defaultTimeoutMs ?? 120_000;
-  const maxTimeoutMs = options.maxTimeoutMs ?? 600_000;
+  const defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxTimeoutMs = options.maxTimeoutMs ?? MAX_TIMEOUT_MS;
   const background = options.background === true;
   const fixedSettings = {
     shell: options.shell ?? findShell(),
@@ -113,7 +121,9 @@ export function bashTool(options: BashToolOptions): ToolDefinition {
     }),
   });
   const backgroundOutputLimit = options.backgroundOutputLimit ?? 1_048_576;
-  return defineTool({
+  const defaultTimeouts =
+    defaultTimeoutMs === DEFAULT_TIMEOUT_MS && maxTimeoutMs === MAX_TIMEOUT_MS;
+  return defineBuiltinTool({
     name: 'bash',
     description:
       'Run a shell command in the workspace root and return its combined stdout and stderr, ' +
@@ -124,7 +134,9 @@ export function bashTool(options: BashToolOptions): ToolDefinition {
       'interactive commands. Credentials (API keys, *_TOKEN, *_SECRET) are not in its ' +
       'environment. Prefer read_file, grep and glob for reading files.' +
       (background ? BACKGROUND_DESCRIPTION : ''),
-    schema: argumentsSchema(defaultTimeoutMs, maxTimeoutMs, background),
+    arguments: (zod) => argumentsSchema(zod, defaultTimeoutMs, maxTimeoutMs, background),
+    // The timeouts are in the schema: only the default ones have a generated schema.
+    variant: defaultTimeouts ? (background ? 'bash' : 'bash/foreground') : null,
     timeoutMs: maxTimeoutMs + 10_000,
     execute(args, execution) {
       const timeoutMs = args.timeout_ms ?? defaultTimeoutMs;

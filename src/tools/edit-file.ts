@@ -3,8 +3,8 @@
  * unique unless `replace_all` is set, so an edit never lands somewhere the model did not mean.
  * Must never change a file when the call is ambiguous or finds nothing.
  */
-import { z } from 'zod';
-import { defineTool } from '../core/define-tool.js';
+import type { z } from 'zod';
+import { defineBuiltinTool } from '../core/builtin-tool.js';
 import { UserError } from '../core/errors.js';
 import type { ToolDefinition } from '../core/tool-contract.js';
 import { binaryFileError, changeOf, fileAccessOf, textLooksBinary } from './file-access.js';
@@ -15,31 +15,32 @@ export interface EditFileOptions {
   workspace: Workspace;
 }
 
-const schema = z.strictObject({
-  path: z
-    .string()
-    .min(1)
-    .describe('The file to edit: relative to the workspace root, or an absolute path inside it.'),
-  old_string: z
-    .string()
-    .min(1)
-    .describe('The exact text to replace, including whitespace and indentation.'),
-  new_string: z.string().describe('The text to put in its place; must differ from old_string.'),
-  replace_all: z
-    .boolean()
-    .optional()
-    .describe('Replace every occurrence instead of requiring exactly one. Default false.'),
-});
+const schema = (zod: typeof z) =>
+  zod.strictObject({
+    path: zod
+      .string()
+      .min(1)
+      .describe('The file to edit: relative to the workspace root, or an absolute path inside it.'),
+    old_string: zod
+      .string()
+      .min(1)
+      .describe('The exact text to replace, including whitespace and indentation.'),
+    new_string: zod.string().describe('The text to put in its place; must differ from old_string.'),
+    replace_all: zod
+      .boolean()
+      .optional()
+      .describe('Replace every occurrence instead of requiring exactly one. Default false.'),
+  });
 
 export function editFileTool(options: EditFileOptions): ToolDefinition {
-  return defineTool({
+  return defineBuiltinTool({
     name: 'edit_file',
     description:
       'Replace exact text in a workspace file. old_string must match the file exactly (as ' +
       'read_file shows it, without the line-number prefix) and occur once, unless replace_all ' +
       'is true. Include enough surrounding lines to make the match unique. Use write_file to ' +
       'create a file.',
-    schema,
+    arguments: schema,
     async execute(args, execution) {
       if (args.old_string === args.new_string) {
         throw new UserError(

@@ -5,8 +5,8 @@
  */
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { z } from 'zod';
-import { defineTool } from '../core/define-tool.js';
+import type { z } from 'zod';
+import { defineBuiltinTool } from '../core/builtin-tool.js';
 import { UserError } from '../core/errors.js';
 import type { ToolDefinition } from '../core/tool-contract.js';
 import { compileGlob, splitGlobBase } from './compile-glob.js';
@@ -21,31 +21,32 @@ export interface GlobOptions {
   skipFolders?: readonly string[];
 }
 
-const schema = z.strictObject({
-  pattern: z
-    .string()
-    .min(1)
-    .describe(
-      'Glob pattern matched against paths relative to `path`, e.g. "**/*.ts" or ' +
-        '"src/{a,b}/*.json". `*` stays within one folder; `**` spans folders.',
-    ),
-  path: z
-    .string()
-    .min(1)
-    .optional()
-    .describe('Folder to search in, relative to the workspace root. Default the workspace root.'),
-});
+const schema = (zod: typeof z) =>
+  zod.strictObject({
+    pattern: zod
+      .string()
+      .min(1)
+      .describe(
+        'Glob pattern matched against paths relative to `path`, e.g. "**/*.ts" or ' +
+          '"src/{a,b}/*.json". `*` stays within one folder; `**` spans folders.',
+      ),
+    path: zod
+      .string()
+      .min(1)
+      .optional()
+      .describe('Folder to search in, relative to the workspace root. Default the workspace root.'),
+  });
 
 export function globTool(options: GlobOptions): ToolDefinition {
   const maxResults = options.maxResults ?? 200;
-  return defineTool({
+  return defineBuiltinTool({
     name: 'glob',
     description:
       'Find files by path pattern. Supports `**` (any folders), `*` and `?` (within one name), ' +
       '`[abc]`/`[!abc]` classes and `{a,b}` alternatives. "*.ts" matches only the top folder; ' +
       `use "**/*.ts" for every folder. Returns up to ${maxResults} paths, most recently ` +
       'modified first. Skips node_modules and .git.',
-    schema,
+    arguments: schema,
     concurrencySafe: true,
     async execute(args, execution) {
       const searchRoot = resolveInWorkspace(options.workspace, args.path ?? '.', {

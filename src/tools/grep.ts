@@ -5,8 +5,8 @@
  */
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { z } from 'zod';
-import { defineTool } from '../core/define-tool.js';
+import type { z } from 'zod';
+import { defineBuiltinTool } from '../core/builtin-tool.js';
 import { errorMessage, UserError } from '../core/errors.js';
 import type { ToolDefinition } from '../core/tool-contract.js';
 import { compileGlob } from './compile-glob.js';
@@ -27,45 +27,46 @@ export interface GrepOptions {
   skipFolders?: readonly string[];
 }
 
-const schema = z.strictObject({
-  pattern: z
-    .string()
-    .min(1)
-    .describe('JavaScript regular expression to search for, e.g. "function\\s+load".'),
-  path: z
-    .string()
-    .min(1)
-    .optional()
-    .describe('File or folder to search, relative to the workspace root. Default the root.'),
-  glob: z
-    .string()
-    .min(1)
-    .optional()
-    .describe(
-      'Only search files matching this glob, e.g. "*.ts" (a pattern without "/" matches file ' +
-        'names in every folder) or "src/**/*.test.ts" (matched against the path).',
-    ),
-  ignore_case: z.boolean().optional().describe('Match letters of either case. Default false.'),
-  max_results: z
-    .number()
-    .int()
-    .min(1)
-    .max(5000)
-    .optional()
-    .describe('Most matching lines to return. Default 200.'),
-});
+const schema = (zod: typeof z) =>
+  zod.strictObject({
+    pattern: zod
+      .string()
+      .min(1)
+      .describe('JavaScript regular expression to search for, e.g. "function\\s+load".'),
+    path: zod
+      .string()
+      .min(1)
+      .optional()
+      .describe('File or folder to search, relative to the workspace root. Default the root.'),
+    glob: zod
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'Only search files matching this glob, e.g. "*.ts" (a pattern without "/" matches file ' +
+          'names in every folder) or "src/**/*.test.ts" (matched against the path).',
+      ),
+    ignore_case: zod.boolean().optional().describe('Match letters of either case. Default false.'),
+    max_results: zod
+      .number()
+      .int()
+      .min(1)
+      .max(5000)
+      .optional()
+      .describe('Most matching lines to return. Default 200.'),
+  });
 
 export function grepTool(options: GrepOptions): ToolDefinition {
   const defaultMaxResults = options.defaultMaxResults ?? 200;
   const maxLineCharacters = options.maxLineCharacters ?? 300;
   const maxFileBytes = options.maxFileBytes ?? 10 * 1024 * 1024;
-  return defineTool({
+  return defineBuiltinTool({
     name: 'grep',
     description:
       'Search file contents with a JavaScript regular expression. Returns matching lines as ' +
       '`file:line: text`, in path order, up to max_results. Filter files with `glob`; narrow ' +
       'with `path`. Skips binary files, node_modules and .git.',
-    schema,
+    arguments: schema,
     concurrencySafe: true,
     async execute(args, execution) {
       const expression = compileExpression(args.pattern, args.ignore_case ?? false);

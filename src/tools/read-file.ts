@@ -3,8 +3,8 @@
  * on line length and on total output so one call cannot flood the context. Must never return
  * a binary file's bytes or anything outside the workspace.
  */
-import { z } from 'zod';
-import { defineTool } from '../core/define-tool.js';
+import type { z } from 'zod';
+import { defineBuiltinTool } from '../core/builtin-tool.js';
 import { UserError } from '../core/errors.js';
 import type { ToolDefinition } from '../core/tool-contract.js';
 import { fileAccessOf } from './file-access.js';
@@ -21,37 +21,38 @@ export interface ReadFileOptions {
   maxLineCharacters?: number;
 }
 
-const schema = z.strictObject({
-  path: z
-    .string()
-    .min(1)
-    .describe('The file to read: relative to the workspace root, or an absolute path inside it.'),
-  offset: z
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .describe('1-based line number to start reading from. Default 1.'),
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .describe('Maximum number of lines to return. Default 2000.'),
-});
+const schema = (zod: typeof z) =>
+  zod.strictObject({
+    path: zod
+      .string()
+      .min(1)
+      .describe('The file to read: relative to the workspace root, or an absolute path inside it.'),
+    offset: zod
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe('1-based line number to start reading from. Default 1.'),
+    limit: zod
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe('Maximum number of lines to return. Default 2000.'),
+  });
 
 export function readFileTool(options: ReadFileOptions): ToolDefinition {
   const defaultLineLimit = options.defaultLineLimit ?? 2000;
   const maxOutputBytes = options.maxOutputBytes ?? 256 * 1024;
   const maxLineCharacters = options.maxLineCharacters ?? 2000;
-  return defineTool({
+  return defineBuiltinTool({
     name: 'read_file',
     description:
       'Read a text file from the workspace. Returns numbered lines ("   12\\tcontent"); line ' +
       'numbers are for reference only and are not part of the file. Reads up to ' +
       `${defaultLineLimit} lines by default; use offset and limit to page through long files. ` +
       'Fails on folders (use glob) and binary files.',
-    schema,
+    arguments: schema,
     concurrencySafe: true,
     async execute(args, execution) {
       const absolute = resolveInWorkspace(options.workspace, args.path, { mustExist: true });

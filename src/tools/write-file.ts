@@ -4,8 +4,8 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { z } from 'zod';
-import { defineTool } from '../core/define-tool.js';
+import type { z } from 'zod';
+import { defineBuiltinTool } from '../core/builtin-tool.js';
 import { UserError } from '../core/errors.js';
 import type { ToolDefinition } from '../core/tool-contract.js';
 import { changeOf, fileAccessOf, maximumChangeBytes } from './file-access.js';
@@ -16,22 +16,25 @@ export interface WriteFileOptions {
   workspace: Workspace;
 }
 
-const schema = z.strictObject({
-  path: z
-    .string()
-    .min(1)
-    .describe('The file to write: relative to the workspace root, or an absolute path inside it.'),
-  content: z.string().describe('The complete new content of the file.'),
-});
+const schema = (zod: typeof z) =>
+  zod.strictObject({
+    path: zod
+      .string()
+      .min(1)
+      .describe(
+        'The file to write: relative to the workspace root, or an absolute path inside it.',
+      ),
+    content: zod.string().describe('The complete new content of the file.'),
+  });
 
 export function writeFileTool(options: WriteFileOptions): ToolDefinition {
-  return defineTool({
+  return defineBuiltinTool({
     name: 'write_file',
     description:
       'Write a file in the workspace, replacing all of its content; missing parent folders are ' +
       'created. Prefer edit_file for changing part of an existing file. Read a file before ' +
       'overwriting it.',
-    schema,
+    arguments: schema,
     async execute(args, execution) {
       const absolute = resolveInWorkspace(options.workspace, args.path);
       const shown = displayPath(options.workspace, absolute);

@@ -4,21 +4,21 @@
  * `list_agents` (also the children earlier processes left on disk). Only the direct parent may
  * message or interrupt a child; anyone else is refused.
  */
-import { z } from 'zod';
-import { defineTool } from '../../core/define-tool.js';
+import { defineBuiltinTool } from '../../core/builtin-tool.js';
 import type { ToolDefinition } from '../../core/tool-contract.js';
 import type { ChildSummary } from '../children.js';
 import type { SubagentServices } from '../services.js';
 
 export function sendMessageTool(services: SubagentServices): ToolDefinition {
-  return defineTool({
+  return defineBuiltinTool({
     name: 'send_message',
     description:
       'Send a message to one of your background subagents. A running subagent reads it at its next turn; a finished one is woken (resumed from its saved session if needed) and answers as a new message to you.',
-    schema: z.strictObject({
-      subagent_id: z.string().min(1).describe('The id returned when the subagent was started.'),
-      message: z.string().min(1).describe('What to tell the subagent.'),
-    }),
+    arguments: (zod) =>
+      zod.strictObject({
+        subagent_id: zod.string().min(1).describe('The id returned when the subagent was started.'),
+        message: zod.string().min(1).describe('What to tell the subagent.'),
+      }),
     execute(args, execution) {
       const child = services.children.sendMessage(
         { sessionId: execution.agentId },
@@ -31,13 +31,14 @@ export function sendMessageTool(services: SubagentServices): ToolDefinition {
 }
 
 export function interruptAgentTool(services: SubagentServices): ToolDefinition {
-  return defineTool({
+  return defineBuiltinTool({
     name: 'interrupt_agent',
     description:
       "Stop a background subagent's current turn. Messages already queued for it are kept; it does not stop for good and can be messaged again.",
-    schema: z.strictObject({
-      agent_id: z.string().min(1).describe('The id of the subagent to interrupt.'),
-    }),
+    arguments: (zod) =>
+      zod.strictObject({
+        agent_id: zod.string().min(1).describe('The id of the subagent to interrupt.'),
+      }),
     execute(args, execution) {
       const state = services.children.interrupt({ sessionId: execution.agentId }, args.agent_id);
       return `Interrupt sent to ${args.agent_id} (it was ${state}).`;
@@ -46,11 +47,11 @@ export function interruptAgentTool(services: SubagentServices): ToolDefinition {
 }
 
 export function listAgentsTool(services: SubagentServices): ToolDefinition {
-  return defineTool({
+  return defineBuiltinTool({
     name: 'list_agents',
     description:
       'List your background subagents, also those started before this session was resumed, with their state (running; idle; stopped: not running, but send_message resumes it) and last outcome.',
-    schema: z.strictObject({}),
+    arguments: (zod) => zod.strictObject({}),
     concurrencySafe: true,
     execute(_args, execution) {
       const children = services.children.childrenOf(execution.agentId);

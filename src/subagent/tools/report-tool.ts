@@ -3,21 +3,21 @@
  * waking it (a follow-up) or quietly (joins the parent's next turn). The child itself is the
  * credential: the recipient is read from its persisted parent, never from the arguments.
  */
-import { z } from 'zod';
-import { defineTool } from '../../core/define-tool.js';
+import { defineBuiltinTool } from '../../core/builtin-tool.js';
 import type { ToolDefinition } from '../../core/tool-contract.js';
 import { SubagentError } from '../contract.js';
 import type { SubagentServices } from '../services.js';
 
 export function reportTool(services: SubagentServices): ToolDefinition {
-  return defineTool({
+  return defineBuiltinTool({
     name: 'report',
     description:
       'Send a progress report or a result to the agent that started you, without ending your work. By default it wakes that agent; set wake to false to let it read the report with its next turn.',
-    schema: z.strictObject({
-      output: z.string().min(1).describe('What to report.'),
-      wake: z.boolean().optional().describe('Wake the parent now (default true).'),
-    }),
+    arguments: (zod) =>
+      zod.strictObject({
+        output: zod.string().min(1).describe('What to report.'),
+        wake: zod.boolean().optional().describe('Wake the parent now (default true).'),
+      }),
     execute(args, execution) {
       const self = services.runtime.find(execution.agentId);
       const parentSession = self?.log.header.parentSession;

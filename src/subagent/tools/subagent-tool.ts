@@ -8,14 +8,14 @@
  * completion notice replaces the child registry's. Several calls in one step run concurrently
  * and their results commit in model order.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import {
   type BackgroundHooks,
   type BackgroundOutcome,
   type BackgroundRunner,
   backgroundRunnerKey,
 } from '../../core/background.js';
-import { defineTool } from '../../core/define-tool.js';
+import { defineBuiltinTool } from '../../core/builtin-tool.js';
 import { assertNever, errorMessage } from '../../core/errors.js';
 import { isEvent } from '../../core/session-events.js';
 import type { ToolDefinition } from '../../core/tool-contract.js';
@@ -30,32 +30,32 @@ const promptText = {
     "The complete task for the subagent. It has seen this session's completed turns but not the current one (neither the latest request nor your work on it): include every fact, path and constraint from this turn it needs, and say what to report back.",
 };
 
-const schemaFor = (forked: boolean) =>
-  z.strictObject({
-    description: z
+const schemaFor = (zod: typeof z, forked: boolean) =>
+  zod.strictObject({
+    description: zod
       .string()
       .min(1)
       .max(120)
       .describe('A short label for the task (3-8 words), shown in progress views.'),
-    prompt: z
+    prompt: zod
       .string()
       .min(1)
       .describe(forked ? promptText.forked : promptText.fresh),
-    run_in_background: z
+    run_in_background: zod
       .boolean()
       .optional()
       .describe(
         'Start the subagent and return its id at once; its answer arrives later as a message. Use send_message to give it more instructions.',
       ),
-    provider: z
+    provider: zod
       .string()
       .min(1)
       .optional()
       .describe(
         'Which subagent provider runs the task (default: the configured one). `acp` and configured ACP providers run another agent process, which cannot take output_schema or run in the background.',
       ),
-    output_schema: z
-      .record(z.string(), z.unknown())
+    output_schema: zod
+      .record(zod.string(), zod.unknown())
       .optional()
       .describe(
         'A JSON Schema the answer must match; the subagent then answers through a structured-output tool and its value comes back as JSON text.',
@@ -77,10 +77,12 @@ type Arguments = z.infer<ReturnType<typeof schemaFor>>;
 
 export function subagentTool(services: SubagentServices): ToolDefinition {
   const forked = forksTheCaller(services);
-  return defineTool({
+  return defineBuiltinTool({
     name: 'subagent',
     description: describeTool(forked),
-    schema: schemaFor(forked),
+    arguments: (zod) => schemaFor(zod, forked),
+    // The prompt's wording differs for a fork: each kind has its own generated schema.
+    variant: forked ? 'subagent/fork' : 'subagent',
     concurrencySafe: true,
     async execute(args, execution) {
       const caller = callerOf(services, execution.agentId);
