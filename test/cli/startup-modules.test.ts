@@ -82,7 +82,7 @@ function traced(home: string): { env: NodeJS.ProcessEnv; read: () => Loaded } {
 
 /** Sources that no start may load unless its path uses them. */
 const HEAVY =
-  /node_modules\/(@ai-sdk\/(anthropic|openai|deepseek|openai-compatible)|ai|yaml|ajv|acorn|@agentclientprotocol\/sdk|@modelcontextprotocol\/sdk|@clack\/prompts)\//;
+  /node_modules\/(@ai-sdk\/(anthropic|openai|deepseek|openai-compatible)|ai|yaml|zod|ajv|acorn|@agentclientprotocol\/sdk|@modelcontextprotocol\/sdk|@clack\/prompts)\//;
 
 function heavy(loaded: Loaded): string[] {
   const names = [...loaded.files, ...loaded.sources]
@@ -131,7 +131,7 @@ test('loom --version loads the bundle entry and commander, not the runtime', asy
   assert.deepEqual(heavy(loaded), [], 'no MCP SDK either');
 });
 
-test('a scripted loom run loads only bundle files, and no provider, yaml, ajv, acorn or ACP', async () => {
+test('a scripted loom run loads only bundle files, and no provider, zod, yaml, ajv, acorn or ACP', async () => {
   const home = temporaryFolder();
   const model = writeScriptedModel(home, { rules: [], default: { reply: 'ok' } });
   const { loaded, stdout } = await tracedRun(home, scriptedTurn(home, model, 'hello'));
@@ -141,13 +141,17 @@ test('a scripted loom run loads only bundle files, and no provider, yaml, ajv, a
   assert.deepEqual(heavy(loaded), []);
 });
 
-test('with a config file loom run loads yaml to read it, from its bundled chunk (the trace sees lazy loads)', async () => {
+test('with a config file loom run loads yaml and zod to read it, from their bundled chunks (the trace sees lazy loads)', async () => {
   const home = temporaryFolder();
   const model = writeScriptedModel(home, { rules: [], default: { reply: 'ok' } });
   writeFileSync(join(home, 'config.yaml'), 'agent:\n  maxSteps: 5\n');
   const { loaded } = await tracedRun(home, scriptedTurn(home, model, 'hello'));
-  assert.deepEqual(heavy(loaded), ['yaml']);
-  assert.deepEqual(outsideBundle(loaded), [], 'yaml comes from dist/bundle, with its code cache');
+  assert.deepEqual(heavy(loaded), ['yaml', 'zod']);
+  assert.deepEqual(
+    outsideBundle(loaded),
+    [],
+    'yaml and zod come from dist/bundle, with their code caches',
+  );
 });
 
 test('a tool call checks its arguments with ajv from its bundled chunk, not node_modules', async () => {
@@ -177,8 +181,8 @@ test('loom run loads the MCP SDK only when a server is configured', async () => 
     `mcp:\n  servers:\n    files: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(server)}] }\n`,
   );
   const { loaded } = await tracedRun(home, scriptedTurn(home, model, 'hello'));
-  // ajv compiles the servers' tool schemas; yaml reads the config.
-  assert.deepEqual(heavy(loaded), ['@modelcontextprotocol/sdk', 'ajv', 'yaml']);
+  // ajv compiles the servers' tool schemas; yaml and zod read the config.
+  assert.deepEqual(heavy(loaded), ['@modelcontextprotocol/sdk', 'ajv', 'yaml', 'zod']);
 });
 
 test('loom acp answers initialize with the protocol loaded and the runtime not yet', async () => {
@@ -199,7 +203,8 @@ test('loom acp answers initialize with the protocol loaded and the runtime not y
   assert.equal((await acp.exited).code, 0, acp.stderr());
   const loaded = trace.read();
   assert.deepEqual(outsideBundle(loaded), []);
-  assert.deepEqual(heavy(loaded), ['@agentclientprotocol/sdk']);
+  // The ACP SDK checks every message with zod schemas of its own.
+  assert.deepEqual(heavy(loaded), ['@agentclientprotocol/sdk', 'zod']);
   const runtime = [...loaded.sources].filter((source) =>
     /^src\/(cli\/build-runtime|tools|workflow|subagent)\b/.test(source),
   );
