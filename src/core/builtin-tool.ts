@@ -9,6 +9,7 @@
 import type { z } from 'zod';
 import { generatedToolParameters } from '../generated/tool-parameters.js';
 import type { JsonSchema } from '../llm/contract.js';
+import { deepFreeze } from './deep-freeze.js';
 import { loadLibrary } from './load-library.js';
 import type { ToolDefinition, ToolExecution, ToolOutput } from './tool-contract.js';
 import { zodParameters } from './zod-parameters.js';
@@ -50,11 +51,12 @@ export function defineBuiltinTool<Schema extends z.ZodType>(
 ): ToolDefinition<z.infer<Schema>> {
   const { name, description, concurrencySafe, timeoutMs, execute } = declaration;
   const variant = declaration.variant === undefined ? name : declaration.variant;
+  // Every tool of a variant shares the table's object: frozen, so none can change another's.
   const generated = variant === null ? undefined : generatedToolParameters[variant];
   const definition: ToolDefinition<z.infer<Schema>> = {
     name,
     description,
-    parameters: generated ?? convertNow(name, declaration.arguments),
+    parameters: generated ? deepFreeze(generated) : convertNow(name, declaration.arguments),
     execute,
   };
   if (concurrencySafe !== undefined) definition.concurrencySafe = concurrencySafe;

@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ModelToolSpec } from '../llm/contract.js';
+import { deepFreeze } from './deep-freeze.js';
 import { LoomError } from './errors.js';
 import { readStoredPrompt } from './prompt-store.js';
 import type { SessionEvent, SessionEventMap } from './session-events.js';
@@ -85,14 +86,6 @@ export function promptBlob(prompt: RequestPrompt): PromptBlob {
     blobCache.set(key, blob);
   }
   return blob;
-}
-
-function deepFreeze<Value>(value: Value): Value {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    for (const child of Object.values(value)) deepFreeze(child);
-    Object.freeze(value);
-  }
-  return value;
 }
 
 interface KnownBlobs {

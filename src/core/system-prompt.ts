@@ -7,6 +7,7 @@
  */
 import type { ModelToolSpec } from '../llm/contract.js';
 import { type Context, type Disposer, defineWaterfall, serviceKey } from './context.js';
+import { deepFreeze } from './deep-freeze.js';
 import { errorMessage, LoomError, UserError } from './errors.js';
 
 export interface PromptSection {
@@ -280,14 +281,6 @@ function frozenCopy(parameters: ModelToolSpec['parameters']): ModelToolSpec['par
     sharedParameters.set(parameters, shared);
   }
   return shared;
-}
-
-function deepFreeze<Value>(value: Value): Value {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    for (const child of Object.values(value)) deepFreeze(child);
-    Object.freeze(value);
-  }
-  return value;
 }
 
 /**

@@ -100,6 +100,20 @@ test('bash names its variant by its options and converts a non-default timeout w
   );
 });
 
+test('tools of one variant share its generated schema, frozen, so one cannot change another', () => {
+  const first = bashTool({ workspace });
+  const second = bashTool({ workspace });
+  assert.equal(first.parameters, second.parameters);
+  const properties = first.parameters.properties as Record<string, Record<string, unknown>>;
+  assert.throws(() => {
+    properties.command = { type: 'number' };
+  }, TypeError);
+  assert.throws(() => {
+    (properties.timeout_ms as Record<string, unknown>).maximum = 1;
+  }, TypeError);
+  assert.equal((second.parameters.properties as typeof properties).timeout_ms?.maximum, 600000);
+});
+
 test('the generator refuses one variant name declared with two schemas', () => {
   const declare = (description: string) =>
     defineBuiltinTool({
