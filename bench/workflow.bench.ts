@@ -542,6 +542,11 @@ export default async function workflowBench(): Promise<BenchRow[]> {
       }),
     ),
     {
+      name: `workflow: same, ${WAITING_CHILD_MS}-ms children, wall at 16 slots / at 1 slot`,
+      value: Math.round((waiting[16] / waiting[1]) * 100) / 100,
+      unit: 'x',
+    },
+    {
       name: `workflow: bin/loom workflow run, ${FAN_OUT} agents at 16 slots, peak RSS (median of ${CLI_RUNS})`,
       value: Math.round(cli.maxRssMb),
       unit: 'MB',
