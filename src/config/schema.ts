@@ -348,8 +348,21 @@ function declareSchemas(z: typeof Zod) {
       message: unknownProviderMessage(provider, config.subagents?.providers),
     });
   });
+  /** The project's `.mcp.json` (`{"mcpServers": {...}}`, the format other tools share). */
+  const mcpProjectFileSchema = z.object({
+    mcpServers: z.record(
+      z
+        .string()
+        .regex(
+          MCP_SERVER_NAME,
+          'server names are letters, digits, "-" and single "_" (no "__", which separates mcp__SERVER__TOOL)',
+        ),
+      mcpServerSchema,
+    ),
+  });
   return {
     configSchema,
+    mcpProjectFileSchema,
     modelRouteSchema,
     modelPriceSchema,
     permissionRuleSchema,

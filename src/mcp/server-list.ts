@@ -6,14 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  configSchemas,
-  type LoomConfig,
-  MCP_SERVER_NAME,
-  type McpServerConfig,
-} from '../config/schema.js';
+import { configSchemas, type LoomConfig, type McpServerConfig } from '../config/schema.js';
 import { errorMessage, UserError } from '../core/errors.js';
-import { loadLibrary } from '../core/load-library.js';
 import {
   DEFAULT_START_TIMEOUT_MS,
   type McpServerDeclaration,
@@ -21,22 +15,6 @@ import {
 } from './contract.js';
 
 export const PROJECT_SERVERS_FILE = '.mcp.json';
-
-/** `.mcp.json`'s schema, built (and zod loaded) only when a workspace has the file. */
-function projectFileSchema() {
-  const { z } = loadLibrary('zod');
-  return z.object({
-    mcpServers: z.record(
-      z
-        .string()
-        .regex(
-          MCP_SERVER_NAME,
-          'server names are letters, digits, "-" and single "_" (no "__", which separates mcp__SERVER__TOOL)',
-        ),
-      configSchemas().mcpServerSchema,
-    ),
-  });
-}
 
 /** The servers of `.mcp.json` in `workspace`; `{}` when there is no such file. */
 export function readProjectServers(workspace: string): Record<string, McpServerConfig> {
@@ -55,7 +33,7 @@ export function readProjectServers(workspace: string): Record<string, McpServerC
   } catch (error) {
     throw new UserError('INVALID_CONFIG', `${file}: not valid JSON: ${errorMessage(error)}`);
   }
-  const parsed = projectFileSchema().safeParse(value);
+  const parsed = configSchemas().mcpProjectFileSchema.safeParse(value);
   if (parsed.success) return parsed.data.mcpServers;
   const problems = parsed.error.issues.map((issue) => {
     const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
