@@ -192,10 +192,18 @@ export function acquireSessionLock(sessionPath: string): SessionLock {
   };
 }
 
+/** Thrown while claiming a takeover file another live process holds; names that taker. */
+class TakerBusy extends Error {
+  constructor(readonly taker: Holder) {
+    super(`process ${taker.pid} holds the takeover file`);
+  }
+}
+
 /**
  * Makes `path` hold `stamp`. A stale lock is replaced only by the one process that holds
  * `<path>.takeover-<dead pid>` and sees the stale content still in place, so two processes can
- * never both take over the same lock; a live taker makes the others busy.
+ * never both take over the same lock. A live taker makes the others busy while the stale lock is
+ * still in place; once it is not, they look again and name whoever holds it now.
  */
 function claim(
   path: string,
@@ -209,7 +217,15 @@ function claim(
     const holder = parseStamp(content);
     if (isAlive(holder, path)) throw busy(holder, false);
     const takeover = `${path}.takeover-${holder.pid}`;
-    claim(takeover, stamp, (taker) => busy(taker, true));
+    try {
+      claim(takeover, stamp, (taker) => new TakerBusy(taker));
+    } catch (error) {
+      if (!(error instanceof TakerBusy)) throw error;
+      // A live taker wins only if the stale lock is still in place; if another process took it
+      // over before that taker came, the new holder is the one to name: look again.
+      if (readIfPresent(path) !== content) continue;
+      throw busy(error.taker, true);
+    }
     try {
       if (readIfPresent(path) === content) {
         replaceWithCompleteFile(path, stamp);
