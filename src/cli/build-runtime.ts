@@ -145,6 +145,8 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
     ...(Object.keys(limits).length > 0 ? { limits } : {}),
     ...(offerTool ? { offerTool } : {}),
     ...(workflowProvider ? { provider: workflowProvider } : {}),
+    home: flags.home,
+    cwd: flags.cwd,
   });
   const goals = installGoals(runtime, config.goal ?? {});
   const todos = installTodos(runtime, config.todo ?? {});

@@ -19,7 +19,9 @@ export type WorkflowErrorCode =
   | 'ITEM_CAP'
   | 'AGENT_START'
   | 'RESULT_UNSERIALIZABLE'
-  | 'CANCELLED';
+  | 'CANCELLED'
+  | 'NESTING_LIMIT'
+  | 'BUDGET_EXHAUSTED';
 
 declare module '../core/errors.js' {
   interface LoomErrorCodeMap extends Record<WorkflowErrorCode, true> {}
@@ -88,6 +90,20 @@ export interface WorkflowStartRequest {
   limits?: Partial<WorkflowLimits>;
   /** Aborting cancels the run. */
   signal?: AbortSignal;
+  /** The file the script came from, if any: nested `workflow()` paths resolve against its folder. */
+  scriptPath?: string;
+  /** Run again under this run id: calls its journal holds are answered without a child. */
+  resumeRunId?: string;
+  /** The run's token ceiling (input + output of every child); overrides `meta.budgetTokens`. */
+  budgetTokens?: number;
+}
+
+/** A workflow read from a file: its header's meta, its body, and where it lives. */
+export interface LoadedWorkflow {
+  name: string;
+  meta: WorkflowMeta;
+  body: string;
+  path: string;
 }
 
 export type WorkflowStopReason = 'completed' | 'error' | 'cancelled';
@@ -146,13 +162,22 @@ interface AgentEvent extends RunEvent {
 }
 
 export type WorkflowStartEvent = RunEvent & { name: string; description: string; phases: string[] };
-export type WorkflowPhaseEvent = RunEvent & { title: string };
-export type WorkflowLogEvent = RunEvent & { message: string };
-export type WorkflowAgentStartEvent = AgentEvent & { model?: string };
+/** `workflow`: the nested run's name, on events of a run that `workflow()` started. */
+export type WorkflowPhaseEvent = RunEvent & { title: string; workflow?: string };
+export type WorkflowLogEvent = RunEvent & { message: string; workflow?: string };
+/** `journaled`: answered from the run's journal on resume, with no child started. */
+export type WorkflowAgentStartEvent = AgentEvent & {
+  model?: string;
+  workflow?: string;
+  journaled?: true;
+};
 export type WorkflowAgentEndEvent = AgentEvent & {
   outcome: AgentOutcome;
   reason?: string;
   usage?: Usage;
+  costUsd?: number;
+  workflow?: string;
+  journaled?: true;
 };
 export type WorkflowEndEvent = RunEvent & {
   stopReason: WorkflowStopReason;

@@ -36,6 +36,15 @@ export interface WorkerWorkflowServiceOptions {
   limits?: Partial<WorkflowLimits>;
   /** A child's extra system prompt text; default `workflowChildInstructions`. Must not throw. */
   childInstructions?: (schema: boolean) => string;
+  /** `$LOOM_HOME`: runs are kept under its `runs/`. Absent: no run folder and no journal. */
+  home?: string;
+  /** The project folder: saved workflows and relative paths are found from here. */
+  cwd?: string;
+  /**
+   * A saved workflow's name or a file (relative to `relativeTo`, else `cwd`) to an absolute
+   * path. Throws a `WorkflowError` naming the target when nothing matches.
+   */
+  resolveWorkflow?(target: string, relativeTo: string | undefined): string;
 }
 
 function checkArgs(args: unknown): Record<string, unknown> {

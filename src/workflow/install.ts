@@ -21,6 +21,10 @@ export interface WorkflowLayerOptions {
   offerTool?: 'explicit' | 'always';
   /** The subagent provider a run's children start with; default `spawn`. */
   provider?: string;
+  /** `$LOOM_HOME`, where runs are kept; absent: runs keep no folder. */
+  home?: string;
+  /** The project folder, where saved workflows are found. */
+  cwd?: string;
 }
 
 export interface WorkflowLayer {
@@ -39,6 +43,8 @@ export function installWorkflows(
     childInstructions: workflowChildInstructions,
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.provider ? { provider: options.provider } : {}),
+    ...(options.home !== undefined ? { home: options.home } : {}),
+    ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
   });
   const policy = options.offerTool === 'always' ? WORKFLOW_POLICY_ALWAYS : WORKFLOW_POLICY_EXPLICIT;
   const disposers: Disposer[] = [

@@ -55,6 +55,8 @@ export interface AgentCall {
   options: AgentStartOptions;
   /** The phase the agent belongs to: its own option, else the script's current phase. */
   phase: string;
+  /** The nested run's name when a `workflow()` call made it. */
+  workflow?: string;
 }
 
 interface Child {
@@ -64,6 +66,7 @@ interface Child {
   phase: string;
   schema: boolean;
   run: SubagentRun;
+  workflow?: string;
 }
 
 const LABEL_LENGTH = 60;

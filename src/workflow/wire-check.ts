@@ -23,6 +23,8 @@ const errorCodes: Record<WorkflowErrorCode, true> = {
   AGENT_START: true,
   RESULT_UNSERIALIZABLE: true,
   CANCELLED: true,
+  NESTING_LIMIT: true,
+  BUDGET_EXHAUSTED: true,
 };
 
 const workerTags = new Set<string>(Object.values(WorkerMessage));

@@ -22,7 +22,10 @@ import type {
   WorkflowRun,
   WorkflowStartRequest,
 } from '../../src/workflow/contract.js';
-import { WorkerWorkflowService } from '../../src/workflow/host.js';
+import {
+  WorkerWorkflowService,
+  type WorkerWorkflowServiceOptions,
+} from '../../src/workflow/host.js';
 import { onWorkflowEvents } from '../../src/workflow/run-events.js';
 import { deferred } from '../helpers/deferred.js';
 
@@ -243,6 +246,8 @@ export const testMeta: WorkflowMeta = { name: 'test', description: 'a test workf
 
 export interface EngineFixtureOptions extends FakeProviderOptions {
   limits?: Partial<WorkflowLimits>;
+  /** More service options (home, cwd, resolveWorkflow…). */
+  service?: Partial<Omit<WorkerWorkflowServiceOptions, 'context' | 'registry'>>;
 }
 
 export interface EngineFixture {
@@ -268,6 +273,7 @@ export function engineFixture(options: EngineFixtureOptions = {}): EngineFixture
     provider: fake.provider.name,
     // A fixed width, so tests do not depend on the machine's CPU count.
     limits: { maxConcurrentAgents: 4, ...options.limits },
+    ...options.service,
   });
   const start = (script: string, request: Partial<WorkflowStartRequest> = {}) =>
     service.start({
