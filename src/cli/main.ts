@@ -132,14 +132,18 @@ export function buildProgram(): Command {
     .command('run')
     .description('run a workflow script; live progress on stderr')
     .argument(
-      '<file>',
-      'the script (a Claude Code `export const meta = {...}` header is read as meta)',
+      '[file]',
+      'the script (a Claude Code `export const meta = {...}` header is read as meta); with --resume, default the kept one',
     )
     .option(
       '--meta <json|file>',
       'the meta block as JSON or a JSON file (default: the file header)',
     )
     .option('--args <json|file>', 'a JSON object (or a JSON file) the script reads as `args`')
+    .option(
+      '--resume <runId>',
+      'run a kept run again: calls its journal holds are answered without a model request',
+    )
     .option(
       '--model <spec>',
       `the default model of the agents, e.g. scripted:model.json ${MODEL_DEFAULT}`,
@@ -152,10 +156,15 @@ export function buildProgram(): Command {
     .option('--max-agents <n>', 'agents the run may start (default 1000)')
     .option('--json', 'print one JSON result object on stdout')
     .option('--events <file>', 'write the workflow/* events to FILE as NDJSON')
-    .action(async (file: string, options: import('./workflow-command.js').WorkflowRunOptions) => {
-      const { workflowRunCommand } = await import('./workflow-command.js');
-      await exitAfterDrain(await workflowRunCommand(file, options));
-    });
+    .action(
+      async (
+        file: string | undefined,
+        options: import('./workflow-command.js').WorkflowRunOptions,
+      ) => {
+        const { workflowRunCommand } = await import('./workflow-command.js');
+        await exitAfterDrain(await workflowRunCommand(file, options));
+      },
+    );
   workflow
     .command('check')
     .description("validate a workflow script's meta and syntax without running it")
@@ -167,6 +176,14 @@ export function buildProgram(): Command {
     .action(async (file: string, options: import('./workflow-command.js').WorkflowCheckOptions) => {
       const { workflowCheckCommand } = await import('./workflow-command.js');
       await exitAfterDrain(workflowCheckCommand(file, options));
+    });
+  workflow
+    .command('runs')
+    .description('list the kept workflow runs: status, agents, tokens (newest first)')
+    .option('--json', 'one JSON object per run')
+    .action(async (options: import('./workflow-runs-command.js').WorkflowRunsOptions) => {
+      const { workflowRunsCommand } = await import('./workflow-runs-command.js');
+      await exitAfterDrain(workflowRunsCommand(options));
     });
   const goal = program
     .command('goal')

@@ -5,6 +5,7 @@
  * carries only the result (`--json`: the result object; else the value as indented JSON).
  */
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { UserError } from '../core/errors.js';
 import { loomHome } from '../core/home.js';
 import type {
@@ -47,12 +48,16 @@ export interface WorkflowRunOptions extends WorkflowCheckOptions {
   maxAgents?: string;
   json?: boolean;
   events?: string;
+  /** A kept run's id: run again, answering the calls its journal holds without a child. */
+  resume?: string;
 }
 
 export interface PreparedScript {
   meta: WorkflowMeta;
   /** The script body, without its meta header. */
   body: string;
+  /** The file it came from (absolute). */
+  path?: string;
 }
 
 /** Reads FILE; meta comes from `--meta` when given, else from the file's header, else fails. */
@@ -69,9 +74,10 @@ export function prepareScript(file: string, metaOption: string | undefined): Pre
   }
   const split = splitMetaHeader(source, file);
   const body = split ? split.body : source;
+  const path = resolve(file);
   if (metaOption !== undefined)
-    return { meta: validateMeta(readJsonOption('--meta', metaOption)), body };
-  if (split) return { meta: validateMeta(split.meta), body };
+    return { meta: validateMeta(readJsonOption('--meta', metaOption)), body, path };
+  if (split) return { meta: validateMeta(split.meta), body, path };
   throw new UserError(
     'INVALID_ARGUMENT',
     `${file} has no meta: pass --meta JSON|FILE, or start the file with a header \`export const meta = { name: …, description: … };\``,
@@ -125,7 +131,7 @@ export function workflowCheckCommand(file: string, options: WorkflowCheckOptions
 }
 
 export async function workflowRunCommand(
-  file: string,
+  file: string | undefined,
   options: WorkflowRunOptions,
 ): Promise<number> {
   let setup: LoomSetup;
@@ -133,16 +139,27 @@ export async function workflowRunCommand(
   let args: Record<string, unknown> | undefined;
   let limits: Partial<WorkflowLimits>;
   let events: EventsFile | undefined;
+  let { model, provider } = options;
   // The script's thread starts while the runtime is built on this one.
   prewarmWorkflowWorker();
   try {
-    prepared = prepareScript(file, options.meta);
-    args = options.args === undefined ? undefined : parseArgsOption(options.args);
-    limits = flagLimits(options);
+    if (options.resume !== undefined) {
+      const { prepareResume } = await import('./workflow-resume.js');
+      const resumed = prepareResume(loomHome(), options.resume, file, options);
+      ({ args, limits, model, provider } = resumed);
+      prepared = resumed;
+    } else {
+      if (file === undefined) {
+        throw new UserError('INVALID_ARGUMENT', 'a workflow NAME or FILE is needed');
+      }
+      prepared = prepareScript(file, options.meta);
+      args = options.args === undefined ? undefined : parseArgsOption(options.args);
+      limits = flagLimits(options);
+    }
     setup = buildRuntime({
       cwd: process.cwd(),
       home: loomHome(),
-      ...(options.model !== undefined ? { model: options.model } : {}),
+      ...(model !== undefined ? { model } : {}),
     });
     events = options.events ? openEventsFile(options.events) : undefined;
   } catch (error) {
@@ -163,9 +180,11 @@ export async function workflowRunCommand(
       script: prepared.body,
       ...(args ? { args } : {}),
       parent: { sessionId: null, delegationDepth: 0 },
-      ...(options.model !== undefined ? { model: options.model } : {}),
-      ...(options.provider !== undefined ? { provider: options.provider } : {}),
+      ...(model !== undefined ? { model } : {}),
+      ...(provider !== undefined ? { provider } : {}),
       ...(Object.keys(limits).length > 0 ? { limits } : {}),
+      ...(prepared.path !== undefined ? { scriptPath: prepared.path } : {}),
+      ...(options.resume !== undefined ? { resumeRunId: options.resume } : {}),
     });
   } catch (error) {
     follower.dispose();

@@ -19,9 +19,12 @@ import {
   type WorkflowStartRequest,
 } from './contract.js';
 import { HostRun } from './host-run.js';
+import { KeptRun } from './kept-run.js';
 import { resolveLimits } from './limits.js';
 import { validateMeta } from './meta.js';
 import type { WorkerSessionData } from './protocol.js';
+import type { JournalDisk } from './run-journal.js';
+import { checkRunId } from './run-store.js';
 import { checkScriptBody } from './script-parse.js';
 import { spawnWorkflowWorker } from './worker-spawn.js';
 
@@ -45,6 +48,8 @@ export interface WorkerWorkflowServiceOptions {
    * path. Throws a `WorkflowError` naming the target when nothing matches.
    */
   resolveWorkflow?(target: string, relativeTo: string | undefined): string;
+  /** For tests: how journal lines are written and made durable; default the file system. */
+  journalDisk?: JournalDisk;
 }
 
 function checkArgs(args: unknown): Record<string, unknown> {
@@ -68,6 +73,8 @@ export class WorkerWorkflowService implements WorkflowService {
   private readonly limits: WorkflowLimits;
   private readonly childInstructions: (schema: boolean) => string;
   private readonly running = new Set<HostRun>();
+  private readonly home: string | undefined;
+  private readonly journalDisk: JournalDisk | undefined;
 
   /** Throws `WorkflowError('INVALID_ARGUMENT')` for a bad limit. */
   constructor(options: WorkerWorkflowServiceOptions) {
@@ -76,6 +83,8 @@ export class WorkerWorkflowService implements WorkflowService {
     this.provider = options.provider ?? 'spawn';
     this.limits = resolveLimits(options.limits);
     this.childInstructions = options.childInstructions ?? workflowChildInstructions;
+    this.home = options.home;
+    this.journalDisk = options.journalDisk;
   }
 
   /** The request's provider, else the service's; one the registry lacks cannot begin. */
@@ -100,15 +109,20 @@ export class WorkerWorkflowService implements WorkflowService {
     checkScriptBody(request.script);
     const limits = resolveLimits(request.limits, this.limits);
     const provider = this.providerOf(request);
-    const data: WorkerSessionData = {
-      script: request.script,
-      args: checkArgs(request.args),
-      limits,
-      meta,
-    };
+    const args = checkArgs(request.args);
+    const data: WorkerSessionData = { script: request.script, args, limits, meta };
+    const runId = this.runIdOf(request);
     const worker = this.spawn(data);
+    // The folder is made while the worker boots; the script gets `go` only after it is durable.
+    let kept: KeptRun | undefined;
+    try {
+      kept = this.keep({ runId, request, meta, args, limits, provider });
+    } catch (error) {
+      worker.terminate().catch(() => {});
+      throw error;
+    }
     const run: HostRun = new HostRun({
-      runId: `workflow-${randomUUID()}`,
+      runId,
       context: this.context,
       registry: this.registry,
       provider,
@@ -118,9 +132,40 @@ export class WorkerWorkflowService implements WorkflowService {
       childInstructions: this.childInstructions,
       worker,
       onWorkerExit: () => this.running.delete(run),
+      ...(kept ? { journal: kept.journal } : {}),
     });
     this.running.add(run);
-    return run;
+    if (!kept) return run;
+    return kept.wrap(run);
+  }
+
+  private runIdOf(request: WorkflowStartRequest): string {
+    if (request.resumeRunId === undefined) return `workflow-${randomUUID()}`;
+    if (this.home === undefined) {
+      throw new WorkflowError(
+        'INVALID_ARGUMENT',
+        'this workflow service keeps no runs (no LOOM_HOME), so it cannot resume one',
+      );
+    }
+    return checkRunId(request.resumeRunId);
+  }
+
+  /** The run's folder and journal, when this service keeps runs. */
+  private keep(run: {
+    runId: string;
+    request: WorkflowStartRequest;
+    meta: WorkerSessionData['meta'];
+    args: Record<string, unknown>;
+    limits: WorkflowLimits;
+    provider: string;
+  }): KeptRun | undefined {
+    if (this.home === undefined) return undefined;
+    return new KeptRun({
+      ...run,
+      home: this.home,
+      context: this.context,
+      ...(this.journalDisk ? { disk: this.journalDisk } : {}),
+    });
   }
 
   private spawn(data: WorkerSessionData): Worker {

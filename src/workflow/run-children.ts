@@ -27,6 +27,7 @@ import {
   workflowAgentStart,
 } from './contract.js';
 import type { AgentReply, AgentStartOptions } from './protocol.js';
+import { type JournalRecord, journalKey, type RunJournal } from './run-journal.js';
 import { FifoSlots } from './slots.js';
 import { WORKFLOW_TOOL } from './tool.js';
 
@@ -40,6 +41,8 @@ export interface RunSetup {
   limits: WorkflowLimits;
   request: WorkflowStartRequest;
   childInstructions: (schema: boolean) => string;
+  /** The run's journal: completed calls are recorded, and recorded ones answered without a child. */
+  journal?: RunJournal;
 }
 
 export interface RunChildrenSetup extends RunSetup {
@@ -65,8 +68,21 @@ interface Child {
   label: string;
   phase: string;
   schema: boolean;
-  run: SubagentRun;
+  /** Absent for a call answered from the journal. */
+  run?: SubagentRun;
   workflow?: string;
+  /** Answered from the journal: no child ran. */
+  journaled?: true;
+  /** The call's journal key and occurrence, when the run keeps a journal. */
+  key?: string;
+  n?: number;
+}
+
+/** Where a call stands in the journal: its key and occurrence, and the earlier answer if any. */
+interface JournalPlace {
+  key: string;
+  n: number;
+  hit: JournalRecord | undefined;
 }
 
 const LABEL_LENGTH = 60;
@@ -100,6 +116,8 @@ export class RunChildren {
   private readonly slots: FifoSlots;
   private readonly controller = new AbortController();
   private readonly running = new Map<number, Child>();
+  /** Completed children whose journal line is not durable yet: not ended, not cancellable. */
+  private readonly journaling = new Map<number, Child>();
   private requested = 0;
   private lastSeq = 0;
   private closed = false;
@@ -118,7 +136,7 @@ export class RunChildren {
 
   /** Children started and not yet ended. */
   get active(): number {
-    return this.running.size;
+    return this.running.size + this.journaling.size;
   }
 
   /** Queues an `agent()` call, or refuses it at once (AGENT_CAP, or a closed run). */
@@ -137,7 +155,50 @@ export class RunChildren {
       return;
     }
     this.requested += 1;
-    this.slots.enqueue(() => this.launch(agent));
+    const place = this.journalPlace(agent);
+    if (place?.hit) {
+      this.answerFromJournal(agent, place.hit);
+      return;
+    }
+    this.slots.enqueue(() => this.launch(agent, place));
+  }
+
+  /** Numbers the call among identical ones (in the order calls reach the host) and looks it up. */
+  private journalPlace(agent: AgentCall): JournalPlace | undefined {
+    const { journal } = this.setup;
+    if (!journal) return undefined;
+    const key = journalKey(agent);
+    const n = journal.occurrence(key);
+    return { key, n, hit: journal.lookup(key, n) };
+  }
+
+  /** A call an earlier attempt completed: its recorded value at once, no slot, no child. */
+  private answerFromJournal(agent: AgentCall, record: JournalRecord): void {
+    const { call, prompt, options, phase } = agent;
+    this.lastSeq += 1;
+    const label = options.label ?? defaultLabel(prompt);
+    const child: Child = {
+      seq: this.lastSeq,
+      call,
+      label,
+      phase,
+      schema: options.schema !== undefined,
+      ...(agent.workflow !== undefined ? { workflow: agent.workflow } : {}),
+      journaled: true,
+    };
+    if (this.setup.journal) this.setup.journal.hits += 1;
+    this.running.set(child.seq, child);
+    this.setup.context.emit(workflowAgentStart, {
+      runId: this.setup.runId,
+      seq: child.seq,
+      label,
+      phase,
+      time: Date.now(),
+      ...(agent.workflow !== undefined ? { workflow: agent.workflow } : {}),
+      journaled: true,
+    });
+    this.end(child, 'completed', '', { input: 0, output: 0 });
+    this.setup.reply(call, { kind: 'ok', value: record.value });
   }
 
   /** No more starts; every running child is asked to stop through both channels. */
@@ -147,7 +208,7 @@ export class RunChildren {
     if (!this.controller.signal.aborted) this.controller.abort(reason);
     for (const child of this.running.values()) {
       try {
-        child.run.cancel(reason);
+        child.run?.cancel(reason);
       } catch {
         // The shared signal has already asked it to stop.
       }
@@ -157,10 +218,12 @@ export class RunChildren {
   /** Ends every child still running as cancelled, now; their later results are ignored. */
   endStranded(reason: string): void {
     this.cancelAll(reason);
-    for (const child of [...this.running.values()]) this.end(child, 'cancelled', reason);
+    for (const child of [...this.running.values(), ...this.journaling.values()]) {
+      this.end(child, 'cancelled', reason);
+    }
   }
 
-  private launch(agent: AgentCall): void {
+  private launch(agent: AgentCall, place: JournalPlace | undefined): void {
     if (this.closed) {
       this.slots.release();
       this.setup.reply(agent.call, cancelledReply());
@@ -204,6 +267,7 @@ export class RunChildren {
       phase,
       schema: options.schema !== undefined,
       run,
+      ...(place ? { key: place.key, n: place.n } : {}),
     };
     this.running.set(child.seq, child);
     this.setup.context.emit(workflowAgentStart, {
@@ -215,21 +279,31 @@ export class RunChildren {
       ...(model !== undefined ? { model } : {}),
     });
     run.result.then(
-      (result) => this.settled(child, result),
+      (result) => this.settled(child, run, result),
       (error: unknown) =>
-        this.settled(child, undefined, `the agent failed: ${errorMessage(error)}`),
+        this.settled(child, run, undefined, `the agent failed: ${errorMessage(error)}`),
     );
   }
 
   /** `result` is undefined when the child's run rejected (an infrastructure fault). */
-  private settled(child: Child, result: SubagentResult | undefined, fault?: string): void {
+  private settled(
+    child: Child,
+    run: SubagentRun,
+    result: SubagentResult | undefined,
+    fault?: string,
+  ): void {
     try {
-      child.run.dispose();
+      run.dispose();
     } catch {
       // A child that cannot be released is the provider's fault; the run still settles.
     }
     if (!this.running.has(child.seq)) return;
     const { outcome, reason } = judge(child, result, fault);
+    const { journal } = this.setup;
+    if (outcome === 'completed' && journal && child.key !== undefined && child.n !== undefined) {
+      this.journalThenEnd(journal, child, result);
+      return;
+    }
     this.end(child, outcome, reason, result?.usage);
     this.setup.reply(
       child.call,
@@ -240,8 +314,41 @@ export class RunChildren {
     this.slots.release();
   }
 
+  /**
+   * Durable before visible: the slot is freed now, but the end event and the script's value wait
+   * until the call's journal line is on disk, so a completed agent is never paid for twice.
+   */
+  private journalThenEnd(
+    journal: RunJournal,
+    child: Child,
+    result: SubagentResult | undefined,
+  ): void {
+    const value = child.schema ? result?.structured : result?.output;
+    const usage = result?.usage ?? { input: 0, output: 0 };
+    this.running.delete(child.seq);
+    this.journaling.set(child.seq, child);
+    this.slots.release();
+    journal
+      .record({
+        key: child.key as string,
+        n: child.n as number,
+        value,
+        usage: { input: usage.input, output: usage.output },
+        label: child.label,
+        ...(child.workflow !== undefined ? { workflow: child.workflow } : {}),
+        time: Date.now(),
+      })
+      .then(() => {
+        // Ended meanwhile (the run was ended at once): its end is already out.
+        if (!this.journaling.has(child.seq)) return;
+        this.end(child, 'completed', '', result?.usage);
+        this.setup.reply(child.call, { kind: 'ok', value });
+      });
+  }
+
   private end(child: Child, outcome: AgentOutcome, reason: string, usage?: Usage): void {
     this.running.delete(child.seq);
+    this.journaling.delete(child.seq);
     addUsage(this.usage, usage);
     if (outcome !== 'completed') {
       this.failures.push({ seq: child.seq, label: child.label, outcome, reason });
@@ -255,6 +362,7 @@ export class RunChildren {
       outcome,
       ...(outcome !== 'completed' ? { reason } : {}),
       ...(usage ? { usage } : {}),
+      ...(child.journaled ? { journaled: true as const } : {}),
     });
     this.setup.onChildEnded();
   }

@@ -38,6 +38,7 @@ interface WorkflowArguments {
   script: string;
   args?: unknown;
   run_in_background?: boolean;
+  resume?: string;
 }
 
 /** A bare non-object `args` is wrapped as a field so the script always sees an object. */
@@ -60,7 +61,8 @@ export function renderResult(result: WorkflowResult, limit: number): ToolOutput 
   const head = `Workflow "${result.name}" ${result.stopReason} with ${result.agentsStarted} agents.`;
   if (result.stopReason !== 'completed') {
     const error = result.error ? ` ${result.error.code}: ${result.error.message}` : '';
-    return { content: `${head}${error}${failureLines(result)}`, isError: true };
+    const resume = `\nRun id ${result.runId}: call again with resume: "${result.runId}" to rerun it without paying again for the agents that completed.`;
+    return { content: `${head}${error}${failureLines(result)}${resume}`, isError: true };
   }
   const json = JSON.stringify(result.value, null, 2) ?? 'null';
   const value =
@@ -93,6 +95,11 @@ export function workflowTool(options: WorkflowToolOptions): ToolDefinition<Workf
           description:
             'Run as a background job and return its id at once: job_output shows its progress, job_kill cancels it, and its result arrives as a message when it ends.',
         },
+        resume: {
+          type: 'string',
+          description:
+            'The run id of an earlier run that did not complete: the script (given again, edited or not) reruns, and every agent() call that completed before returns its recorded answer at once.',
+        },
       },
       required: ['meta', 'script'],
       additionalProperties: false,
@@ -104,6 +111,7 @@ export function workflowTool(options: WorkflowToolOptions): ToolDefinition<Workf
         script: args.script,
         args: argsObject(args.args),
         parent: { sessionId: caller.sessionId, delegationDepth: caller.delegationDepth },
+        ...(args.resume !== undefined ? { resumeRunId: args.resume } : {}),
       };
       try {
         if (args.run_in_background === true) {

@@ -1,0 +1,216 @@
+/**
+ * A run kept on disk (see run-store.ts): opens a new run's folder or reopens a stopped one for a
+ * resume (refusing a run that is live in another process), holds its journal, appends its events,
+ * and wraps the run so that its `result` resolves only after `run.json` and `result.json` say how
+ * the attempt ended. It never changes what the run does: a journal that cannot be written is
+ * reported as a `workflow/log`, end files that cannot be written as a process warning (the
+ * run's events have ended by then); neither fails the run.
+ */
+
+import { join } from 'node:path';
+import type { Context, Disposer } from '../core/context.js';
+import { errorMessage } from '../core/errors.js';
+import {
+  WorkflowError,
+  type WorkflowLimits,
+  type WorkflowMeta,
+  type WorkflowResult,
+  type WorkflowRun,
+  type WorkflowStartRequest,
+  workflowLog,
+} from './contract.js';
+import { onWorkflowEvents } from './run-events.js';
+import { JOURNAL_FILE, type JournalDisk, RunJournal } from './run-journal.js';
+import {
+  createRunFolder,
+  processIsAlive,
+  RUN_FORMAT_VERSION,
+  RunEventsAppender,
+  type RunRecord,
+  readStoredRun,
+  rewriteRunInputs,
+  writeRunRecord,
+  writeRunResult,
+} from './run-store.js';
+
+export interface KeptRunStart {
+  home: string;
+  runId: string;
+  context: Context;
+  request: WorkflowStartRequest;
+  meta: WorkflowMeta;
+  args: Record<string, unknown>;
+  limits: WorkflowLimits;
+  provider: string;
+  /** For tests: how journal lines reach the disk. */
+  disk?: JournalDisk;
+}
+
+/** Kept runs of this process (any service) whose attempt has not ended: none can be resumed. */
+const liveInThisProcess = new Set<string>();
+
+function startingRecord(start: KeptRunStart, previous: RunRecord | undefined): RunRecord {
+  const { request, meta, runId } = start;
+  const scriptPath = request.scriptPath ?? previous?.scriptPath;
+  return {
+    version: RUN_FORMAT_VERSION,
+    runId,
+    name: meta.name,
+    status: 'running',
+    attempt: (previous?.attempt ?? 0) + 1,
+    pid: process.pid,
+    ...(scriptPath !== undefined ? { scriptPath } : {}),
+    ...(request.model !== undefined ? { model: request.model } : {}),
+    provider: start.provider,
+    limits: start.limits,
+    budgetTokens: request.budgetTokens ?? previous?.budgetTokens ?? null,
+    startedAt: previous?.startedAt ?? Date.now(),
+    agentsStarted: 0,
+    journaled: 0,
+    tokens: previous ? { ...previous.tokens } : { input: 0, output: 0 },
+  };
+}
+
+/** The stored run a resume continues; refuses one whose attempt is still running somewhere. */
+function reopen(start: KeptRunStart): { folder: string; previous: RunRecord } {
+  const { runId } = start;
+  if (liveInThisProcess.has(runId)) {
+    throw new WorkflowError('INVALID_ARGUMENT', `run ${runId} is still running in this process`);
+  }
+  const stored = readStoredRun(start.home, runId);
+  const { record } = stored;
+  if (record.status === 'running' && record.pid !== process.pid && processIsAlive(record.pid)) {
+    throw new WorkflowError(
+      'INVALID_ARGUMENT',
+      `run ${runId} is still running in process ${record.pid}; stop it before resuming`,
+    );
+  }
+  return { folder: stored.folder, previous: record };
+}
+
+export class KeptRun {
+  readonly folder: string;
+  readonly journal: RunJournal;
+  private readonly start: KeptRunStart;
+  private record: RunRecord;
+  private readonly events: RunEventsAppender;
+  private readonly stopFollowing: Disposer;
+  private finalized = false;
+
+  /** Throws a WorkflowError when the run cannot be kept (or resumed); nothing is left open. */
+  constructor(start: KeptRunStart) {
+    this.start = start;
+    const { request } = start;
+    let previous: RunRecord | undefined;
+    try {
+      if (request.resumeRunId !== undefined) {
+        const reopened = reopen(start);
+        this.folder = reopened.folder;
+        previous = reopened.previous;
+        this.record = startingRecord(start, previous);
+        rewriteRunInputs(this.folder, {
+          meta: start.meta,
+          script: request.script,
+          args: start.args,
+        });
+        writeRunRecord(this.folder, this.record);
+      } else {
+        this.record = startingRecord(start, undefined);
+        this.folder = createRunFolder({
+          home: start.home,
+          record: this.record,
+          meta: start.meta,
+          script: request.script,
+          args: start.args,
+        });
+      }
+      this.journal = new RunJournal(join(this.folder, JOURNAL_FILE), {
+        ...(start.disk ? { disk: start.disk } : {}),
+        onFailure: (message) => this.log(message),
+      });
+    } catch (error) {
+      if (error instanceof WorkflowError) throw error;
+      throw new WorkflowError(
+        'INVALID_ARGUMENT',
+        `the run cannot be kept under ${join(start.home, 'runs')}: ${errorMessage(error)}`,
+        { cause: error },
+      );
+    }
+    liveInThisProcess.add(start.runId);
+    this.events = new RunEventsAppender(this.folder);
+    this.stopFollowing = onWorkflowEvents(start.context, (record) => {
+      if (record.runId === start.runId) this.events.append(record);
+    });
+  }
+
+  private log(message: string): void {
+    this.start.context.emit(workflowLog, { runId: this.start.runId, time: Date.now(), message });
+  }
+
+  /** `run`, whose result resolves once the attempt's end is on disk. */
+  wrap(run: WorkflowRun): WorkflowRun {
+    const result = run.result.then(async (final) => {
+      if (!this.finalized) {
+        await this.journal.close();
+        this.end(final);
+      }
+      return final;
+    });
+    return {
+      id: run.id,
+      result,
+      cancel: (reason) => run.cancel(reason),
+      dispose: () => run.dispose(),
+      endNow: (reason) => {
+        const final = run.endNow(reason);
+        if (!this.finalized) {
+          this.journal.closeNow();
+          this.end(final);
+        }
+        return final;
+      },
+    };
+  }
+
+  private end(result: WorkflowResult): void {
+    this.finishWith(
+      {
+        status: result.stopReason,
+        ...(result.error ? { code: result.error.code } : {}),
+        agentsStarted: result.agentsStarted,
+      },
+      result,
+    );
+  }
+
+  private finishWith(
+    end: Pick<RunRecord, 'status' | 'code' | 'agentsStarted'>,
+    result: WorkflowResult | undefined,
+  ): void {
+    if (this.finalized) return;
+    this.finalized = true;
+    liveInThisProcess.delete(this.start.runId);
+    this.stopFollowing();
+    this.events.close();
+    this.journal.closeNow();
+    const { tokens } = this.record;
+    this.record = {
+      ...this.record,
+      ...end,
+      endedAt: Date.now(),
+      journaled: this.journal.hits,
+      tokens: {
+        input: tokens.input + (result?.usage.input ?? 0),
+        output: tokens.output + (result?.usage.output ?? 0),
+      },
+    };
+    try {
+      writeRunRecord(this.folder, this.record);
+      if (result) writeRunResult(this.folder, result);
+    } catch (error) {
+      process.emitWarning(
+        `loom: could not record how run ${this.record.runId} ended: ${errorMessage(error)}`,
+      );
+    }
+  }
+}
