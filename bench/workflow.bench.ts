@@ -421,6 +421,50 @@ function cliCpuPerAgentInTemporaryFolder(): number {
   }
 }
 
+/**
+ * Resuming a finished run through bin/loom, where every `agent()` call is answered from the run's
+ * journal: (wall of resuming a ${FAN_OUT}-agent run - wall of resuming a 1-agent run) / (${FAN_OUT} - 1),
+ * medians of CLI_RUNS resumes each, so start-up is not spread over the calls.
+ */
+function cliResumePerJournaledCall(root: string): number {
+  const folder = mkdtempSync(join(root, 'loom-bench-workflow-resume-'));
+  try {
+    const bin = fileURLToPath(new URL('../bin/loom', import.meta.url));
+    const finished = (agents: number) => {
+      const run = prepareRun(agents, 16, folder);
+      const outcome = spawnSync(process.execPath, run.args, { env: run.env, encoding: 'utf8' });
+      finishedRun(run, outcome, 0);
+      return { run, runId: (JSON.parse(outcome.stdout) as { runId: string }).runId };
+    };
+    const resumeWall = ({ run, runId }: ReturnType<typeof finished>): number => {
+      const started = performance.now();
+      const outcome = spawnSync(
+        process.execPath,
+        [bin, 'workflow', 'run', '--resume', runId, '--json'],
+        { env: run.env, encoding: 'utf8' },
+      );
+      const wallMs = performance.now() - started;
+      const value =
+        outcome.status === 0 ? (JSON.parse(outcome.stdout) as { value?: unknown }).value : null;
+      if (value !== run.agents) {
+        throw new Error(`resuming a ${run.agents}-agent run failed: ${outcome.stderr}`);
+      }
+      return wallMs;
+    };
+    const many = finished(FAN_OUT);
+    const one = finished(1);
+    const manyWalls: number[] = [];
+    const oneWalls: number[] = [];
+    for (let round = 0; round < CLI_RUNS; round += 1) {
+      oneWalls.push(resumeWall(one));
+      manyWalls.push(resumeWall(many));
+    }
+    return (median(manyWalls) - median(oneWalls)) / (FAN_OUT - 1);
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
 const spinBody = `const end = Date.now() + ${SPIN_MS}; while (Date.now() < end) {}`;
 
 /** Event-loop delay of the host (p99 and max, ms) while `work` runs. */
@@ -454,6 +498,7 @@ export default async function workflowBench(): Promise<BenchRow[]> {
   const cpuInTemporaryFolder =
     homeRoot === tmpdir() ? undefined : cliCpuPerAgentInTemporaryFolder();
   const waiting = cliWaitingFanOut(homeRoot);
+  const resumePerCall = cliResumePerJournaledCall(homeRoot);
   // A clear fall, not noise: 4 slots beat 1, and 16 slots take at most three quarters of 1's time.
   const falling =
     cli.wallMs[16] < cli.wallMs[4] &&
@@ -545,6 +590,13 @@ export default async function workflowBench(): Promise<BenchRow[]> {
       name: `workflow: same, ${WAITING_CHILD_MS}-ms children, wall at 16 slots / at 1 slot`,
       value: Math.round((waiting[16] / waiting[1]) * 100) / 100,
       unit: 'x',
+    },
+    {
+      name: `workflow: resume of a finished ${FAN_OUT}-agent run, ms per journaled call (bin/loom, beyond resuming a 1-agent run, median of ${CLI_RUNS})`,
+      value: resumePerCall,
+      unit: 'ms',
+      target: '< 0.2 ms',
+      ok: resumePerCall < 0.2,
     },
     {
       name: `workflow: bin/loom workflow run, ${FAN_OUT} agents at 16 slots, peak RSS (median of ${CLI_RUNS})`,

@@ -315,8 +315,10 @@ export class RunChildren {
   }
 
   /**
-   * Durable before visible: the slot is freed now, but the end event and the script's value wait
-   * until the call's journal line is on disk, so a completed agent is never paid for twice.
+   * Durable before visible: the end event and the script's value wait until the call's journal
+   * line is on disk, so a completed agent is never paid for twice. The slot is held until then
+   * too, so the events never show more agents running than the run allows; the host loop does
+   * not wait (the write and sync run on the thread pool, one for all lines of a turn).
    */
   private journalThenEnd(
     journal: RunJournal,
@@ -327,7 +329,6 @@ export class RunChildren {
     const usage = result?.usage ?? { input: 0, output: 0 };
     this.running.delete(child.seq);
     this.journaling.set(child.seq, child);
-    this.slots.release();
     journal
       .record({
         key: child.key as string,
@@ -343,6 +344,7 @@ export class RunChildren {
         if (!this.journaling.has(child.seq)) return;
         this.end(child, 'completed', '', result?.usage);
         this.setup.reply(child.call, { kind: 'ok', value });
+        this.slots.release();
       });
   }
 

@@ -100,3 +100,63 @@ test('loom run: a workflow the tool cannot start is an error result naming the p
   assert.equal(result.code, 0, result.stderr);
   assert.match(result.stdout, /META_INVALID: .*meta\.colour: unknown key/s);
 });
+
+/** A `loom run` whose model calls the workflow tool once with `toolArguments` and replies with its result. */
+function toolCallingModel(toolArguments: Record<string, unknown>, rules: unknown[]): unknown {
+  return {
+    rules: [
+      {
+        when: '^use a workflow$',
+        steps: [
+          { tools: [{ name: 'workflow', arguments: toolArguments }] },
+          { reply: 'tool said: {{lastToolResult}}' },
+        ],
+      },
+      ...rules,
+    ],
+  };
+}
+
+test('loom run: the workflow tool resumes a run that stopped: its completed agents answer from the journal', async () => {
+  const home = temporaryFolder();
+  const meta = { name: 'resumable', description: 'stops, then resumes' };
+  const stopping = "const first = await agent('steady'); throw new Error('stopped after steady');";
+  const first = await runLoom(
+    [
+      'run',
+      '--model',
+      `scripted:${writeScriptedModel(home, toolCallingModel({ meta, script: stopping }, [{ when: '^steady$', reply: 'steady answer' }]))}`,
+      '--cwd',
+      home,
+      'use a workflow',
+    ],
+    { home },
+  );
+  assert.equal(first.code, 0, first.stderr);
+  const runId = /Run id (workflow-[0-9a-f-]{36}): call again with resume/.exec(first.stdout)?.[1];
+  assert.ok(runId, first.stdout);
+
+  // The model passes the script again, edited; the journaled call must not reach the model.
+  const finishing = "return { first: await agent('steady'), second: await agent('second') };";
+  const second = await runLoom(
+    [
+      'run',
+      '--model',
+      `scripted:${writeScriptedModel(
+        home,
+        toolCallingModel({ meta, script: finishing, resume: runId }, [
+          { when: '^steady$', error: 'the journaled call reached the model' },
+          { when: '^second$', reply: 'second answer' },
+        ]),
+      )}`,
+      '--cwd',
+      home,
+      'use a workflow',
+    ],
+    { home },
+  );
+  assert.equal(second.code, 0, second.stderr);
+  assert.match(second.stdout, /Workflow "resumable" completed with 2 agents/);
+  assert.match(second.stdout, /"first": "steady answer"/);
+  assert.match(second.stdout, /"second": "second answer"/);
+});

@@ -149,7 +149,7 @@ test('journal: a failing disk is reported once, and the calls go on unrecorded',
   assert.match(reports[0] ?? '', /no space left on device/);
 });
 
-test('engine: a completed agent is ended and answered only once its journal line is durable; its slot is freed at once', async () => {
+test('engine: a completed agent is ended, answered and frees its slot only once its journal line is durable', async () => {
   const sync = deferred();
   const syncStarted = deferred();
   const fixture = engineFixture({
@@ -170,12 +170,14 @@ test('engine: a completed agent is ended and answered only once its journal line
   const run = fixture.start(
     "const first = agent('one'); const second = agent('two'); return [await first, await second];",
   );
-  // With one slot, the second child starts only after the first's slot was freed, while the
-  // first's line is still held at its sync: neither has ended, neither value reached the script.
-  await fixture.fake.started(2);
-  await fixture.events.waitFor((event) => event.type === 'workflow/agent-start' && event.seq === 2);
+  // The first child has answered; its line is held at its sync: it has not ended, and with one
+  // slot the second child has not started.
+  await fixture.fake.started(1);
   await syncStarted.promise;
+  assert.equal(fixture.fake.children[0]?.settled, true);
   assert.equal(fixture.events.of('workflow/agent-end').length, 0);
+  assert.equal(fixture.fake.children.length, 1);
+  assert.equal(fixture.events.of('workflow/agent-start').length, 1);
   sync.resolve();
   const result = await settled(fixture, run);
   assert.equal(result.stopReason, 'completed');
