@@ -52,6 +52,7 @@ const liveInThisProcess = new Set<string>();
 function startingRecord(start: KeptRunStart, previous: RunRecord | undefined): RunRecord {
   const { request, meta, runId } = start;
   const scriptPath = request.scriptPath ?? previous?.scriptPath;
+  const now = Date.now();
   return {
     version: RUN_FORMAT_VERSION,
     runId,
@@ -64,7 +65,8 @@ function startingRecord(start: KeptRunStart, previous: RunRecord | undefined): R
     provider: start.provider,
     limits: start.limits,
     budgetTokens: request.budgetTokens ?? previous?.budgetTokens ?? null,
-    startedAt: previous?.startedAt ?? Date.now(),
+    startedAt: previous?.startedAt ?? now,
+    attemptStartedAt: now,
     agentsStarted: 0,
     journaled: 0,
     tokens: previous ? { ...previous.tokens } : { input: 0, output: 0 },

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { replaceWithCompleteFile } from '../core/complete-file.js';
 import { errorMessage } from '../core/errors.js';
 import { WorkflowError, type WorkflowLimits, type WorkflowMeta } from './contract.js';
-import { JOURNAL_FILE } from './run-journal.js';
+import { JOURNAL_FILE, readJournalText } from './run-journal.js';
 
 export const RUN_ID_PATTERN = /^workflow-[0-9a-f-]{36}$/;
 export const RUN_FORMAT_VERSION = 1;
@@ -43,6 +43,8 @@ export interface RunRecord {
   budgetTokens: number | null;
   /** When the first attempt started. */
   startedAt: number;
+  /** When the latest attempt started. */
+  attemptStartedAt: number;
   /** When the latest attempt ended. */
   endedAt?: number;
   /** Agents of the latest attempt, journaled ones included. */
@@ -53,7 +55,11 @@ export interface RunRecord {
   tokens: { input: number; output: number };
 }
 
-/** A run as `loom workflow runs` shows it; `interrupted`: it says running, its process is gone. */
+/**
+ * A run as `loom workflow runs` shows it; `interrupted`: it says running, its process is gone.
+ * While an attempt runs (or after it was killed) its agents and tokens are read from the
+ * journal: the calls completed so far, and their tokens on top of the earlier attempts'.
+ */
 export interface RunSummary extends RunRecord {
   state: RunStatus | 'interrupted';
 }
@@ -229,6 +235,27 @@ export function stateOf(record: RunRecord): RunSummary['state'] {
   return record.pid === process.pid || processIsAlive(record.pid) ? 'running' : 'interrupted';
 }
 
+/** What the journal says the running (or killed) attempt has done so far. */
+function progressOf(
+  folder: string,
+  record: RunRecord,
+): Pick<RunRecord, 'agentsStarted' | 'tokens'> {
+  let text: Buffer;
+  try {
+    text = readFileSync(join(folder, JOURNAL_FILE));
+  } catch {
+    return { agentsStarted: record.agentsStarted, tokens: record.tokens };
+  }
+  const tokens = { ...record.tokens };
+  const { records } = readJournalText(text);
+  for (const line of records) {
+    if (line.time < record.attemptStartedAt) continue;
+    tokens.input += line.usage.input;
+    tokens.output += line.usage.output;
+  }
+  return { agentsStarted: records.length, tokens };
+}
+
 /** Every kept run, newest first; folders that are not readable runs are skipped. */
 export function listRuns(home: string): RunSummary[] {
   let names: string[];
@@ -241,8 +268,14 @@ export function listRuns(home: string): RunSummary[] {
   for (const name of names) {
     if (!RUN_ID_PATTERN.test(name)) continue;
     try {
-      const record = readRecord(join(home, RUNS, name), name);
-      runs.push({ ...record, state: stateOf(record) });
+      const folder = join(home, RUNS, name);
+      const record = readRecord(folder, name);
+      const state = stateOf(record);
+      runs.push({
+        ...record,
+        ...(record.status === 'running' ? progressOf(folder, record) : {}),
+        state,
+      });
     } catch {
       // A folder another version made, or one damaged by hand: not a run this can show.
     }

@@ -58,6 +58,10 @@ async function killedRun(
   const runs = await runsOf(home);
   assert.equal(runs.length, 1);
   assert.equal(runs[0]?.status, 'interrupted');
+  assert.ok(
+    (runs[0]?.agents ?? 0) >= completed,
+    'its completed agents are counted from the journal',
+  );
   return runs[0]?.runId ?? '';
 }
 

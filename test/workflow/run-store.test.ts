@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { WorkflowError } from '../../src/workflow/contract.js';
@@ -31,6 +31,7 @@ function recordOf(runId: string, overrides: Partial<RunRecord> = {}): RunRecord 
     limits: resolveLimits(undefined),
     budgetTokens: null,
     startedAt: 1000,
+    attemptStartedAt: 1000,
     agentsStarted: 0,
     journaled: 0,
     tokens: { input: 0, output: 0 },
@@ -87,7 +88,17 @@ test('run store: runs are listed newest first; a running run whose process is go
   // A process that has exited: its pid is gone.
   const gone = spawnSync(process.execPath, ['-e', '0']).pid;
   assert.ok(gone !== undefined);
-  createRunFolder({ home, record: recordOf(RUN_A, { pid: gone }), meta, script: '', args: {} });
+  const folderA = createRunFolder({
+    home,
+    record: recordOf(RUN_A, { pid: gone, tokens: { input: 100, output: 10 } }),
+    meta,
+    script: '',
+    args: {},
+  });
+  // The killed attempt completed two calls: the list reads its progress from the journal.
+  const line = (time: number) =>
+    `${JSON.stringify({ key: 'k', n: time, value: 'v', usage: { input: 5, output: 1 }, label: 'l', time })}\n`;
+  writeFileSync(join(folderA, 'journal.ndjson'), `${line(500)}${line(1500)}${line(1600)}`);
   const folderB = createRunFolder({
     home,
     record: recordOf(RUN_B, { startedAt: 2000 }),
@@ -103,6 +114,9 @@ test('run store: runs are listed newest first; a running run whose process is go
       [RUN_A, 'interrupted'],
     ],
   );
+  // Three calls are kept; the one from before this attempt (time 500) was paid for already.
+  assert.equal(runs[1]?.agentsStarted, 3);
+  assert.deepEqual(runs[1]?.tokens, { input: 110, output: 12 });
   writeRunRecord(folderB, recordOf(RUN_B, { startedAt: 2000, status: 'error', code: 'AGENT_CAP' }));
   runs = listRuns(home);
   assert.equal(runs[0]?.state, 'error');
