@@ -1,8 +1,8 @@
 /**
- * `loom workflow run FILE` and `loom workflow check FILE` (SPEC §3): meta from `--meta` or the
- * file's Claude Code header; the run starts through the workflow seam outside any chat. Exit 0
- * completed, 1 error, 2 could not start, 130/143/129 cancelled by SIGINT/SIGTERM/SIGHUP. stdout
- * carries only the result (`--json`: the result object; else the value as indented JSON).
+ * `loom workflow run|check NAME|FILE` (SPEC §3): an existing FILE, else a saved NAME; meta from
+ * `--meta` or the file's Claude Code header; the run starts through the workflow seam outside any
+ * chat. Exit 0 completed, 1 error, 2 could not start, 130/143/129 cancelled by SIGINT/SIGTERM/
+ * SIGHUP. stdout carries only the result (`--json`: the result object; else the value as JSON).
  */
 import { readFileSync } from 'node:fs';
 import { UserError } from '../core/errors.js';
@@ -15,6 +15,7 @@ import type {
 } from '../workflow/contract.js';
 import { validateMeta } from '../workflow/meta.js';
 import { splitMetaHeader } from '../workflow/meta-header.js';
+import { resolveWorkflowTarget, type SavedWorkflowPlaces } from '../workflow/saved-workflows.js';
 import { followWorkflowRun } from '../workflow/run-events.js';
 import { checkScriptBody } from '../workflow/script-parse.js';
 import { prewarmWorkflowWorker } from '../workflow/worker-spawn.js';
@@ -53,28 +54,37 @@ export interface PreparedScript {
   meta: WorkflowMeta;
   /** The script body, without its meta header. */
   body: string;
+  /** The absolute path of the file the script came from. */
+  path: string;
 }
 
-/** Reads FILE; meta comes from `--meta` when given, else from the file's header, else fails. */
-export function prepareScript(file: string, metaOption: string | undefined): PreparedScript {
+/**
+ * Finds the script (an existing FILE, else a saved NAME) and reads it; meta comes from `--meta`
+ * when given, else from the file's header, else fails.
+ */
+export function prepareScript(
+  target: string,
+  metaOption: string | undefined,
+  places: SavedWorkflowPlaces = { cwd: process.cwd(), home: loomHome() },
+): PreparedScript {
+  const { path } = resolveWorkflowTarget(target, places);
   let source: string;
   try {
-    source = readFileSync(file, 'utf8');
+    source = readFileSync(path, 'utf8');
   } catch (error) {
-    const reason =
-      (error as NodeJS.ErrnoException).code === 'ENOENT'
-        ? 'no such file'
-        : (error as Error).message;
-    throw new UserError('INVALID_ARGUMENT', `cannot read the workflow script ${file}: ${reason}`);
+    throw new UserError(
+      'INVALID_ARGUMENT',
+      `cannot read the workflow script ${path}: ${(error as Error).message}`,
+    );
   }
-  const split = splitMetaHeader(source, file);
+  const split = splitMetaHeader(source, path);
   const body = split ? split.body : source;
   if (metaOption !== undefined)
-    return { meta: validateMeta(readJsonOption('--meta', metaOption)), body };
-  if (split) return { meta: validateMeta(split.meta), body };
+    return { meta: validateMeta(readJsonOption('--meta', metaOption)), body, path };
+  if (split) return { meta: validateMeta(split.meta), body, path };
   throw new UserError(
     'INVALID_ARGUMENT',
-    `${file} has no meta: pass --meta JSON|FILE, or start the file with a header \`export const meta = { name: …, description: … };\``,
+    `${path} has no meta: pass --meta JSON|FILE, or start the file with a header \`export const meta = { name: …, description: … };\``,
   );
 }
 
@@ -113,9 +123,23 @@ function reportStartError(error: unknown): number {
   return EXIT_NOT_STARTED;
 }
 
-export function workflowCheckCommand(file: string, options: WorkflowCheckOptions): number {
+/** `run` and `check` take the workflow as an optional argument, so it is checked here. */
+function requireTarget(target: string | undefined): string {
+  if (target === undefined || target.trim() === '') {
+    throw new UserError(
+      'INVALID_ARGUMENT',
+      'a workflow NAME or FILE is needed (loom workflow list shows the saved ones)',
+    );
+  }
+  return target;
+}
+
+export function workflowCheckCommand(
+  target: string | undefined,
+  options: WorkflowCheckOptions,
+): number {
   try {
-    const { meta, body } = prepareScript(file, options.meta);
+    const { meta, body } = prepareScript(requireTarget(target), options.meta);
     checkScriptBody(body);
     process.stdout.write(`ok: ${meta.name}\n`);
     return EXIT_COMPLETED;
@@ -125,7 +149,7 @@ export function workflowCheckCommand(file: string, options: WorkflowCheckOptions
 }
 
 export async function workflowRunCommand(
-  file: string,
+  target: string | undefined,
   options: WorkflowRunOptions,
 ): Promise<number> {
   let setup: LoomSetup;
@@ -136,7 +160,7 @@ export async function workflowRunCommand(
   // The script's thread starts while the runtime is built on this one.
   prewarmWorkflowWorker();
   try {
-    prepared = prepareScript(file, options.meta);
+    prepared = prepareScript(requireTarget(target), options.meta);
     args = options.args === undefined ? undefined : parseArgsOption(options.args);
     limits = flagLimits(options);
     setup = buildRuntime({
@@ -161,6 +185,7 @@ export async function workflowRunCommand(
     run = setup.workflow.service.start({
       meta: prepared.meta,
       script: prepared.body,
+      scriptPath: prepared.path,
       ...(args ? { args } : {}),
       parent: { sessionId: null, delegationDepth: 0 },
       ...(options.model !== undefined ? { model: options.model } : {}),

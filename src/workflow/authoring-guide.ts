@@ -26,6 +26,34 @@ const findings = await pipeline(files,
   (report, file) => report && agent(\`Verify this finding in \${file} and answer CONFIRMED or REJECTED with a reason:\\n\${report}\`, {label: \`verify \${file}\`}));
 return files.map((file, index) => ({file, verdict: findings[index]}));`;
 
+/** Saved workflows the tool's description lists; the rest are counted. */
+export const MAXIMUM_LISTED_SAVED_WORKFLOWS = 50;
+const MAXIMUM_LISTED_DESCRIPTION = 300;
+
+/** The tool's description: the authoring guide, then the saved workflows the model may call by name. */
+export function workflowToolDescription(
+  saved: ReadonlyArray<{ name: string; description: string }>,
+): string {
+  if (saved.length === 0) return WORKFLOW_TOOL_DESCRIPTION;
+  const lines = saved.slice(0, MAXIMUM_LISTED_SAVED_WORKFLOWS).map(({ name, description }) => {
+    const text = description.replace(/\s+/g, ' ').trim();
+    const cut =
+      text.length > MAXIMUM_LISTED_DESCRIPTION
+        ? `${text.slice(0, MAXIMUM_LISTED_DESCRIPTION)}…`
+        : text;
+    return `- ${name}: ${cut}`;
+  });
+  if (saved.length > MAXIMUM_LISTED_SAVED_WORKFLOWS) {
+    lines.push(
+      `- … and ${saved.length - MAXIMUM_LISTED_SAVED_WORKFLOWS} more (\`loom workflow list\` shows them all)`,
+    );
+  }
+  return `${WORKFLOW_TOOL_DESCRIPTION}
+
+Saved workflows (call with {name, args} instead of meta and script; the file gives both):
+${lines.join('\n')}`;
+}
+
 export const WORKFLOW_POLICY_EXPLICIT = `# Workflows
 Use the workflow tool only when the user explicitly asks for a workflow, a script, or for fanning work out to many agents. For a single delegated task use the subagent tool; for ordinary work use your own tools.`;
 

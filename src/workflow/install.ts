@@ -13,6 +13,7 @@ import {
 } from './authoring-guide.js';
 import { type WorkflowLimits, type WorkflowService, workflowServiceKey } from './contract.js';
 import { WorkerWorkflowService } from './host.js';
+import { type SavedWorkflowPlaces, savedWorkflowResolver } from './saved-workflows.js';
 import { WORKFLOW_TOOL, workflowTool } from './tool.js';
 
 export interface WorkflowLayerOptions {
@@ -37,6 +38,11 @@ export function installWorkflows(
   subagents: SubagentServices,
   options: WorkflowLayerOptions = {},
 ): WorkflowLayer {
+  // `$LOOM_HOME/workflows/` and the project's `.loom/workflows/`; an absent folder is not searched.
+  const places: SavedWorkflowPlaces = {
+    ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+    ...(options.home !== undefined ? { home: options.home } : {}),
+  };
   const service = new WorkerWorkflowService({
     context: runtime.root,
     registry: subagents.registry,
@@ -45,11 +51,12 @@ export function installWorkflows(
     ...(options.provider ? { provider: options.provider } : {}),
     ...(options.home !== undefined ? { home: options.home } : {}),
     ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+    resolveWorkflow: savedWorkflowResolver(places),
   });
   const policy = options.offerTool === 'always' ? WORKFLOW_POLICY_ALWAYS : WORKFLOW_POLICY_EXPLICIT;
   const disposers: Disposer[] = [
     runtime.root.provide(workflowServiceKey, service),
-    runtime.offerTools([workflowTool({ service, subagents, context: runtime.root })]),
+    runtime.offerTools([workflowTool({ service, subagents, context: runtime.root, places })]),
     runtime.onAgent((handle) => {
       const undoSection = handle.prompt.section({
         id: `tool:${WORKFLOW_TOOL}`,

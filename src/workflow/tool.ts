@@ -1,21 +1,27 @@
 /**
- * The `workflow` tool: starts a run with the model's meta, script and args, waits for it, and
- * always disposes it. The tool call's abort cancels the run. Returns the name, the agent count
- * and the JSON value (capped, with a note when cut); a run that did not complete is an error
- * result that says why and which agents failed. With `run_in_background` the run is a job of
- * kind `workflow` instead (see workflow-job.ts) and the call returns its id at once.
+ * The `workflow` tool: starts a run with the model's meta, script and args, or a saved workflow's
+ * by `name` (its description lists them, read when an agent first gets the tool), waits for it,
+ * and always disposes it. The call's abort cancels the run. Returns the name, the agent count and
+ * the JSON value (capped, with a note when cut); a run that did not complete is an error result
+ * naming why and the failed agents. With `run_in_background` it is a job (workflow-job.ts).
  */
 import { backgroundRunnerKey } from '../core/background.js';
 import type { Context } from '../core/context.js';
 import type { ToolDefinition, ToolOutput } from '../core/tool-contract.js';
+import { errorMessage } from '../core/errors.js';
 import { callerOf, type SubagentServices } from '../subagent/services.js';
-import { WORKFLOW_TOOL_DESCRIPTION } from './authoring-guide.js';
+import { WORKFLOW_TOOL_DESCRIPTION, workflowToolDescription } from './authoring-guide.js';
 import {
   WorkflowError,
   type WorkflowResult,
   type WorkflowService,
   type WorkflowStartRequest,
 } from './contract.js';
+import {
+  listSavedWorkflows,
+  loadSavedWorkflow,
+  type SavedWorkflowPlaces,
+} from './saved-workflows.js';
 import { startWorkflowJob } from './workflow-job.js';
 
 export const WORKFLOW_TOOL = 'workflow';
@@ -31,11 +37,14 @@ export interface WorkflowToolOptions {
    * run's progress lines are read from there. Without it a background run has no output.
    */
   context?: Context;
+  /** Where saved workflows are found (`name`); absent: none. */
+  places?: SavedWorkflowPlaces;
 }
 
 interface WorkflowArguments {
-  meta: Record<string, unknown>;
-  script: string;
+  meta?: Record<string, unknown>;
+  script?: string;
+  name?: string;
   args?: unknown;
   run_in_background?: boolean;
 }
@@ -45,6 +54,54 @@ function argsObject(args: unknown): Record<string, unknown> {
   if (args === undefined || args === null) return {};
   if (typeof args === 'object' && !Array.isArray(args)) return args as Record<string, unknown>;
   return { value: args };
+}
+
+/** The run's meta and body: the model's own, or a saved workflow's read from its file. */
+function scriptOf(
+  args: WorkflowArguments,
+  places: SavedWorkflowPlaces,
+): Pick<WorkflowStartRequest, 'meta' | 'script' | 'scriptPath'> {
+  if (args.script !== undefined && args.name !== undefined) {
+    throw new WorkflowError(
+      'INVALID_ARGUMENT',
+      'give either `script` (with `meta`) or `name` (a saved workflow), not both',
+    );
+  }
+  if (args.name !== undefined) {
+    if (args.meta !== undefined) {
+      throw new WorkflowError(
+        'INVALID_ARGUMENT',
+        'a saved workflow takes its meta from its file: give `name` and `args` without `meta`',
+      );
+    }
+    const saved = loadSavedWorkflow(args.name, places);
+    return { meta: saved.meta, script: saved.body, scriptPath: saved.path };
+  }
+  if (args.script === undefined) {
+    throw new WorkflowError(
+      'INVALID_ARGUMENT',
+      'give `script` and `meta` to run a script, or `name` to run a saved workflow',
+    );
+  }
+  if (args.meta === undefined) {
+    throw new WorkflowError(
+      'META_INVALID',
+      '`meta` is needed with `script`: {name, description, whenToUse?, phases?}',
+    );
+  }
+  return { meta: args.meta as never, script: args.script };
+}
+
+/** The authoring guide plus the saved workflows that can run; a folder it cannot read is said. */
+function describeTool(places: SavedWorkflowPlaces): string {
+  try {
+    const runnable = listSavedWorkflows(places).flatMap((saved) =>
+      saved.kind === 'valid' ? [{ name: saved.name, description: saved.meta.description }] : [],
+    );
+    return workflowToolDescription(runnable);
+  } catch (error) {
+    return `${WORKFLOW_TOOL_DESCRIPTION}\n\nThe saved workflows could not be listed: ${errorMessage(error)}`;
+  }
 }
 
 function failureLines(result: WorkflowResult): string {
@@ -72,9 +129,15 @@ export function renderResult(result: WorkflowResult, limit: number): ToolOutput 
 
 export function workflowTool(options: WorkflowToolOptions): ToolDefinition<WorkflowArguments> {
   const limit = options.resultLimit ?? DEFAULT_RESULT_LIMIT;
+  const places = options.places ?? {};
+  let description: string | undefined;
   return {
     name: WORKFLOW_TOOL,
-    description: WORKFLOW_TOOL_DESCRIPTION,
+    // Read when an agent first gets the tool, so a start that builds no prompt reads no folder.
+    get description() {
+      description ??= describeTool(places);
+      return description;
+    },
     parameters: {
       type: 'object',
       properties: {
@@ -87,6 +150,11 @@ export function workflowTool(options: WorkflowToolOptions): ToolDefinition<Workf
           type: 'string',
           description: 'The script body (JavaScript, top-level await, ends in return).',
         },
+        name: {
+          type: 'string',
+          description:
+            'Instead of meta and script: the name of a saved workflow (listed in this description).',
+        },
         args: { description: 'A JSON object given to the script as `args`.' },
         run_in_background: {
           type: 'boolean',
@@ -94,18 +162,16 @@ export function workflowTool(options: WorkflowToolOptions): ToolDefinition<Workf
             'Run as a background job and return its id at once: job_output shows its progress, job_kill cancels it, and its result arrives as a message when it ends.',
         },
       },
-      required: ['meta', 'script'],
       additionalProperties: false,
     },
     async execute(args, execution) {
       const caller = callerOf(options.subagents, execution.agentId);
-      const request: WorkflowStartRequest = {
-        meta: args.meta as never,
-        script: args.script,
-        args: argsObject(args.args),
-        parent: { sessionId: caller.sessionId, delegationDepth: caller.delegationDepth },
-      };
       try {
+        const request: WorkflowStartRequest = {
+          ...scriptOf(args, places),
+          args: argsObject(args.args),
+          parent: { sessionId: caller.sessionId, delegationDepth: caller.delegationDepth },
+        };
         if (args.run_in_background === true) {
           const runner = execution.context.find(backgroundRunnerKey);
           if (!runner) {
