@@ -15,8 +15,8 @@ import type {
 } from '../workflow/contract.js';
 import { validateMeta } from '../workflow/meta.js';
 import { splitMetaHeader } from '../workflow/meta-header.js';
-import { resolveWorkflowTarget, type SavedWorkflowPlaces } from '../workflow/saved-workflows.js';
 import { followWorkflowRun } from '../workflow/run-events.js';
+import { resolveWorkflowTarget, type SavedWorkflowPlaces } from '../workflow/saved-workflows.js';
 import { checkScriptBody } from '../workflow/script-parse.js';
 import { prewarmWorkflowWorker } from '../workflow/worker-spawn.js';
 import { buildRuntime, type LoomSetup } from './build-runtime.js';

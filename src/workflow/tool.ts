@@ -7,8 +7,8 @@
  */
 import { backgroundRunnerKey } from '../core/background.js';
 import type { Context } from '../core/context.js';
-import type { ToolDefinition, ToolOutput } from '../core/tool-contract.js';
 import { errorMessage } from '../core/errors.js';
+import type { ToolDefinition, ToolOutput } from '../core/tool-contract.js';
 import { callerOf, type SubagentServices } from '../subagent/services.js';
 import { WORKFLOW_TOOL_DESCRIPTION, workflowToolDescription } from './authoring-guide.js';
 import {
