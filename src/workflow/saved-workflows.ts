@@ -136,6 +136,14 @@ function isFile(path: string): boolean {
   }
 }
 
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 function savedList(places: SavedWorkflowPlaces): string {
   const names = savedWorkflowNames(places);
   return names.length === 0 ? 'none' : names.join(', ');
@@ -165,9 +173,10 @@ export function resolveWorkflowTarget(
   const named = isSavedWorkflowName(target)
     ? `, and no saved workflow is named ${target} (saved: ${savedList(options)})`
     : ` (saved workflows: ${savedList(options)})`;
+  const found = isFolder(path) ? 'it is a folder, not a file' : 'no such file';
   throw new WorkflowError(
     'INVALID_ARGUMENT',
-    `cannot read the workflow script ${path}: no such file${named}`,
+    `cannot read the workflow script ${path}: ${found}${named}`,
   );
 }
 

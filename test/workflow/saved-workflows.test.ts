@@ -109,6 +109,10 @@ test('an unknown name fails naming the missing file and every saved name', () =>
     /no saved workflow named "nope" \(saved: none\)/,
   );
   assert.throws(() => resolveWorkflowTarget('  ', where), /a workflow NAME or FILE is needed/);
+  assert.throws(
+    () => resolveWorkflowTarget('.loom', where),
+    /\.loom: it is a folder, not a file \(saved workflows: a, b-two\)$/,
+  );
 });
 
 test('an existing file wins over a saved name; relative files resolve against relativeTo, else cwd', () => {
