@@ -5,6 +5,7 @@
  * carries only the result (`--json`: the result object; else the value as indented JSON).
  */
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { UserError } from '../core/errors.js';
 import { loomHome } from '../core/home.js';
 import type {
@@ -161,6 +162,7 @@ export async function workflowRunCommand(
     run = setup.workflow.service.start({
       meta: prepared.meta,
       script: prepared.body,
+      scriptPath: resolve(file),
       ...(args ? { args } : {}),
       parent: { sessionId: null, delegationDepth: 0 },
       ...(options.model !== undefined ? { model: options.model } : {}),
