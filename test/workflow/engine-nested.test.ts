@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -132,6 +133,35 @@ test('without a script path a nested target is found from the service cwd; a cus
   assert.deepEqual(asked, [['b', flows]]);
 });
 
+test('nested runs started at once each get a realm of their own', async () => {
+  const { flows, scriptPath } = project();
+  workflowFile(
+    flows,
+    'count.js',
+    { name: 'count' },
+    `globalThis.count = (globalThis.count ?? 0) + 1;
+     const got = await agent('item ' + args.n);
+     return { got, count };`,
+  );
+  const fixture = engineFixture({ respond: echoPrompt });
+  const result = await settled(
+    fixture,
+    fixture.start(
+      `return await parallel([1, 2, 3].map((n) => () => workflow('./count.js', { n })));`,
+      { scriptPath },
+    ),
+  );
+  assert.deepEqual(result.value, [
+    { got: '<item 1>', count: 1 },
+    { got: '<item 2>', count: 1 },
+    { got: '<item 3>', count: 1 },
+  ]);
+  assert.deepEqual(
+    fixture.events.of('workflow/agent-start').map((event) => event.workflow),
+    ['count', 'count', 'count'],
+  );
+});
+
 test("a nested run shares the run's slots, agent numbering and agent cap", async () => {
   const { flows, scriptPath } = project();
   workflowFile(
@@ -220,6 +250,8 @@ test('a target that cannot run ends the run with an error naming it, even when t
   workflowFile(flows, 'bad-meta.js', { name: 'x', colour: 'red' }, `return 1;`);
   writeFile(flows, 'no-meta.js', `return 1;\n`);
   workflowFile(flows, 'bad-syntax.js', { name: 'x' }, `return (;`);
+  mkdirSync(join(flows, 'folder.js'));
+  execFileSync('mkfifo', [join(flows, 'pipe.js')]);
   const cases: Array<{ script: string; code: string; pattern: RegExp }> = [
     {
       script: `return await workflow('./missing.js');`,
@@ -252,6 +284,16 @@ test('a target that cannot run ends the run with an error naming it, even when t
       script: `return await workflow('./no-meta.js');`,
       code: 'META_INVALID',
       pattern: /no-meta\.js has no meta/,
+    },
+    {
+      script: `return await workflow('./folder.js');`,
+      code: 'INVALID_ARGUMENT',
+      pattern: /folder\.js: it is a folder/,
+    },
+    {
+      script: `return await workflow('./pipe.js');`,
+      code: 'INVALID_ARGUMENT',
+      pattern: /pipe\.js: it is not a regular file/,
     },
     {
       script: `return await workflow('./bad-syntax.js');`,

@@ -679,10 +679,11 @@ test('workflow() arguments are checked; a fatal load reply rejects with its code
 
 test("a nested script's throw rejects the call; its value and args cross as copies", async () => {
   const thrown = await finished(
-    `try { await workflow('b.js'); } catch (error) { return [error.message, error.fatal === true]; }`,
+    `try { await workflow('b.js'); }
+     catch (error) { return [error.message, error.fatal === true, error.stack.includes('at b/workflow-script.js:1:')]; }`,
     { load: nested('b', `throw new Error('nested boom');`) },
   );
-  assert.deepEqual(thrown, { kind: 'ok', value: ['nested boom', false] });
+  assert.deepEqual(thrown, { kind: 'ok', value: ['nested boom', false, true] });
 
   const copies = await finished(
     `const input = { items: [1] };
