@@ -1,8 +1,9 @@
 /**
  * One workflow run on the host: drives its worker over the wire protocol, hands `agent()` calls
- * to the run's children, emits the run's events and settles the result. The result never
- * rejects and resolves only once the worker has exited; cancel always frees the caller within
- * the grace period, ending in `worker.terminate()`. Every path ends with one `workflow/end`.
+ * to the run's children, reads nested `workflow()` targets for the worker, emits the run's events
+ * and settles the result. The result never rejects and resolves only once the worker has
+ * exited; cancel always frees the caller within the grace period, ending in `worker.terminate()`.
+ * Every path ends with one `workflow/end`.
  */
 import type { Worker } from 'node:worker_threads';
 import { assertNever, errorMessage } from '../core/errors.js';

@@ -2,9 +2,9 @@
  * The worker side of a workflow run, over any message port (the worker's `parentPort`, or one end
  * of an in-process `MessageChannel` in tests). It says `ready`, waits for `go`, runs the body in a
  * vm context whose globals are exactly the hooks and `args` (a `workflow()` call's body in a fresh
- * one), and posts `done` exactly once. It
- * never runs the body of a run cancelled before `go`, and it never lets a hook promise the script
- * drops raise an unhandled rejection. The vm is not a security boundary (see README.md).
+ * one), and posts `done` exactly once. It never runs the body of a run cancelled before `go`, and
+ * it never lets a hook promise the script drops raise an unhandled rejection. The vm is not a
+ * security boundary (see README.md).
  */
 import vm from 'node:vm';
 import { assertNever } from '../core/errors.js';
