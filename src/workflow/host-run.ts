@@ -248,7 +248,7 @@ export class HostRun implements WorkflowRun {
       return {
         kind: 'fatal',
         code: error instanceof WorkflowError ? error.code : 'INVALID_ARGUMENT',
-        message: `workflow(${JSON.stringify(target)}) cannot run: ${errorMessage(error)}`,
+        message: `workflow(${JSON.stringify(target.slice(0, 200))}) cannot run: ${errorMessage(error)}`,
       };
     }
   }

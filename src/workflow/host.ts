@@ -77,7 +77,7 @@ export function resolveWorkflowPath(cwd: string) {
     if (!looksLikePath(target)) {
       throw new WorkflowError(
         'INVALID_ARGUMENT',
-        `no saved workflow named ${JSON.stringify(target)}: saved workflows are not available here; name a .js file by its path (relative to the script's folder)`,
+        `no saved workflow named ${JSON.stringify(target.slice(0, 200))}: saved workflows are not available here; name a .js file by its path (relative to the script's folder)`,
       );
     }
     return resolve(relativeTo ?? cwd, target);
