@@ -16,6 +16,7 @@ The script sees exactly these globals:
 - pipeline(items, stage1, stage2, ...) -> Promise<array>: each item flows through the stages on its own (no barrier between stages); each stage is called (previous, item, index), previous being the item for the first stage. A stage that throws nulls its item and skips the item's later stages.
 - phase(title): marks progress (use the meta phase titles). log(message): a progress line for the user.
 - args: the args parameter.
+- workflow(nameOrPath, args?) -> Promise<value>: runs a saved workflow (by name) or a workflow file with an \`export const meta\` header (a path ending in .js, relative to the script's file, else the working folder) one level deep and resolves to its return value; it shares this run's agent limits, concurrency and cancellation. A workflow() call inside that nested workflow is a fatal NESTING_LIMIT.
 Mistakes are fatal and end the script with an error naming them: unknown agent options, bad arguments, an unsupported schema, too many agents or items. Values you return must be JSON (no functions, Map, Date, undefined inside arrays).
 
 Example:

@@ -1,12 +1,16 @@
 /**
  * One workflow run on the host: drives its worker over the wire protocol, hands `agent()` calls
- * to the run's children, emits the run's events and settles the result. The result never
- * rejects and resolves only once the worker has exited; cancel always frees the caller within
- * the grace period, ending in `worker.terminate()`. Every path ends with one `workflow/end`.
+ * to the run's children, reads nested `workflow()` targets for the worker, emits the run's events
+ * and settles the result. The result never rejects and resolves only once the worker has
+ * exited; cancel always frees the caller within the grace period, ending in `worker.terminate()`.
+ * Every path ends with one `workflow/end`.
  */
 import type { Worker } from 'node:worker_threads';
 import { assertNever, errorMessage } from '../core/errors.js';
 import {
+  type LoadedWorkflow,
+  WorkflowError,
+  type WorkflowMeta,
   type WorkflowResult,
   type WorkflowRun,
   type WorkflowStopReason,
@@ -23,6 +27,7 @@ import {
   type HostPayloads,
   type WorkerEnvelope,
   WorkerMessage,
+  type WorkflowLoadReply,
 } from './protocol.js';
 import { RunChildren, type RunSetup } from './run-children.js';
 import { readWorkerMessage } from './wire-check.js';
@@ -32,6 +37,11 @@ export interface HostRunSetup extends RunSetup {
   worker: Worker;
   /** Called once, when the worker thread has exited. Must not throw. */
   onWorkerExit(): void;
+  /**
+   * A nested `workflow()` call's target (a saved name or a path) read into a workflow; throws a
+   * `WorkflowError` naming what is wrong. Absent: the run cannot nest workflows.
+   */
+  loadWorkflow?(target: string): LoadedWorkflow;
 }
 
 type RunOutcome =
@@ -53,8 +63,12 @@ export class HostRun implements WorkflowRun {
   private cancelReason: string | undefined;
   private outcome: RunOutcome | undefined;
   private final: WorkflowResult | undefined;
-  private currentPhase = '';
+  /** The title of the latest `phase()` call, per nested run name (undefined: the top level). */
+  private readonly currentPhases = new Map<string | undefined, string>();
+  /** The meta of each nested workflow loaded so far, by its name. */
+  private readonly nestedMetas = new Map<string, WorkflowMeta>();
   private lastCall = 0;
+  private lastLoad = 0;
   private graceTimer: NodeJS.Timeout | undefined;
   private workerExited = false;
   private disposed = false;
@@ -76,6 +90,7 @@ export class HostRun implements WorkflowRun {
       onChildEnded: () => {
         if (this.stage === 'draining' && this.children.active === 0) this.complete();
       },
+      nestedMeta: (name) => this.nestedMetas.get(name),
     });
     this.result = new Promise((resolve) => {
       this.resolveResult = resolve;
@@ -149,21 +164,49 @@ export class HostRun implements WorkflowRun {
         this.post(HostMessage.Go, {});
         return;
       case WorkerMessage.AgentStart: {
-        const { call, prompt, options } = message.payload;
+        const { call, prompt, options, workflow } = message.payload;
         this.lastCall = call;
-        this.children.request({ call, prompt, options, phase: options.phase ?? this.currentPhase });
+        this.children.request({
+          call,
+          prompt,
+          options,
+          phase: options.phase ?? this.currentPhases.get(workflow) ?? '',
+          ...(workflow !== undefined ? { workflow } : {}),
+        });
         return;
       }
-      case WorkerMessage.Phase:
-        this.currentPhase = message.payload.title;
-        context.emit(workflowPhase, { runId: this.id, time: Date.now(), ...message.payload });
+      case WorkerMessage.Phase: {
+        const { title, workflow } = message.payload;
+        this.currentPhases.set(workflow, title);
+        context.emit(workflowPhase, {
+          runId: this.id,
+          time: Date.now(),
+          title,
+          ...(workflow !== undefined ? { workflow } : {}),
+        });
         return;
-      case WorkerMessage.Log:
-        context.emit(workflowLog, { runId: this.id, time: Date.now(), ...message.payload });
+      }
+      case WorkerMessage.Log: {
+        const { message: text, workflow } = message.payload;
+        context.emit(workflowLog, {
+          runId: this.id,
+          time: Date.now(),
+          message: text,
+          ...(workflow !== undefined ? { workflow } : {}),
+        });
         return;
+      }
       case WorkerMessage.Done:
         this.finish(this.outcomeOfDone(message.payload));
         return;
+      case WorkerMessage.WorkflowLoad: {
+        const { load, target } = message.payload;
+        this.lastLoad = load;
+        const reply = this.loadWorkflow(target);
+        this.post(HostMessage.WorkflowLoaded, { load, reply });
+        if (reply.kind === 'fatal') this.startFailed(reply);
+        return;
+      }
       default:
         assertNever(message, 'worker message');
     }
@@ -183,7 +226,31 @@ export class HostRun implements WorkflowRun {
     if (message.tag === WorkerMessage.AgentStart && message.payload.call !== this.lastCall + 1) {
       return `agent-start numbered ${message.payload.call} after ${this.lastCall}`;
     }
+    if (message.tag === WorkerMessage.WorkflowLoad && message.payload.load !== this.lastLoad + 1) {
+      return `workflow-load numbered ${message.payload.load} after ${this.lastLoad}`;
+    }
     return undefined;
+  }
+
+  /**
+   * Reads a nested `workflow()` call's target on the host, so a script never reads files; a
+   * target that cannot run is a fatal reply naming it, and ends the run like a refused start.
+   */
+  private loadWorkflow(target: string): WorkflowLoadReply {
+    try {
+      if (!this.setup.loadWorkflow) {
+        throw new WorkflowError('INVALID_ARGUMENT', 'this workflow engine cannot load workflows');
+      }
+      const loaded = this.setup.loadWorkflow(target);
+      this.nestedMetas.set(loaded.name, loaded.meta);
+      return { kind: 'ok', name: loaded.name, script: loaded.body };
+    } catch (error) {
+      return {
+        kind: 'fatal',
+        code: error instanceof WorkflowError ? error.code : 'INVALID_ARGUMENT',
+        message: `workflow(${JSON.stringify(target.slice(0, 200))}) cannot run: ${errorMessage(error)}`,
+      };
+    }
   }
 
   private readonly onError = (error: unknown): void => {
@@ -214,7 +281,7 @@ export class HostRun implements WorkflowRun {
    * A child that could not start (AGENT_CAP, AGENT_START, UNSUPPORTED_SCHEMA) ends the run with
    * its code, whether or not the script awaits, drops or catches the call's promise.
    */
-  private startFailed(reply: Extract<AgentReply, { kind: 'fatal' }>): void {
+  private startFailed(reply: Extract<AgentReply | WorkflowLoadReply, { kind: 'fatal' }>): void {
     this.finish(
       this.cancelReason !== undefined
         ? this.cancelledOutcome()

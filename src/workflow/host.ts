@@ -5,6 +5,7 @@
  * It never evaluates script text on the host; children start only through the subagent registry.
  */
 import { randomUUID } from 'node:crypto';
+import { dirname, resolve } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import type { Context } from '../core/context.js';
 import { errorMessage } from '../core/errors.js';
@@ -24,6 +25,7 @@ import { validateMeta } from './meta.js';
 import type { WorkerSessionData } from './protocol.js';
 import { checkScriptBody } from './script-parse.js';
 import { spawnWorkflowWorker } from './worker-spawn.js';
+import { readWorkflowFile } from './workflow-file.js';
 
 export interface WorkerWorkflowServiceOptions {
   /** Where the `workflow/*` events are emitted (the runtime's root scope). */
@@ -61,12 +63,35 @@ function checkArgs(args: unknown): Record<string, unknown> {
   return args as Record<string, unknown>;
 }
 
+/** A target that names a file rather than a saved workflow: it has a folder or ends in `.js`. */
+function looksLikePath(target: string): boolean {
+  return /[\\/]/.test(target) || /\.[cm]?js$/i.test(target);
+}
+
+/**
+ * The default `resolveWorkflow`: files only, relative to `relativeTo`, else `cwd`; a saved
+ * workflow's name is refused, since this service knows no saved workflows.
+ */
+export function resolveWorkflowPath(cwd: string) {
+  return (target: string, relativeTo: string | undefined): string => {
+    if (!looksLikePath(target)) {
+      throw new WorkflowError(
+        'INVALID_ARGUMENT',
+        `no saved workflow named ${JSON.stringify(target.slice(0, 200))}: saved workflows are not available here; name a .js file by its path (relative to the script's folder)`,
+      );
+    }
+    return resolve(relativeTo ?? cwd, target);
+  };
+}
+
 export class WorkerWorkflowService implements WorkflowService {
   private readonly context: Context;
   private readonly registry: SubagentRegistry;
   private readonly provider: string;
   private readonly limits: WorkflowLimits;
   private readonly childInstructions: (schema: boolean) => string;
+  private readonly cwd: string;
+  private readonly resolveWorkflow: (target: string, relativeTo: string | undefined) => string;
   private readonly running = new Set<HostRun>();
 
   /** Throws `WorkflowError('INVALID_ARGUMENT')` for a bad limit. */
@@ -76,6 +101,8 @@ export class WorkerWorkflowService implements WorkflowService {
     this.provider = options.provider ?? 'spawn';
     this.limits = resolveLimits(options.limits);
     this.childInstructions = options.childInstructions ?? workflowChildInstructions;
+    this.cwd = options.cwd ?? process.cwd();
+    this.resolveWorkflow = options.resolveWorkflow ?? resolveWorkflowPath(this.cwd);
   }
 
   /** The request's provider, else the service's; one the registry lacks cannot begin. */
@@ -107,6 +134,8 @@ export class WorkerWorkflowService implements WorkflowService {
       meta,
     };
     const worker = this.spawn(data);
+    const scriptFolder =
+      request.scriptPath === undefined ? undefined : dirname(resolve(this.cwd, request.scriptPath));
     const run: HostRun = new HostRun({
       runId: `workflow-${randomUUID()}`,
       context: this.context,
@@ -118,6 +147,7 @@ export class WorkerWorkflowService implements WorkflowService {
       childInstructions: this.childInstructions,
       worker,
       onWorkerExit: () => this.running.delete(run),
+      loadWorkflow: (target) => readWorkflowFile(this.resolveWorkflow(target, scriptFolder)),
     });
     this.running.add(run);
     return run;

@@ -47,6 +47,8 @@ export interface RunChildrenSetup extends RunSetup {
   reply(call: number, reply: AgentReply): void;
   /** Called after a child's end was emitted. Must not throw. */
   onChildEnded(): void;
+  /** The meta of the nested workflow of this name, for its phases' models. Must not throw. */
+  nestedMeta?(name: string): WorkflowMeta | undefined;
 }
 
 export interface AgentCall {
@@ -166,12 +168,13 @@ export class RunChildren {
       this.setup.reply(agent.call, cancelledReply());
       return;
     }
-    const { meta, request } = this.setup;
-    const { call, prompt, options, phase } = agent;
+    const { request } = this.setup;
+    const { call, prompt, options, phase, workflow } = agent;
     const label = options.label ?? defaultLabel(prompt);
+    const meta = workflow === undefined ? this.setup.meta : this.setup.nestedMeta?.(workflow);
     const model =
       options.model ??
-      meta.phases?.find((candidate) => candidate.title === phase)?.model ??
+      meta?.phases?.find((candidate) => candidate.title === phase)?.model ??
       request.model;
     const startRequest: SubagentStartRequest = {
       parent: request.parent,
@@ -204,6 +207,7 @@ export class RunChildren {
       phase,
       schema: options.schema !== undefined,
       run,
+      ...(workflow !== undefined ? { workflow } : {}),
     };
     this.running.set(child.seq, child);
     this.setup.context.emit(workflowAgentStart, {
@@ -213,6 +217,7 @@ export class RunChildren {
       phase,
       time: Date.now(),
       ...(model !== undefined ? { model } : {}),
+      ...(workflow !== undefined ? { workflow } : {}),
     });
     run.result.then(
       (result) => this.settled(child, result),
@@ -255,6 +260,7 @@ export class RunChildren {
       outcome,
       ...(outcome !== 'completed' ? { reason } : {}),
       ...(usage ? { usage } : {}),
+      ...(child.workflow !== undefined ? { workflow: child.workflow } : {}),
     });
     this.setup.onChildEnded();
   }

@@ -4,12 +4,11 @@
  * (read statically, never evaluated; a bad header is listed with its problem, not hidden) and
  * turns a NAME or a FILE into the file to run. It only reads: it never writes and never runs.
  */
-import { type Dirent, readdirSync, readFileSync, statSync } from 'node:fs';
+import { type Dirent, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { errorMessage } from '../core/errors.js';
 import { type LoadedWorkflow, WorkflowError, type WorkflowMeta } from './contract.js';
-import { validateMeta } from './meta.js';
-import { splitMetaHeader } from './meta-header.js';
+import { readWorkflowFile } from './workflow-file.js';
 
 export type SavedWorkflowScope = 'project' | 'personal';
 
@@ -108,7 +107,7 @@ export function listSavedWorkflows(places: SavedWorkflowPlaces): SavedWorkflow[]
       };
     }
     try {
-      return { ...file, kind: 'valid', meta: readWorkflowHeader(file.path).meta };
+      return { ...file, kind: 'valid', meta: readWorkflowFile(file.path).meta };
     } catch (error) {
       return { ...file, kind: 'invalid', problem: errorMessage(error) };
     }
@@ -200,32 +199,5 @@ export function loadSavedWorkflow(name: string, places: SavedWorkflowPlaces): Lo
       `no saved workflow named ${JSON.stringify(name)} (saved: ${savedList(places)})`,
     );
   }
-  const { meta, body } = readWorkflowHeader(saved.path);
-  return { name: meta.name, meta, body, path: saved.path };
-}
-
-/** Reads `path` and its Claude Code header with the shared header code; errors name the file. */
-function readWorkflowHeader(path: string): { meta: WorkflowMeta; body: string } {
-  let source: string;
-  try {
-    source = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new WorkflowError(
-      'INVALID_ARGUMENT',
-      `cannot read the workflow script ${path}: ${errorMessage(error)}`,
-      { cause: error },
-    );
-  }
-  const split = splitMetaHeader(source, path);
-  if (split === undefined) {
-    throw new WorkflowError(
-      'META_INVALID',
-      `${path} has no meta: start the file with a header \`export const meta = { name: …, description: … };\``,
-    );
-  }
-  try {
-    return { meta: validateMeta(split.meta), body: split.body };
-  } catch (error) {
-    throw new WorkflowError('META_INVALID', `${path}: ${errorMessage(error)}`, { cause: error });
-  }
+  return readWorkflowFile(saved.path);
 }
