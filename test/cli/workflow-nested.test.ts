@@ -91,3 +91,31 @@ test('workflow() one level deep returns the nested value; its agents carry its n
     ],
   );
 });
+
+test('workflow(NAME) inside a script runs the saved workflow of that name, the project one first', async () => {
+  const { home, flows, model } = setup();
+  // The process runs in `home`: it is both the project (`.loom/workflows`) and LOOM_HOME.
+  const project = join(home, '.loom', 'workflows');
+  const personal = join(home, 'workflows');
+  mkdirSync(project, { recursive: true });
+  mkdirSync(personal);
+  workflowFile(project, 'review', `return await agent('audit ' + args.topic);`);
+  workflowFile(personal, 'review', `return 'the personal one';`);
+  workflowFile(personal, 'summary', `return 'summary of ' + args.of;`);
+  workflowFile(
+    flows,
+    'a',
+    `const review = await workflow('review', { topic: 'billing' });
+     const summary = await workflow('summary', { of: review });
+     return { review, summary };`,
+  );
+  const run = await runWorkflow(
+    ['run', join('flows', 'a.js'), '--model', `scripted:${model}`, '--json'],
+    { home },
+  );
+  assert.equal(run.code, 0, run.stderr);
+  assert.deepEqual(parseResult(run).value, {
+    review: 'no issues in billing',
+    summary: 'summary of no issues in billing',
+  });
+});
