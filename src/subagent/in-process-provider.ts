@@ -124,6 +124,14 @@ function startChild(
   const capture = schema ? attachStructuredOutput(handle, schema) : undefined;
   if (descriptor.continuable) options.children.adopt(handle, descriptor);
 
+  const { onUsage } = request;
+  const stopReporting = onUsage
+    ? handle.log.onAppend((event) => {
+        if (event.type !== 'assistant/message') return;
+        const { usage, model } = (event as SessionEvent<'assistant/message'>).data;
+        onUsage({ usage, model });
+      })
+    : undefined;
   const onAbort = () => handle.agent.cancel('the parent cancelled this subagent');
   request.signal?.addEventListener('abort', onAbort, { once: true });
   if (request.signal?.aborted) queueMicrotask(onAbort);
@@ -132,6 +140,7 @@ function startChild(
     if (disposed) return;
     disposed = true;
     request.signal?.removeEventListener('abort', onAbort);
+    stopReporting?.();
     capture?.dispose();
     options.children.releaseUnder(handle.log.header.sessionId);
     handle.close();

@@ -22,6 +22,10 @@ export interface HookHost {
   requestAgent(prompt: string, options: AgentStartOptions): Promise<unknown>;
   postPhase(title: string): void;
   postLog(message: string): void;
+  /** The run's token ceiling, or null without one. */
+  readonly budgetTotal: number | null;
+  /** The run's spent tokens as the host last reported them. */
+  budgetSpent(): number;
 }
 
 const agentOptions = ['label', 'phase', 'schema', 'model'] as const;

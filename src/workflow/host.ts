@@ -9,6 +9,7 @@ import type { Worker } from 'node:worker_threads';
 import type { Context } from '../core/context.js';
 import { errorMessage } from '../core/errors.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../core/json-text.js';
+import type { PriceTable } from '../llm/prices.js';
 import type { SubagentRegistry } from '../subagent/registry.js';
 import { workflowChildInstructions } from './authoring-guide.js';
 import {
@@ -22,6 +23,7 @@ import { HostRun } from './host-run.js';
 import { resolveLimits } from './limits.js';
 import { validateMeta } from './meta.js';
 import type { WorkerSessionData } from './protocol.js';
+import { RunBudget } from './run-budget.js';
 import { checkScriptBody } from './script-parse.js';
 import { spawnWorkflowWorker } from './worker-spawn.js';
 
@@ -45,6 +47,8 @@ export interface WorkerWorkflowServiceOptions {
    * path. Throws a `WorkflowError` naming the target when nothing matches.
    */
   resolveWorkflow?(target: string, relativeTo: string | undefined): string;
+  /** Prices by model spec (config `prices`), for each agent's `costUsd`; default none. */
+  prices?: PriceTable;
 }
 
 function checkArgs(args: unknown): Record<string, unknown> {
@@ -67,6 +71,7 @@ export class WorkerWorkflowService implements WorkflowService {
   private readonly provider: string;
   private readonly limits: WorkflowLimits;
   private readonly childInstructions: (schema: boolean) => string;
+  private readonly prices: PriceTable;
   private readonly running = new Set<HostRun>();
 
   /** Throws `WorkflowError('INVALID_ARGUMENT')` for a bad limit. */
@@ -76,6 +81,7 @@ export class WorkerWorkflowService implements WorkflowService {
     this.provider = options.provider ?? 'spawn';
     this.limits = resolveLimits(options.limits);
     this.childInstructions = options.childInstructions ?? workflowChildInstructions;
+    this.prices = options.prices ?? {};
   }
 
   /** The request's provider, else the service's; one the registry lacks cannot begin. */
@@ -100,11 +106,14 @@ export class WorkerWorkflowService implements WorkflowService {
     checkScriptBody(request.script);
     const limits = resolveLimits(request.limits, this.limits);
     const provider = this.providerOf(request);
+    // One ceiling per root run: the request's, else the meta's.
+    const budget = new RunBudget(request.budgetTokens ?? meta.budgetTokens ?? null);
     const data: WorkerSessionData = {
       script: request.script,
       args: checkArgs(request.args),
       limits,
       meta,
+      budgetTotal: budget.total,
     };
     const worker = this.spawn(data);
     const run: HostRun = new HostRun({
@@ -116,6 +125,8 @@ export class WorkerWorkflowService implements WorkflowService {
       limits,
       request,
       childInstructions: this.childInstructions,
+      budget,
+      prices: this.prices,
       worker,
       onWorkerExit: () => this.running.delete(run),
     });

@@ -13,6 +13,11 @@ export enum HostMessage {
   AgentResult = 'agent-result',
   /** Every pending and future hook call now fails with a fatal CANCELLED. */
   Cancel = 'cancel',
+  /**
+   * The run's spent tokens, sent just before a reply when they changed; `exhausted`: every
+   * pending and future hook call now fails with a fatal BUDGET_EXHAUSTED.
+   */
+  Budget = 'budget',
 }
 
 /** Messages the worker sends to the host. */
@@ -50,6 +55,7 @@ export interface HostPayloads {
   [HostMessage.Go]: Record<string, never>;
   [HostMessage.AgentResult]: { call: number; reply: AgentReply };
   [HostMessage.Cancel]: { reason: string };
+  [HostMessage.Budget]: { spent: number; exhausted: boolean };
 }
 
 export interface WorkerPayloads {
@@ -74,6 +80,8 @@ export interface WorkerSessionData {
   args: Record<string, unknown>;
   limits: WorkflowLimits;
   meta: WorkflowMeta;
+  /** The run's token ceiling, or null without one (the script's `budget.total`). */
+  budgetTotal: number | null;
 }
 
 /**

@@ -7,6 +7,7 @@
  */
 import vm from 'node:vm';
 import { assertNever } from '../core/errors.js';
+import { createBudgetHook } from './budget-hook.js';
 import { createParallelHook, createPipelineHook } from './combinators.js';
 import { WorkflowError, type WorkflowLimits } from './contract.js';
 import {
@@ -63,6 +64,7 @@ type State = 'waiting' | 'running' | 'finished';
 class WorkerSession implements HookHost {
   readonly limits: WorkflowLimits;
   readonly cancellation: Promise<never>;
+  readonly budgetTotal: number | null;
   allowedPrototypes: ReadonlySet<object | null> = new Set();
   private readonly port: WirePort;
   private readonly data: WorkerSessionData;
@@ -70,12 +72,14 @@ class WorkerSession implements HookHost {
   private stopError: WorkflowError | undefined;
   private rejectCancellation: (error: WorkflowError) => void = () => {};
   private lastCall = 0;
+  private spent = 0;
   private readonly pending = new Map<number, PendingCall>();
 
   constructor(port: WirePort, data: WorkerSessionData) {
     this.port = port;
     this.data = data;
     this.limits = data.limits;
+    this.budgetTotal = data.budgetTotal;
     this.cancellation = handOut(
       new Promise<never>((_resolve, reject) => {
         this.rejectCancellation = reject;
@@ -110,6 +114,10 @@ class WorkerSession implements HookHost {
     sendToHost(this.port, WorkerMessage.Log, { message });
   }
 
+  budgetSpent(): number {
+    return this.spent;
+  }
+
   /** The host batches what it sends in one turn: a post may carry several envelopes. */
   private readonly onMessage = (post: unknown): void => {
     for (const raw of envelopesOf(post)) {
@@ -141,6 +149,10 @@ class WorkerSession implements HookHost {
       case HostMessage.Cancel:
         this.cancel(message.payload.reason);
         return;
+      case HostMessage.Budget:
+        this.spent = message.payload.spent;
+        if (message.payload.exhausted) this.budgetExhausted();
+        return;
       default:
         assertNever(message, 'host message');
     }
@@ -163,6 +175,17 @@ class WorkerSession implements HookHost {
     if (this.state === 'waiting') {
       this.finish({ kind: 'error', code: 'CANCELLED', message: error.message, fatal: true });
     }
+  }
+
+  /** The host ends the run; the script learns why from every pending and later hook call. */
+  private budgetExhausted(): void {
+    if (this.stopError) return;
+    const error = fatal(
+      'BUDGET_EXHAUSTED',
+      `the token budget of ${this.budgetTotal} tokens is spent (${this.spent} used); no more agents start in this run`,
+    );
+    this.stop(error);
+    this.rejectCancellation(error);
   }
 
   /** Every pending and future hook call now fails with `error`. */
@@ -215,6 +238,7 @@ class WorkerSession implements HookHost {
       phase: createPhaseHook(this),
       log: createLogHook(this),
       args: structuredClone(this.data.args),
+      budget: createBudgetHook(this),
     });
     const context = vm.createContext(globals, { name: 'workflow script' });
     // V8 gives every context a `console`; the script's surface is the hooks and the language.

@@ -58,6 +58,7 @@ const result: WorkflowResult = {
   agentsStarted: 3,
   failures: [],
   usage: { input: 0, output: 0 },
+  agents: [],
 };
 
 function capture(isTTY: boolean) {
