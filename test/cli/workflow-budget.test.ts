@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
+import { runLoom, writeScriptedModel } from './loom-process.js';
 import {
   agentPairs,
   parseResult,
@@ -169,4 +170,52 @@ test('workflow run --budget-tokens: a value that is not a positive whole number 
     assert.equal(run.code, 2, run.stderr);
     assert.match(run.stderr, /--budget-tokens must be a positive whole number of tokens/);
   }
+});
+
+test('loom run: the workflow tool takes budget_tokens; the script reads it and a spent budget is an error result', async () => {
+  const home = temporaryFolder();
+  const workflowCall = (budget: number) => ({
+    name: 'workflow',
+    arguments: {
+      meta: { name: 'budgeted', description: 'Three agents under a budget' },
+      script:
+        "log('total ' + budget.total); return await parallel(['a', 'b', 'c'].map((w) => () => agent('spend ' + w)));",
+      budget_tokens: budget,
+    },
+  });
+  const model = writeScriptedModel(home, {
+    rules: [
+      {
+        when: '^run tight$',
+        steps: [{ tools: [workflowCall(150)] }, { reply: 'tool said: {{lastToolResult}}' }],
+      },
+      {
+        when: '^run roomy$',
+        steps: [{ tools: [workflowCall(100000)] }, { reply: 'tool said: {{lastToolResult}}' }],
+      },
+      { when: '^spend (\\w)$', reply: '{{1}}', usage: { input: 60, output: 40 } },
+    ],
+  });
+  const run = async (prompt: string) => {
+    const result = await runLoom(
+      ['run', '--json', '--model', `scripted:${model}`, '--cwd', home, prompt],
+      { home },
+    );
+    assert.equal(result.code, 0, result.stderr);
+    const toolResult = result.stdout
+      .trim()
+      .split('\n')
+      .map(
+        (line) =>
+          JSON.parse(line) as { type: string; data: { content?: string; isError?: boolean } },
+      )
+      .find((line) => line.type === 'tool/result');
+    return toolResult?.data;
+  };
+  const tight = await run('run tight');
+  assert.equal(tight?.isError, true, tight?.content);
+  assert.match(tight?.content ?? '', /BUDGET_EXHAUSTED: the token budget of 150 tokens is spent/);
+  const roomy = await run('run roomy');
+  assert.equal(roomy?.isError, false, roomy?.content);
+  assert.match(roomy?.content ?? '', /completed with 3 agents/);
 });
