@@ -132,7 +132,13 @@ function startChild(
         onUsage({ usage, model });
       })
     : undefined;
-  const onAbort = () => handle.agent.cancel('the parent cancelled this subagent');
+  /** The first reason the child was asked to stop with, for its diagnostic. */
+  let cancelReason: string | undefined;
+  const onAbort = () => {
+    const reason: unknown = request.signal?.reason;
+    if (typeof reason === 'string') cancelReason ??= reason;
+    handle.agent.cancel('the parent cancelled this subagent');
+  };
   request.signal?.addEventListener('abort', onAbort, { once: true });
   if (request.signal?.aborted) queueMicrotask(onAbort);
   let disposed = false;
@@ -146,7 +152,7 @@ function startChild(
     handle.close();
   };
   const result = handle.agent.prompt(request.prompt).then((outcome) => {
-    const settled = toResult(handle, outcome, capture);
+    const settled = toResult(handle, outcome, capture, cancelReason);
     if (!descriptor.continuable) dispose();
     else request.signal?.removeEventListener('abort', onAbort);
     return settled;
@@ -154,7 +160,10 @@ function startChild(
   return {
     id: handle.log.header.sessionId,
     result,
-    cancel: (reason) => handle.agent.cancel(reason ?? 'cancelled'),
+    cancel: (reason) => {
+      cancelReason ??= reason;
+      handle.agent.cancel(reason ?? 'cancelled');
+    },
     dispose,
   };
 }
@@ -163,6 +172,7 @@ function toResult(
   handle: AgentHandle,
   outcome: TurnOutcome,
   capture: StructuredCapture | undefined,
+  cancelReason: string | undefined,
 ): SubagentResult {
   const base = { sessionId: handle.log.header.sessionId, usage: outcome.usage };
   if (outcome.reason === 'aborted') {
@@ -170,7 +180,7 @@ function toResult(
       ...base,
       output: outcome.text,
       stopReason: 'cancelled',
-      diagnostic: 'the subagent was cancelled',
+      diagnostic: cancelReason ?? 'the subagent was cancelled',
     };
   }
   if (outcome.reason !== 'completed') {

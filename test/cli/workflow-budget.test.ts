@@ -56,6 +56,12 @@ test('workflow run --budget-tokens: a spent budget stops the run with BUDGET_EXH
   const tokens = result.tokens as { input: number; output: number };
   const spent = tokens.input + tokens.output;
   assert.ok(spent >= 1000 && spent <= 1000 + 4 * 100, `spent ${spent}`);
+  for (const failure of result.failures as Array<{ outcome: string; reason: string }>) {
+    assert.deepEqual(
+      [failure.outcome, failure.reason],
+      ['cancelled', 'the token budget of 1000 tokens is spent'],
+    );
+  }
   const agents = result.agents as AgentLine[];
   assert.equal(agents.length, result.agentsStarted);
   assert.ok(agents.length < 40, `${agents.length} agents started`);
