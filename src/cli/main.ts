@@ -161,6 +161,10 @@ export function buildProgram(): Command {
     )
     .option('--max-concurrent <n>', 'agents running at once (1-256)')
     .option('--max-agents <n>', 'agents the run may start (default 1000)')
+    .option(
+      '--budget-tokens <n>',
+      'stop the run (BUDGET_EXHAUSTED) once its agents have used N input + output tokens',
+    )
     .option('--json', 'print one JSON result object on stdout')
     .option('--events <file>', 'write the workflow/* events to FILE as NDJSON')
     .action(

@@ -27,6 +27,7 @@ import {
   describeStartError,
   flagLimits,
   parseArgsOption,
+  parseBudgetTokens,
   readJsonOption,
 } from './workflow-options.js';
 import { createProgressView } from './workflow-progress.js';
@@ -46,6 +47,7 @@ export interface WorkflowRunOptions extends WorkflowCheckOptions {
   provider?: string;
   maxConcurrent?: string;
   maxAgents?: string;
+  budgetTokens?: string;
   json?: boolean;
   events?: string;
 }
@@ -88,7 +90,10 @@ export function prepareScript(
   );
 }
 
-/** The `--json` result of SPEC §3, keys in its order; `error` and `code` only when not completed. */
+/**
+ * The `--json` result of SPEC §3-§4, keys in its order; `error` and `code` only when not
+ * completed, `costUsd` only when every agent's model has a price.
+ */
 export function jsonResult(result: WorkflowResult): Record<string, unknown> {
   const completed = result.stopReason === 'completed';
   const error =
@@ -108,6 +113,17 @@ export function jsonResult(result: WorkflowResult): Record<string, unknown> {
       label,
       outcome,
       reason,
+    })),
+    tokens: { input: result.usage.input, output: result.usage.output },
+    ...(result.costUsd !== undefined ? { costUsd: result.costUsd } : {}),
+    agents: result.agents.map((agent) => ({
+      seq: agent.seq,
+      label: agent.label,
+      outcome: agent.outcome,
+      tokens: { input: agent.tokens.input, output: agent.tokens.output },
+      ...(agent.costUsd !== undefined ? { costUsd: agent.costUsd } : {}),
+      ...(agent.workflow !== undefined ? { workflow: agent.workflow } : {}),
+      ...(agent.journaled ? { journaled: true } : {}),
     })),
   };
 }
@@ -156,6 +172,7 @@ export async function workflowRunCommand(
   let prepared: PreparedScript;
   let args: Record<string, unknown> | undefined;
   let limits: Partial<WorkflowLimits>;
+  let budgetTokens: number | undefined;
   let events: EventsFile | undefined;
   // The script's thread starts while the runtime is built on this one.
   prewarmWorkflowWorker();
@@ -163,6 +180,8 @@ export async function workflowRunCommand(
     prepared = prepareScript(requireTarget(target), options.meta);
     args = options.args === undefined ? undefined : parseArgsOption(options.args);
     limits = flagLimits(options);
+    budgetTokens =
+      options.budgetTokens === undefined ? undefined : parseBudgetTokens(options.budgetTokens);
     setup = buildRuntime({
       cwd: process.cwd(),
       home: loomHome(),
@@ -191,6 +210,7 @@ export async function workflowRunCommand(
       ...(options.model !== undefined ? { model: options.model } : {}),
       ...(options.provider !== undefined ? { provider: options.provider } : {}),
       ...(Object.keys(limits).length > 0 ? { limits } : {}),
+      ...(budgetTokens !== undefined ? { budgetTokens } : {}),
     });
   } catch (error) {
     follower.dispose();

@@ -6,7 +6,7 @@
 export const WORKFLOW_TOOL_DESCRIPTION = `Run a JavaScript orchestration script that fans work out to many subagents. The script, not this conversation, holds the loop, the branching and the intermediate results; only its return value comes back to you.
 
 Parameters:
-- meta: {name, description, whenToUse?, phases?: [{title, detail?, model?}]} (data; unknown keys are rejected).
+- meta: {name, description, whenToUse?, phases?: [{title, detail?, model?}], budgetTokens?} (data; unknown keys are rejected).
 - script: a plain JavaScript body with top-level await that ends in \`return <JSON value>\`. No imports, no \`export const meta\` line (meta goes in the parameter).
 - args: a JSON object the script reads as \`args\`.
 
@@ -17,6 +17,7 @@ The script sees exactly these globals:
 - phase(title): marks progress (use the meta phase titles). log(message): a progress line for the user.
 - args: the args parameter.
 - workflow(nameOrPath, args?) -> Promise<value>: runs a saved workflow (by name) or a workflow file with an \`export const meta\` header (a path ending in .js, relative to the script's file, else the working folder) one level deep and resolves to its return value; it shares this run's agent limits, concurrency and cancellation. A workflow() call inside that nested workflow is a fatal NESTING_LIMIT.
+- budget: {total, spent(), remaining()}: the run's token ceiling (budget_tokens or meta.budgetTokens; total null and remaining() Infinity without one) and the input + output tokens its agents have used so far. Once spent reaches total the run ends with BUDGET_EXHAUSTED and no more agents start, so check budget.remaining() before starting more work if you want partial results.
 Mistakes are fatal and end the script with an error naming them: unknown agent options, bad arguments, an unsupported schema, too many agents or items. Values you return must be JSON (no functions, Map, Date, undefined inside arrays).
 
 Example:

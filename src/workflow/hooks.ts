@@ -30,6 +30,10 @@ export interface HookHost {
    * with a fatal error (a bad target, a bad file, a stopped run, or NESTING_LIMIT).
    */
   loadWorkflow(target: string): Promise<{ name: string; script: string }>;
+  /** The run's token ceiling, or null without one. */
+  readonly budgetTotal: number | null;
+  /** The run's spent tokens as the host last reported them. */
+  budgetSpent(): number;
 }
 
 const agentOptions = ['label', 'phase', 'schema', 'model'] as const;

@@ -6,6 +6,7 @@
  * Every path ends with one `workflow/end`.
  */
 import type { Worker } from 'node:worker_threads';
+import type { Disposer } from '../core/context.js';
 import { assertNever, errorMessage } from '../core/errors.js';
 import {
   type LoadedWorkflow,
@@ -70,6 +71,10 @@ export class HostRun implements WorkflowRun {
   private lastCall = 0;
   private lastLoad = 0;
   private graceTimer: NodeJS.Timeout | undefined;
+  /** The spent tokens the worker was last told of, and that message while it is still queued. */
+  private budgetSent = 0;
+  private budgetNote: { payload: HostPayloads[HostMessage.Budget]; post: number } | undefined;
+  private readonly stopBudget: Disposer;
   private workerExited = false;
   private disposed = false;
   private resolveResult: (result: WorkflowResult) => void = () => {};
@@ -85,7 +90,13 @@ export class HostRun implements WorkflowRun {
       ...setup,
       reply: (call, reply) => {
         this.post(HostMessage.AgentResult, { call, reply });
-        if (reply.kind === 'fatal' && reply.code !== 'CANCELLED') this.startFailed(reply);
+        // BUDGET_EXHAUSTED: the budget ends the run itself, with its reason for the children.
+        if (
+          reply.kind === 'fatal' &&
+          reply.code !== 'CANCELLED' &&
+          reply.code !== 'BUDGET_EXHAUSTED'
+        )
+          this.startFailed(reply);
       },
       onChildEnded: () => {
         if (this.stage === 'draining' && this.children.active === 0) this.complete();
@@ -95,6 +106,7 @@ export class HostRun implements WorkflowRun {
     this.result = new Promise((resolve) => {
       this.resolveResult = resolve;
     });
+    this.stopBudget = setup.budget.onExhausted(this.onBudgetExhausted);
     this.worker.on('message', this.onMessage);
     this.worker.on('error', this.onError);
     this.worker.on('messageerror', this.onError);
@@ -141,6 +153,31 @@ export class HostRun implements WorkflowRun {
 
   private readonly onAbort = (): void => {
     this.cancel('the caller aborted the workflow');
+  };
+
+  /**
+   * The spent tokens reached the total: the run ends BUDGET_EXHAUSTED whatever the script
+   * catches, running children are cancelled with the budget's reason, and the worker is told
+   * (its pending and later hook calls fail with a fatal BUDGET_EXHAUSTED).
+   */
+  private readonly onBudgetExhausted = (): void => {
+    if (this.outcome || this.stage === 'ended') return;
+    const { budget } = this.setup;
+    this.budgetSent = budget.spent;
+    this.post(HostMessage.Budget, { spent: budget.spent, exhausted: true });
+    const reason = budget.reason();
+    this.finish(
+      this.cancelReason !== undefined
+        ? this.cancelledOutcome()
+        : {
+            stopReason: 'error',
+            error: {
+              code: 'BUDGET_EXHAUSTED',
+              message: `${reason} (${budget.spent} tokens used); agents still running were cancelled and no more start`,
+            },
+          },
+      reason,
+    );
   };
 
   /** Once the outcome is known nothing the worker says matters; it is terminated next. */
@@ -243,6 +280,15 @@ export class HostRun implements WorkflowRun {
       }
       const loaded = this.setup.loadWorkflow(target);
       this.nestedMetas.set(loaded.name, loaded.meta);
+      if (loaded.meta.budgetTokens !== undefined) {
+        // One ceiling per run: said in the log rather than ignored in silence.
+        this.setup.context.emit(workflowLog, {
+          runId: this.id,
+          time: Date.now(),
+          message: `the nested workflow's budgetTokens (${loaded.meta.budgetTokens}) is not applied: a run has one token budget, the top script's`,
+          workflow: loaded.name,
+        });
+      }
       return { kind: 'ok', name: loaded.name, script: loaded.body };
     } catch (error) {
       return {
@@ -314,8 +360,11 @@ export class HostRun implements WorkflowRun {
     }, this.setup.limits.cancelGraceMs);
   }
 
-  /** Records the outcome (first wins); the run ends once its children have ended. */
-  private finish(outcome: RunOutcome): void {
+  /**
+   * Records the outcome (first wins); the run ends once its children have ended. `childReason`
+   * tells running children why they are cancelled, unless the caller cancelled.
+   */
+  private finish(outcome: RunOutcome, childReason?: string): void {
     if (this.outcome) return;
     this.outcome = outcome;
     if (this.children.active === 0) {
@@ -325,7 +374,9 @@ export class HostRun implements WorkflowRun {
     }
     this.stage = 'draining';
     this.children.cancelAll(
-      this.cancelReason ?? 'the workflow script ended without waiting for this agent',
+      this.cancelReason ??
+        childReason ??
+        'the workflow script ended without waiting for this agent',
     );
     this.startGrace();
   }
@@ -336,6 +387,7 @@ export class HostRun implements WorkflowRun {
     if (this.graceTimer !== undefined) clearTimeout(this.graceTimer);
     this.graceTimer = undefined;
     this.setup.request.signal?.removeEventListener('abort', this.onAbort);
+    this.stopBudget();
     this.children.endStranded('the workflow ended before this agent did');
     const outcome = this.outcome ?? this.cancelledOutcome();
     const error = outcome.stopReason === 'completed' ? undefined : outcome.error;
@@ -348,6 +400,8 @@ export class HostRun implements WorkflowRun {
       agentsStarted: this.children.started,
       failures: [...this.children.failures],
       usage: { ...this.children.usage },
+      agents: [...this.children.agents].sort((first, second) => first.seq - second.seq),
+      ...(this.children.costUsd !== undefined ? { costUsd: this.children.costUsd } : {}),
     };
     this.setup.context.emit(workflowEnd, {
       runId: this.id,
@@ -367,6 +421,27 @@ export class HostRun implements WorkflowRun {
 
   private post<Tag extends HostMessage>(tag: Tag, payload: HostPayloads[Tag]): void {
     if (this.workerExited || this.stage === 'ended') return;
+    if (tag !== HostMessage.Cancel && tag !== HostMessage.Budget) this.syncBudget();
     this.outbox.send({ tag, payload } as HostEnvelope);
+  }
+
+  /**
+   * Before a message that wakes the script, the spent tokens when they changed: one `budget`
+   * message per batch, brought up to date while it is still queued. The worker reads a whole
+   * batch before the script runs, so the script always sees the latest figure.
+   */
+  private syncBudget(): void {
+    // Once the run's outcome is known the script only has to stop; figures no longer matter.
+    if (this.outcome) return;
+    const { spent } = this.setup.budget;
+    if (spent === this.budgetSent) return;
+    this.budgetSent = spent;
+    if (this.budgetNote?.post === this.outbox.posts) {
+      this.budgetNote.payload.spent = spent;
+      return;
+    }
+    const payload = { spent, exhausted: false };
+    this.budgetNote = { payload, post: this.outbox.posts };
+    this.outbox.send({ tag: HostMessage.Budget, payload });
   }
 }

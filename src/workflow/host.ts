@@ -10,6 +10,7 @@ import type { Worker } from 'node:worker_threads';
 import type { Context } from '../core/context.js';
 import { errorMessage } from '../core/errors.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../core/json-text.js';
+import type { PriceTable } from '../llm/prices.js';
 import type { SubagentRegistry } from '../subagent/registry.js';
 import { workflowChildInstructions } from './authoring-guide.js';
 import {
@@ -23,6 +24,7 @@ import { HostRun } from './host-run.js';
 import { resolveLimits } from './limits.js';
 import { validateMeta } from './meta.js';
 import type { WorkerSessionData } from './protocol.js';
+import { RunBudget } from './run-budget.js';
 import { checkScriptBody } from './script-parse.js';
 import { spawnWorkflowWorker } from './worker-spawn.js';
 import { readWorkflowFile } from './workflow-file.js';
@@ -47,6 +49,8 @@ export interface WorkerWorkflowServiceOptions {
    * path. Throws a `WorkflowError` naming the target when nothing matches.
    */
   resolveWorkflow?(target: string, relativeTo: string | undefined): string;
+  /** Prices by model spec (config `prices`), for each agent's `costUsd`; default none. */
+  prices?: PriceTable;
 }
 
 function checkArgs(args: unknown): Record<string, unknown> {
@@ -92,6 +96,7 @@ export class WorkerWorkflowService implements WorkflowService {
   private readonly childInstructions: (schema: boolean) => string;
   private readonly cwd: string;
   private readonly resolveWorkflow: (target: string, relativeTo: string | undefined) => string;
+  private readonly prices: PriceTable;
   private readonly running = new Set<HostRun>();
 
   /** Throws `WorkflowError('INVALID_ARGUMENT')` for a bad limit. */
@@ -103,6 +108,7 @@ export class WorkerWorkflowService implements WorkflowService {
     this.childInstructions = options.childInstructions ?? workflowChildInstructions;
     this.cwd = options.cwd ?? process.cwd();
     this.resolveWorkflow = options.resolveWorkflow ?? resolveWorkflowPath(this.cwd);
+    this.prices = options.prices ?? {};
   }
 
   /** The request's provider, else the service's; one the registry lacks cannot begin. */
@@ -127,11 +133,14 @@ export class WorkerWorkflowService implements WorkflowService {
     checkScriptBody(request.script);
     const limits = resolveLimits(request.limits, this.limits);
     const provider = this.providerOf(request);
+    // One ceiling per root run: the request's, else the meta's.
+    const budget = new RunBudget(request.budgetTokens ?? meta.budgetTokens ?? null);
     const data: WorkerSessionData = {
       script: request.script,
       args: checkArgs(request.args),
       limits,
       meta,
+      budgetTotal: budget.total,
     };
     const worker = this.spawn(data);
     const scriptFolder =
@@ -145,6 +154,8 @@ export class WorkerWorkflowService implements WorkflowService {
       limits,
       request,
       childInstructions: this.childInstructions,
+      budget,
+      prices: this.prices,
       worker,
       onWorkerExit: () => this.running.delete(run),
       loadWorkflow: (target) => readWorkflowFile(this.resolveWorkflow(target, scriptFolder)),

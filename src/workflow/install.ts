@@ -5,6 +5,7 @@
  */
 import { type Disposer, disposeAll } from '../core/context.js';
 import type { AgentRuntime } from '../core/runtime.js';
+import type { PriceTable } from '../llm/prices.js';
 import type { SubagentServices } from '../subagent/services.js';
 import {
   WORKFLOW_POLICY_ALWAYS,
@@ -26,6 +27,8 @@ export interface WorkflowLayerOptions {
   home?: string;
   /** The project folder, where saved workflows are found. */
   cwd?: string;
+  /** Prices by model spec (config `prices`), for each workflow agent's cost. */
+  prices?: PriceTable;
 }
 
 export interface WorkflowLayer {
@@ -52,6 +55,7 @@ export function installWorkflows(
     ...(options.home !== undefined ? { home: options.home } : {}),
     ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
     resolveWorkflow: savedWorkflowResolver(places),
+    ...(options.prices ? { prices: options.prices } : {}),
   });
   const policy = options.offerTool === 'always' ? WORKFLOW_POLICY_ALWAYS : WORKFLOW_POLICY_EXPLICIT;
   const disposers: Disposer[] = [

@@ -40,6 +40,7 @@ export class NestedHookHost implements HookHost {
   readonly limits: WorkflowLimits;
   readonly cancellation: Promise<never>;
   readonly workflowName: string;
+  readonly budgetTotal: number | null;
   allowedPrototypes: ReadonlySet<object | null> = new Set();
   private readonly session: NestingSession;
   private ended: WorkflowError | undefined;
@@ -49,6 +50,12 @@ export class NestedHookHost implements HookHost {
     this.workflowName = name;
     this.limits = session.limits;
     this.cancellation = session.cancellation;
+    this.budgetTotal = session.budgetTotal;
+  }
+
+  /** One budget per run: the nested run spends the run's. */
+  budgetSpent(): number {
+    return this.session.budgetSpent();
   }
 
   stopped(): WorkflowError | undefined {

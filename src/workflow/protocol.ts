@@ -15,6 +15,11 @@ export enum HostMessage {
   Cancel = 'cancel',
   /** The answer to one `workflow-load`: the nested workflow's name and body, or a fatal error. */
   WorkflowLoaded = 'workflow-loaded',
+  /**
+   * The run's spent tokens, sent just before a reply when they changed; `exhausted`: every
+   * pending and future hook call now fails with a fatal BUDGET_EXHAUSTED.
+   */
+  Budget = 'budget',
 }
 
 /** Messages the worker sends to the host. */
@@ -60,6 +65,7 @@ export interface HostPayloads {
   [HostMessage.AgentResult]: { call: number; reply: AgentReply };
   [HostMessage.Cancel]: { reason: string };
   [HostMessage.WorkflowLoaded]: { load: number; reply: WorkflowLoadReply };
+  [HostMessage.Budget]: { spent: number; exhausted: boolean };
 }
 
 export interface WorkerPayloads {
@@ -91,6 +97,8 @@ export interface WorkerSessionData {
   args: Record<string, unknown>;
   limits: WorkflowLimits;
   meta: WorkflowMeta;
+  /** The run's token ceiling, or null without one (the script's `budget.total`). */
+  budgetTotal: number | null;
 }
 
 /**

@@ -47,6 +47,7 @@ interface WorkflowArguments {
   name?: string;
   args?: unknown;
   run_in_background?: boolean;
+  budget_tokens?: number;
 }
 
 /** A bare non-object `args` is wrapped as a field so the script always sees an object. */
@@ -161,6 +162,12 @@ export function workflowTool(options: WorkflowToolOptions): ToolDefinition<Workf
           description:
             'Run as a background job and return its id at once: job_output shows its progress, job_kill cancels it, and its result arrives as a message when it ends.',
         },
+        budget_tokens: {
+          type: 'integer',
+          minimum: 1,
+          description:
+            "A hard ceiling on the run's tokens (input + output of every agent): once reached, the run ends with BUDGET_EXHAUSTED. The script reads it as `budget`.",
+        },
       },
       additionalProperties: false,
     },
@@ -171,6 +178,7 @@ export function workflowTool(options: WorkflowToolOptions): ToolDefinition<Workf
           ...scriptOf(args, places),
           args: argsObject(args.args),
           parent: { sessionId: caller.sessionId, delegationDepth: caller.delegationDepth },
+          ...(args.budget_tokens !== undefined ? { budgetTokens: args.budget_tokens } : {}),
         };
         if (args.run_in_background === true) {
           const runner = execution.context.find(backgroundRunnerKey);

@@ -8,6 +8,7 @@
  */
 import vm from 'node:vm';
 import { assertNever } from '../core/errors.js';
+import { createBudgetHook } from './budget-hook.js';
 import { createParallelHook, createPipelineHook } from './combinators.js';
 import { WorkflowError, type WorkflowLimits } from './contract.js';
 import {
@@ -76,6 +77,7 @@ type State = 'waiting' | 'running' | 'finished';
 class WorkerSession implements NestingSession {
   readonly limits: WorkflowLimits;
   readonly cancellation: Promise<never>;
+  readonly budgetTotal: number | null;
   allowedPrototypes: ReadonlySet<object | null> = new Set();
   private readonly port: WirePort;
   private readonly data: WorkerSessionData;
@@ -83,6 +85,7 @@ class WorkerSession implements NestingSession {
   private stopError: WorkflowError | undefined;
   private rejectCancellation: (error: WorkflowError) => void = () => {};
   private lastCall = 0;
+  private spent = 0;
   private readonly pending = new Map<number, PendingCall>();
   private lastLoad = 0;
   private readonly pendingLoads = new Map<number, PendingLoad>();
@@ -91,6 +94,7 @@ class WorkerSession implements NestingSession {
     this.port = port;
     this.data = data;
     this.limits = data.limits;
+    this.budgetTotal = data.budgetTotal;
     this.cancellation = handOut(
       new Promise<never>((_resolve, reject) => {
         this.rejectCancellation = reject;
@@ -162,6 +166,10 @@ class WorkerSession implements NestingSession {
     }
   }
 
+  budgetSpent(): number {
+    return this.spent;
+  }
+
   /** The host batches what it sends in one turn: a post may carry several envelopes. */
   private readonly onMessage = (post: unknown): void => {
     for (const raw of envelopesOf(post)) {
@@ -196,6 +204,10 @@ class WorkerSession implements NestingSession {
       case HostMessage.WorkflowLoaded:
         this.settleLoad(message.payload.load, message.payload.reply);
         return;
+      case HostMessage.Budget:
+        this.spent = message.payload.spent;
+        if (message.payload.exhausted) this.budgetExhausted();
+        return;
       default:
         assertNever(message, 'host message');
     }
@@ -226,6 +238,17 @@ class WorkerSession implements NestingSession {
     if (this.state === 'waiting') {
       this.finish({ kind: 'error', code: 'CANCELLED', message: error.message, fatal: true });
     }
+  }
+
+  /** The host ends the run; the script learns why from every pending and later hook call. */
+  private budgetExhausted(): void {
+    if (this.stopError) return;
+    const error = fatal(
+      'BUDGET_EXHAUSTED',
+      `the token budget of ${this.budgetTotal} tokens is spent (${this.spent} used); no more agents start in this run`,
+    );
+    this.stop(error);
+    this.rejectCancellation(error);
   }
 
   /** Every pending and future hook call now fails with `error`. */
@@ -280,6 +303,7 @@ class WorkerSession implements NestingSession {
       phase: createPhaseHook(host),
       log: createLogHook(host),
       args: structuredClone(args),
+      budget: createBudgetHook(host),
       workflow: createWorkflowHook(this, host),
     });
     const context = vm.createContext(globals, { name: 'workflow script' });

@@ -311,3 +311,38 @@ test('a target that cannot run ends the run with an error naming it, even when t
     assert.equal(fixture.fake.children.length, 0);
   }
 });
+
+test("a nested workflow shares the run's budget; its own budgetTokens is logged as not applied", async () => {
+  const { root, flows, scriptPath } = project();
+  workflowFile(
+    flows,
+    'b.js',
+    { name: 'inner flow', budgetTokens: 5 },
+    `const before = budget.spent();
+     await agent('inner');
+     return { total: budget.total, before, after: budget.spent() };`,
+  );
+  const fixture = engineFixture({
+    respond: (request) => ({ output: request.prompt, usage: { input: 40, output: 10 } }),
+    service: { cwd: root },
+  });
+  const result = await settled(
+    fixture,
+    fixture.start(`await agent('outer'); return await workflow('./b.js');`, {
+      scriptPath,
+      budgetTokens: 1000,
+    }),
+  );
+  assert.equal(result.stopReason, 'completed', result.error?.message);
+  assert.deepEqual(result.value, { total: 1000, before: 50, after: 100 });
+  assert.deepEqual(
+    fixture.events.of('workflow/log').map(({ message, workflow }) => ({ message, workflow })),
+    [
+      {
+        message:
+          "the nested workflow's budgetTokens (5) is not applied: a run has one token budget, the top script's",
+        workflow: 'inner flow',
+      },
+    ],
+  );
+});

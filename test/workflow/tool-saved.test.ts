@@ -89,6 +89,7 @@ test('the workflow tool runs a saved workflow by {name, args}, and its descripti
       'name',
       'args',
       'run_in_background',
+      'budget_tokens',
     ]);
     assert.equal(parameters.required, undefined);
   } finally {

@@ -32,6 +32,8 @@ interface SessionOptions {
   go?: boolean;
   /** Answers workflow-load at once; undefined holds the load. */
   load?: (load: WorkflowLoad) => WorkflowLoadReply | undefined;
+  /** The run's token ceiling (the script's `budget.total`); default none. */
+  budgetTotal?: number | null;
 }
 
 /** A worker session on one end of an in-process MessageChannel, the test on the other. */
@@ -75,6 +77,7 @@ function session(script: string, options: SessionOptions = {}) {
     args: options.args ?? {},
     limits: { ...defaultLimits(), ...options.limits },
     meta: testMeta,
+    budgetTotal: options.budgetTotal ?? null,
   });
   const until = (check: () => boolean) =>
     new Promise<void>((resolve) => {
@@ -152,7 +155,7 @@ test('the script sees exactly the hooks, args and the language builtins', async 
   const builtins = (vm.runInNewContext('Object.getOwnPropertyNames(globalThis)') as string[])
     .filter((name) => name !== 'console')
     .sort();
-  const hooks = ['agent', 'parallel', 'pipeline', 'phase', 'log', 'args', 'workflow'];
+  const hooks = ['agent', 'parallel', 'pipeline', 'phase', 'log', 'args', 'budget', 'workflow'];
   assert.deepEqual([...value.names].sort(), [...builtins, ...hooks].sort());
   assert.deepEqual(value.types, [
     'function',
@@ -757,4 +760,54 @@ test('a nested run that has returned refuses the calls its dropped promises make
     run.agentStarts().map((start) => start.prompt),
     ['dropped', 'release'],
   );
+});
+
+test('budget is frozen, reads the figures the host sent with a reply, and has no total by default', async () => {
+  const run = session(
+    `const before = [budget.total, budget.spent(), budget.remaining()];
+    await agent('one');
+    let frozen = true;
+    try { budget.total = 1; budget.spent = null; } catch { frozen = Object.isFrozen(budget); }
+    return { before, after: [budget.total, budget.spent(), budget.remaining()], frozen };`,
+    { budgetTotal: 1000 },
+  );
+  const start = await run.agentStart('one');
+  run.post([
+    { tag: HostMessage.Budget, payload: { spent: 250, exhausted: false } },
+    { tag: HostMessage.AgentResult, payload: { call: start.call, reply: echo(start) } },
+  ]);
+  assert.deepEqual(await run.done, {
+    kind: 'ok',
+    value: { before: [1000, 0, 1000], after: [1000, 250, 750], frozen: true },
+  });
+  const unlimited = await finished(
+    `return [budget.total, budget.remaining() === Infinity, budget.remaining() > 1e300];`,
+  );
+  assert.deepEqual(unlimited, { kind: 'ok', value: [null, true, true] });
+});
+
+test('an exhausted budget fails pending and later hook calls with a fatal BUDGET_EXHAUSTED', async () => {
+  const run = session(
+    `const first = agent('held');
+    let pending;
+    try { await first; } catch (error) { pending = [error.code, error.fatal]; }
+    let later;
+    try { await agent('later'); } catch (error) { later = error.code; }
+    let inParallel;
+    try { await parallel([() => agent('p')]); } catch (error) { inParallel = error.code; }
+    return { pending, later, inParallel, remaining: budget.remaining() };`,
+    { budgetTotal: 100 },
+  );
+  await run.agentStart('held');
+  run.post({ tag: HostMessage.Budget, payload: { spent: 120, exhausted: true } });
+  assert.deepEqual(await run.done, {
+    kind: 'ok',
+    value: {
+      pending: ['BUDGET_EXHAUSTED', true],
+      later: 'BUDGET_EXHAUSTED',
+      inParallel: 'BUDGET_EXHAUSTED',
+      remaining: 0,
+    },
+  });
+  assert.equal(run.agentStarts().length, 1, 'no agent-start leaves after the budget is spent');
 });
