@@ -147,6 +147,7 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
     ...(workflowProvider ? { provider: workflowProvider } : {}),
     home: flags.home,
     cwd: flags.cwd,
+    ...(config.prices ? { prices: config.prices } : {}),
   });
   const goals = installGoals(runtime, config.goal ?? {});
   const todos = installTodos(runtime, config.todo ?? {});

@@ -23,6 +23,7 @@ Examples (from the repository root; ID is a session id from \`loom sessions list
   $ loom sessions show ID
   $ loom workflow run examples/workflows/review.js --model scripted:examples/workflows/review.model.json
   $ loom workflow check examples/workflows/review.js --meta '{"name":"x","description":"y"}'
+  $ loom workflow list                               # saved: .loom/workflows/, $LOOM_HOME/workflows/
   $ loom acp                                         # serve an editor over ACP on stdio
   $ loom mcp list                                    # MCP servers: status and tools
 
@@ -127,13 +128,23 @@ export function buildProgram(): Command {
 
   const workflow = program
     .command('workflow')
-    .description('run or check a workflow script outside any chat');
+    .description('run, check or list workflow scripts outside any chat');
+  workflow
+    .command('list')
+    .description(
+      'list the saved workflows: .loom/workflows/NAME.js (project) and $LOOM_HOME/workflows/NAME.js (personal)',
+    )
+    .option('--json', 'one JSON object per saved workflow')
+    .action(async (options: import('./workflow-list-command.js').WorkflowListOptions) => {
+      const { workflowListCommand } = await import('./workflow-list-command.js');
+      await exitAfterDrain(workflowListCommand(options));
+    });
   workflow
     .command('run')
     .description('run a workflow script; live progress on stderr')
     .argument(
-      '[file]',
-      'the script (a Claude Code `export const meta = {...}` header is read as meta); with --resume, default the kept one',
+      '[workflow]',
+      'a script FILE (a Claude Code `export const meta = {...}` header is read as meta), else a saved workflow NAME; with --resume, default the kept script',
     )
     .option(
       '--meta <json|file>',
@@ -154,29 +165,38 @@ export function buildProgram(): Command {
     )
     .option('--max-concurrent <n>', 'agents running at once (1-256)')
     .option('--max-agents <n>', 'agents the run may start (default 1000)')
+    .option(
+      '--budget-tokens <n>',
+      'stop the run (BUDGET_EXHAUSTED) once its agents have used N input + output tokens',
+    )
     .option('--json', 'print one JSON result object on stdout')
     .option('--events <file>', 'write the workflow/* events to FILE as NDJSON')
     .action(
       async (
-        file: string | undefined,
+        target: string | undefined,
         options: import('./workflow-command.js').WorkflowRunOptions,
       ) => {
         const { workflowRunCommand } = await import('./workflow-command.js');
-        await exitAfterDrain(await workflowRunCommand(file, options));
+        await exitAfterDrain(await workflowRunCommand(target, options));
       },
     );
   workflow
     .command('check')
     .description("validate a workflow script's meta and syntax without running it")
-    .argument('<file>', 'the script')
+    .argument('[workflow]', 'a script FILE, else a saved workflow NAME')
     .option(
       '--meta <json|file>',
       'the meta block as JSON or a JSON file (default: the file header)',
     )
-    .action(async (file: string, options: import('./workflow-command.js').WorkflowCheckOptions) => {
-      const { workflowCheckCommand } = await import('./workflow-command.js');
-      await exitAfterDrain(workflowCheckCommand(file, options));
-    });
+    .action(
+      async (
+        target: string | undefined,
+        options: import('./workflow-command.js').WorkflowCheckOptions,
+      ) => {
+        const { workflowCheckCommand } = await import('./workflow-command.js');
+        await exitAfterDrain(workflowCheckCommand(target, options));
+      },
+    );
   workflow
     .command('runs')
     .description('list the kept workflow runs: status, agents, tokens (newest first)')

@@ -1,11 +1,10 @@
 /**
- * `loom workflow run FILE` and `loom workflow check FILE` (SPEC §3): meta from `--meta` or the
- * file's Claude Code header; the run starts through the workflow seam outside any chat. Exit 0
- * completed, 1 error, 2 could not start, 130/143/129 cancelled by SIGINT/SIGTERM/SIGHUP. stdout
- * carries only the result (`--json`: the result object; else the value as indented JSON).
+ * `loom workflow run|check NAME|FILE` (SPEC §3): an existing FILE, else a saved NAME; meta from
+ * `--meta` or the file's Claude Code header; the run starts through the workflow seam outside any
+ * chat. Exit 0 completed, 1 error, 2 could not start, 130/143/129 cancelled by SIGINT/SIGTERM/
+ * SIGHUP. stdout carries only the result (`--json`: the result object; else the value as JSON).
  */
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { UserError } from '../core/errors.js';
 import { loomHome } from '../core/home.js';
 import type {
@@ -17,6 +16,7 @@ import type {
 import { validateMeta } from '../workflow/meta.js';
 import { splitMetaHeader } from '../workflow/meta-header.js';
 import { followWorkflowRun } from '../workflow/run-events.js';
+import { resolveWorkflowTarget, type SavedWorkflowPlaces } from '../workflow/saved-workflows.js';
 import { checkScriptBody } from '../workflow/script-parse.js';
 import { prewarmWorkflowWorker } from '../workflow/worker-spawn.js';
 import { buildRuntime, type LoomSetup } from './build-runtime.js';
@@ -27,6 +27,7 @@ import {
   describeStartError,
   flagLimits,
   parseArgsOption,
+  parseBudgetTokens,
   readJsonOption,
 } from './workflow-options.js';
 import { createProgressView } from './workflow-progress.js';
@@ -46,6 +47,7 @@ export interface WorkflowRunOptions extends WorkflowCheckOptions {
   provider?: string;
   maxConcurrent?: string;
   maxAgents?: string;
+  budgetTokens?: string;
   json?: boolean;
   events?: string;
   /** A kept run's id: run again, answering the calls its journal holds without a child. */
@@ -56,35 +58,44 @@ export interface PreparedScript {
   meta: WorkflowMeta;
   /** The script body, without its meta header. */
   body: string;
-  /** The file it came from (absolute). */
-  path?: string;
+  /** The absolute path of the file the script came from. */
+  path: string;
 }
 
-/** Reads FILE; meta comes from `--meta` when given, else from the file's header, else fails. */
-export function prepareScript(file: string, metaOption: string | undefined): PreparedScript {
+/**
+ * Finds the script (an existing FILE, else a saved NAME) and reads it; meta comes from `--meta`
+ * when given, else from the file's header, else fails.
+ */
+export function prepareScript(
+  target: string,
+  metaOption: string | undefined,
+  places: SavedWorkflowPlaces = { cwd: process.cwd(), home: loomHome() },
+): PreparedScript {
+  const { path } = resolveWorkflowTarget(target, places);
   let source: string;
   try {
-    source = readFileSync(file, 'utf8');
+    source = readFileSync(path, 'utf8');
   } catch (error) {
-    const reason =
-      (error as NodeJS.ErrnoException).code === 'ENOENT'
-        ? 'no such file'
-        : (error as Error).message;
-    throw new UserError('INVALID_ARGUMENT', `cannot read the workflow script ${file}: ${reason}`);
+    throw new UserError(
+      'INVALID_ARGUMENT',
+      `cannot read the workflow script ${path}: ${(error as Error).message}`,
+    );
   }
-  const split = splitMetaHeader(source, file);
+  const split = splitMetaHeader(source, path);
   const body = split ? split.body : source;
-  const path = resolve(file);
   if (metaOption !== undefined)
     return { meta: validateMeta(readJsonOption('--meta', metaOption)), body, path };
   if (split) return { meta: validateMeta(split.meta), body, path };
   throw new UserError(
     'INVALID_ARGUMENT',
-    `${file} has no meta: pass --meta JSON|FILE, or start the file with a header \`export const meta = { name: …, description: … };\``,
+    `${path} has no meta: pass --meta JSON|FILE, or start the file with a header \`export const meta = { name: …, description: … };\``,
   );
 }
 
-/** The `--json` result of SPEC §3, keys in its order; `error` and `code` only when not completed. */
+/**
+ * The `--json` result of SPEC §3-§4, keys in its order; `error` and `code` only when not
+ * completed, `costUsd` only when every agent's model has a price.
+ */
 export function jsonResult(result: WorkflowResult): Record<string, unknown> {
   const completed = result.stopReason === 'completed';
   const error =
@@ -105,6 +116,17 @@ export function jsonResult(result: WorkflowResult): Record<string, unknown> {
       outcome,
       reason,
     })),
+    tokens: { input: result.usage.input, output: result.usage.output },
+    ...(result.costUsd !== undefined ? { costUsd: result.costUsd } : {}),
+    agents: result.agents.map((agent) => ({
+      seq: agent.seq,
+      label: agent.label,
+      outcome: agent.outcome,
+      tokens: { input: agent.tokens.input, output: agent.tokens.output },
+      ...(agent.costUsd !== undefined ? { costUsd: agent.costUsd } : {}),
+      ...(agent.workflow !== undefined ? { workflow: agent.workflow } : {}),
+      ...(agent.journaled ? { journaled: true } : {}),
+    })),
   };
 }
 
@@ -119,9 +141,23 @@ function reportStartError(error: unknown): number {
   return EXIT_NOT_STARTED;
 }
 
-export function workflowCheckCommand(file: string, options: WorkflowCheckOptions): number {
+/** `run` and `check` take the workflow as an optional argument, so it is checked here. */
+function requireTarget(target: string | undefined): string {
+  if (target === undefined || target.trim() === '') {
+    throw new UserError(
+      'INVALID_ARGUMENT',
+      'a workflow NAME or FILE is needed (loom workflow list shows the saved ones)',
+    );
+  }
+  return target;
+}
+
+export function workflowCheckCommand(
+  target: string | undefined,
+  options: WorkflowCheckOptions,
+): number {
   try {
-    const { meta, body } = prepareScript(file, options.meta);
+    const { meta, body } = prepareScript(requireTarget(target), options.meta);
     checkScriptBody(body);
     process.stdout.write(`ok: ${meta.name}\n`);
     return EXIT_COMPLETED;
@@ -131,13 +167,15 @@ export function workflowCheckCommand(file: string, options: WorkflowCheckOptions
 }
 
 export async function workflowRunCommand(
-  file: string | undefined,
+  target: string | undefined,
   options: WorkflowRunOptions,
 ): Promise<number> {
   let setup: LoomSetup;
-  let prepared: PreparedScript;
+  /** A resumed run that came from no file (the workflow tool's) has no path. */
+  let prepared: Omit<PreparedScript, 'path'> & { path?: string };
   let args: Record<string, unknown> | undefined;
   let limits: Partial<WorkflowLimits>;
+  let budgetTokens: number | undefined;
   let events: EventsFile | undefined;
   let { model, provider } = options;
   // The script's thread starts while the runtime is built on this one.
@@ -145,17 +183,16 @@ export async function workflowRunCommand(
   try {
     if (options.resume !== undefined) {
       const { prepareResume } = await import('./workflow-resume.js');
-      const resumed = prepareResume(loomHome(), options.resume, file, options);
+      const resumed = prepareResume(loomHome(), options.resume, target, options);
       ({ args, limits, model, provider } = resumed);
       prepared = resumed;
     } else {
-      if (file === undefined) {
-        throw new UserError('INVALID_ARGUMENT', 'a workflow NAME or FILE is needed');
-      }
-      prepared = prepareScript(file, options.meta);
+      prepared = prepareScript(requireTarget(target), options.meta);
       args = options.args === undefined ? undefined : parseArgsOption(options.args);
       limits = flagLimits(options);
     }
+    budgetTokens =
+      options.budgetTokens === undefined ? undefined : parseBudgetTokens(options.budgetTokens);
     setup = buildRuntime({
       cwd: process.cwd(),
       home: loomHome(),
@@ -178,12 +215,13 @@ export async function workflowRunCommand(
     run = setup.workflow.service.start({
       meta: prepared.meta,
       script: prepared.body,
+      ...(prepared.path !== undefined ? { scriptPath: prepared.path } : {}),
       ...(args ? { args } : {}),
       parent: { sessionId: null, delegationDepth: 0 },
       ...(model !== undefined ? { model } : {}),
       ...(provider !== undefined ? { provider } : {}),
       ...(Object.keys(limits).length > 0 ? { limits } : {}),
-      ...(prepared.path !== undefined ? { scriptPath: prepared.path } : {}),
+      ...(budgetTokens !== undefined ? { budgetTokens } : {}),
       ...(options.resume !== undefined ? { resumeRunId: options.resume } : {}),
     });
   } catch (error) {

@@ -101,6 +101,18 @@ export function flagLimits(flags: LimitFlags): Partial<WorkflowLimits> {
   };
 }
 
+/** `--budget-tokens`: the run's token ceiling, a positive whole number. */
+export function parseBudgetTokens(value: string): number {
+  const count = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(count) || count < 1) {
+    throw new UserError(
+      'INVALID_ARGUMENT',
+      `--budget-tokens must be a positive whole number of tokens (got ${value})`,
+    );
+  }
+  return count;
+}
+
 /** One line for stderr: a workflow error leads with its code (`META_INVALID: meta.name: …`). */
 export function describeStartError(error: unknown): string {
   if (error instanceof WorkflowError) return `${error.code}: ${error.message}`;

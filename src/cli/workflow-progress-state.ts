@@ -1,11 +1,13 @@
 /**
  * What a progress view knows about one workflow run, folded from its `workflow/*` events: the
- * phases, the agents running and how the others ended, tokens, and the last few log lines. Pure
- * data; it never renders and never throws on an event it has not seen a start for.
+ * phases (a nested run's apart), the agents running and how the others ended, tokens and cost,
+ * and the last few log lines. Pure data; it never renders and never throws on an event it has not
+ * seen a start for.
  */
 import { assertNever } from '../core/errors.js';
 import type { Usage } from '../llm/contract.js';
 import type { WorkflowEventRecord } from '../workflow/contract.js';
+import { nestedPrefix } from '../workflow/run-events.js';
 
 export type PhaseStatus = 'done' | 'current' | 'pending';
 
@@ -15,11 +17,18 @@ const KEPT_LOGS = 4;
 export class WorkflowProgressState {
   name = '';
   phase: string | undefined;
+  /** The phase of the nested run (`workflow()`) now running, as `[name] title`. */
+  nestedPhase: string | undefined;
   /** A status line from the command (such as "cancelling…"), shown under the logs. */
   notice: string | undefined;
   readonly logs: string[] = [];
   readonly usage: Usage = { input: 0, output: 0 };
   readonly counts = { running: 0, completed: 0, failed: 0, cancelled: 0 };
+  /** Agents answered from the run's journal (counted as completed too). */
+  journaled = 0;
+  private costSum = 0;
+  private costSeen = false;
+  private costUnknown = false;
   private declaredPhases: string[] = [];
   private readonly enteredPhases: string[] = [];
   private readonly running = new Map<number, string>();
@@ -31,31 +40,44 @@ export class WorkflowProgressState {
         this.declaredPhases = [...event.phases];
         return;
       case 'workflow/phase':
+        if (event.workflow !== undefined) {
+          this.nestedPhase = `${nestedPrefix(event)}${event.title}`;
+          return;
+        }
         this.phase = event.title;
+        this.nestedPhase = undefined;
         if (!this.enteredPhases.includes(event.title)) this.enteredPhases.push(event.title);
         return;
       case 'workflow/log':
-        this.logs.push(event.message);
+        this.logs.push(`${nestedPrefix(event)}${event.message}`);
         if (this.logs.length > KEPT_LOGS) this.logs.splice(0, this.logs.length - KEPT_LOGS);
         return;
       case 'workflow/agent-start':
-        this.running.set(event.seq, event.label);
+        this.running.set(event.seq, `${nestedPrefix(event)}${event.label}`);
         this.counts.running = this.running.size;
         return;
       case 'workflow/agent-end':
         this.running.delete(event.seq);
         this.counts.running = this.running.size;
         this.counts[event.outcome] += 1;
-        if (event.usage) {
-          this.usage.input += event.usage.input;
-          this.usage.output += event.usage.output;
-        }
+        if (event.journaled) this.journaled += 1;
+        this.usage.input += event.usage.input;
+        this.usage.output += event.usage.output;
+        if (event.costUsd !== undefined) {
+          this.costSum += event.costUsd;
+          this.costSeen = true;
+        } else if (!event.journaled) this.costUnknown = true;
         return;
       case 'workflow/end':
         return;
       default:
         assertNever(event, 'workflow event');
     }
+  }
+
+  /** The cost of the ended agents; undefined unless every one of them had a price. */
+  get costUsd(): number | undefined {
+    return this.costSeen && !this.costUnknown ? this.costSum : undefined;
   }
 
   /** Declared phases in order, then any phase the script entered that meta did not declare. */

@@ -6,6 +6,7 @@
  * belongs to `--json`, and never throws into the emitter.
  */
 import type { Usage } from '../llm/contract.js';
+import { formatCost } from '../llm/prices.js';
 import type { WorkflowEventRecord, WorkflowResult } from '../workflow/contract.js';
 import { describeWorkflowEvent, formatTokens } from '../workflow/run-events.js';
 import { WorkflowProgressState } from './workflow-progress-state.js';
@@ -76,10 +77,12 @@ export function summaryLine(
 ): string {
   const { completed, failed, cancelled } = state.counts;
   const error = result.error ? `: ${result.error.code}: ${result.error.message}` : '';
+  const journal = state.journaled > 0 ? ` (${state.journaled} from the journal)` : '';
+  const cost = result.costUsd !== undefined ? `, cost ${formatCost(result.costUsd)}` : '';
   return (
     `workflow ${result.name} ${result.stopReason} in ${formatElapsed(elapsedMs)}: ` +
-    `${result.agentsStarted} agents (${completed} done, ${failed} failed, ${cancelled} cancelled), ` +
-    `tokens ${formatTokens(state.usage.input)} in / ${formatTokens(state.usage.output)} out${error}`
+    `${result.agentsStarted} agents (${completed} done${journal}, ${failed} failed, ${cancelled} cancelled), ` +
+    `tokens ${formatTokens(state.usage.input)} in / ${formatTokens(state.usage.output)} out${cost}${error}`
   );
 }
 
@@ -97,7 +100,8 @@ export function liveBlock(
   width: number,
 ): string[] {
   const plainLines: Array<{ text: string; colour?: string }> = [];
-  const phase = state.phase ? ` · ${state.phase}` : '';
+  const nested = state.nestedPhase ? ` › ${state.nestedPhase}` : '';
+  const phase = state.phase || nested ? ` · ${state.phase ?? ''}${nested}` : '';
   plainLines.push({
     text: `◆ workflow ${state.name || '…'}${phase} · ${formatElapsed(elapsedMs)}`,
     colour: BOLD,
@@ -110,10 +114,12 @@ export function liveBlock(
     plainLines.push({ text: `  phases  ${marks.join('   ')}`, colour: CYAN });
   }
   const { running, completed, failed, cancelled } = state.counts;
+  const journal = state.journaled > 0 ? ` (${state.journaled} journal)` : '';
+  const cost = state.costUsd !== undefined ? ` · ${formatCost(state.costUsd)}` : '';
   plainLines.push({
     text:
-      `  agents  ${running} running · ${completed} done · ${failed} failed · ${cancelled} cancelled` +
-      `   tokens ${formatTokens(state.usage.input)} in / ${formatTokens(state.usage.output)} out`,
+      `  agents  ${running} running · ${completed} done${journal} · ${failed} failed · ${cancelled} cancelled` +
+      `   tokens ${formatTokens(state.usage.input)} in / ${formatTokens(state.usage.output)} out${cost}`,
     colour: failed > 0 ? YELLOW : GREEN,
   });
   const labels = state.runningLabels(3);

@@ -11,7 +11,9 @@ import type { PreparedScript, WorkflowRunOptions } from './workflow-command.js';
 import { prepareScript } from './workflow-command.js';
 import { flagLimits, parseArgsOption, readJsonOption } from './workflow-options.js';
 
-export interface PreparedResume extends PreparedScript {
+export interface PreparedResume extends Omit<PreparedScript, 'path'> {
+  /** The file the script came from, when it came from one. */
+  path?: string;
   args: Record<string, unknown>;
   limits: Partial<WorkflowLimits>;
   model?: string;
@@ -27,7 +29,7 @@ export function prepareResume(
 ): PreparedResume {
   const stored = readStoredRun(home, checkRunId(runId));
   const { record } = stored;
-  let script: PreparedScript;
+  let script: Omit<PreparedResume, 'args' | 'limits' | 'model' | 'provider'>;
   if (target !== undefined) script = prepareScript(target, options.meta);
   else {
     const meta =

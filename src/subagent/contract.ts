@@ -50,6 +50,18 @@ export interface SubagentStartRequest {
   continuable?: boolean;
   /** The caller's cancellation; aborting cancels the child. */
   signal?: AbortSignal;
+  /**
+   * Hears each model request of the child as it finishes: its usage and the model spec that
+   * answered. Must not throw. A provider that cannot see requests (acp) never calls it; the
+   * child's `result.usage` still has the total.
+   */
+  onUsage?(report: SubagentUsageReport): void;
+}
+
+/** One finished model request of a child. */
+export interface SubagentUsageReport {
+  usage: Usage;
+  model: string;
 }
 
 export type SubagentStopReason = 'completed' | 'error' | 'cancelled';

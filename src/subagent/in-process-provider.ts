@@ -124,7 +124,21 @@ function startChild(
   const capture = schema ? attachStructuredOutput(handle, schema) : undefined;
   if (descriptor.continuable) options.children.adopt(handle, descriptor);
 
-  const onAbort = () => handle.agent.cancel('the parent cancelled this subagent');
+  const { onUsage } = request;
+  const stopReporting = onUsage
+    ? handle.log.onAppend((event) => {
+        if (event.type !== 'assistant/message') return;
+        const { usage, model } = (event as SessionEvent<'assistant/message'>).data;
+        onUsage({ usage, model });
+      })
+    : undefined;
+  /** The first reason the child was asked to stop with, for its diagnostic. */
+  let cancelReason: string | undefined;
+  const onAbort = () => {
+    const reason: unknown = request.signal?.reason;
+    if (typeof reason === 'string') cancelReason ??= reason;
+    handle.agent.cancel('the parent cancelled this subagent');
+  };
   request.signal?.addEventListener('abort', onAbort, { once: true });
   if (request.signal?.aborted) queueMicrotask(onAbort);
   let disposed = false;
@@ -132,12 +146,13 @@ function startChild(
     if (disposed) return;
     disposed = true;
     request.signal?.removeEventListener('abort', onAbort);
+    stopReporting?.();
     capture?.dispose();
     options.children.releaseUnder(handle.log.header.sessionId);
     handle.close();
   };
   const result = handle.agent.prompt(request.prompt).then((outcome) => {
-    const settled = toResult(handle, outcome, capture);
+    const settled = toResult(handle, outcome, capture, cancelReason);
     if (!descriptor.continuable) dispose();
     else request.signal?.removeEventListener('abort', onAbort);
     return settled;
@@ -145,7 +160,10 @@ function startChild(
   return {
     id: handle.log.header.sessionId,
     result,
-    cancel: (reason) => handle.agent.cancel(reason ?? 'cancelled'),
+    cancel: (reason) => {
+      cancelReason ??= reason;
+      handle.agent.cancel(reason ?? 'cancelled');
+    },
     dispose,
   };
 }
@@ -154,6 +172,7 @@ function toResult(
   handle: AgentHandle,
   outcome: TurnOutcome,
   capture: StructuredCapture | undefined,
+  cancelReason: string | undefined,
 ): SubagentResult {
   const base = { sessionId: handle.log.header.sessionId, usage: outcome.usage };
   if (outcome.reason === 'aborted') {
@@ -161,7 +180,7 @@ function toResult(
       ...base,
       output: outcome.text,
       stopReason: 'cancelled',
-      diagnostic: 'the subagent was cancelled',
+      diagnostic: cancelReason ?? 'the subagent was cancelled',
     };
   }
   if (outcome.reason !== 'completed') {

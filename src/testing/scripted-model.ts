@@ -138,9 +138,19 @@ export function createScriptedModel(
         { input: inputTokens, output: 0 },
       );
     try {
+      // A request aborted before it was made was never sent: like a real provider, no tokens.
+      if (decision.kind === 'aborted') {
+        yield aborted();
+        return;
+      }
       inputTokens = estimateTokens(inputCharacters(request));
       if (decision.kind === 'failed') throw decision.error;
-      if (decision.kind === 'aborted' || request.signal.aborted) {
+      // A rule's given usage holds for its request even when the request is aborted or fails.
+      const given = decision.choice
+        ? pickStep(decision.choice.response, decision.step).usage
+        : undefined;
+      if (given) inputTokens = given.input;
+      if (request.signal.aborted) {
         yield aborted();
         return;
       }

@@ -10,15 +10,8 @@ import type { AgentRuntime } from '../core/runtime.js';
 import type { SessionEvent, SessionHeader } from '../core/session-events.js';
 import { loadSessionFile } from '../core/session-load.js';
 import type { SessionStore } from '../core/session-store.js';
+import { costOf, type PriceTable, type TokenCount } from '../llm/prices.js';
 import { persistedChildren } from '../subagent/persisted-children.js';
-
-/** US dollars per million tokens, by model spec. */
-export type PriceTable = Readonly<Record<string, { input: number; output: number }>>;
-
-export interface TokenCount {
-  input: number;
-  output: number;
-}
 
 export interface AgentUsage {
   sessionId: string;
@@ -45,15 +38,6 @@ interface Entry {
   label: string;
   delegationDepth: number;
   models: Map<string, TokenCount>;
-}
-
-const MILLION = 1_000_000;
-
-/** The cost of `tokens` on `model`, or undefined when it has no price. */
-export function costOf(prices: PriceTable, model: string, tokens: TokenCount): number | undefined {
-  const price = prices[model];
-  if (!price) return undefined;
-  return (tokens.input * price.input + tokens.output * price.output) / MILLION;
 }
 
 export class UsageLedger {

@@ -6,7 +6,7 @@
 export const WORKFLOW_TOOL_DESCRIPTION = `Run a JavaScript orchestration script that fans work out to many subagents. The script, not this conversation, holds the loop, the branching and the intermediate results; only its return value comes back to you.
 
 Parameters:
-- meta: {name, description, whenToUse?, phases?: [{title, detail?, model?}]} (data; unknown keys are rejected).
+- meta: {name, description, whenToUse?, phases?: [{title, detail?, model?}], budgetTokens?} (data; unknown keys are rejected).
 - script: a plain JavaScript body with top-level await that ends in \`return <JSON value>\`. No imports, no \`export const meta\` line (meta goes in the parameter).
 - args: a JSON object the script reads as \`args\`.
 
@@ -16,6 +16,8 @@ The script sees exactly these globals:
 - pipeline(items, stage1, stage2, ...) -> Promise<array>: each item flows through the stages on its own (no barrier between stages); each stage is called (previous, item, index), previous being the item for the first stage. A stage that throws nulls its item and skips the item's later stages.
 - phase(title): marks progress (use the meta phase titles). log(message): a progress line for the user.
 - args: the args parameter.
+- workflow(nameOrPath, args?) -> Promise<value>: runs a saved workflow (by name) or a workflow file with an \`export const meta\` header (a path ending in .js, relative to the script's file, else the working folder) one level deep and resolves to its return value; it shares this run's agent limits, concurrency and cancellation. A workflow() call inside that nested workflow is a fatal NESTING_LIMIT.
+- budget: {total, spent(), remaining()}: the run's token ceiling (budget_tokens or meta.budgetTokens; total null and remaining() Infinity without one) and the input + output tokens its agents have used so far. Once spent reaches total the run ends with BUDGET_EXHAUSTED and no more agents start, so check budget.remaining() before starting more work if you want partial results.
 Mistakes are fatal and end the script with an error naming them: unknown agent options, bad arguments, an unsupported schema, too many agents or items. Values you return must be JSON (no functions, Map, Date, undefined inside arrays).
 
 Example:
@@ -25,6 +27,34 @@ const findings = await pipeline(files,
   (file) => agent(\`Audit \${file} for unchecked errors. Report each finding with its line.\`, {label: \`audit \${file}\`}),
   (report, file) => report && agent(\`Verify this finding in \${file} and answer CONFIRMED or REJECTED with a reason:\\n\${report}\`, {label: \`verify \${file}\`}));
 return files.map((file, index) => ({file, verdict: findings[index]}));`;
+
+/** Saved workflows the tool's description lists; the rest are counted. */
+export const MAXIMUM_LISTED_SAVED_WORKFLOWS = 50;
+const MAXIMUM_LISTED_DESCRIPTION = 300;
+
+/** The tool's description: the authoring guide, then the saved workflows the model may call by name. */
+export function workflowToolDescription(
+  saved: ReadonlyArray<{ name: string; description: string }>,
+): string {
+  if (saved.length === 0) return WORKFLOW_TOOL_DESCRIPTION;
+  const lines = saved.slice(0, MAXIMUM_LISTED_SAVED_WORKFLOWS).map(({ name, description }) => {
+    const text = description.replace(/\s+/g, ' ').trim();
+    const cut =
+      text.length > MAXIMUM_LISTED_DESCRIPTION
+        ? `${text.slice(0, MAXIMUM_LISTED_DESCRIPTION)}…`
+        : text;
+    return `- ${name}: ${cut}`;
+  });
+  if (saved.length > MAXIMUM_LISTED_SAVED_WORKFLOWS) {
+    lines.push(
+      `- … and ${saved.length - MAXIMUM_LISTED_SAVED_WORKFLOWS} more (\`loom workflow list\` shows them all)`,
+    );
+  }
+  return `${WORKFLOW_TOOL_DESCRIPTION}
+
+Saved workflows (call with {name, args} instead of meta and script; the file gives both):
+${lines.join('\n')}`;
+}
 
 export const WORKFLOW_POLICY_EXPLICIT = `# Workflows
 Use the workflow tool only when the user explicitly asks for a workflow, a script, or for fanning work out to many agents. For a single delegated task use the subagent tool; for ordinary work use your own tools.`;

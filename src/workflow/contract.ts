@@ -60,6 +60,8 @@ export interface WorkflowMeta {
   description: string;
   whenToUse?: string;
   phases?: WorkflowPhase[];
+  /** The run's token ceiling (input + output of every child), unless the request names one. */
+  budgetTokens?: number;
 }
 
 export interface WorkflowLimits {
@@ -116,6 +118,18 @@ export interface WorkflowFailure {
   reason: string;
 }
 
+/** One agent of a run as the result lists it (in seq order). */
+export interface WorkflowAgentSummary {
+  seq: number;
+  label: string;
+  outcome: AgentOutcome;
+  tokens: { input: number; output: number };
+  /** Absent when a model the agent used has no price (or no prices are configured). */
+  costUsd?: number;
+  workflow?: string;
+  journaled?: true;
+}
+
 export interface WorkflowResult {
   runId: string;
   name: string;
@@ -125,7 +139,12 @@ export interface WorkflowResult {
   error?: { code: WorkflowRunErrorCode; message: string };
   agentsStarted: number;
   failures: WorkflowFailure[];
+  /** Tokens of every agent, in total. */
   usage: Usage;
+  /** Every agent that started, in seq order. */
+  agents: WorkflowAgentSummary[];
+  /** The cost of every agent; absent when any agent's cost is unknown. */
+  costUsd?: number;
 }
 
 export interface WorkflowRun {
@@ -174,7 +193,9 @@ export type WorkflowAgentStartEvent = AgentEvent & {
 export type WorkflowAgentEndEvent = AgentEvent & {
   outcome: AgentOutcome;
   reason?: string;
-  usage?: Usage;
+  /** The child's tokens; zeros when it reported none. */
+  usage: Usage;
+  /** Absent when the child's model has no price (or no prices are configured). */
   costUsd?: number;
   workflow?: string;
   journaled?: true;

@@ -1,8 +1,9 @@
 /**
- * The hooks a workflow script sees (`agent`, `phase`, `log`; the combinators live next door),
- * built outside the script's realm. Misuse throws a fatal `WorkflowError` synchronously, so even
- * a dropped call fails loud; once the run is stopped every call fails with the stop error. A
- * promise handed to the script never causes an unhandled rejection if the script drops it.
+ * The hooks a workflow script sees (`agent`, `phase`, `log`; the combinators and `workflow` live
+ * next door), built outside the script's realm. Misuse throws a fatal `WorkflowError`
+ * synchronously, so even a dropped call fails loud; once the run is stopped every call fails with
+ * the stop error. A promise handed to the script never causes an unhandled rejection if the
+ * script drops it.
  */
 import { WorkflowError, type WorkflowLimits } from './contract.js';
 import { materializeFromRealm } from './materialize.js';
@@ -22,6 +23,17 @@ export interface HookHost {
   requestAgent(prompt: string, options: AgentStartOptions): Promise<unknown>;
   postPhase(title: string): void;
   postLog(message: string): void;
+  /** The nested run's name (its meta name) when these hooks serve a `workflow()` call's script. */
+  readonly workflowName?: string;
+  /**
+   * Asks the host for a saved workflow or a file; resolves its meta name and body, or rejects
+   * with a fatal error (a bad target, a bad file, a stopped run, or NESTING_LIMIT).
+   */
+  loadWorkflow(target: string): Promise<{ name: string; script: string }>;
+  /** The run's token ceiling, or null without one. */
+  readonly budgetTotal: number | null;
+  /** The run's spent tokens as the host last reported them. */
+  budgetSpent(): number;
 }
 
 const agentOptions = ['label', 'phase', 'schema', 'model'] as const;

@@ -1,12 +1,17 @@
 /**
  * One workflow run on the host: drives its worker over the wire protocol, hands `agent()` calls
- * to the run's children, emits the run's events and settles the result. The result never
- * rejects and resolves only once the worker has exited; cancel always frees the caller within
- * the grace period, ending in `worker.terminate()`. Every path ends with one `workflow/end`.
+ * to the run's children, reads nested `workflow()` targets for the worker, emits the run's events
+ * and settles the result. The result never rejects and resolves only once the worker has
+ * exited; cancel always frees the caller within the grace period, ending in `worker.terminate()`.
+ * Every path ends with one `workflow/end`.
  */
 import type { Worker } from 'node:worker_threads';
+import type { Disposer } from '../core/context.js';
 import { assertNever, errorMessage } from '../core/errors.js';
 import {
+  type LoadedWorkflow,
+  WorkflowError,
+  type WorkflowMeta,
   type WorkflowResult,
   type WorkflowRun,
   type WorkflowStopReason,
@@ -23,6 +28,7 @@ import {
   type HostPayloads,
   type WorkerEnvelope,
   WorkerMessage,
+  type WorkflowLoadReply,
 } from './protocol.js';
 import { RunChildren, type RunSetup } from './run-children.js';
 import { readWorkerMessage } from './wire-check.js';
@@ -32,6 +38,11 @@ export interface HostRunSetup extends RunSetup {
   worker: Worker;
   /** Called once, when the worker thread has exited. Must not throw. */
   onWorkerExit(): void;
+  /**
+   * A nested `workflow()` call's target (a saved name or a path) read into a workflow; throws a
+   * `WorkflowError` naming what is wrong. Absent: the run cannot nest workflows.
+   */
+  loadWorkflow?(target: string): LoadedWorkflow;
 }
 
 type RunOutcome =
@@ -53,9 +64,17 @@ export class HostRun implements WorkflowRun {
   private cancelReason: string | undefined;
   private outcome: RunOutcome | undefined;
   private final: WorkflowResult | undefined;
-  private currentPhase = '';
+  /** The title of the latest `phase()` call, per nested run name (undefined: the top level). */
+  private readonly currentPhases = new Map<string | undefined, string>();
+  /** The meta of each nested workflow loaded so far, by its name. */
+  private readonly nestedMetas = new Map<string, WorkflowMeta>();
   private lastCall = 0;
+  private lastLoad = 0;
   private graceTimer: NodeJS.Timeout | undefined;
+  /** The spent tokens the worker was last told of, and that message while it is still queued. */
+  private budgetSent = 0;
+  private budgetNote: { payload: HostPayloads[HostMessage.Budget]; post: number } | undefined;
+  private readonly stopBudget: Disposer;
   private workerExited = false;
   private disposed = false;
   private resolveResult: (result: WorkflowResult) => void = () => {};
@@ -71,15 +90,23 @@ export class HostRun implements WorkflowRun {
       ...setup,
       reply: (call, reply) => {
         this.post(HostMessage.AgentResult, { call, reply });
-        if (reply.kind === 'fatal' && reply.code !== 'CANCELLED') this.startFailed(reply);
+        // BUDGET_EXHAUSTED: the budget ends the run itself, with its reason for the children.
+        if (
+          reply.kind === 'fatal' &&
+          reply.code !== 'CANCELLED' &&
+          reply.code !== 'BUDGET_EXHAUSTED'
+        )
+          this.startFailed(reply);
       },
       onChildEnded: () => {
         if (this.stage === 'draining' && this.children.active === 0) this.complete();
       },
+      nestedMeta: (name) => this.nestedMetas.get(name),
     });
     this.result = new Promise((resolve) => {
       this.resolveResult = resolve;
     });
+    this.stopBudget = setup.budget.onExhausted(this.onBudgetExhausted);
     this.worker.on('message', this.onMessage);
     this.worker.on('error', this.onError);
     this.worker.on('messageerror', this.onError);
@@ -128,6 +155,31 @@ export class HostRun implements WorkflowRun {
     this.cancel('the caller aborted the workflow');
   };
 
+  /**
+   * The spent tokens reached the total: the run ends BUDGET_EXHAUSTED whatever the script
+   * catches, running children are cancelled with the budget's reason, and the worker is told
+   * (its pending and later hook calls fail with a fatal BUDGET_EXHAUSTED).
+   */
+  private readonly onBudgetExhausted = (): void => {
+    if (this.outcome || this.stage === 'ended') return;
+    const { budget } = this.setup;
+    this.budgetSent = budget.spent;
+    this.post(HostMessage.Budget, { spent: budget.spent, exhausted: true });
+    const reason = budget.reason();
+    this.finish(
+      this.cancelReason !== undefined
+        ? this.cancelledOutcome()
+        : {
+            stopReason: 'error',
+            error: {
+              code: 'BUDGET_EXHAUSTED',
+              message: `${reason} (${budget.spent} tokens used); agents still running were cancelled and no more start`,
+            },
+          },
+      reason,
+    );
+  };
+
   /** Once the outcome is known nothing the worker says matters; it is terminated next. */
   private readonly onMessage = (raw: unknown): void => {
     if (this.stage === 'ended' || this.outcome) return;
@@ -149,21 +201,49 @@ export class HostRun implements WorkflowRun {
         this.post(HostMessage.Go, {});
         return;
       case WorkerMessage.AgentStart: {
-        const { call, prompt, options } = message.payload;
+        const { call, prompt, options, workflow } = message.payload;
         this.lastCall = call;
-        this.children.request({ call, prompt, options, phase: options.phase ?? this.currentPhase });
+        this.children.request({
+          call,
+          prompt,
+          options,
+          phase: options.phase ?? this.currentPhases.get(workflow) ?? '',
+          ...(workflow !== undefined ? { workflow } : {}),
+        });
         return;
       }
-      case WorkerMessage.Phase:
-        this.currentPhase = message.payload.title;
-        context.emit(workflowPhase, { runId: this.id, time: Date.now(), ...message.payload });
+      case WorkerMessage.Phase: {
+        const { title, workflow } = message.payload;
+        this.currentPhases.set(workflow, title);
+        context.emit(workflowPhase, {
+          runId: this.id,
+          time: Date.now(),
+          title,
+          ...(workflow !== undefined ? { workflow } : {}),
+        });
         return;
-      case WorkerMessage.Log:
-        context.emit(workflowLog, { runId: this.id, time: Date.now(), ...message.payload });
+      }
+      case WorkerMessage.Log: {
+        const { message: text, workflow } = message.payload;
+        context.emit(workflowLog, {
+          runId: this.id,
+          time: Date.now(),
+          message: text,
+          ...(workflow !== undefined ? { workflow } : {}),
+        });
         return;
+      }
       case WorkerMessage.Done:
         this.finish(this.outcomeOfDone(message.payload));
         return;
+      case WorkerMessage.WorkflowLoad: {
+        const { load, target } = message.payload;
+        this.lastLoad = load;
+        const reply = this.loadWorkflow(target);
+        this.post(HostMessage.WorkflowLoaded, { load, reply });
+        if (reply.kind === 'fatal') this.startFailed(reply);
+        return;
+      }
       default:
         assertNever(message, 'worker message');
     }
@@ -183,7 +263,40 @@ export class HostRun implements WorkflowRun {
     if (message.tag === WorkerMessage.AgentStart && message.payload.call !== this.lastCall + 1) {
       return `agent-start numbered ${message.payload.call} after ${this.lastCall}`;
     }
+    if (message.tag === WorkerMessage.WorkflowLoad && message.payload.load !== this.lastLoad + 1) {
+      return `workflow-load numbered ${message.payload.load} after ${this.lastLoad}`;
+    }
     return undefined;
+  }
+
+  /**
+   * Reads a nested `workflow()` call's target on the host, so a script never reads files; a
+   * target that cannot run is a fatal reply naming it, and ends the run like a refused start.
+   */
+  private loadWorkflow(target: string): WorkflowLoadReply {
+    try {
+      if (!this.setup.loadWorkflow) {
+        throw new WorkflowError('INVALID_ARGUMENT', 'this workflow engine cannot load workflows');
+      }
+      const loaded = this.setup.loadWorkflow(target);
+      this.nestedMetas.set(loaded.name, loaded.meta);
+      if (loaded.meta.budgetTokens !== undefined) {
+        // One ceiling per run: said in the log rather than ignored in silence.
+        this.setup.context.emit(workflowLog, {
+          runId: this.id,
+          time: Date.now(),
+          message: `the nested workflow's budgetTokens (${loaded.meta.budgetTokens}) is not applied: a run has one token budget, the top script's`,
+          workflow: loaded.name,
+        });
+      }
+      return { kind: 'ok', name: loaded.name, script: loaded.body };
+    } catch (error) {
+      return {
+        kind: 'fatal',
+        code: error instanceof WorkflowError ? error.code : 'INVALID_ARGUMENT',
+        message: `workflow(${JSON.stringify(target.slice(0, 200))}) cannot run: ${errorMessage(error)}`,
+      };
+    }
   }
 
   private readonly onError = (error: unknown): void => {
@@ -214,7 +327,7 @@ export class HostRun implements WorkflowRun {
    * A child that could not start (AGENT_CAP, AGENT_START, UNSUPPORTED_SCHEMA) ends the run with
    * its code, whether or not the script awaits, drops or catches the call's promise.
    */
-  private startFailed(reply: Extract<AgentReply, { kind: 'fatal' }>): void {
+  private startFailed(reply: Extract<AgentReply | WorkflowLoadReply, { kind: 'fatal' }>): void {
     this.finish(
       this.cancelReason !== undefined
         ? this.cancelledOutcome()
@@ -247,8 +360,11 @@ export class HostRun implements WorkflowRun {
     }, this.setup.limits.cancelGraceMs);
   }
 
-  /** Records the outcome (first wins); the run ends once its children have ended. */
-  private finish(outcome: RunOutcome): void {
+  /**
+   * Records the outcome (first wins); the run ends once its children have ended. `childReason`
+   * tells running children why they are cancelled, unless the caller cancelled.
+   */
+  private finish(outcome: RunOutcome, childReason?: string): void {
     if (this.outcome) return;
     this.outcome = outcome;
     if (this.children.active === 0) {
@@ -258,7 +374,9 @@ export class HostRun implements WorkflowRun {
     }
     this.stage = 'draining';
     this.children.cancelAll(
-      this.cancelReason ?? 'the workflow script ended without waiting for this agent',
+      this.cancelReason ??
+        childReason ??
+        'the workflow script ended without waiting for this agent',
     );
     this.startGrace();
   }
@@ -269,6 +387,7 @@ export class HostRun implements WorkflowRun {
     if (this.graceTimer !== undefined) clearTimeout(this.graceTimer);
     this.graceTimer = undefined;
     this.setup.request.signal?.removeEventListener('abort', this.onAbort);
+    this.stopBudget();
     this.children.endStranded('the workflow ended before this agent did');
     const outcome = this.outcome ?? this.cancelledOutcome();
     const error = outcome.stopReason === 'completed' ? undefined : outcome.error;
@@ -281,6 +400,8 @@ export class HostRun implements WorkflowRun {
       agentsStarted: this.children.started,
       failures: [...this.children.failures],
       usage: { ...this.children.usage },
+      agents: [...this.children.agents].sort((first, second) => first.seq - second.seq),
+      ...(this.children.costUsd !== undefined ? { costUsd: this.children.costUsd } : {}),
     };
     this.setup.context.emit(workflowEnd, {
       runId: this.id,
@@ -300,6 +421,27 @@ export class HostRun implements WorkflowRun {
 
   private post<Tag extends HostMessage>(tag: Tag, payload: HostPayloads[Tag]): void {
     if (this.workerExited || this.stage === 'ended') return;
+    if (tag !== HostMessage.Cancel && tag !== HostMessage.Budget) this.syncBudget();
     this.outbox.send({ tag, payload } as HostEnvelope);
+  }
+
+  /**
+   * Before a message that wakes the script, the spent tokens when they changed: one `budget`
+   * message per batch, brought up to date while it is still queued. The worker reads a whole
+   * batch before the script runs, so the script always sees the latest figure.
+   */
+  private syncBudget(): void {
+    // Once the run's outcome is known the script only has to stop; figures no longer matter.
+    if (this.outcome) return;
+    const { spent } = this.setup.budget;
+    if (spent === this.budgetSent) return;
+    this.budgetSent = spent;
+    if (this.budgetNote?.post === this.outbox.posts) {
+      this.budgetNote.payload.spent = spent;
+      return;
+    }
+    const payload = { spent, exhausted: false };
+    this.budgetNote = { payload, post: this.outbox.posts };
+    this.outbox.send({ tag: HostMessage.Budget, payload });
   }
 }

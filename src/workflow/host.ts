@@ -5,10 +5,12 @@
  * It never evaluates script text on the host; children start only through the subagent registry.
  */
 import { randomUUID } from 'node:crypto';
+import { dirname, resolve } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import type { Context } from '../core/context.js';
 import { errorMessage } from '../core/errors.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../core/json-text.js';
+import type { PriceTable } from '../llm/prices.js';
 import type { SubagentRegistry } from '../subagent/registry.js';
 import { workflowChildInstructions } from './authoring-guide.js';
 import {
@@ -23,10 +25,12 @@ import { KeptRun } from './kept-run.js';
 import { resolveLimits } from './limits.js';
 import { validateMeta } from './meta.js';
 import type { WorkerSessionData } from './protocol.js';
+import { RunBudget } from './run-budget.js';
 import type { JournalDisk } from './run-journal.js';
-import { checkRunId } from './run-store.js';
+import { checkRunId, readRunRecord } from './run-store.js';
 import { checkScriptBody } from './script-parse.js';
 import { spawnWorkflowWorker } from './worker-spawn.js';
+import { readWorkflowFile } from './workflow-file.js';
 
 export interface WorkerWorkflowServiceOptions {
   /** Where the `workflow/*` events are emitted (the runtime's root scope). */
@@ -48,6 +52,8 @@ export interface WorkerWorkflowServiceOptions {
    * path. Throws a `WorkflowError` naming the target when nothing matches.
    */
   resolveWorkflow?(target: string, relativeTo: string | undefined): string;
+  /** Prices by model spec (config `prices`), for each agent's `costUsd`; default none. */
+  prices?: PriceTable;
   /** For tests: how journal lines are written and made durable; default the file system. */
   journalDisk?: JournalDisk;
 }
@@ -66,12 +72,36 @@ function checkArgs(args: unknown): Record<string, unknown> {
   return args as Record<string, unknown>;
 }
 
+/** A target that names a file rather than a saved workflow: it has a folder or ends in `.js`. */
+function looksLikePath(target: string): boolean {
+  return /[\\/]/.test(target) || /\.[cm]?js$/i.test(target);
+}
+
+/**
+ * The default `resolveWorkflow`: files only, relative to `relativeTo`, else `cwd`; a saved
+ * workflow's name is refused, since this service knows no saved workflows.
+ */
+export function resolveWorkflowPath(cwd: string) {
+  return (target: string, relativeTo: string | undefined): string => {
+    if (!looksLikePath(target)) {
+      throw new WorkflowError(
+        'INVALID_ARGUMENT',
+        `no saved workflow named ${JSON.stringify(target.slice(0, 200))}: saved workflows are not available here; name a .js file by its path (relative to the script's folder)`,
+      );
+    }
+    return resolve(relativeTo ?? cwd, target);
+  };
+}
+
 export class WorkerWorkflowService implements WorkflowService {
   private readonly context: Context;
   private readonly registry: SubagentRegistry;
   private readonly provider: string;
   private readonly limits: WorkflowLimits;
   private readonly childInstructions: (schema: boolean) => string;
+  private readonly cwd: string;
+  private readonly resolveWorkflow: (target: string, relativeTo: string | undefined) => string;
+  private readonly prices: PriceTable;
   private readonly running = new Set<HostRun>();
   private readonly home: string | undefined;
   private readonly journalDisk: JournalDisk | undefined;
@@ -83,6 +113,9 @@ export class WorkerWorkflowService implements WorkflowService {
     this.provider = options.provider ?? 'spawn';
     this.limits = resolveLimits(options.limits);
     this.childInstructions = options.childInstructions ?? workflowChildInstructions;
+    this.cwd = options.cwd ?? process.cwd();
+    this.resolveWorkflow = options.resolveWorkflow ?? resolveWorkflowPath(this.cwd);
+    this.prices = options.prices ?? {};
     this.home = options.home;
     this.journalDisk = options.journalDisk;
   }
@@ -109,18 +142,38 @@ export class WorkerWorkflowService implements WorkflowService {
     checkScriptBody(request.script);
     const limits = resolveLimits(request.limits, this.limits);
     const provider = this.providerOf(request);
-    const args = checkArgs(request.args);
-    const data: WorkerSessionData = { script: request.script, args, limits, meta };
     const runId = this.runIdOf(request);
+    // One ceiling per root run: the request's, else (on resume) the run's, else the meta's.
+    const budget = new RunBudget(
+      request.budgetTokens ?? this.keptBudgetTokens(request) ?? meta.budgetTokens ?? null,
+    );
+    const args = checkArgs(request.args);
+    const data: WorkerSessionData = {
+      script: request.script,
+      args,
+      limits,
+      meta,
+      budgetTotal: budget.total,
+    };
     const worker = this.spawn(data);
     // The folder is made while the worker boots; the script gets `go` only after it is durable.
     let kept: KeptRun | undefined;
     try {
-      kept = this.keep({ runId, request, meta, args, limits, provider });
+      kept = this.keep({
+        runId,
+        request,
+        meta,
+        args,
+        limits,
+        provider,
+        budgetTokens: budget.total,
+      });
     } catch (error) {
       worker.terminate().catch(() => {});
       throw error;
     }
+    const scriptFolder =
+      request.scriptPath === undefined ? undefined : dirname(resolve(this.cwd, request.scriptPath));
     const run: HostRun = new HostRun({
       runId,
       context: this.context,
@@ -130,8 +183,11 @@ export class WorkerWorkflowService implements WorkflowService {
       limits,
       request,
       childInstructions: this.childInstructions,
+      budget,
+      prices: this.prices,
       worker,
       onWorkerExit: () => this.running.delete(run),
+      loadWorkflow: (target) => readWorkflowFile(this.resolveWorkflow(target, scriptFolder)),
       ...(kept ? { journal: kept.journal } : {}),
     });
     this.running.add(run);
@@ -150,6 +206,12 @@ export class WorkerWorkflowService implements WorkflowService {
     return checkRunId(request.resumeRunId);
   }
 
+  /** A resumed run's token ceiling, as its folder keeps it (null: none); undefined otherwise. */
+  private keptBudgetTokens(request: WorkflowStartRequest): number | null | undefined {
+    if (request.resumeRunId === undefined || this.home === undefined) return undefined;
+    return readRunRecord(this.home, request.resumeRunId).budgetTokens;
+  }
+
   /** The run's folder and journal, when this service keeps runs. */
   private keep(run: {
     runId: string;
@@ -158,6 +220,7 @@ export class WorkerWorkflowService implements WorkflowService {
     args: Record<string, unknown>;
     limits: WorkflowLimits;
     provider: string;
+    budgetTokens: number | null;
   }): KeptRun | undefined {
     if (this.home === undefined) return undefined;
     return new KeptRun({

@@ -5,6 +5,7 @@
  */
 import { type Disposer, disposeAll } from '../core/context.js';
 import type { AgentRuntime } from '../core/runtime.js';
+import type { PriceTable } from '../llm/prices.js';
 import type { SubagentServices } from '../subagent/services.js';
 import {
   WORKFLOW_POLICY_ALWAYS,
@@ -13,6 +14,7 @@ import {
 } from './authoring-guide.js';
 import { type WorkflowLimits, type WorkflowService, workflowServiceKey } from './contract.js';
 import { WorkerWorkflowService } from './host.js';
+import { type SavedWorkflowPlaces, savedWorkflowResolver } from './saved-workflows.js';
 import { WORKFLOW_TOOL, workflowTool } from './tool.js';
 
 export interface WorkflowLayerOptions {
@@ -25,6 +27,8 @@ export interface WorkflowLayerOptions {
   home?: string;
   /** The project folder, where saved workflows are found. */
   cwd?: string;
+  /** Prices by model spec (config `prices`), for each workflow agent's cost. */
+  prices?: PriceTable;
 }
 
 export interface WorkflowLayer {
@@ -37,6 +41,11 @@ export function installWorkflows(
   subagents: SubagentServices,
   options: WorkflowLayerOptions = {},
 ): WorkflowLayer {
+  // `$LOOM_HOME/workflows/` and the project's `.loom/workflows/`; an absent folder is not searched.
+  const places: SavedWorkflowPlaces = {
+    ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+    ...(options.home !== undefined ? { home: options.home } : {}),
+  };
   const service = new WorkerWorkflowService({
     context: runtime.root,
     registry: subagents.registry,
@@ -45,11 +54,13 @@ export function installWorkflows(
     ...(options.provider ? { provider: options.provider } : {}),
     ...(options.home !== undefined ? { home: options.home } : {}),
     ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+    resolveWorkflow: savedWorkflowResolver(places),
+    ...(options.prices ? { prices: options.prices } : {}),
   });
   const policy = options.offerTool === 'always' ? WORKFLOW_POLICY_ALWAYS : WORKFLOW_POLICY_EXPLICIT;
   const disposers: Disposer[] = [
     runtime.root.provide(workflowServiceKey, service),
-    runtime.offerTools([workflowTool({ service, subagents, context: runtime.root })]),
+    runtime.offerTools([workflowTool({ service, subagents, context: runtime.root, places })]),
     runtime.onAgent((handle) => {
       const undoSection = handle.prompt.section({
         id: `tool:${WORKFLOW_TOOL}`,

@@ -42,6 +42,8 @@ export interface KeptRunStart {
   args: Record<string, unknown>;
   limits: WorkflowLimits;
   provider: string;
+  /** The attempt's token ceiling (null: none). */
+  budgetTokens: number | null;
   /** For tests: how journal lines reach the disk. */
   disk?: JournalDisk;
 }
@@ -64,7 +66,7 @@ function startingRecord(start: KeptRunStart, previous: RunRecord | undefined): R
     ...(request.model !== undefined ? { model: request.model } : {}),
     provider: start.provider,
     limits: start.limits,
-    budgetTokens: request.budgetTokens ?? previous?.budgetTokens ?? null,
+    budgetTokens: start.budgetTokens,
     startedAt: previous?.startedAt ?? now,
     attemptStartedAt: now,
     agentsStarted: 0,

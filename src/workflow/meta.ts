@@ -8,7 +8,7 @@ import { appendPropertyPath } from './materialize.js';
 
 export const MAXIMUM_META_NAME_LENGTH = 100;
 
-const metaKeys = ['name', 'description', 'whenToUse', 'phases'] as const;
+const metaKeys = ['name', 'description', 'whenToUse', 'phases', 'budgetTokens'] as const;
 const phaseKeys = ['title', 'detail', 'model'] as const;
 
 type PlainObject = Record<string, unknown>;
@@ -32,10 +32,12 @@ export function validateMeta(value: unknown): WorkflowMeta {
   const description = requireText(value, 'description', 'meta', problem);
   const whenToUse = optionalString(value, 'whenToUse', 'meta', problem);
   const phases = value.phases === undefined ? undefined : validatePhases(value.phases, problem);
+  const budgetTokens = optionalTokenCount(value, 'budgetTokens', 'meta', problem);
   if (violations.length > 0) throw invalid(violations);
   const meta: WorkflowMeta = { name: name as string, description: description as string };
   if (whenToUse !== undefined) meta.whenToUse = whenToUse;
   if (phases !== undefined) meta.phases = phases;
+  if (budgetTokens !== undefined) meta.budgetTokens = budgetTokens;
   return meta;
 }
 
@@ -109,6 +111,21 @@ function optionalString(
   if (typeof field === 'string' && (!nonEmpty || field.trim().length > 0)) return field;
   const wanted = nonEmpty ? 'a non-empty string' : 'a string';
   problem(appendPropertyPath(path, key), `must be ${wanted}, not ${describeType(field)}`);
+  return undefined;
+}
+
+/** A positive whole number (a token count), or absent. */
+function optionalTokenCount(
+  value: PlainObject,
+  key: string,
+  path: string,
+  problem: Report,
+): number | undefined {
+  const field = value[key];
+  if (field === undefined) return undefined;
+  if (typeof field === 'number' && Number.isSafeInteger(field) && field > 0) return field;
+  const found = typeof field === 'number' ? String(field) : describeType(field);
+  problem(appendPropertyPath(path, key), `must be a positive whole number of tokens, not ${found}`);
   return undefined;
 }
 

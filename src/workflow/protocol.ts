@@ -13,6 +13,13 @@ export enum HostMessage {
   AgentResult = 'agent-result',
   /** Every pending and future hook call now fails with a fatal CANCELLED. */
   Cancel = 'cancel',
+  /** The answer to one `workflow-load`: the nested workflow's name and body, or a fatal error. */
+  WorkflowLoaded = 'workflow-loaded',
+  /**
+   * The run's spent tokens, sent just before a reply when they changed; `exhausted`: every
+   * pending and future hook call now fails with a fatal BUDGET_EXHAUSTED.
+   */
+  Budget = 'budget',
 }
 
 /** Messages the worker sends to the host. */
@@ -25,6 +32,8 @@ export enum WorkerMessage {
   Log = 'log',
   /** The script ended; sent exactly once, last. */
   Done = 'done',
+  /** The script called `workflow()`; `load` numbers the call within the run, like `call`. */
+  WorkflowLoad = 'workflow-load',
 }
 
 /** How one `agent()` call ended: its value, a failure (the script sees null), or a fatal error. */
@@ -41,6 +50,11 @@ export interface AgentStartOptions {
   model?: string;
 }
 
+/** What a `workflow-load` brings back: the nested meta's name and the body, or why it cannot run. */
+export type WorkflowLoadReply =
+  | { kind: 'ok'; name: string; script: string }
+  | { kind: 'fatal'; code: WorkflowErrorCode; message: string };
+
 /** How the script ended. `code` is absent for a value the script itself threw. */
 export type DoneOutcome =
   | { kind: 'ok'; value: unknown }
@@ -50,14 +64,23 @@ export interface HostPayloads {
   [HostMessage.Go]: Record<string, never>;
   [HostMessage.AgentResult]: { call: number; reply: AgentReply };
   [HostMessage.Cancel]: { reason: string };
+  [HostMessage.WorkflowLoaded]: { load: number; reply: WorkflowLoadReply };
+  [HostMessage.Budget]: { spent: number; exhausted: boolean };
 }
 
 export interface WorkerPayloads {
   [WorkerMessage.Ready]: Record<string, never>;
-  [WorkerMessage.AgentStart]: { call: number; prompt: string; options: AgentStartOptions };
-  [WorkerMessage.Phase]: { title: string };
-  [WorkerMessage.Log]: { message: string };
+  /** `workflow`: the nested run's name, when a `workflow()` call's script made the call. */
+  [WorkerMessage.AgentStart]: {
+    call: number;
+    prompt: string;
+    options: AgentStartOptions;
+    workflow?: string;
+  };
+  [WorkerMessage.Phase]: { title: string; workflow?: string };
+  [WorkerMessage.Log]: { message: string; workflow?: string };
   [WorkerMessage.Done]: DoneOutcome;
+  [WorkerMessage.WorkflowLoad]: { load: number; target: string };
 }
 
 /** One message on the wire: its tag and the payload the tag's map entry names. */
@@ -74,6 +97,8 @@ export interface WorkerSessionData {
   args: Record<string, unknown>;
   limits: WorkflowLimits;
   meta: WorkflowMeta;
+  /** The run's token ceiling, or null without one (the script's `budget.total`). */
+  budgetTotal: number | null;
 }
 
 /**

@@ -9,6 +9,7 @@ import { setMaxListeners } from 'node:events';
 import type { Context } from '../core/context.js';
 import { assertNever, errorMessage } from '../core/errors.js';
 import type { Usage } from '../llm/contract.js';
+import { costOf, type PriceTable, type TokenCount } from '../llm/prices.js';
 import {
   SubagentError,
   type SubagentResult,
@@ -19,6 +20,8 @@ import type { SubagentRegistry } from '../subagent/registry.js';
 import { FAN_OUT_AGENTS, tuneCompilerForFanOut } from './compiler-tuning.js';
 import {
   type AgentOutcome,
+  type WorkflowAgentEndEvent,
+  type WorkflowAgentSummary,
   type WorkflowFailure,
   type WorkflowLimits,
   type WorkflowMeta,
@@ -27,6 +30,7 @@ import {
   workflowAgentStart,
 } from './contract.js';
 import type { AgentReply, AgentStartOptions } from './protocol.js';
+import type { RunBudget } from './run-budget.js';
 import { type JournalRecord, journalKey, type RunJournal } from './run-journal.js';
 import { FifoSlots } from './slots.js';
 import { WORKFLOW_TOOL } from './tool.js';
@@ -41,6 +45,10 @@ export interface RunSetup {
   limits: WorkflowLimits;
   request: WorkflowStartRequest;
   childInstructions: (schema: boolean) => string;
+  /** The root run's token budget: every child's tokens are charged here, live. */
+  budget: RunBudget;
+  /** Prices by model spec, for each agent's cost; default none: costs are unknown. */
+  prices?: PriceTable;
   /** The run's journal: completed calls are recorded, and recorded ones answered without a child. */
   journal?: RunJournal;
 }
@@ -50,6 +58,8 @@ export interface RunChildrenSetup extends RunSetup {
   reply(call: number, reply: AgentReply): void;
   /** Called after a child's end was emitted. Must not throw. */
   onChildEnded(): void;
+  /** The meta of the nested workflow of this name, for its phases' models. Must not throw. */
+  nestedMeta?(name: string): WorkflowMeta | undefined;
 }
 
 export interface AgentCall {
@@ -71,11 +81,20 @@ interface Child {
   /** Absent for a call answered from the journal. */
   run?: SubagentRun;
   workflow?: string;
+  /** The model spec the child was started with, if the run named one. */
+  model?: string;
+  /** What the child has been charged so far; absent for an agent that paid nothing. */
+  spend?: AgentSpend;
   /** Answered from the journal: no child ran. */
   journaled?: true;
   /** The call's journal key and occurrence, when the run keeps a journal. */
   key?: string;
   n?: number;
+}
+
+/** Tokens charged for one agent, and their cost (undefined once any of it has no price). */
+interface AgentSpend extends TokenCount {
+  costUsd: number | undefined;
 }
 
 /** Where a call stands in the journal: its key and occurrence, and the earlier answer if any. */
@@ -112,6 +131,8 @@ const cancelledReply = (): AgentReply => ({
 export class RunChildren {
   readonly failures: WorkflowFailure[] = [];
   readonly usage: Usage = { input: 0, output: 0 };
+  /** Every ended agent, in the order they ended. */
+  readonly agents: WorkflowAgentSummary[] = [];
   private readonly setup: RunChildrenSetup;
   private readonly slots: FifoSlots;
   private readonly controller = new AbortController();
@@ -121,9 +142,16 @@ export class RunChildren {
   private requested = 0;
   private lastSeq = 0;
   private closed = false;
+  private readonly prices: PriceTable;
+  private readonly priced: boolean;
+  /** The cost of every ended agent; undefined once one of them has an unknown cost. */
+  private totalCost: number | undefined;
 
   constructor(setup: RunChildrenSetup) {
     this.setup = setup;
+    this.prices = setup.prices ?? {};
+    this.priced = Object.keys(this.prices).length > 0;
+    this.totalCost = this.priced ? 0 : undefined;
     this.slots = new FifoSlots(setup.limits.maxConcurrentAgents);
     // One listener per running child (the provider's); more would be a leak worth hearing about.
     setMaxListeners(setup.limits.maxConcurrentAgents + 10, this.controller.signal);
@@ -137,6 +165,11 @@ export class RunChildren {
   /** Children started and not yet ended. */
   get active(): number {
     return this.running.size + this.journaling.size;
+  }
+
+  /** The cost of the agents that have ended; undefined when any of it is unknown. */
+  get costUsd(): number | undefined {
+    return this.totalCost;
   }
 
   /** Queues an `agent()` call, or refuses it at once (AGENT_CAP, or a closed run). */
@@ -229,12 +262,24 @@ export class RunChildren {
       this.setup.reply(agent.call, cancelledReply());
       return;
     }
-    const { meta, request } = this.setup;
-    const { call, prompt, options, phase } = agent;
+    const { budget } = this.setup;
+    if (budget.exhausted) {
+      // The run is about to end for it (the budget tells the run in a microtask).
+      this.slots.release();
+      this.setup.reply(agent.call, {
+        kind: 'fatal',
+        code: 'BUDGET_EXHAUSTED',
+        message: budget.reason(),
+      });
+      return;
+    }
+    const { request } = this.setup;
+    const { call, prompt, options, phase, workflow } = agent;
     const label = options.label ?? defaultLabel(prompt);
+    const meta = workflow === undefined ? this.setup.meta : this.setup.nestedMeta?.(workflow);
     const model =
       options.model ??
-      meta.phases?.find((candidate) => candidate.title === phase)?.model ??
+      meta?.phases?.find((candidate) => candidate.title === phase)?.model ??
       request.model;
     const startRequest: SubagentStartRequest = {
       parent: request.parent,
@@ -243,6 +288,8 @@ export class RunChildren {
       instructions: this.setup.childInstructions(options.schema !== undefined),
       signal: this.controller.signal,
     };
+    const spend: AgentSpend = { input: 0, output: 0, costUsd: this.priced ? 0 : undefined };
+    startRequest.onUsage = (report) => this.charge(spend, report.model, report.usage);
     if (options.schema !== undefined) startRequest.outputSchema = options.schema;
     if (model !== undefined) startRequest.model = model;
     let run: SubagentRun;
@@ -267,8 +314,11 @@ export class RunChildren {
       phase,
       schema: options.schema !== undefined,
       run,
+      spend,
+      ...(workflow !== undefined ? { workflow } : {}),
       ...(place ? { key: place.key, n: place.n } : {}),
     };
+    if (model !== undefined) child.model = model;
     this.running.set(child.seq, child);
     this.setup.context.emit(workflowAgentStart, {
       runId: this.setup.runId,
@@ -277,6 +327,7 @@ export class RunChildren {
       phase,
       time: Date.now(),
       ...(model !== undefined ? { model } : {}),
+      ...(workflow !== undefined ? { workflow } : {}),
     });
     run.result.then(
       (result) => this.settled(child, run, result),
@@ -348,14 +399,37 @@ export class RunChildren {
       });
   }
 
+  /** Charges one model request of a child (or its unreported rest) to it and to the budget. */
+  private charge(spend: AgentSpend, model: string | undefined, tokens: TokenCount): void {
+    spend.input += tokens.input;
+    spend.output += tokens.output;
+    if (spend.costUsd !== undefined) {
+      const cost = model === undefined ? undefined : costOf(this.prices, model, tokens);
+      spend.costUsd = cost === undefined ? undefined : spend.costUsd + cost;
+    }
+    this.setup.budget.charge(tokens.input + tokens.output);
+  }
+
+  /**
+   * `usage` is the child's own total when it reported one; what its requests did not report as
+   * they ran (a provider that cannot, or a failed request) is charged now.
+   */
   private end(child: Child, outcome: AgentOutcome, reason: string, usage?: Usage): void {
     this.running.delete(child.seq);
     this.journaling.delete(child.seq);
-    addUsage(this.usage, usage);
+    const spend = child.spend ?? { input: 0, output: 0, costUsd: this.priced ? 0 : undefined };
+    const rest = {
+      input: Math.max(0, (usage?.input ?? 0) - spend.input),
+      output: Math.max(0, (usage?.output ?? 0) - spend.output),
+    };
+    if (rest.input + rest.output > 0) this.charge(spend, child.model, rest);
+    // After the rest is charged, the charged tokens are the larger of reported and total.
+    const tokens: Usage = { ...usage, input: spend.input, output: spend.output };
+    addUsage(this.usage, tokens);
     if (outcome !== 'completed') {
       this.failures.push({ seq: child.seq, label: child.label, outcome, reason });
     }
-    this.setup.context.emit(workflowAgentEnd, {
+    const event: WorkflowAgentEndEvent = {
       runId: this.setup.runId,
       seq: child.seq,
       label: child.label,
@@ -363,11 +437,32 @@ export class RunChildren {
       time: Date.now(),
       outcome,
       ...(outcome !== 'completed' ? { reason } : {}),
-      ...(usage ? { usage } : {}),
+      usage: tokens,
+      ...(spend.costUsd !== undefined ? { costUsd: spend.costUsd } : {}),
+      ...(child.workflow !== undefined ? { workflow: child.workflow } : {}),
       ...(child.journaled ? { journaled: true as const } : {}),
-    });
+    };
+    this.agents.push(summaryOf(event));
+    this.totalCost =
+      this.totalCost === undefined || spend.costUsd === undefined
+        ? undefined
+        : this.totalCost + spend.costUsd;
+    this.setup.context.emit(workflowAgentEnd, event);
     this.setup.onChildEnded();
   }
+}
+
+/** An agent as the result lists it, read from its end event (so every field it carries counts). */
+function summaryOf(event: WorkflowAgentEndEvent): WorkflowAgentSummary {
+  return {
+    seq: event.seq,
+    label: event.label,
+    outcome: event.outcome,
+    tokens: { input: event.usage.input, output: event.usage.output },
+    ...(event.costUsd !== undefined ? { costUsd: event.costUsd } : {}),
+    ...(event.workflow !== undefined ? { workflow: event.workflow } : {}),
+    ...(event.journaled ? { journaled: true as const } : {}),
+  };
 }
 
 function startFailure(label: string, error: unknown): AgentReply {

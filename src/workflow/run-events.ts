@@ -6,6 +6,7 @@
  */
 import type { Context, Disposer } from '../core/context.js';
 import { assertNever } from '../core/errors.js';
+import { formatCost } from '../llm/prices.js';
 import {
   type WorkflowEventRecord,
   workflowAgentEnd,
@@ -67,6 +68,11 @@ export function formatTokens(count: number): string {
   return `${(count / 1_000_000).toFixed(1)}M`;
 }
 
+/** `[name] ` for an event of a nested run (`workflow()`), else nothing. */
+export function nestedPrefix(event: { workflow?: string }): string {
+  return event.workflow !== undefined ? `[${event.workflow}] ` : '';
+}
+
 /** One plain line for an event: progress without a terminal, and a background job's output. */
 export function describeWorkflowEvent(event: WorkflowEventRecord): string {
   switch (event.type) {
@@ -75,17 +81,20 @@ export function describeWorkflowEvent(event: WorkflowEventRecord): string {
       return `workflow ${event.name}: ${event.description}${phases}`;
     }
     case 'workflow/phase':
-      return `phase: ${event.title}`;
+      return `${nestedPrefix(event)}phase: ${event.title}`;
     case 'workflow/log':
-      return `log: ${event.message}`;
-    case 'workflow/agent-start':
-      return `agent #${event.seq} started: ${event.label}${event.phase ? ` [${event.phase}]` : ''}`;
+      return `${nestedPrefix(event)}log: ${event.message}`;
+    case 'workflow/agent-start': {
+      const phase = event.phase ? ` [${event.phase}]` : '';
+      const journal = event.journaled ? ' (journal)' : '';
+      return `${nestedPrefix(event)}agent #${event.seq} started: ${event.label}${phase}${journal}`;
+    }
     case 'workflow/agent-end': {
-      const usage = event.usage
-        ? ` (${formatTokens(event.usage.input)} in / ${formatTokens(event.usage.output)} out)`
-        : '';
+      const cost = event.costUsd !== undefined ? `, ${formatCost(event.costUsd)}` : '';
+      const usage = ` (${formatTokens(event.usage.input)} in / ${formatTokens(event.usage.output)} out${cost})`;
+      const journal = event.journaled ? ' (journal)' : '';
       const reason = event.reason ? `: ${event.reason}` : '';
-      return `agent #${event.seq} ${event.outcome}: ${event.label}${usage}${reason}`;
+      return `${nestedPrefix(event)}agent #${event.seq} ${event.outcome}: ${event.label}${usage}${journal}${reason}`;
     }
     case 'workflow/end': {
       const error = event.error ? `: ${event.error.code}: ${event.error.message}` : '';

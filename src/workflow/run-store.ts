@@ -195,6 +195,11 @@ function readRecord(folder: string, runId: string): RunRecord {
   return record as RunRecord;
 }
 
+/** Reads a kept run's `run.json`; a missing or damaged one is a WorkflowError naming it. */
+export function readRunRecord(home: string, runId: string): RunRecord {
+  return readStoredRun(home, runId).record;
+}
+
 /** Reads a kept run; a missing or damaged one is a WorkflowError naming it. */
 export function readStoredRun(home: string, runId: string): StoredRun {
   const folder = runFolder(home, runId);

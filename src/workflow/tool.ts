@@ -1,21 +1,28 @@
 /**
- * The `workflow` tool: starts a run with the model's meta, script and args, waits for it, and
- * always disposes it. The tool call's abort cancels the run. Returns the name, the agent count
- * and the JSON value (capped, with a note when cut); a run that did not complete is an error
- * result that says why and which agents failed. With `run_in_background` the run is a job of
- * kind `workflow` instead (see workflow-job.ts) and the call returns its id at once.
+ * The `workflow` tool: starts a run with the model's meta, script and args, or a saved workflow's
+ * by `name` (its description lists them, read when an agent first gets the tool), waits for it,
+ * and always disposes it. The call's abort cancels the run. Returns the name, the agent count and
+ * the JSON value (capped, with a note when cut); a run that did not complete is an error result
+ * naming why and the failed agents. With `run_in_background` it is a job (workflow-job.ts).
  */
 import { backgroundRunnerKey } from '../core/background.js';
 import type { Context } from '../core/context.js';
+import { errorMessage } from '../core/errors.js';
 import type { ToolDefinition, ToolOutput } from '../core/tool-contract.js';
 import { callerOf, type SubagentServices } from '../subagent/services.js';
-import { WORKFLOW_TOOL_DESCRIPTION } from './authoring-guide.js';
+import { WORKFLOW_TOOL_DESCRIPTION, workflowToolDescription } from './authoring-guide.js';
 import {
   WorkflowError,
   type WorkflowResult,
   type WorkflowService,
   type WorkflowStartRequest,
 } from './contract.js';
+import { readStoredRun } from './run-store.js';
+import {
+  listSavedWorkflows,
+  loadSavedWorkflow,
+  type SavedWorkflowPlaces,
+} from './saved-workflows.js';
 import { startWorkflowJob } from './workflow-job.js';
 
 export const WORKFLOW_TOOL = 'workflow';
@@ -31,14 +38,18 @@ export interface WorkflowToolOptions {
    * run's progress lines are read from there. Without it a background run has no output.
    */
   context?: Context;
+  /** Where saved workflows are found (`name`); absent: none. */
+  places?: SavedWorkflowPlaces;
 }
 
 interface WorkflowArguments {
-  meta: Record<string, unknown>;
-  script: string;
+  meta?: Record<string, unknown>;
+  script?: string;
+  name?: string;
   args?: unknown;
   run_in_background?: boolean;
   resume?: string;
+  budget_tokens?: number;
 }
 
 /** A bare non-object `args` is wrapped as a field so the script always sees an object. */
@@ -46,6 +57,87 @@ function argsObject(args: unknown): Record<string, unknown> {
   if (args === undefined || args === null) return {};
   if (typeof args === 'object' && !Array.isArray(args)) return args as Record<string, unknown>;
   return { value: args };
+}
+
+/** The run's meta and body: the model's own, or a saved workflow's read from its file. */
+function scriptOf(
+  args: WorkflowArguments,
+  places: SavedWorkflowPlaces,
+): Pick<WorkflowStartRequest, 'meta' | 'script' | 'scriptPath'> {
+  if (args.script !== undefined && args.name !== undefined) {
+    throw new WorkflowError(
+      'INVALID_ARGUMENT',
+      'give either `script` (with `meta`) or `name` (a saved workflow), not both',
+    );
+  }
+  if (args.name !== undefined) {
+    if (args.meta !== undefined) {
+      throw new WorkflowError(
+        'INVALID_ARGUMENT',
+        'a saved workflow takes its meta from its file: give `name` and `args` without `meta`',
+      );
+    }
+    const saved = loadSavedWorkflow(args.name, places);
+    return { meta: saved.meta, script: saved.body, scriptPath: saved.path };
+  }
+  if (args.script === undefined) {
+    throw new WorkflowError(
+      'INVALID_ARGUMENT',
+      'give `script` and `meta` to run a script, or `name` to run a saved workflow',
+    );
+  }
+  if (args.meta === undefined) {
+    throw new WorkflowError(
+      'META_INVALID',
+      '`meta` is needed with `script`: {name, description, whenToUse?, phases?}',
+    );
+  }
+  return { meta: args.meta as never, script: args.script };
+}
+
+/** With `resume` and neither `script` nor `name`: the kept run's own script, meta and args. */
+function keptScriptOf(
+  args: WorkflowArguments,
+  places: SavedWorkflowPlaces,
+):
+  | (Pick<WorkflowStartRequest, 'meta' | 'script' | 'scriptPath'> & {
+      args: Record<string, unknown>;
+    })
+  | undefined {
+  if (args.resume === undefined || args.script !== undefined || args.name !== undefined) {
+    return undefined;
+  }
+  if (args.meta !== undefined) {
+    throw new WorkflowError(
+      'INVALID_ARGUMENT',
+      'with `resume` and no `script` the kept meta is used: give `meta` only together with `script`',
+    );
+  }
+  if (places.home === undefined) {
+    throw new WorkflowError(
+      'INVALID_ARGUMENT',
+      'no runs are kept here, so there is none to resume',
+    );
+  }
+  const stored = readStoredRun(places.home, args.resume);
+  return {
+    meta: stored.meta,
+    script: stored.script,
+    args: stored.args,
+    ...(stored.record.scriptPath !== undefined ? { scriptPath: stored.record.scriptPath } : {}),
+  };
+}
+
+/** The authoring guide plus the saved workflows that can run; a folder it cannot read is said. */
+function describeTool(places: SavedWorkflowPlaces): string {
+  try {
+    const runnable = listSavedWorkflows(places).flatMap((saved) =>
+      saved.kind === 'valid' ? [{ name: saved.name, description: saved.meta.description }] : [],
+    );
+    return workflowToolDescription(runnable);
+  } catch (error) {
+    return `${WORKFLOW_TOOL_DESCRIPTION}\n\nThe saved workflows could not be listed: ${errorMessage(error)}`;
+  }
 }
 
 function failureLines(result: WorkflowResult): string {
@@ -74,9 +166,15 @@ export function renderResult(result: WorkflowResult, limit: number): ToolOutput 
 
 export function workflowTool(options: WorkflowToolOptions): ToolDefinition<WorkflowArguments> {
   const limit = options.resultLimit ?? DEFAULT_RESULT_LIMIT;
+  const places = options.places ?? {};
+  let description: string | undefined;
   return {
     name: WORKFLOW_TOOL,
-    description: WORKFLOW_TOOL_DESCRIPTION,
+    // Read when an agent first gets the tool, so a start that builds no prompt reads no folder.
+    get description() {
+      description ??= describeTool(places);
+      return description;
+    },
     parameters: {
       type: 'object',
       properties: {
@@ -89,6 +187,11 @@ export function workflowTool(options: WorkflowToolOptions): ToolDefinition<Workf
           type: 'string',
           description: 'The script body (JavaScript, top-level await, ends in return).',
         },
+        name: {
+          type: 'string',
+          description:
+            'Instead of meta and script: the name of a saved workflow (listed in this description).',
+        },
         args: { description: 'A JSON object given to the script as `args`.' },
         run_in_background: {
           type: 'boolean',
@@ -98,22 +201,28 @@ export function workflowTool(options: WorkflowToolOptions): ToolDefinition<Workf
         resume: {
           type: 'string',
           description:
-            'The run id of an earlier run that did not complete: the script (given again, edited or not) reruns, and every agent() call that completed before returns its recorded answer at once.',
+            "The run id of an earlier run (a result that did not complete names it): the run's kept script reruns (or the `script` or `name` given, edited or not), and every agent() call that completed before returns its recorded answer at once, without paying again.",
+        },
+        budget_tokens: {
+          type: 'integer',
+          minimum: 1,
+          description:
+            "A hard ceiling on the run's tokens (input + output of every agent): once reached, the run ends with BUDGET_EXHAUSTED. The script reads it as `budget`.",
         },
       },
-      required: ['meta', 'script'],
       additionalProperties: false,
     },
     async execute(args, execution) {
       const caller = callerOf(options.subagents, execution.agentId);
-      const request: WorkflowStartRequest = {
-        meta: args.meta as never,
-        script: args.script,
-        args: argsObject(args.args),
-        parent: { sessionId: caller.sessionId, delegationDepth: caller.delegationDepth },
-        ...(args.resume !== undefined ? { resumeRunId: args.resume } : {}),
-      };
       try {
+        const kept = keptScriptOf(args, places);
+        const request: WorkflowStartRequest = {
+          ...(kept ?? scriptOf(args, places)),
+          args: args.args === undefined && kept ? kept.args : argsObject(args.args),
+          parent: { sessionId: caller.sessionId, delegationDepth: caller.delegationDepth },
+          ...(args.budget_tokens !== undefined ? { budgetTokens: args.budget_tokens } : {}),
+          ...(args.resume !== undefined ? { resumeRunId: args.resume } : {}),
+        };
         if (args.run_in_background === true) {
           const runner = execution.context.find(backgroundRunnerKey);
           if (!runner) {

@@ -66,13 +66,12 @@ function checkPayload(tag: WorkerMessage, payload: unknown): void {
       const start = onlyKeys(
         payload,
         'payload',
-        ['call', 'prompt', 'options'],
+        ['call', 'prompt', 'options', 'workflow'],
         ['call', 'prompt', 'options'],
       );
-      if (!Number.isSafeInteger(start.call) || (start.call as number) < 1) {
-        malformed(`payload.call must be a positive integer, not ${kind(start.call)}`);
-      }
+      positiveInteger(start.call, 'payload.call');
       text(start.prompt, 'payload.prompt', false);
+      optionalText(start.workflow, 'payload.workflow');
       const options = onlyKeys(
         start.options,
         'payload.options',
@@ -90,15 +89,27 @@ function checkPayload(tag: WorkerMessage, payload: unknown): void {
       }
       return;
     }
-    case WorkerMessage.Phase:
-      text(onlyKeys(payload, 'payload', ['title'], ['title']).title, 'payload.title', false);
+    case WorkerMessage.Phase: {
+      const phase = onlyKeys(payload, 'payload', ['title', 'workflow'], ['title']);
+      text(phase.title, 'payload.title', false);
+      optionalText(phase.workflow, 'payload.workflow');
       return;
-    case WorkerMessage.Log:
-      text(onlyKeys(payload, 'payload', ['message'], ['message']).message, 'payload.message', true);
+    }
+    case WorkerMessage.Log: {
+      const log = onlyKeys(payload, 'payload', ['message', 'workflow'], ['message']);
+      text(log.message, 'payload.message', true);
+      optionalText(log.workflow, 'payload.workflow');
       return;
+    }
     case WorkerMessage.Done:
       checkDone(payload);
       return;
+    case WorkerMessage.WorkflowLoad: {
+      const load = onlyKeys(payload, 'payload', ['load', 'target'], ['load', 'target']);
+      positiveInteger(load.load, 'payload.load');
+      text(load.target, 'payload.target', false);
+      return;
+    }
     default:
       assertNever(tag, 'worker message tag');
   }
@@ -161,6 +172,16 @@ function onlyKeys(
 function text(value: unknown, path: string, emptyAllowed: boolean): void {
   if (typeof value !== 'string') malformed(`${path} must be a string, not ${kind(value)}`);
   if (!emptyAllowed && value.trim().length === 0) malformed(`${path} must not be empty`);
+}
+
+function optionalText(value: unknown, path: string): void {
+  if (value !== undefined) text(value, path, false);
+}
+
+function positiveInteger(value: unknown, path: string): void {
+  if (!Number.isSafeInteger(value) || (value as number) < 1) {
+    malformed(`${path} must be a positive integer, not ${kind(value)}`);
+  }
 }
 
 /** Plain objects, dense arrays, strings, finite numbers, booleans and null; no cycles. */

@@ -11,11 +11,20 @@ export class WireOutbox<Envelope> {
   private readonly port: Pick<WirePort, 'postMessage'>;
   private readonly onPostFailure: (error: unknown) => void;
   private queued: Envelope[] = [];
+  private postCount = 0;
 
   /** `onPostFailure` hears a post the port refused; it runs outside `send`'s caller. */
   constructor(port: Pick<WirePort, 'postMessage'>, onPostFailure: (error: unknown) => void) {
     this.port = port;
     this.onPostFailure = onPostFailure;
+  }
+
+  /**
+   * Posts made so far; while it has not changed since an envelope was sent, that envelope is
+   * still queued (its payload may yet be brought up to date by its sender).
+   */
+  get posts(): number {
+    return this.postCount;
   }
 
   send(envelope: Envelope): void {
@@ -26,6 +35,7 @@ export class WireOutbox<Envelope> {
   private readonly flush = (): void => {
     const batch = this.queued;
     this.queued = [];
+    this.postCount += 1;
     try {
       this.port.postMessage(batch.length === 1 ? batch[0] : batch);
     } catch (error) {

@@ -1,12 +1,14 @@
 /**
  * The worker side of a workflow run, over any message port (the worker's `parentPort`, or one end
  * of an in-process `MessageChannel` in tests). It says `ready`, waits for `go`, runs the body in a
- * vm context whose globals are exactly the hooks and `args`, and posts `done` exactly once. It
- * never runs the body of a run cancelled before `go`, and it never lets a hook promise the script
- * drops raise an unhandled rejection. The vm is not a security boundary (see README.md).
+ * vm context whose globals are exactly the hooks and `args` (a `workflow()` call's body in a fresh
+ * one), and posts `done` exactly once. It never runs the body of a run cancelled before `go`, and
+ * it never lets a hook promise the script drops raise an unhandled rejection. The vm is not a
+ * security boundary (see README.md).
  */
 import vm from 'node:vm';
 import { assertNever } from '../core/errors.js';
+import { createBudgetHook } from './budget-hook.js';
 import { createParallelHook, createPipelineHook } from './combinators.js';
 import { WorkflowError, type WorkflowLimits } from './contract.js';
 import {
@@ -18,6 +20,7 @@ import {
   handOut,
 } from './hooks.js';
 import { materializeFromRealm, realmPrototypes } from './materialize.js';
+import { createWorkflowHook, type NestedScript, type NestingSession } from './nested-workflow.js';
 import {
   type AgentReply,
   type AgentStartOptions,
@@ -29,8 +32,9 @@ import {
   type WirePort,
   WorkerMessage,
   type WorkerSessionData,
+  type WorkflowLoadReply,
 } from './protocol.js';
-import { renderForScript, SCRIPT_FILENAME } from './render-thrown.js';
+import { renderForScript, SCRIPT_FILENAME, withScriptFrames } from './render-thrown.js';
 
 /** Starts the session: posts `ready` and waits for the host. Returns at once. */
 export function runWorkerSession(port: WirePort, data: WorkerSessionData): void {
@@ -58,11 +62,22 @@ interface PendingCall {
   reject(error: WorkflowError): void;
 }
 
+interface PendingLoad {
+  resolve(loaded: { name: string; script: string }): void;
+  reject(error: WorkflowError): void;
+}
+
+/** A host of a realm's hooks; the realm sets which prototypes may leave it. */
+interface RealmHost extends HookHost {
+  allowedPrototypes: ReadonlySet<object | null>;
+}
+
 type State = 'waiting' | 'running' | 'finished';
 
-class WorkerSession implements HookHost {
+class WorkerSession implements NestingSession {
   readonly limits: WorkflowLimits;
   readonly cancellation: Promise<never>;
+  readonly budgetTotal: number | null;
   allowedPrototypes: ReadonlySet<object | null> = new Set();
   private readonly port: WirePort;
   private readonly data: WorkerSessionData;
@@ -70,12 +85,16 @@ class WorkerSession implements HookHost {
   private stopError: WorkflowError | undefined;
   private rejectCancellation: (error: WorkflowError) => void = () => {};
   private lastCall = 0;
+  private spent = 0;
   private readonly pending = new Map<number, PendingCall>();
+  private lastLoad = 0;
+  private readonly pendingLoads = new Map<number, PendingLoad>();
 
   constructor(port: WirePort, data: WorkerSessionData) {
     this.port = port;
     this.data = data;
     this.limits = data.limits;
+    this.budgetTotal = data.budgetTotal;
     this.cancellation = handOut(
       new Promise<never>((_resolve, reject) => {
         this.rejectCancellation = reject;
@@ -92,22 +111,63 @@ class WorkerSession implements HookHost {
     return this.stopError;
   }
 
-  requestAgent(prompt: string, options: AgentStartOptions): Promise<unknown> {
+  requestAgent(prompt: string, options: AgentStartOptions, workflow?: string): Promise<unknown> {
     this.lastCall += 1;
     const call = this.lastCall;
     const promise = new Promise<unknown>((resolve, reject) => {
       this.pending.set(call, { resolve, reject });
     });
-    sendToHost(this.port, WorkerMessage.AgentStart, { call, prompt, options });
+    sendToHost(this.port, WorkerMessage.AgentStart, {
+      call,
+      prompt,
+      options,
+      ...(workflow !== undefined ? { workflow } : {}),
+    });
     return promise;
   }
 
-  postPhase(title: string): void {
-    sendToHost(this.port, WorkerMessage.Phase, { title });
+  postPhase(title: string, workflow?: string): void {
+    sendToHost(this.port, WorkerMessage.Phase, {
+      title,
+      ...(workflow !== undefined ? { workflow } : {}),
+    });
   }
 
-  postLog(message: string): void {
-    sendToHost(this.port, WorkerMessage.Log, { message });
+  postLog(message: string, workflow?: string): void {
+    sendToHost(this.port, WorkerMessage.Log, {
+      message,
+      ...(workflow !== undefined ? { workflow } : {}),
+    });
+  }
+
+  loadWorkflow(target: string): Promise<{ name: string; script: string }> {
+    this.lastLoad += 1;
+    const load = this.lastLoad;
+    const promise = new Promise<{ name: string; script: string }>((resolve, reject) => {
+      this.pendingLoads.set(load, { resolve, reject });
+    });
+    sendToHost(this.port, WorkerMessage.WorkflowLoad, { load, target });
+    return promise;
+  }
+
+  async runNestedScript({ name, script, args, host }: NestedScript): Promise<unknown> {
+    try {
+      return await this.runScript(script, args, host, {
+        filename: `${name.replace(/[^\w.-]+/g, '-')}/${SCRIPT_FILENAME}`,
+        label: `workflow(${JSON.stringify(name)}) return value`,
+      });
+    } catch (error) {
+      if (!isCode(error, 'ERR_SCRIPT_EXECUTION_TIMEOUT')) throw error;
+      throw withScriptFrames(
+        new Error(
+          `the nested workflow ${JSON.stringify(name)}: its first synchronous slice ran longer than ${this.limits.syncTimeoutMs} ms (syncTimeoutMs) and was stopped; await between long computations`,
+        ),
+      );
+    }
+  }
+
+  budgetSpent(): number {
+    return this.spent;
   }
 
   /** The host batches what it sends in one turn: a post may carry several envelopes. */
@@ -141,6 +201,13 @@ class WorkerSession implements HookHost {
       case HostMessage.Cancel:
         this.cancel(message.payload.reason);
         return;
+      case HostMessage.WorkflowLoaded:
+        this.settleLoad(message.payload.load, message.payload.reply);
+        return;
+      case HostMessage.Budget:
+        this.spent = message.payload.spent;
+        if (message.payload.exhausted) this.budgetExhausted();
+        return;
       default:
         assertNever(message, 'host message');
     }
@@ -155,6 +222,14 @@ class WorkerSession implements HookHost {
     else pending.reject(fatal(reply.code, reply.message));
   }
 
+  private settleLoad(load: number, reply: WorkflowLoadReply): void {
+    const pending = this.pendingLoads.get(load);
+    if (!pending) return;
+    this.pendingLoads.delete(load);
+    if (reply.kind === 'ok') pending.resolve({ name: reply.name, script: reply.script });
+    else pending.reject(fatal(reply.code, reply.message));
+  }
+
   private cancel(reason: string): void {
     if (this.stopError) return;
     const error = fatal('CANCELLED', `the workflow was cancelled: ${reason}`);
@@ -165,61 +240,76 @@ class WorkerSession implements HookHost {
     }
   }
 
+  /** The host ends the run; the script learns why from every pending and later hook call. */
+  private budgetExhausted(): void {
+    if (this.stopError) return;
+    const error = fatal(
+      'BUDGET_EXHAUSTED',
+      `the token budget of ${this.budgetTotal} tokens is spent (${this.spent} used); no more agents start in this run`,
+    );
+    this.stop(error);
+    this.rejectCancellation(error);
+  }
+
   /** Every pending and future hook call now fails with `error`. */
   private stop(error: WorkflowError): void {
     this.stopError ??= error;
-    const pending = [...this.pending.values()];
+    const pending = [...this.pending.values(), ...this.pendingLoads.values()];
     this.pending.clear();
+    this.pendingLoads.clear();
     for (const call of pending) call.reject(error);
   }
 
   private async execute(): Promise<void> {
     let outcome: DoneOutcome;
     try {
-      const script = this.compile();
-      const context = this.createRealm();
-      const completion: unknown = script.runInContext(context, {
-        timeout: this.limits.syncTimeoutMs,
+      const value = await this.runScript(this.data.script, this.data.args, this, {
+        filename: SCRIPT_FILENAME,
+        label: 'return value',
       });
-      const value = await completion;
-      outcome = {
-        kind: 'ok',
-        value: materializeFromRealm(value, {
-          label: 'return value',
-          allowedPrototypes: this.allowedPrototypes,
-        }),
-      };
+      outcome = { kind: 'ok', value };
     } catch (error) {
       outcome = this.describeFailure(error);
     }
     this.finish(outcome);
   }
 
-  /** The host checked the body already; a compile failure here still ends the run loud. */
-  private compile(): vm.Script {
-    try {
-      return new vm.Script(`(async () => {${withoutHashBang(this.data.script)}\n})()`, {
-        filename: SCRIPT_FILENAME,
-      });
-    } catch (error) {
-      throw fatal('SCRIPT_PARSE', `the script does not compile: ${renderForScript(error)}`);
-    }
+  /** Compiles `script`, runs it in a fresh realm whose hooks serve `host`, copies out its value. */
+  private async runScript(
+    script: string,
+    args: Record<string, unknown>,
+    host: RealmHost,
+    names: { filename: string; label: string },
+  ): Promise<unknown> {
+    const compiled = compile(script, names.filename);
+    const context = this.createRealm(args, host);
+    const completion: unknown = compiled.runInContext(context, {
+      timeout: this.limits.syncTimeoutMs,
+    });
+    const value = await completion;
+    return materializeFromRealm(value, {
+      label: names.label,
+      allowedPrototypes: host.allowedPrototypes,
+    });
   }
 
-  private createRealm(): vm.Context {
+  /** A fresh vm context whose globals are the hooks serving `host` and a copy of `args`. */
+  private createRealm(args: Record<string, unknown>, host: RealmHost): vm.Context {
     const globals = Object.create(null) as Record<string, unknown>;
     Object.assign(globals, {
-      agent: createAgentHook(this),
-      parallel: createParallelHook(this),
-      pipeline: createPipelineHook(this),
-      phase: createPhaseHook(this),
-      log: createLogHook(this),
-      args: structuredClone(this.data.args),
+      agent: createAgentHook(host),
+      parallel: createParallelHook(host),
+      pipeline: createPipelineHook(host),
+      phase: createPhaseHook(host),
+      log: createLogHook(host),
+      args: structuredClone(args),
+      budget: createBudgetHook(host),
+      workflow: createWorkflowHook(this, host),
     });
     const context = vm.createContext(globals, { name: 'workflow script' });
     // V8 gives every context a `console`; the script's surface is the hooks and the language.
     vm.runInContext('delete globalThis.console', context);
-    this.allowedPrototypes = realmPrototypes(context);
+    host.allowedPrototypes = realmPrototypes(context);
     return context;
   }
 
@@ -243,6 +333,15 @@ class WorkerSession implements HookHost {
     this.stop(fatal('CANCELLED', 'the workflow script has already finished'));
     this.port.off('message', this.onMessage);
     sendToHost(this.port, WorkerMessage.Done, outcome);
+  }
+}
+
+/** The host checked the body already; a compile failure here still ends the run loud. */
+function compile(script: string, filename: string): vm.Script {
+  try {
+    return new vm.Script(`(async () => {${withoutHashBang(script)}\n})()`, { filename });
+  } catch (error) {
+    throw fatal('SCRIPT_PARSE', `the script does not compile: ${renderForScript(error)}`);
   }
 }
 

@@ -58,6 +58,7 @@ const result: WorkflowResult = {
   agentsStarted: 3,
   failures: [],
   usage: { input: 0, output: 0 },
+  agents: [],
 };
 
 function capture(isTTY: boolean) {
@@ -218,4 +219,87 @@ test('token and time formats', () => {
   assert.equal(formatTokens(2_500_000), '2.5M');
   assert.equal(formatElapsed(900), '0.9s');
   assert.equal(formatElapsed(125_000), '2m05s');
+});
+
+test('lines and state show a nested run by name, journal hits, and cost when every agent has a price', () => {
+  const nested: WorkflowEventRecord[] = [
+    { type: 'workflow/start', runId, time, name: 'outer', description: 'Outer', phases: ['go'] },
+    { type: 'workflow/phase', runId, time, title: 'go' },
+    { type: 'workflow/phase', runId, time, title: 'inner step', workflow: 'inner' },
+    { type: 'workflow/log', runId, time, message: 'hello', workflow: 'inner' },
+    {
+      type: 'workflow/agent-start',
+      runId,
+      time,
+      seq: 1,
+      label: 'ask',
+      phase: 'inner step',
+      workflow: 'inner',
+    },
+    {
+      type: 'workflow/agent-end',
+      runId,
+      time,
+      seq: 1,
+      label: 'ask',
+      phase: 'inner step',
+      outcome: 'completed',
+      usage: { input: 1000, output: 500 },
+      costUsd: 0.0105,
+      workflow: 'inner',
+    },
+    {
+      type: 'workflow/agent-start',
+      runId,
+      time,
+      seq: 2,
+      label: 'old',
+      phase: 'go',
+      journaled: true,
+    },
+    {
+      type: 'workflow/agent-end',
+      runId,
+      time,
+      seq: 2,
+      label: 'old',
+      phase: 'go',
+      outcome: 'completed',
+      usage: { input: 0, output: 0 },
+      journaled: true,
+    },
+  ];
+  const { writes, output } = capture(false);
+  const view = createProgressView({ output, now: () => 0 });
+  for (const event of nested) view.record(event);
+  view.finish({ ...result, name: 'outer', agentsStarted: 2, costUsd: 0.0105 });
+  assert.deepEqual(writes.join('').trimEnd().split('\n'), [
+    'workflow outer: Outer (phases: go)',
+    'phase: go',
+    '[inner] phase: inner step',
+    '[inner] log: hello',
+    '[inner] agent #1 started: ask [inner step]',
+    '[inner] agent #1 completed: ask (1.0k in / 500 out, $0.0105)',
+    'agent #2 started: old [go] (journal)',
+    'agent #2 completed: old (0 in / 0 out) (journal)',
+    'workflow outer completed in 0.0s: 2 agents (2 done (1 from the journal), 0 failed, 0 cancelled), tokens 1.0k in / 500 out, cost $0.0105',
+  ]);
+  const state = new WorkflowProgressState();
+  for (const event of nested.slice(0, 5)) state.apply(event);
+  assert.equal(state.phase, 'go', "a nested run's phase leaves the outer phase list alone");
+  assert.equal(state.nestedPhase, '[inner] inner step');
+  assert.deepEqual(state.logs, ['[inner] hello']);
+  assert.deepEqual(state.runningLabels(3), { shown: ['[inner] ask'], more: 0 });
+  assert.match(
+    stripColour(liveBlock(state, 0, 200)[0] ?? ''),
+    /workflow outer · go › \[inner\] inner step/,
+  );
+  for (const event of nested.slice(5)) state.apply(event);
+  assert.equal(state.costUsd, 0.0105, 'a journal hit with no price leaves the cost known');
+  assert.match(
+    stripColour(liveBlock(state, 0, 200).join('\n')),
+    /2 done \(1 journal\).*500 out · \$0\.0105/,
+  );
+  state.apply({ ...nested[5], seq: 3, costUsd: undefined } as WorkflowEventRecord);
+  assert.equal(state.costUsd, undefined, 'one agent without a price makes the cost unknown');
 });

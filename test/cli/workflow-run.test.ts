@@ -88,6 +88,8 @@ test('workflow run: a Claude Code script with its header runs unchanged (schema,
     'value',
     'agentsStarted',
     'failures',
+    'tokens',
+    'agents',
   ]);
   assert.match(String(result.runId), /^workflow-[0-9a-f-]{36}$/);
   assert.equal(result.name, 'triage');
@@ -254,6 +256,8 @@ return 1;
     'code',
     'agentsStarted',
     'failures',
+    'tokens',
+    'agents',
   ]);
   assert.equal(result.name, 'thrower');
   assert.equal(result.stopReason, 'error');

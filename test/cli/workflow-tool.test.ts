@@ -159,4 +159,25 @@ test('loom run: the workflow tool resumes a run that stopped: its completed agen
   assert.match(second.stdout, /Workflow "resumable" completed with 2 agents/);
   assert.match(second.stdout, /"first": "steady answer"/);
   assert.match(second.stdout, /"second": "second answer"/);
+
+  // With only `resume`, the kept (latest) script reruns; every call is answered from the journal.
+  const third = await runLoom(
+    [
+      'run',
+      '--model',
+      `scripted:${writeScriptedModel(
+        home,
+        toolCallingModel({ resume: runId }, [
+          { when: '^(steady|second)$', error: 'a journaled call reached the model' },
+        ]),
+      )}`,
+      '--cwd',
+      home,
+      'use a workflow',
+    ],
+    { home },
+  );
+  assert.equal(third.code, 0, third.stderr);
+  assert.match(third.stdout, /Workflow "resumable" completed with 2 agents/);
+  assert.match(third.stdout, /"second": "second answer"/);
 });

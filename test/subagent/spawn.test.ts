@@ -24,6 +24,13 @@ const model = {
         { reply: 'up: {{lastToolResult}}' },
       ],
     },
+    {
+      when: 'count my tokens',
+      steps: [
+        { tools: [{ name: 'echo', arguments: { text: 'x' } }], usage: { input: 7, output: 3 } },
+        { reply: 'counted', usage: { input: 11, output: 4 } },
+      ],
+    },
   ],
   default: { reply: 'ok: {{prompt}}' },
 };
@@ -218,5 +225,33 @@ test('instructions become a section of the child only', async () => {
   const [header] = requestPrompts(fixture.load(run.id).events, join(fixture.home, 'sessions'));
   assert.match(header?.system ?? '', /Answer in one word\./);
   assert.match(header?.system ?? '', /^You are Loom/);
+  await fixture.close();
+});
+
+test('onUsage hears each model request of the child as it finishes, with its model', async () => {
+  const fixture = subagentFixture({ model, tools: [echoTool] });
+  const reports: Array<{ usage: unknown; model: string; ended: boolean }> = [];
+  let ended = false;
+  const run = fixture.services.registry.start('spawn', {
+    ...fromDepth(fixture, 0, 'count my tokens'),
+    onUsage: (report) => reports.push({ ...report, ended }),
+  });
+  const result = await run.result;
+  ended = true;
+  assert.equal(result.output, 'counted');
+  const messages = eventsOf(fixture.load(run.id).events, 'assistant/message');
+  assert.deepEqual(
+    reports,
+    messages.map((message) => ({ usage: message.usage, model: message.model, ended: false })),
+  );
+  assert.deepEqual(
+    reports.map((report) => report.usage),
+    [
+      { input: 7, output: 3 },
+      { input: 11, output: 4 },
+    ],
+  );
+  assert.match(reports[0]?.model ?? '', /^scripted:/);
+  assert.deepEqual(result.usage, { input: 18, output: 7 });
   await fixture.close();
 });

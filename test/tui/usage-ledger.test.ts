@@ -8,7 +8,8 @@ import { test } from 'node:test';
 import type { AgentHandle } from '../../src/core/create-agent.js';
 import type { AgentRuntime } from '../../src/core/runtime.js';
 import type { SessionEvent, SessionHeader } from '../../src/core/session-events.js';
-import { costOf, UsageLedger } from '../../src/tui/usage-ledger.js';
+import { costOf } from '../../src/llm/prices.js';
+import { UsageLedger } from '../../src/tui/usage-ledger.js';
 
 let seq = 0;
 function event(type: string, data: unknown): SessionEvent {

@@ -88,6 +88,7 @@ test("the tree shows each phase with its agents running, done and failed, with t
     label: 'read b.ts',
     phase: 'read',
     outcome: 'failed',
+    usage: { input: 0, output: 0 },
     reason: 'upstream 500',
   });
   assert.equal(runs.running, 1);

@@ -50,8 +50,8 @@ const service = new WorkerWorkflowService({
 const parent = { sessionId: null, delegationDepth: 0 };
 const meta = { name: 'built', description: 'the built engine' };
 const completed = await service.start({
-  meta, parent, args: { items: ['a', 'b'] },
-  script: "return await pipeline(args.items, (item) => agent(item), (text) => text.toUpperCase());",
+  meta, parent, args: { items: ['a', 'b'] }, budgetTokens: 1000,
+  script: "const out = await pipeline(args.items, (item) => agent(item), (text) => text.toUpperCase()); return [...out, budget.total, budget.spent()];",
 }).result;
 const spinning = new Promise((resolve) => context.on(workflowLog, resolve));
 const run = service.start({
@@ -102,7 +102,7 @@ test('the built engine runs its worker under plain node and lets the process exi
   );
   const stdout = await runPlainNode(program);
   assert.deepEqual(JSON.parse(stdout), {
-    completed: { stopReason: 'completed', value: ['ECHO A', 'ECHO B'], agentsStarted: 2 },
+    completed: { stopReason: 'completed', value: ['ECHO A', 'ECHO B', 1000, 4], agentsStarted: 2 },
     stopped: { stopReason: 'cancelled', code: 'CANCELLED' },
     cancelled: ['hold me'],
     liveWorkers: 0,

@@ -65,7 +65,15 @@ export interface FakeChild {
   cancelledVia: Set<'cancel' | 'signal'>;
   disposed: boolean;
   settled: boolean;
+  /** Tokens of the child's model requests so far (its result's usage). */
+  readonly usage: Usage;
   answer(answer: FakeAnswer): void;
+  /**
+   * One finished model request of the running child: counted in its usage and, unless the
+   * provider is `silent`, reported through the request's `onUsage` (model: the request's, else
+   * `fake:default`).
+   */
+  report(usage: Usage, model?: string): void;
 }
 
 export interface FakeProviderOptions {
@@ -74,6 +82,8 @@ export interface FakeProviderOptions {
   respond?: (request: SubagentStartRequest) => FakeAnswer | undefined;
   /** A wedged child notes a cancel but never settles because of it. */
   wedged?: (request: SubagentStartRequest) => boolean;
+  /** Never calls `onUsage` (like the acp provider): only the result carries the usage. */
+  silent?: boolean;
 }
 
 const zeroUsage = (): Usage => ({ input: 0, output: 0 });
@@ -102,8 +112,17 @@ export function fakeProvider(options: FakeProviderOptions = {}) {
         cancelledVia: new Set(),
         disposed: false,
         settled: false,
+        usage: zeroUsage(),
+        report(usage, model) {
+          child.usage.input += usage.input;
+          child.usage.output += usage.output;
+          if (!options.silent) {
+            request.onUsage?.({ usage, model: model ?? request.model ?? 'fake:default' });
+          }
+        },
         answer(answer) {
           if (child.settled) return;
+          if ('output' in answer && answer.usage) child.report(answer.usage);
           child.settled = true;
           if ('fault' in answer) settle.reject(new Error(answer.fault));
           else if ('error' in answer) {
@@ -112,7 +131,7 @@ export function fakeProvider(options: FakeProviderOptions = {}) {
               output: '',
               stopReason: 'error',
               diagnostic: answer.error,
-              usage: zeroUsage(),
+              usage: { ...child.usage },
             });
           } else {
             settle.resolve({
@@ -120,7 +139,7 @@ export function fakeProvider(options: FakeProviderOptions = {}) {
               output: answer.output,
               ...(answer.structured !== undefined ? { structured: answer.structured } : {}),
               stopReason: 'completed',
-              usage: answer.usage ?? zeroUsage(),
+              usage: { ...child.usage },
             });
           }
           waiters.notify();
@@ -137,7 +156,7 @@ export function fakeProvider(options: FakeProviderOptions = {}) {
           output: '',
           stopReason: 'cancelled',
           diagnostic: reason,
-          usage: zeroUsage(),
+          usage: { ...child.usage },
         });
         waiters.notify();
       };

@@ -187,3 +187,25 @@ test('resume: refused for a run still live in this process, an unknown or malfor
   const resumed = await completedRun(other, "return await agent('held');", live.id);
   assert.equal(resumed.value, 'done');
 });
+
+test('resume: a run keeps its token ceiling; a resume without one reuses it, and one given replaces it', async () => {
+  const home = temporaryFolder();
+  const first = keptFixture(home);
+  const original = await completedRun(first, 'return budget.total;', undefined);
+  assert.equal(original.value, null);
+  const capped = first.start('return budget.total;', { budgetTokens: 5000 });
+  const cappedResult = await settled(first, capped);
+  assert.equal(cappedResult.value, 5000);
+  const again = keptFixture(home);
+  const reused = await completedRun(again, 'return budget.total;', cappedResult.runId);
+  assert.equal(reused.value, 5000);
+  assert.equal(readStoredRun(home, cappedResult.runId).record.budgetTokens, 5000);
+  // Each attempt in a fixture of its own: one start/end pair per run id and fixture.
+  const third = keptFixture(home);
+  const replaced = third.start('return budget.total;', {
+    resumeRunId: cappedResult.runId,
+    budgetTokens: 7000,
+  });
+  assert.equal((await settled(third, replaced)).value, 7000);
+  assert.equal(readStoredRun(home, cappedResult.runId).record.budgetTokens, 7000);
+});

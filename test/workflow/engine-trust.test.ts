@@ -86,6 +86,16 @@ const forgeries: Array<{ name: string; message: string; fault: RegExp }> = [
     fault: /agent-start numbered 7 after 1/,
   },
   {
+    name: 'a workflow-load out of sequence',
+    message: `{ tag: 'workflow-load', payload: { load: 2, target: 'b.js' } }`,
+    fault: /workflow-load numbered 2 after 0/,
+  },
+  {
+    name: 'a workflow-load whose target is not a string',
+    message: `{ tag: 'workflow-load', payload: { load: 1, target: ['b.js'] } }`,
+    fault: /a malformed workflow-load message: payload\.target must be a string, not an array/,
+  },
+  {
     name: 'a second ready',
     message: `{ tag: 'ready', payload: {} }`,
     fault: /sent ready twice/,

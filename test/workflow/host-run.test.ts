@@ -7,7 +7,14 @@ import { SubagentRegistry } from '../../src/subagent/registry.js';
 import { HostRun } from '../../src/workflow/host-run.js';
 import { defaultLimits } from '../../src/workflow/limits.js';
 import { HostMessage, WorkerMessage } from '../../src/workflow/protocol.js';
-import { echoPrompt, fakeProvider, recordEvents, testMeta } from './engine-fixture.js';
+import { RunBudget } from '../../src/workflow/run-budget.js';
+import {
+  echoPrompt,
+  type FakeProviderOptions,
+  fakeProvider,
+  recordEvents,
+  testMeta,
+} from './engine-fixture.js';
 
 /** The part of a `Worker` a run uses; each post is kept as it was sent. */
 class FakeWorker extends EventEmitter {
@@ -32,10 +39,10 @@ class FakeWorker extends EventEmitter {
   }
 }
 
-function hostRun(worker: FakeWorker) {
+function hostRun(worker: FakeWorker, options: FakeProviderOptions & { budget?: RunBudget } = {}) {
   const context = new Context({ name: 'host-run-test' });
   const registry = new SubagentRegistry(context);
-  const fake = fakeProvider({ respond: echoPrompt });
+  const fake = fakeProvider({ respond: echoPrompt, ...options });
   registry.register(fake.provider);
   const events = recordEvents(context);
   const run = new HostRun({
@@ -47,6 +54,7 @@ function hostRun(worker: FakeWorker) {
     limits: { ...defaultLimits(), maxConcurrentAgents: 4 },
     request: { meta: testMeta, script: '', parent: { sessionId: null, delegationDepth: 0 } },
     childInstructions: () => '',
+    budget: options.budget ?? new RunBudget(null),
     worker: worker as unknown as Worker,
     onWorkerExit: () => {},
   });
@@ -109,4 +117,35 @@ test('what the host sends in one turn reaches the worker in one post, in the ord
 
   worker.emit('message', { tag: WorkerMessage.Done, payload: { kind: 'ok', value: 1 } });
   assert.equal((await run.result).stopReason, 'cancelled');
+});
+
+test('the spent tokens go once per post, just before the replies, with the latest figure', async () => {
+  const worker = new FakeWorker();
+  const budget = new RunBudget(1000);
+  const { run } = hostRun(worker, {
+    budget,
+    respond: (request) => ({ output: `<${request.prompt}>`, usage: { input: 10, output: 5 } }),
+  });
+  worker.emit('message', { tag: WorkerMessage.Ready, payload: {} });
+  await worker.posted(1);
+  for (const call of [1, 2, 3]) worker.emit('message', agentStart(call));
+  await worker.posted(2);
+  assert.deepEqual(worker.posts[1], [
+    { tag: HostMessage.Budget, payload: { spent: 45, exhausted: false } },
+    ...[1, 2, 3].map((call) => ({
+      tag: HostMessage.AgentResult,
+      payload: { call, reply: { kind: 'ok', value: `<item ${call}>` } },
+    })),
+  ]);
+  worker.emit('message', agentStart(4));
+  await worker.posted(3);
+  assert.deepEqual(
+    (worker.posts[2] as Array<{ tag: string; payload: unknown }>)[0],
+    { tag: HostMessage.Budget, payload: { spent: 60, exhausted: false } },
+    'a later post carries its own figure',
+  );
+  worker.emit('message', { tag: WorkerMessage.Done, payload: { kind: 'ok', value: 4 } });
+  const result = await run.result;
+  assert.equal(result.stopReason, 'completed');
+  assert.equal(budget.spent, 60);
 });

@@ -99,7 +99,7 @@ test('unknown keys are rejected by name at every level', () => {
   });
   assert.match(
     message,
-    /meta\.colour: unknown key \(allowed: name, description, whenToUse, phases\)/,
+    /meta\.colour: unknown key \(allowed: name, description, whenToUse, phases, budgetTokens\)/,
   );
   assert.match(message, /meta\["odd key"\]: unknown key/);
   assert.match(message, /meta\.phases\[0\]\.effort: unknown key \(allowed: title, detail, model\)/);
@@ -143,7 +143,7 @@ test('phase titles must be unique', () => {
 test('every violation is listed in one error, one a line', () => {
   const message = metaFailure({ name: '', colour: 1, phases: [{}] });
   assert.deepEqual(message.split('\n').slice(1), [
-    '  meta.colour: unknown key (allowed: name, description, whenToUse, phases)',
+    '  meta.colour: unknown key (allowed: name, description, whenToUse, phases, budgetTokens)',
     '  meta.name: must be a non-empty string (not an empty string)',
     '  meta.description: must be a non-empty string (it is missing)',
     '  meta.phases[0].title: must be a non-empty string (it is missing)',
@@ -152,4 +152,25 @@ test('every violation is listed in one error, one a line', () => {
 
 test('an empty phases array is fine', () => {
   assert.deepEqual(validateMeta({ name: 'n', description: 'd', phases: [] }).phases, []);
+});
+
+test('meta.budgetTokens is a positive whole number of tokens', () => {
+  assert.deepEqual(validateMeta({ name: 'n', description: 'd', budgetTokens: 5000 }), {
+    name: 'n',
+    description: 'd',
+    budgetTokens: 5000,
+  });
+  for (const [value, shown] of [
+    [0, '0'],
+    [-3, '-3'],
+    [1.5, '1.5'],
+    ['100', 'a string'],
+    [null, 'null'],
+    [Number.POSITIVE_INFINITY, 'Infinity'],
+  ] as const) {
+    assert.match(
+      metaFailure({ name: 'n', description: 'd', budgetTokens: value }),
+      new RegExp(`meta\\.budgetTokens: must be a positive whole number of tokens, not ${shown}$`),
+    );
+  }
 });

@@ -35,6 +35,11 @@ test('every message the worker session sends is accepted as it is', () => {
     },
     { tag: 'phase', payload: { title: 'Gather' } },
     { tag: 'log', payload: { message: '' } },
+    { tag: 'agent-start', payload: { call: 3, prompt: 'p', options: {}, workflow: 'nested' } },
+    { tag: 'phase', payload: { title: 'Inner', workflow: 'nested' } },
+    { tag: 'log', payload: { message: 'in', workflow: 'nested' } },
+    { tag: 'workflow-load', payload: { load: 1, target: './b.js' } },
+    { tag: 'done', payload: { kind: 'error', code: 'NESTING_LIMIT', message: 'm', fatal: true } },
     { tag: 'done', payload: { kind: 'ok', value: null } },
     { tag: 'done', payload: { kind: 'ok', value: { a: [1, -0, 'x', true, null, { b: {} }] } } },
     { tag: 'done', payload: { kind: 'error', message: 'boom', fatal: false } },
@@ -108,6 +113,41 @@ test('anything else is a fault that says what is wrong, never echoing the value'
     [
       { tag: 'done', payload: { kind: 'error', message: 'm', fatal: 'yes' } },
       /payload\.fatal must be a boolean/,
+    ],
+    [
+      { tag: 'agent-start', payload: { call: 1, prompt: 'p', options: { workflow: 'b' } } },
+      /payload\.options has an unknown key "workflow"/,
+    ],
+    [
+      { tag: 'agent-start', payload: { call: 1, prompt: 'p', options: {}, workflow: '' } },
+      /payload\.workflow must not be empty/,
+    ],
+    [{ tag: 'phase', payload: { title: 'T', workflow: 7 } }, /payload\.workflow must be a string/],
+    [
+      { tag: 'log', payload: { message: 'm', workflow: null } },
+      /payload\.workflow must be a string/,
+    ],
+    [{ tag: 'workflow-load', payload: { load: 1 } }, /payload\.target is missing/],
+    [{ tag: 'workflow-load', payload: { target: 'b.js' } }, /payload\.load is missing/],
+    [
+      { tag: 'workflow-load', payload: { load: 0, target: 'b.js' } },
+      /payload\.load must be a positive integer/,
+    ],
+    [
+      { tag: 'workflow-load', payload: { load: 1.5, target: 'b.js' } },
+      /payload\.load must be a positive integer/,
+    ],
+    [
+      { tag: 'workflow-load', payload: { load: 1, target: ' ' } },
+      /payload\.target must not be empty/,
+    ],
+    [
+      { tag: 'workflow-load', payload: { load: 1, target: { path: 'b.js' } } },
+      /payload\.target must be a string, not an object/,
+    ],
+    [
+      { tag: 'workflow-load', payload: { load: 1, target: 'b.js', args: {} } },
+      /payload has an unknown key "args"/,
     ],
   ];
   for (const [message, pattern] of cases) assertFault(message, pattern);

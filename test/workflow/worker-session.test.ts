@@ -12,6 +12,7 @@ import {
   type WorkerEnvelope,
   WorkerMessage,
   type WorkerPayloads,
+  type WorkflowLoadReply,
 } from '../../src/workflow/protocol.js';
 import { scriptFrames } from '../../src/workflow/render-thrown.js';
 import { readWorkerMessage } from '../../src/workflow/wire-check.js';
@@ -20,6 +21,7 @@ import { afterRejectionsReported } from '../helpers/event-loop.js';
 import { deferred, testMeta } from './engine-fixture.js';
 
 type AgentStart = WorkerPayloads[WorkerMessage.AgentStart];
+type WorkflowLoad = WorkerPayloads[WorkerMessage.WorkflowLoad];
 
 interface SessionOptions {
   args?: Record<string, unknown>;
@@ -28,6 +30,10 @@ interface SessionOptions {
   respond?: (start: AgentStart) => AgentReply | undefined;
   /** Send `go` as soon as the session is ready; default true. */
   go?: boolean;
+  /** Answers workflow-load at once; undefined holds the load. */
+  load?: (load: WorkflowLoad) => WorkflowLoadReply | undefined;
+  /** The run's token ceiling (the script's `budget.total`); default none. */
+  budgetTotal?: number | null;
 }
 
 /** A worker session on one end of an in-process MessageChannel, the test on the other. */
@@ -51,6 +57,15 @@ function session(script: string, options: SessionOptions = {}) {
       const answer = options.respond?.(message.payload);
       if (answer) reply(message.payload.call, answer);
     }
+    if (message.tag === WorkerMessage.WorkflowLoad) {
+      const answer = options.load?.(message.payload);
+      if (answer) {
+        sendToWorker(host, HostMessage.WorkflowLoaded, {
+          load: message.payload.load,
+          reply: answer,
+        });
+      }
+    }
     if (message.tag === WorkerMessage.Done) {
       done.resolve(message.payload);
       host.close();
@@ -62,6 +77,7 @@ function session(script: string, options: SessionOptions = {}) {
     args: options.args ?? {},
     limits: { ...defaultLimits(), ...options.limits },
     meta: testMeta,
+    budgetTotal: options.budgetTotal ?? null,
   });
   const until = (check: () => boolean) =>
     new Promise<void>((resolve) => {
@@ -87,6 +103,8 @@ function session(script: string, options: SessionOptions = {}) {
       return agentStarts().find((start) => start.prompt === prompt) as AgentStart;
     },
     ready: () => until(() => messages.some((message) => message.tag === WorkerMessage.Ready)),
+    /** Resolves once the session has sent a message with this tag. */
+    sent: (tag: WorkerMessage) => until(() => messages.some((message) => message.tag === tag)),
     tags: () => messages.map((message) => message.tag),
   };
 }
@@ -126,7 +144,8 @@ test('the script sees exactly the hooks, args and the language builtins', async 
   const outcome = await finished(`
     return {
       names: Object.getOwnPropertyNames(globalThis),
-      types: [typeof agent, typeof parallel, typeof pipeline, typeof phase, typeof log, typeof args],
+      types: [typeof agent, typeof parallel, typeof pipeline, typeof phase, typeof log, typeof args,
+        typeof workflow],
       absent: [typeof setTimeout, typeof fetch, typeof process, typeof console, typeof require,
         typeof queueMicrotask, typeof structuredClone, typeof setImmediate],
     };`);
@@ -136,7 +155,7 @@ test('the script sees exactly the hooks, args and the language builtins', async 
   const builtins = (vm.runInNewContext('Object.getOwnPropertyNames(globalThis)') as string[])
     .filter((name) => name !== 'console')
     .sort();
-  const hooks = ['agent', 'parallel', 'pipeline', 'phase', 'log', 'args'];
+  const hooks = ['agent', 'parallel', 'pipeline', 'phase', 'log', 'args', 'budget', 'workflow'];
   assert.deepEqual([...value.names].sort(), [...builtins, ...hooks].sort());
   assert.deepEqual(value.types, [
     'function',
@@ -145,6 +164,7 @@ test('the script sees exactly the hooks, args and the language builtins', async 
     'function',
     'function',
     'object',
+    'function',
   ]);
   assert.deepEqual(value.absent, Array(8).fill('undefined'));
 });
@@ -532,4 +552,262 @@ test('errors from hooks and combinators carry only the script frames in their st
     assert.match(stack, /^WorkflowError: /);
     assertScriptFramesOnly(stack);
   }
+});
+
+/** A load answer: the nested script `script` under the meta name `name`. */
+const nested = (name: string, script: string) => (): WorkflowLoadReply => ({
+  kind: 'ok',
+  name,
+  script,
+});
+
+test('workflow() loads over the wire and runs the body in a fresh realm; its calls share the numbering and carry its name', async () => {
+  const run = session(
+    `globalThis.leaked = 'parent';
+     phase('Top');
+     const before = await agent('before');
+     const inner = await workflow('./b.js', { n: 2, list: [1, { deep: true }] });
+     const after = await agent('after');
+     log('back');
+     return { before, inner, after, leaked };`,
+    {
+      respond: echo,
+      load: nested(
+        'b',
+        `phase('Inner');
+         log('in b');
+         const got = await agent('inner ' + args.n);
+         return { got, args, leaked: typeof leaked, console: typeof console, nesting: typeof workflow };`,
+      ),
+    },
+  );
+  assert.deepEqual(await run.done, {
+    kind: 'ok',
+    value: {
+      before: '<before>',
+      inner: {
+        got: '<inner 2>',
+        args: { n: 2, list: [1, { deep: true }] },
+        leaked: 'undefined',
+        console: 'undefined',
+        nesting: 'function',
+      },
+      after: '<after>',
+      leaked: 'parent',
+    },
+  });
+  assert.deepEqual(run.agentStarts(), [
+    { call: 1, prompt: 'before', options: {} },
+    { call: 2, prompt: 'inner 2', options: {}, workflow: 'b' },
+    { call: 3, prompt: 'after', options: {} },
+  ]);
+  assert.deepEqual(
+    run.messages.flatMap((message) =>
+      message.tag === WorkerMessage.Phase ||
+      message.tag === WorkerMessage.Log ||
+      message.tag === WorkerMessage.WorkflowLoad
+        ? [{ tag: message.tag, ...message.payload }]
+        : [],
+    ),
+    [
+      { tag: 'phase', title: 'Top' },
+      { tag: 'workflow-load', load: 1, target: './b.js' },
+      { tag: 'phase', title: 'Inner', workflow: 'b' },
+      { tag: 'log', message: 'in b', workflow: 'b' },
+      { tag: 'log', message: 'back' },
+    ],
+  );
+});
+
+test('a workflow() call inside a nested run throws NESTING_LIMIT synchronously and loads nothing', async () => {
+  const caught = session(`return await workflow('b.js');`, {
+    load: nested(
+      'b',
+      `let promise = 'none';
+       try { promise = workflow('c.js'); } catch (error) { return [error.code, error.fatal, error.message]; }
+       return 'no throw';`,
+    ),
+  });
+  const outcome = await caught.done;
+  assert.equal(outcome.kind, 'ok', JSON.stringify(outcome));
+  const [code, fatalFlag, message] = (outcome as { value: [string, boolean, string] }).value;
+  assert.equal(code, 'NESTING_LIMIT');
+  assert.equal(fatalFlag, true);
+  assert.match(message, /workflow\("c\.js"\) was called inside the nested workflow "b"/);
+  assert.match(message, /one level deep/);
+  assert.equal(caught.tags().filter((tag) => tag === WorkerMessage.WorkflowLoad).length, 1);
+
+  const uncaught = await finished(`return await workflow('b.js');`, {
+    load: nested('b', `return await parallel([() => workflow('c.js')]);`),
+  });
+  assertError(uncaught, 'NESTING_LIMIT', /nested workflow "b"/);
+});
+
+test('workflow() arguments are checked; a fatal load reply rejects with its code', async () => {
+  const cases: Array<[string, string, RegExp]> = [
+    [`workflow('')`, 'INVALID_ARGUMENT', /saved workflow's name or a path.*not an empty string/],
+    [`workflow(7)`, 'INVALID_ARGUMENT', /not a number/],
+    [`workflow('b.js', [1])`, 'INVALID_ARGUMENT', /args must be a plain object.*not an array/],
+    [`workflow('b.js', 'x')`, 'INVALID_ARGUMENT', /args must be a plain object.*not a string/],
+    [
+      `workflow('b.js', { f: () => 1 })`,
+      'RESULT_UNSERIALIZABLE',
+      /workflow\(\) args\.f: a function/,
+    ],
+  ];
+  for (const [call, code, pattern] of cases) {
+    const run = session(`${call}; return 'survived';`);
+    assertError(await run.done, code, pattern);
+    assert.equal(
+      run.tags().includes(WorkerMessage.WorkflowLoad),
+      false,
+      `${call} sent a workflow-load`,
+    );
+  }
+  const refused = await finished(
+    `try { await workflow('missing.js'); } catch (error) { return [error.code, error.fatal, error.message]; }`,
+    {
+      load: () => ({
+        kind: 'fatal',
+        code: 'INVALID_ARGUMENT',
+        message: 'no such file: missing.js',
+      }),
+    },
+  );
+  assert.deepEqual(refused, {
+    kind: 'ok',
+    value: ['INVALID_ARGUMENT', true, 'no such file: missing.js'],
+  });
+});
+
+test("a nested script's throw rejects the call; its value and args cross as copies", async () => {
+  const thrown = await finished(
+    `try { await workflow('b.js'); }
+     catch (error) { return [error.message, error.fatal === true, error.stack.includes('at b/workflow-script.js:1:')]; }`,
+    { load: nested('b', `throw new Error('nested boom');`) },
+  );
+  assert.deepEqual(thrown, { kind: 'ok', value: ['nested boom', false, true] });
+
+  const copies = await finished(
+    `const input = { items: [1] };
+     const output = await workflow('b.js', input);
+     output.items.push('parent');
+     return { input, output, again: await workflow('b.js', input) };`,
+    { load: nested('b', `args.items.push('nested'); return args;`) },
+  );
+  assert.deepEqual(copies, {
+    kind: 'ok',
+    value: {
+      input: { items: [1] },
+      output: { items: [1, 'nested', 'parent'] },
+      again: { items: [1, 'nested'] },
+    },
+  });
+
+  const unserializable = await finished(`return await workflow('b.js');`, {
+    load: nested('b', `return { when: new Date(0) };`),
+  });
+  assertError(
+    unserializable,
+    'RESULT_UNSERIALIZABLE',
+    /workflow\("b"\) return value\.when: a Date/,
+  );
+
+  const spinning = await finished(
+    `try { await workflow('b.js'); } catch (error) { return error.message; }`,
+    { load: nested('b', `while (true) {}`), limits: { syncTimeoutMs: 100 } },
+  );
+  assert.equal(spinning.kind, 'ok');
+  assert.match(
+    String((spinning as { value: unknown }).value),
+    /nested workflow "b": its first synchronous slice ran longer than 100 ms/,
+  );
+});
+
+test('cancel rejects a pending workflow() load and the nested run’s own calls with CANCELLED', async () => {
+  const loading = session(`try { await workflow('b.js'); } catch (error) { return error.code; }`);
+  await loading.sent(WorkerMessage.WorkflowLoad);
+  loading.cancel('stop loading');
+  assert.deepEqual(await loading.done, { kind: 'ok', value: 'CANCELLED' });
+
+  const running = session(`try { await workflow('b.js'); } catch (error) { return error.code; }`, {
+    load: nested('b', `return await agent('held');`),
+  });
+  await running.agentStart('held');
+  running.cancel('stop running');
+  assert.deepEqual(await running.done, { kind: 'ok', value: 'CANCELLED' });
+});
+
+test('a nested run that has returned refuses the calls its dropped promises make later', async () => {
+  const run = session(
+    `const value = await workflow('b.js');
+     const late = await agent('release');
+     return { value, late };`,
+    {
+      respond: (start) => (start.prompt === 'dropped' ? undefined : echo(start)),
+      load: nested(
+        'b',
+        `agent('dropped').then(() => agent('too late'), () => {});
+         return 'returned';`,
+      ),
+    },
+  );
+  const dropped = await run.agentStart('dropped');
+  await run.agentStart('release');
+  run.reply(dropped.call, { kind: 'ok', value: 'now' });
+  assert.deepEqual(await run.done, { kind: 'ok', value: { value: 'returned', late: '<release>' } });
+  assert.deepEqual(
+    run.agentStarts().map((start) => start.prompt),
+    ['dropped', 'release'],
+  );
+});
+
+test('budget is frozen, reads the figures the host sent with a reply, and has no total by default', async () => {
+  const run = session(
+    `const before = [budget.total, budget.spent(), budget.remaining()];
+    await agent('one');
+    let frozen = true;
+    try { budget.total = 1; budget.spent = null; } catch { frozen = Object.isFrozen(budget); }
+    return { before, after: [budget.total, budget.spent(), budget.remaining()], frozen };`,
+    { budgetTotal: 1000 },
+  );
+  const start = await run.agentStart('one');
+  run.post([
+    { tag: HostMessage.Budget, payload: { spent: 250, exhausted: false } },
+    { tag: HostMessage.AgentResult, payload: { call: start.call, reply: echo(start) } },
+  ]);
+  assert.deepEqual(await run.done, {
+    kind: 'ok',
+    value: { before: [1000, 0, 1000], after: [1000, 250, 750], frozen: true },
+  });
+  const unlimited = await finished(
+    `return [budget.total, budget.remaining() === Infinity, budget.remaining() > 1e300];`,
+  );
+  assert.deepEqual(unlimited, { kind: 'ok', value: [null, true, true] });
+});
+
+test('an exhausted budget fails pending and later hook calls with a fatal BUDGET_EXHAUSTED', async () => {
+  const run = session(
+    `const first = agent('held');
+    let pending;
+    try { await first; } catch (error) { pending = [error.code, error.fatal]; }
+    let later;
+    try { await agent('later'); } catch (error) { later = error.code; }
+    let inParallel;
+    try { await parallel([() => agent('p')]); } catch (error) { inParallel = error.code; }
+    return { pending, later, inParallel, remaining: budget.remaining() };`,
+    { budgetTotal: 100 },
+  );
+  await run.agentStart('held');
+  run.post({ tag: HostMessage.Budget, payload: { spent: 120, exhausted: true } });
+  assert.deepEqual(await run.done, {
+    kind: 'ok',
+    value: {
+      pending: ['BUDGET_EXHAUSTED', true],
+      later: 'BUDGET_EXHAUSTED',
+      inParallel: 'BUDGET_EXHAUSTED',
+      remaining: 0,
+    },
+  });
+  assert.equal(run.agentStarts().length, 1, 'no agent-start leaves after the budget is spent');
 });

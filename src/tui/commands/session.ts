@@ -10,12 +10,13 @@ import type { AgentHandle } from '../../core/create-agent.js';
 import { UserError } from '../../core/errors.js';
 import type { Goal, GoalSettlement } from '../../goal/contract.js';
 import { goalOf } from '../../goal/install.js';
+import type { TokenCount } from '../../llm/prices.js';
 import { todosOf } from '../../todo/install.js';
 import { formatTokens } from '../../workflow/run-events.js';
 import { formatCost } from '../components/footer.js';
 import type { SlashCommand, SlashContext } from '../slash-commands.js';
 import type { TuiStore } from '../tui-store.js';
-import type { AgentUsage, TokenCount } from '../usage-ledger.js';
+import type { AgentUsage } from '../usage-ledger.js';
 
 function info(store: TuiStore, text: string): void {
   store.add({ kind: 'notice', tone: 'info', text });

@@ -3,16 +3,12 @@
  * workflows, the goal's round and the mode, and the keys that matter now. Draws only.
  */
 import { Box, Text } from 'ink';
+import { formatCost } from '../../llm/prices.js';
 import { formatTokens } from '../../workflow/run-events.js';
 import { DEFAULT_MODE_LABEL, IDLE_KEYS, PLAN_MODE_LABEL, shortWorkspace } from '../chrome-text.js';
 import type { FooterState } from '../contract.js';
 
-export { shortWorkspace };
-
-/** `$0.0123`: cents and below stay visible. */
-export function formatCost(costUsd: number): string {
-  return `$${costUsd < 10 ? costUsd.toFixed(4) : costUsd.toFixed(2)}`;
-}
+export { formatCost, shortWorkspace };
 
 function contextPart(footer: FooterState): string {
   const used = formatTokens(footer.contextTokens);
