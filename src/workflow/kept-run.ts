@@ -24,6 +24,7 @@ import { JOURNAL_FILE, type JournalDisk, RunJournal } from './run-journal.js';
 import {
   createRunFolder,
   processIsAlive,
+  progressOf,
   RUN_FORMAT_VERSION,
   RunEventsAppender,
   type RunRecord,
@@ -72,6 +73,7 @@ function startingRecord(start: KeptRunStart, previous: RunRecord | undefined): R
     agentsStarted: 0,
     journaled: 0,
     tokens: previous ? { ...previous.tokens } : { input: 0, output: 0 },
+    ...(previous?.costUsd !== undefined ? { costUsd: previous.costUsd } : {}),
   };
 }
 
@@ -89,7 +91,11 @@ function reopen(start: KeptRunStart): { folder: string; previous: RunRecord } {
       `run ${runId} is still running in process ${record.pid}; stop it before resuming`,
     );
   }
-  return { folder: stored.folder, previous: record };
+  if (record.status !== 'running') return { folder: stored.folder, previous: record };
+  // A killed attempt never wrote its end: what its completed calls paid is in the journal, and
+  // what its other calls paid (and so the cost) is unknown.
+  const { costUsd: _unknown, ...killed } = record;
+  return { folder: stored.folder, previous: { ...killed, ...progressOf(stored.folder, record) } };
 }
 
 export class KeptRun {
@@ -177,40 +183,34 @@ export class KeptRun {
   }
 
   private end(result: WorkflowResult): void {
-    this.finishWith(
-      {
-        status: result.stopReason,
-        ...(result.error ? { code: result.error.code } : {}),
-        agentsStarted: result.agentsStarted,
-      },
-      result,
-    );
-  }
-
-  private finishWith(
-    end: Pick<RunRecord, 'status' | 'code' | 'agentsStarted'>,
-    result: WorkflowResult | undefined,
-  ): void {
     if (this.finalized) return;
     this.finalized = true;
     liveInThisProcess.delete(this.start.runId);
     this.stopFollowing();
     this.events.close();
     this.journal.closeNow();
-    const { tokens } = this.record;
+    const { tokens, costUsd, code: _previousCode, ...rest } = this.record;
+    // Cost adds up over the attempts while every one of them knew its own.
+    const cost =
+      (this.record.attempt === 1 || costUsd !== undefined) && result.costUsd !== undefined
+        ? (costUsd ?? 0) + result.costUsd
+        : undefined;
     this.record = {
-      ...this.record,
-      ...end,
+      ...rest,
+      status: result.stopReason,
+      ...(result.error ? { code: result.error.code } : {}),
       endedAt: Date.now(),
+      agentsStarted: result.agentsStarted,
       journaled: this.journal.hits,
       tokens: {
-        input: tokens.input + (result?.usage.input ?? 0),
-        output: tokens.output + (result?.usage.output ?? 0),
+        input: tokens.input + result.usage.input,
+        output: tokens.output + result.usage.output,
       },
+      ...(cost !== undefined ? { costUsd: cost } : {}),
     };
     try {
       writeRunRecord(this.folder, this.record);
-      if (result) writeRunResult(this.folder, result);
+      writeRunResult(this.folder, result);
     } catch (error) {
       process.emitWarning(
         `loom: could not record how run ${this.record.runId} ended: ${errorMessage(error)}`,

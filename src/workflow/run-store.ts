@@ -53,6 +53,8 @@ export interface RunRecord {
   journaled: number;
   /** Tokens paid by every attempt together. */
   tokens: { input: number; output: number };
+  /** What every attempt cost together; absent while any of it is unknown (no `prices`). */
+  costUsd?: number;
 }
 
 /**
@@ -241,7 +243,7 @@ export function stateOf(record: RunRecord): RunSummary['state'] {
 }
 
 /** What the journal says the running (or killed) attempt has done so far. */
-function progressOf(
+export function progressOf(
   folder: string,
   record: RunRecord,
 ): Pick<RunRecord, 'agentsStarted' | 'tokens'> {
