@@ -4,6 +4,7 @@
  * process that has died is taken over atomically. Where the process already holds a lock in the
  * same folder, or keeps an anchor there, a new lock is a hard link to it (the same stamp), so
  * taking it writes no new file. It must never remove a lock that a live process holds.
+ * `acquireLockFile` gives the same lock to other things with one writer (a workflow run's attempt).
  */
 import { randomBytes } from 'node:crypto';
 import {
@@ -169,16 +170,31 @@ export function lockPathOf(sessionPath: string): string {
 /** Takes the writer lock of `sessionPath`, or throws SESSION_BUSY naming the live holder's pid. */
 export function acquireSessionLock(sessionPath: string): SessionLock {
   const path = lockPathOf(sessionPath);
+  return acquireLockFile(
+    path,
+    (pid, takingOver) =>
+      new UserError(
+        'SESSION_BUSY',
+        `session file ${sessionPath} is busy (SESSION_BUSY): process ${pid} ` +
+          `${takingOver ? 'is taking over its lock' : 'is writing it'}. ` +
+          `A session has one writer at a time: wait for process ${pid} to end or stop it ` +
+          `(lock file ${path}; the lock of a process that has died is taken over)`,
+      ),
+  );
+}
+
+/**
+ * Takes the lock file `path` by the same rules (one live holder; a dead holder's lock is taken
+ * over), for other things with one writer at a time. `busy` makes the error for a live holder:
+ * `takingOver` when that process is in the middle of taking over a dead holder's lock.
+ */
+export function acquireLockFile(
+  path: string,
+  busy: (pid: number, takingOver: boolean) => Error,
+): SessionLock {
+  path = resolve(path);
   const stamp = ownStamp();
-  const busy = (holder: Holder, takingOver: boolean) =>
-    new UserError(
-      'SESSION_BUSY',
-      `session file ${sessionPath} is busy (SESSION_BUSY): process ${holder.pid} ` +
-        `${takingOver ? 'is taking over its lock' : 'is writing it'}. ` +
-        `A session has one writer at a time: wait for process ${holder.pid} to end or stop it ` +
-        `(lock file ${path}; the lock of a process that has died is taken over)`,
-    );
-  claim(path, stamp, busy);
+  claim(path, stamp, (holder, takingOver) => busy(holder.pid, takingOver));
   hold(path);
   let released = false;
   return {

@@ -10,6 +10,7 @@
 import { join } from 'node:path';
 import type { Context, Disposer } from '../core/context.js';
 import { errorMessage } from '../core/errors.js';
+import { acquireLockFile, type SessionLock } from '../core/session-lock.js';
 import {
   WorkflowError,
   type WorkflowLimits,
@@ -23,9 +24,9 @@ import { onWorkflowEvents } from './run-events.js';
 import { JOURNAL_FILE, type JournalDisk, RunJournal } from './run-journal.js';
 import {
   createRunFolder,
-  processIsAlive,
   progressOf,
   RUN_FORMAT_VERSION,
+  RUN_LOCK_FILE,
   RunEventsAppender,
   type RunRecord,
   readStoredRun,
@@ -77,25 +78,47 @@ function startingRecord(start: KeptRunStart, previous: RunRecord | undefined): R
   };
 }
 
-/** The stored run a resume continues; refuses one whose attempt is still running somewhere. */
-function reopen(start: KeptRunStart): { folder: string; previous: RunRecord } {
+/**
+ * The run's lock (`run.lock` in its folder), held by the process running an attempt: a second
+ * process resuming the same run at the same moment is refused, and the lock of a process that
+ * died (a killed attempt) is taken over. The holder is told apart by pid and start time.
+ */
+function lockRun(folder: string, runId: string): SessionLock {
+  const path = join(folder, RUN_LOCK_FILE);
+  return acquireLockFile(
+    path,
+    (pid, takingOver) =>
+      new WorkflowError(
+        'INVALID_ARGUMENT',
+        `run ${runId} is ${takingOver ? 'being taken over' : 'running'} in process ${pid}; ` +
+          `wait for it to end or stop it before resuming (lock file ${path})`,
+      ),
+  );
+}
+
+/**
+ * The stored run a resume continues, under its lock; refuses one whose attempt is still running
+ * somewhere. The record is read again once the lock is held, so it is the last attempt's.
+ */
+function reopen(start: KeptRunStart): { folder: string; previous: RunRecord; lock: SessionLock } {
   const { runId } = start;
   if (liveInThisProcess.has(runId)) {
     throw new WorkflowError('INVALID_ARGUMENT', `run ${runId} is still running in this process`);
   }
-  const stored = readStoredRun(start.home, runId);
-  const { record } = stored;
-  if (record.status === 'running' && record.pid !== process.pid && processIsAlive(record.pid)) {
-    throw new WorkflowError(
-      'INVALID_ARGUMENT',
-      `run ${runId} is still running in process ${record.pid}; stop it before resuming`,
-    );
+  const lock = lockRun(readStoredRun(start.home, runId).folder, runId);
+  try {
+    const stored = readStoredRun(start.home, runId);
+    const { record } = stored;
+    if (record.status !== 'running') return { folder: stored.folder, previous: record, lock };
+    // A killed attempt never wrote its end: what its completed calls paid is in the journal, and
+    // what its other calls paid (and so the cost) is unknown.
+    const { costUsd: _unknown, ...killed } = record;
+    const previous = { ...killed, ...progressOf(stored.folder, record) };
+    return { folder: stored.folder, previous, lock };
+  } catch (error) {
+    lock.release();
+    throw error;
   }
-  if (record.status !== 'running') return { folder: stored.folder, previous: record };
-  // A killed attempt never wrote its end: what its completed calls paid is in the journal, and
-  // what its other calls paid (and so the cost) is unknown.
-  const { costUsd: _unknown, ...killed } = record;
-  return { folder: stored.folder, previous: { ...killed, ...progressOf(stored.folder, record) } };
 }
 
 export class KeptRun {
@@ -105,6 +128,7 @@ export class KeptRun {
   private record: RunRecord;
   private readonly events: RunEventsAppender;
   private readonly stopFollowing: Disposer;
+  private readonly lock: SessionLock;
   private finalized = false;
 
   /** Throws a WorkflowError when the run cannot be kept (or resumed); nothing is left open. */
@@ -112,9 +136,11 @@ export class KeptRun {
     this.start = start;
     const { request } = start;
     let previous: RunRecord | undefined;
+    let lock: SessionLock | undefined;
     try {
       if (request.resumeRunId !== undefined) {
         const reopened = reopen(start);
+        lock = reopened.lock;
         this.folder = reopened.folder;
         previous = reopened.previous;
         this.record = startingRecord(start, previous);
@@ -133,12 +159,14 @@ export class KeptRun {
           script: request.script,
           args: start.args,
         });
+        lock = lockRun(this.folder, start.runId);
       }
       this.journal = new RunJournal(join(this.folder, JOURNAL_FILE), {
         ...(start.disk ? { disk: start.disk } : {}),
         onFailure: (message) => this.log(message),
       });
     } catch (error) {
+      lock?.release();
       if (error instanceof WorkflowError) throw error;
       throw new WorkflowError(
         'INVALID_ARGUMENT',
@@ -146,6 +174,7 @@ export class KeptRun {
         { cause: error },
       );
     }
+    this.lock = lock;
     liveInThisProcess.add(start.runId);
     this.events = new RunEventsAppender(this.folder);
     this.stopFollowing = onWorkflowEvents(start.context, (record) => {
@@ -216,5 +245,6 @@ export class KeptRun {
         `loom: could not record how run ${this.record.runId} ended: ${errorMessage(error)}`,
       );
     }
+    this.lock.release();
   }
 }

@@ -79,6 +79,8 @@ const RUNS = 'runs';
 const RUN_FILE = 'run.json';
 export const RESULT_FILE = 'result.json';
 export const EVENTS_FILE = 'events.ndjson';
+/** Held by the process running an attempt (`kept-run.ts`); absent between attempts. */
+export const RUN_LOCK_FILE = 'run.lock';
 
 /** Throws unless `runId` has the shape of a run id (so it is safe in a path). */
 export function checkRunId(runId: string): string {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { SubagentStartRequest } from '../../src/subagent/contract.js';
@@ -208,4 +209,37 @@ test('resume: a run keeps its token ceiling; a resume without one reuses it, and
   });
   assert.equal((await settled(third, replaced)).value, 7000);
   assert.equal(readStoredRun(home, cappedResult.runId).record.budgetTokens, 7000);
+});
+
+test('resume: the run lock refuses a second process while one holds it, and a dead holder’s lock is taken over', async () => {
+  const home = temporaryFolder();
+  const fixture = keptFixture(home, () => undefined);
+  const live = fixture.start("return await agent('held');");
+  await fixture.fake.started(1);
+  const lock = join(readStoredRun(home, live.id).folder, 'run.lock');
+  const heldWhileRunning = existsSync(lock) ? readFileSync(lock, 'utf8') : 'no lock file';
+  fixture.fake.children[0]?.answer({ output: 'done' });
+  await settled(fixture, live);
+  assert.match(heldWhileRunning, new RegExp(`^${process.pid}\\b`), 'held while it runs');
+  assert.equal(existsSync(lock), false, 'let go when the attempt ends');
+
+  // Another live process holds it (as when two resumes race): refused, naming that process.
+  writeFileSync(lock, `${process.ppid}\n`);
+  const other = keptFixture(home);
+  assert.throws(
+    () => other.start("return await agent('held');", { resumeRunId: live.id }),
+    (error: unknown) =>
+      error instanceof WorkflowError &&
+      error.message.includes(`running in process ${process.ppid};`) &&
+      error.message.includes(lock),
+  );
+  assert.equal(readFileSync(lock, 'utf8'), `${process.ppid}\n`, 'a live holder keeps its lock');
+
+  // A killed attempt leaves its lock behind: the next resume takes it over.
+  const gone = spawnSync(process.execPath, ['-e', '0']).pid;
+  writeFileSync(lock, `${gone}\n`);
+  const resumed = await completedRun(other, "return await agent('held');", live.id);
+  assert.equal(resumed.value, 'done');
+  assert.deepEqual(prompts(other), [], 'answered from the journal');
+  assert.equal(existsSync(lock), false);
 });
