@@ -205,6 +205,21 @@ export class RunChildren {
     return { key, n, hit: journal.lookup(key, n) };
   }
 
+  /** Counts `child` as running and emits its `workflow/agent-start`. */
+  private begin(child: Child): void {
+    this.running.set(child.seq, child);
+    this.setup.context.emit(workflowAgentStart, {
+      runId: this.setup.runId,
+      seq: child.seq,
+      label: child.label,
+      phase: child.phase,
+      time: Date.now(),
+      ...(child.model !== undefined ? { model: child.model } : {}),
+      ...(child.workflow !== undefined ? { workflow: child.workflow } : {}),
+      ...(child.journaled ? { journaled: true as const } : {}),
+    });
+  }
+
   /** A call an earlier attempt completed: its recorded value at once, no slot, no child. */
   private answerFromJournal(agent: AgentCall, record: JournalRecord): void {
     const { call, prompt, options, phase } = agent;
@@ -220,16 +235,7 @@ export class RunChildren {
       journaled: true,
     };
     if (this.setup.journal) this.setup.journal.hits += 1;
-    this.running.set(child.seq, child);
-    this.setup.context.emit(workflowAgentStart, {
-      runId: this.setup.runId,
-      seq: child.seq,
-      label,
-      phase,
-      time: Date.now(),
-      ...(agent.workflow !== undefined ? { workflow: agent.workflow } : {}),
-      journaled: true,
-    });
+    this.begin(child);
     this.end(child, 'completed', '', { input: 0, output: 0 });
     this.setup.reply(call, { kind: 'ok', value: record.value });
   }
@@ -319,16 +325,7 @@ export class RunChildren {
       ...(place ? { key: place.key, n: place.n } : {}),
     };
     if (model !== undefined) child.model = model;
-    this.running.set(child.seq, child);
-    this.setup.context.emit(workflowAgentStart, {
-      runId: this.setup.runId,
-      seq: child.seq,
-      label,
-      phase,
-      time: Date.now(),
-      ...(model !== undefined ? { model } : {}),
-      ...(workflow !== undefined ? { workflow } : {}),
-    });
+    this.begin(child);
     run.result.then(
       (result) => this.settled(child, run, result),
       (error: unknown) =>
