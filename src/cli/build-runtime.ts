@@ -140,11 +140,12 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
     ...(config.subagents?.providers ? { providers: config.subagents.providers } : {}),
     defaultModel: modelSpec,
   });
-  const { offerTool, provider: workflowProvider, ...limits } = config.workflow ?? {};
+  const { offerTool, provider: workflowProvider, engine, ...limits } = config.workflow ?? {};
   const workflow = installWorkflows(runtime, subagents.services, {
     ...(Object.keys(limits).length > 0 ? { limits } : {}),
     ...(offerTool ? { offerTool } : {}),
     ...(workflowProvider ? { provider: workflowProvider } : {}),
+    ...(engine ? { engine } : {}),
     home: flags.home,
     cwd: flags.cwd,
     ...(config.prices ? { prices: config.prices } : {}),

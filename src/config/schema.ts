@@ -238,6 +238,16 @@ function declareSchemas(z: typeof Zod) {
         syncTimeoutMs: z.number().int().min(1).max(600000).optional(),
         /** How long a cancelled run may take to settle before its worker is stopped; default 5000 ms. */
         cancelGraceMs: z.number().int().min(1).max(600000).optional(),
+        /** The script's memory in MB; a run past it ends with SCRIPT_MEMORY; default 256. */
+        maxScriptMemoryMb: z.number().int().min(16).max(65536).optional(),
+        /** The largest return value, as JSON bytes (RESULT_TOO_LARGE past it); default 16 MiB. */
+        maxResultBytes: z.number().int().min(1024).max(1073741824).optional(),
+        /** A whole run's time; past it the run ends with RUN_TIMEOUT; default none. */
+        maxRunMs: z.number().int().min(1).max(2147483647).optional(),
+        /** A child with no model output for this long is cancelled (reason `stalled`); default 300000 ms. */
+        stallMs: z.number().int().min(1).max(2147483647).optional(),
+        /** Where scripts run: `worker` (a vm context in a worker thread) or `isolated` (QuickJS). */
+        engine: z.enum(['worker', 'isolated']).optional(),
         /**
          * When agents get the `workflow` tool: `explicit` (default) offers it with guidance to use it
          * only when the user asks for a workflow; `always` lets the model choose it freely.

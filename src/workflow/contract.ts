@@ -21,7 +21,10 @@ export type WorkflowErrorCode =
   | 'RESULT_UNSERIALIZABLE'
   | 'CANCELLED'
   | 'NESTING_LIMIT'
-  | 'BUDGET_EXHAUSTED';
+  | 'BUDGET_EXHAUSTED'
+  | 'SCRIPT_MEMORY'
+  | 'RESULT_TOO_LARGE'
+  | 'RUN_TIMEOUT';
 
 declare module '../core/errors.js' {
   interface LoomErrorCodeMap extends Record<WorkflowErrorCode, true> {}
@@ -75,7 +78,18 @@ export interface WorkflowLimits {
   syncTimeoutMs: number;
   /** After cancel, how long the run may take to settle before its worker is terminated; default 5000 ms. */
   cancelGraceMs: number;
+  /** The script's memory; a run past it ends with SCRIPT_MEMORY; default 256 MB. */
+  maxScriptMemoryMb: number;
+  /** The return value's JSON size; a larger one ends the run with RESULT_TOO_LARGE; default 16 MiB. */
+  maxResultBytes: number;
+  /** The whole run's time; past it the run ends with RUN_TIMEOUT; absent: no limit. */
+  maxRunMs?: number;
+  /** A child with no model output for this long is cancelled, reason `stalled`; default 300000 ms. */
+  stallMs: number;
 }
+
+/** Where a script runs: a vm context in a worker thread, or QuickJS (WebAssembly) in one. */
+export type WorkflowEngineKind = 'worker' | 'isolated';
 
 export interface WorkflowStartRequest {
   meta: WorkflowMeta;

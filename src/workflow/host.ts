@@ -14,6 +14,7 @@ import type { PriceTable } from '../llm/prices.js';
 import type { SubagentRegistry } from '../subagent/registry.js';
 import { workflowChildInstructions } from './authoring-guide.js';
 import {
+  type WorkflowEngineKind,
   WorkflowError,
   type WorkflowLimits,
   type WorkflowRun,
@@ -43,6 +44,8 @@ export interface WorkerWorkflowServiceOptions {
   limits?: Partial<WorkflowLimits>;
   /** A child's extra system prompt text; default `workflowChildInstructions`. Must not throw. */
   childInstructions?: (schema: boolean) => string;
+  /** Where scripts run; default chosen in `host.ts` (see `src/workflow/README.md`). */
+  engine?: WorkflowEngineKind;
   /** `$LOOM_HOME`: runs are kept under its `runs/`. Absent: no run folder and no journal. */
   home?: string;
   /** The project folder: saved workflows and relative paths are found from here. */

@@ -12,7 +12,12 @@ import {
   WORKFLOW_POLICY_EXPLICIT,
   workflowChildInstructions,
 } from './authoring-guide.js';
-import { type WorkflowLimits, type WorkflowService, workflowServiceKey } from './contract.js';
+import {
+  type WorkflowEngineKind,
+  type WorkflowLimits,
+  type WorkflowService,
+  workflowServiceKey,
+} from './contract.js';
 import { WorkerWorkflowService } from './host.js';
 import { type SavedWorkflowPlaces, savedWorkflowResolver } from './saved-workflows.js';
 import { WORKFLOW_TOOL, workflowTool } from './tool.js';
@@ -23,6 +28,8 @@ export interface WorkflowLayerOptions {
   offerTool?: 'explicit' | 'always';
   /** The subagent provider a run's children start with; default `spawn`. */
   provider?: string;
+  /** Where scripts run (`workflow.engine`). */
+  engine?: WorkflowEngineKind;
   /** `$LOOM_HOME`, where runs are kept; absent: runs keep no folder. */
   home?: string;
   /** The project folder, where saved workflows are found. */
@@ -44,6 +51,7 @@ export function installWorkflows(
   // `$LOOM_HOME/workflows/` and the project's `.loom/workflows/`; an absent folder is not searched.
   const places: SavedWorkflowPlaces = {
     ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+    ...(options.engine !== undefined ? { engine: options.engine } : {}),
     ...(options.home !== undefined ? { home: options.home } : {}),
   };
   const service = new WorkerWorkflowService({

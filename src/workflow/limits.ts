@@ -18,6 +18,10 @@ export const LIMIT_RANGES: Readonly<Record<keyof WorkflowLimits, Range>> = {
   maxItemsPerCall: { minimum: 1, maximum: 1_000_000 },
   syncTimeoutMs: { minimum: 1, maximum: 600_000 },
   cancelGraceMs: { minimum: 1, maximum: 600_000 },
+  maxScriptMemoryMb: { minimum: 16, maximum: 65_536 },
+  maxResultBytes: { minimum: 1024, maximum: 1024 * 1024 * 1024 },
+  maxRunMs: { minimum: 1, maximum: 2_147_483_647 },
+  stallMs: { minimum: 1, maximum: 2_147_483_647 },
 };
 
 /** Children at once by default: min(16, max(1, cpus - 2)). */
@@ -32,6 +36,9 @@ export function defaultLimits(): WorkflowLimits {
     maxItemsPerCall: 4096,
     syncTimeoutMs: 5000,
     cancelGraceMs: 5000,
+    maxScriptMemoryMb: 256,
+    maxResultBytes: 16 * 1024 * 1024,
+    stallMs: 300_000,
   };
 }
 

@@ -48,6 +48,8 @@ export interface AgentStartOptions {
   phase?: string;
   schema?: Record<string, unknown>;
   model?: string;
+  /** Cancels this child after that many milliseconds, reason `timeout`. */
+  timeoutMs?: number;
 }
 
 /** What a `workflow-load` brings back: the nested meta's name and the body, or why it cannot run. */

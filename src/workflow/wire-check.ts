@@ -25,6 +25,9 @@ const errorCodes: Record<WorkflowErrorCode, true> = {
   CANCELLED: true,
   NESTING_LIMIT: true,
   BUDGET_EXHAUSTED: true,
+  SCRIPT_MEMORY: true,
+  RESULT_TOO_LARGE: true,
+  RUN_TIMEOUT: true,
 };
 
 const workerTags = new Set<string>(Object.values(WorkerMessage));

@@ -13,8 +13,12 @@ test('the defaults match the spec', () => {
       maxItemsPerCall: 4096,
       syncTimeoutMs: 5000,
       cancelGraceMs: 5000,
+      maxScriptMemoryMb: 256,
+      maxResultBytes: 16 * 1024 * 1024,
+      stallMs: 300_000,
     },
   );
+  assert.equal(limits.maxRunMs, undefined, 'no run time limit by default');
   assert.equal(limits.maxConcurrentAgents, defaultConcurrency());
   assert.deepEqual([1, 2, 3, 8, 18, 64].map(defaultConcurrency), [1, 1, 1, 6, 16, 16]);
 });
