@@ -1,0 +1,277 @@
+/**
+ * The run report as one self-contained HTML page: header facts, the timeline (inline SVG), the
+ * failures with reasons, every agent in one table, the logs, the returned value (folded when
+ * large), the run's error, and the script. Inline CSS and a constant inline script only; a
+ * Content-Security-Policy forbids every fetch. Every text from the run goes through `escapeHtml`.
+ */
+import { formatCost } from '../../llm/prices.js';
+import {
+  escapeHtml,
+  formatBytes,
+  formatDuration,
+  formatTime,
+  formatTokens,
+  formatUsage,
+} from './html-text.js';
+import { REPORT_POLICY, REPORT_SCRIPT, REPORT_STYLE } from './report-assets.js';
+import { AGENT_STATES, type ReportAgent, type RunReport } from './report-model.js';
+import { groupTitle, timelineSvg } from './timeline-svg.js';
+
+/** Characters of the returned value shown; the rest is in `result.json`. */
+export const MAX_VALUE_CHARACTERS = 1_000_000;
+/** A value longer than this (or than `FOLD_VALUE_LINES`) is folded in a `<details>`. */
+const FOLD_VALUE_CHARACTERS = 2000;
+const FOLD_VALUE_LINES = 30;
+/** Log lines shown; the rest are in `events.ndjson`. */
+export const MAX_LOG_LINES = 5000;
+const MAX_LOG_CHARACTERS = 4000;
+const FOLD_LOG_LINES = 200;
+
+const text = escapeHtml;
+
+function fact(title: string, value: string): string {
+  return `<div><dt>${text(title)}</dt><dd>${text(value)}</dd></div>`;
+}
+
+function header(report: RunReport, generatedAt: number): string {
+  const { record, meta, state } = report.input;
+  const code = report.error?.code ?? record.code;
+  const status = state === 'error' && code !== undefined ? `error ${code}` : state;
+  const ended = record.endedAt !== undefined && state !== 'running' && state !== 'interrupted';
+  const total = record.tokens.input + record.tokens.output;
+  const facts = [
+    fact('run', record.runId),
+    fact('status', status),
+    fact('attempts', String(record.attempt)),
+    fact(
+      'agents',
+      record.journaled > 0
+        ? `${record.agentsStarted} (${record.journaled} journaled)`
+        : String(record.agentsStarted),
+    ),
+    fact('failed / cancelled', `${report.counts.failed} / ${report.counts.cancelled}`),
+    fact('tokens', `${formatTokens(total)} (${formatUsage(record.tokens)})`),
+    fact('cost', record.costUsd !== undefined ? formatCost(record.costUsd) : 'unknown'),
+    fact('started', formatTime(record.startedAt)),
+    fact('ended', ended ? formatTime(record.endedAt ?? 0) : state),
+    ...(ended && record.attempt === 1
+      ? [fact('took', formatDuration((record.endedAt ?? 0) - record.startedAt))]
+      : []),
+    ...(record.model !== undefined ? [fact('model', record.model)] : []),
+    ...(record.provider !== undefined ? [fact('provider', record.provider)] : []),
+    ...(record.budgetTokens !== null
+      ? [fact('token budget', formatTokens(record.budgetTokens))]
+      : []),
+    ...(record.scriptPath !== undefined ? [fact('script', record.scriptPath)] : []),
+  ];
+  const attemptNote =
+    report.attempts.length > 1 || record.attempt > 1
+      ? `<p class="note">The timeline shows attempt ${report.attempt?.number ?? 0} of the ${report.attempts.length} in the events (${formatUsage(report.attemptTokens)} in it); the tokens above are every attempt's.</p>`
+      : '';
+  const skipped =
+    report.input.skippedEventLines > 0
+      ? `<p class="note">${report.input.skippedEventLines} line(s) of events.ndjson were not events (a write cut short) and were skipped.</p>`
+      : '';
+  return `<header><h1>${text(meta.name || record.name)}<span class="status ${text(state)}">${text(status)}</span></h1>
+<p class="description">${text(meta.description ?? '')}</p>
+<dl class="facts">${facts.join('')}</dl>${attemptNote}${skipped}
+<p class="note">Generated ${text(formatTime(generatedAt))} from ${text(report.input.folder)}</p></header>`;
+}
+
+function legend(report: RunReport): string {
+  const items = AGENT_STATES.filter(
+    (state) => report.counts[state] > 0 || state !== 'unfinished',
+  ).map((state) => `<span><i class="s-${state}"></i>${state} ${report.counts[state]}</span>`);
+  return `<div class="legend">${items.join('')}</div>`;
+}
+
+function timeline(report: RunReport): string {
+  const svg = timelineSvg(report);
+  const untimed = report.agents.filter((agent) => agent.startedAt === undefined).length;
+  const untimedNote =
+    untimed > 0
+      ? `<p class="note">${untimed} agent(s) have no kept events, so no bar; the table lists them.</p>`
+      : '';
+  const body =
+    svg === ''
+      ? '<p class="note">No agent has a time to draw.</p>'
+      : `${legend(report)}${svg}<p class="note">One bar per agent, grouped by phase; hover a bar for its details, click it to find its row. ${text(formatDuration(report.span.to - report.span.from))} from the attempt's start to its end.</p>`;
+  return `<section><h2>Timeline</h2>${body}${untimedNote}</section>`;
+}
+
+function stateCell(agent: ReportAgent): string {
+  return `<td class="state"><span class="s-${agent.state}">${agent.state}</span></td>`;
+}
+
+function failures(report: RunReport): string {
+  if (report.failures.length === 0) {
+    return '<section><h2>Failures</h2><p class="note">No agent failed or was cancelled.</p></section>';
+  }
+  const rows = report.failures.map(
+    (agent) =>
+      `<tr><td class="n">${agent.seq}</td><td class="label">${text(agent.label)}</td><td>${text(groupTitle(agent))}</td>${stateCell(agent)}<td class="label">${text(agent.reason ?? '')}</td></tr>`,
+  );
+  return `<section id="failures"><h2>Failures (${report.failures.length})</h2><div class="scroll"><table><thead><tr><th class="n">#</th><th>label</th><th>phase</th><th>state</th><th>reason</th></tr></thead><tbody>${rows.join('')}</tbody></table></div></section>`;
+}
+
+function agentsTable(report: RunReport): string {
+  const { from } = report.span;
+  const withCost = report.agents.some((agent) => agent.costUsd !== undefined);
+  const withModel = report.agents.some((agent) => agent.model !== undefined);
+  const rows = report.agents.map((agent) => {
+    const started = agent.startedAt !== undefined ? agent.startedAt - from : undefined;
+    const took =
+      agent.startedAt !== undefined && agent.endedAt !== undefined
+        ? agent.endedAt - agent.startedAt
+        : undefined;
+    const cells = [
+      `<td class="n">${agent.seq}</td>`,
+      `<td class="label">${text(agent.label)}</td>`,
+      `<td>${text(groupTitle(agent))}</td>`,
+      stateCell(agent),
+      started !== undefined
+        ? `<td class="n" data-v="${started}">+${text(formatDuration(started))}</td>`
+        : '<td class="n" data-v="-1">–</td>',
+      took !== undefined
+        ? `<td class="n" data-v="${took}">${text(formatDuration(took))}</td>`
+        : '<td class="n" data-v="-1">–</td>',
+      `<td class="n" data-v="${agent.usage.input}">${formatTokens(agent.usage.input)}</td>`,
+      `<td class="n" data-v="${agent.usage.output}">${formatTokens(agent.usage.output)}</td>`,
+      ...(withCost
+        ? [
+            agent.costUsd !== undefined
+              ? `<td class="n" data-v="${agent.costUsd}">${formatCost(agent.costUsd)}</td>`
+              : '<td class="n" data-v="-1">–</td>',
+          ]
+        : []),
+      ...(withModel ? [`<td>${text(agent.model ?? '')}</td>`] : []),
+    ];
+    return `<tr id="a${agent.seq}" data-state="${agent.state}">${cells.join('')}</tr>`;
+  });
+  const titles = [
+    '<th class="n">#</th>',
+    '<th>label</th>',
+    '<th>phase</th>',
+    '<th>state</th>',
+    '<th class="n">start</th>',
+    '<th class="n">time</th>',
+    '<th class="n">tokens in</th>',
+    '<th class="n">tokens out</th>',
+    ...(withCost ? ['<th class="n">cost</th>'] : []),
+    ...(withModel ? ['<th>model</th>'] : []),
+  ];
+  const options = AGENT_STATES.map((state) => `<option value="${state}">${state}</option>`);
+  return `<section><h2>Agents (${report.agents.length})</h2>
+<div class="tools"><input id="filter" type="search" placeholder="filter by label, phase…" aria-label="filter the agents"><select id="state" aria-label="state"><option value="">every state</option>${options.join('')}</select><span class="count" id="count">${report.agents.length} agents</span></div>
+<div class="scroll"><table id="agents"><thead><tr>${titles.join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>
+<p class="note">Click a column title to sort; start is from the attempt's start.</p></section>`;
+}
+
+function logs(report: RunReport): string {
+  if (report.logs.length === 0) {
+    return '<section><h2>Logs</h2><p class="note">The script logged nothing.</p></section>';
+  }
+  const { from } = report.span;
+  const shown = report.logs.slice(0, MAX_LOG_LINES).map((line) => {
+    const message =
+      line.text.length > MAX_LOG_CHARACTERS
+        ? `${line.text.slice(0, MAX_LOG_CHARACTERS)}… (${line.text.length} characters)`
+        : line.text;
+    const prefix = line.workflow !== undefined ? `[${line.workflow}] ` : '';
+    const kind = line.kind === 'phase' ? 'phase: ' : '';
+    return `<li class="${line.kind}"><time>+${text(formatDuration(line.time - from))}</time>${text(prefix + kind + message)}</li>`;
+  });
+  const more =
+    report.logs.length > MAX_LOG_LINES
+      ? `<p class="note">${report.logs.length - MAX_LOG_LINES} more lines are in events.ndjson.</p>`
+      : '';
+  const list = `<ol class="logs">${shown.join('')}</ol>${more}`;
+  const body =
+    report.logs.length > FOLD_LOG_LINES
+      ? `<details><summary>${report.logs.length} lines</summary>${list}</details>`
+      : list;
+  return `<section><h2>Logs and phases (${report.logs.length})</h2>${body}</section>`;
+}
+
+function describeValue(value: unknown): string {
+  if (Array.isArray(value)) return `an array of ${value.length}`;
+  if (value === null) return 'null';
+  if (typeof value === 'object') return `an object of ${Object.keys(value).length} keys`;
+  return `a ${typeof value}`;
+}
+
+function folded(summary: string, content: string, fold: boolean): string {
+  return fold ? `<details><summary>${text(summary)}</summary>${content}</details>` : content;
+}
+
+function outcome(report: RunReport): string {
+  const { result } = report.input;
+  const parts: string[] = [];
+  if (report.error) {
+    parts.push(
+      `<h2>Error ${text(report.error.code)}</h2><pre class="error">${text(report.error.message)}</pre>`,
+    );
+  }
+  if (result?.stopReason === 'completed') {
+    const json = JSON.stringify(result.value ?? null, null, 2);
+    const cut = json.length > MAX_VALUE_CHARACTERS;
+    const shown = cut ? json.slice(0, MAX_VALUE_CHARACTERS) : json;
+    const note = cut
+      ? `<p class="note">The first ${formatBytes(MAX_VALUE_CHARACTERS)} of ${formatBytes(json.length)}; the whole value is in result.json.</p>`
+      : '';
+    const lines = shown.split('\n').length;
+    const fold = json.length > FOLD_VALUE_CHARACTERS || lines > FOLD_VALUE_LINES;
+    const summary = `${describeValue(result.value)}, ${formatBytes(json.length)} of JSON`;
+    parts.push(
+      `<h2>Returned value</h2>${folded(summary, `<pre id="value">${text(shown)}</pre>${note}`, fold)}`,
+    );
+  } else if (!report.error) {
+    parts.push(
+      `<h2>Returned value</h2><p class="note">None: the run ${report.input.state === 'running' ? 'is still running' : `did not complete (${text(report.input.state)})`}.</p>`,
+    );
+  } else {
+    parts.push('<h2>Returned value</h2><p class="note">None: the run did not complete.</p>');
+  }
+  return `<section>${parts.join('')}</section>`;
+}
+
+function attempts(report: RunReport): string {
+  if (report.attempts.length <= 1) return '';
+  const rows = report.attempts.map(
+    (attempt) =>
+      `<tr><td class="n">${attempt.number}</td><td>${text(formatTime(attempt.startedAt))}</td><td>${attempt.endedAt !== undefined ? text(formatDuration(attempt.endedAt - attempt.startedAt)) : 'no end recorded'}</td><td>${text(attempt.stopReason ?? '–')}${attempt.code !== undefined ? ` ${text(attempt.code)}` : ''}</td><td class="n">${attempt.agents}</td><td class="n">${attempt.journaled}</td></tr>`,
+  );
+  return `<section><h2>Attempts</h2><table><thead><tr><th class="n">#</th><th>started</th><th>took</th><th>ended</th><th class="n">agents</th><th class="n">journaled</th></tr></thead><tbody>${rows.join('')}</tbody></table></section>`;
+}
+
+function inputs(report: RunReport): string {
+  const { script, args } = report.input;
+  const argsJson = JSON.stringify(args, null, 2);
+  return `<section><h2>Script and arguments</h2>${folded(`script.js, ${script.split('\n').length} lines`, `<pre>${text(script)}</pre>`, true)}${folded(`args, ${formatBytes(argsJson.length)} of JSON`, `<pre>${text(argsJson)}</pre>`, true)}</section>`;
+}
+
+/** The whole page. `generatedAt` is shown in the header. */
+export function renderReportHtml(report: RunReport, generatedAt: number, version: string): string {
+  const title = `${report.input.record.name} · ${report.input.state} · loom run report`;
+  return `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${text(REPORT_POLICY)}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="loom ${text(version)}">
+<title>${text(title)}</title>
+<style>${REPORT_STYLE}</style></head>
+<body><main>
+${header(report, generatedAt)}
+${timeline(report)}
+${failures(report)}
+${agentsTable(report)}
+${logs(report)}
+${outcome(report)}
+${attempts(report)}
+${inputs(report)}
+<footer>loom ${text(version)} · workflow run report · self-contained: no network needed</footer>
+</main>
+<script>${REPORT_SCRIPT}</script>
+</body></html>
+`;
+}
