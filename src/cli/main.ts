@@ -24,6 +24,7 @@ Examples (from the repository root; ID is a session id from \`loom sessions list
   $ loom workflow run examples/workflows/review.js --model scripted:examples/workflows/review.model.json
   $ loom workflow check examples/workflows/review.js --meta '{"name":"x","description":"y"}'
   $ loom workflow list                               # saved: .loom/workflows/, $LOOM_HOME/workflows/
+  $ loom workflow report RUN_ID -o run.html          # a kept run as one HTML file (loom workflow runs)
   $ loom acp                                         # serve an editor over ACP on stdio
   $ loom mcp list                                    # MCP servers: status and tools
 
@@ -171,6 +172,10 @@ export function buildProgram(): Command {
     )
     .option('--json', 'print one JSON result object on stdout')
     .option('--events <file>', 'write the workflow/* events to FILE as NDJSON')
+    .option(
+      '--report <file>',
+      'when the run ends (completed, error or cancelled), write its HTML report to FILE',
+    )
     .action(
       async (
         target: string | undefined,
@@ -205,6 +210,22 @@ export function buildProgram(): Command {
       const { workflowRunsCommand } = await import('./workflow-runs-command.js');
       await exitAfterDrain(workflowRunsCommand(options));
     });
+  workflow
+    .command('report')
+    .description(
+      'write a kept run as one self-contained HTML file: timeline, agents, failures, logs, value',
+    )
+    .argument('<runId>', 'the run id (loom workflow runs lists them)')
+    .option('-o, --output <file>', 'where to write it (default: ./RUN_ID.html; - for stdout)')
+    .action(
+      async (
+        runId: string,
+        options: import('./workflow-report-command.js').WorkflowReportOptions,
+      ) => {
+        const { workflowReportCommand } = await import('./workflow-report-command.js');
+        await exitAfterDrain(workflowReportCommand(runId, options));
+      },
+    );
   const goal = program
     .command('goal')
     .description("show, pause, clear or resume a session's persistent goal");

@@ -52,6 +52,8 @@ export interface WorkflowRunOptions extends WorkflowCheckOptions {
   events?: string;
   /** A kept run's id: run again, answering the calls its journal holds without a child. */
   resume?: string;
+  /** Where to write the run's HTML report when it ends (completed, error or cancelled). */
+  report?: string;
 }
 
 export interface PreparedScript {
@@ -136,6 +138,19 @@ export function exitCodeOf(result: WorkflowResult, interrupted: boolean): number
   return EXIT_ERROR;
 }
 
+/** `--report FILE`: checked before the run, written (from the kept run folder) once it ends. */
+interface ReportAfterRun {
+  /** Returns a line for stderr when the report could not be written. */
+  write(runId: string): string | undefined;
+}
+
+/** Loads the report writer only when asked for, before the run: the forced exit path is synchronous. */
+async function prepareReport(path: string): Promise<ReportAfterRun> {
+  const { checkReportPath, writeReportOfRun } = await import('./workflow-report-command.js');
+  const absolute = checkReportPath(path);
+  return { write: (runId) => writeReportOfRun(runId, absolute) };
+}
+
 function reportStartError(error: unknown): number {
   process.stderr.write(`loom: ${describeStartError(error)}\n`);
   return EXIT_NOT_STARTED;
@@ -177,6 +192,7 @@ export async function workflowRunCommand(
   let limits: Partial<WorkflowLimits>;
   let budgetTokens: number | undefined;
   let events: EventsFile | undefined;
+  let report: ReportAfterRun | undefined;
   let { model, provider } = options;
   // The script's thread starts while the runtime is built on this one.
   prewarmWorkflowWorker();
@@ -199,6 +215,7 @@ export async function workflowRunCommand(
       ...(model !== undefined ? { model } : {}),
     });
     events = options.events ? openEventsFile(options.events) : undefined;
+    if (options.report !== undefined) report = await prepareReport(options.report);
   } catch (error) {
     return reportStartError(error);
   }
@@ -244,6 +261,10 @@ export async function workflowRunCommand(
     const eventsFailure = events?.close();
     if (eventsFailure) process.stderr.write(`loom: ${eventsFailure}\n`);
   };
+  const writeReport = () => {
+    const reportFailure = report?.write(run.id);
+    if (reportFailure) process.stderr.write(`loom: ${reportFailure}\n`);
+  };
   const signals = handleStopSignals({
     graceful(signal) {
       view.notice(`cancelling… (${signal === 'SIGINT' ? 'Ctrl-C' : signal} again to exit at once)`);
@@ -256,6 +277,7 @@ export async function workflowRunCommand(
       follower.dispose();
       view.finish(result);
       closeEvents();
+      writeReport();
       interruptLiveSessions(setup, 'the workflow run was stopped at once');
       printResult(result);
     },
@@ -266,6 +288,7 @@ export async function workflowRunCommand(
   follower.dispose();
   view.finish(result);
   closeEvents();
+  writeReport();
   printResult(result);
   setup.workflow.dispose();
   setup.subagents.dispose();

@@ -16,6 +16,8 @@ h1{font-size:22px;margin:0 0 2px}h2{font-size:17px;margin:28px 0 8px;border-bott
 dl.facts{display:grid;grid-template-columns:repeat(auto-fill,minmax(170px,1fr));gap:8px;margin:12px 0}
 dl.facts div{background:var(--panel);border:1px solid var(--line);border-radius:6px;padding:6px 10px}
 dt{color:var(--muted);font-size:12px}dd{margin:0;font-weight:600;overflow-wrap:anywhere}
+dl.where{display:grid;grid-template-columns:max-content 1fr;gap:1px 12px;margin:8px 0;font-size:12.5px}
+dl.where dt{font-size:12.5px}dl.where dd{font-weight:400;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 .legend{display:flex;gap:14px;flex-wrap:wrap;margin:6px 0;font-size:13px;color:var(--muted)}
 .legend i{display:inline-block;width:12px;height:12px;border-radius:2px;margin-right:4px;vertical-align:-1px}
 .s-completed{fill:var(--completed);background:var(--completed)}.s-failed{fill:var(--failed);background:var(--failed)}

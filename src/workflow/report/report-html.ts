@@ -33,6 +33,10 @@ function fact(title: string, value: string): string {
   return `<div><dt>${text(title)}</dt><dd>${text(value)}</dd></div>`;
 }
 
+function detail(title: string, value: string): string {
+  return `<dt>${text(title)}</dt><dd>${text(value)}</dd>`;
+}
+
 function header(report: RunReport, generatedAt: number): string {
   const { record, meta, state } = report.input;
   const code = report.error?.code ?? record.code;
@@ -40,7 +44,6 @@ function header(report: RunReport, generatedAt: number): string {
   const ended = record.endedAt !== undefined && state !== 'running' && state !== 'interrupted';
   const total = record.tokens.input + record.tokens.output;
   const facts = [
-    fact('run', record.runId),
     fact('status', status),
     fact('attempts', String(record.attempt)),
     fact(
@@ -57,12 +60,17 @@ function header(report: RunReport, generatedAt: number): string {
     ...(ended && record.attempt === 1
       ? [fact('took', formatDuration((record.endedAt ?? 0) - record.startedAt))]
       : []),
-    ...(record.model !== undefined ? [fact('model', record.model)] : []),
-    ...(record.provider !== undefined ? [fact('provider', record.provider)] : []),
     ...(record.budgetTokens !== null
       ? [fact('token budget', formatTokens(record.budgetTokens))]
       : []),
-    ...(record.scriptPath !== undefined ? [fact('script', record.scriptPath)] : []),
+  ];
+  const where = [
+    detail('run', record.runId),
+    ...(record.model !== undefined ? [detail('model', record.model)] : []),
+    ...(record.provider !== undefined ? [detail('provider', record.provider)] : []),
+    ...(record.scriptPath !== undefined ? [detail('script', record.scriptPath)] : []),
+    detail('folder', report.input.folder),
+    detail('report made', formatTime(generatedAt)),
   ];
   const attemptNote =
     report.attempts.length > 1 || record.attempt > 1
@@ -75,7 +83,7 @@ function header(report: RunReport, generatedAt: number): string {
   return `<header><h1>${text(meta.name || record.name)}<span class="status ${text(state)}">${text(status)}</span></h1>
 <p class="description">${text(meta.description ?? '')}</p>
 <dl class="facts">${facts.join('')}</dl>${attemptNote}${skipped}
-<p class="note">Generated ${text(formatTime(generatedAt))} from ${text(report.input.folder)}</p></header>`;
+<dl class="where">${where.join('')}</dl></header>`;
 }
 
 function legend(report: RunReport): string {
@@ -117,7 +125,9 @@ function failures(report: RunReport): string {
 function agentsTable(report: RunReport): string {
   const { from } = report.span;
   const withCost = report.agents.some((agent) => agent.costUsd !== undefined);
-  const withModel = report.agents.some((agent) => agent.model !== undefined);
+  const models = new Set(report.agents.map((agent) => agent.model ?? ''));
+  const withModel =
+    models.size > 1 || (models.size === 1 && !models.has(report.input.record.model ?? ''));
   const rows = report.agents.map((agent) => {
     const started = agent.startedAt !== undefined ? agent.startedAt - from : undefined;
     const took =
