@@ -44,7 +44,7 @@ function findChromium() {
     }
   }
   return fail(
-    'no Chromium found: install Debian\'s package (apt-get install -y chromium) or set CHROMIUM to its path',
+    "no Chromium found: install Debian's package (apt-get install -y chromium) or set CHROMIUM to its path",
   );
 }
 
