@@ -47,6 +47,7 @@ ol.logs time{color:var(--muted);margin-right:8px}
 details summary{cursor:pointer;color:var(--muted);margin:4px 0}
 .note{color:var(--muted);font-size:13px}
 footer{margin-top:32px;color:var(--muted);font-size:12px}
+section.later{content-visibility:auto;contain-intrinsic-size:auto 600px}
 `;
 
 export const REPORT_SCRIPT = `
@@ -55,13 +56,14 @@ export const REPORT_SCRIPT = `
   if (!table) return;
   var body = table.tBodies[0];
   var rows = Array.prototype.slice.call(body.rows);
-  var texts = rows.map(function (row) { return row.textContent.toLowerCase(); });
+  var texts = null;
   var filter = document.getElementById('filter');
   var state = document.getElementById('state');
   var count = document.getElementById('count');
   function apply() {
     var text = filter.value.toLowerCase();
     var wanted = state.value;
+    if (text && !texts) texts = rows.map(function (row) { return row.textContent.toLowerCase(); });
     var shown = 0;
     rows.forEach(function (row, index) {
       var visible = (!wanted || row.getAttribute('data-state') === wanted) && (!text || texts[index].indexOf(text) !== -1);
@@ -104,7 +106,6 @@ export const REPORT_SCRIPT = `
     row.classList.add('hit');
     row.scrollIntoView({ block: 'center' });
   });
-  apply();
 })();
 `;
 

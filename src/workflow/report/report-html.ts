@@ -119,7 +119,7 @@ function failures(report: RunReport): string {
     (agent) =>
       `<tr><td class="n">${agent.seq}</td><td class="label">${text(agent.label)}</td><td>${text(groupTitle(agent))}</td>${stateCell(agent)}<td class="label">${text(agent.reason ?? '')}</td></tr>`,
   );
-  return `<section id="failures"><h2>Failures (${report.failures.length})</h2><div class="scroll"><table><thead><tr><th class="n">#</th><th>label</th><th>phase</th><th>state</th><th>reason</th></tr></thead><tbody>${rows.join('')}</tbody></table></div></section>`;
+  return `<section id="failures" class="later"><h2>Failures (${report.failures.length})</h2><div class="scroll"><table><thead><tr><th class="n">#</th><th>label</th><th>phase</th><th>state</th><th>reason</th></tr></thead><tbody>${rows.join('')}</tbody></table></div></section>`;
 }
 
 function agentsTable(report: RunReport): string {
@@ -171,7 +171,7 @@ function agentsTable(report: RunReport): string {
     ...(withModel ? ['<th>model</th>'] : []),
   ];
   const options = AGENT_STATES.map((state) => `<option value="${state}">${state}</option>`);
-  return `<section><h2>Agents (${report.agents.length})</h2>
+  return `<section class="later"><h2>Agents (${report.agents.length})</h2>
 <div class="tools"><input id="filter" type="search" placeholder="filter by label, phase…" aria-label="filter the agents"><select id="state" aria-label="state"><option value="">every state</option>${options.join('')}</select><span class="count" id="count">${report.agents.length} agents</span></div>
 <div class="scroll"><table id="agents"><thead><tr>${titles.join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>
 <p class="note">Click a column title to sort; start is from the attempt's start.</p></section>`;
@@ -200,7 +200,7 @@ function logs(report: RunReport): string {
     report.logs.length > FOLD_LOG_LINES
       ? `<details><summary>${report.logs.length} lines</summary>${list}</details>`
       : list;
-  return `<section><h2>Logs and phases (${report.logs.length})</h2>${body}</section>`;
+  return `<section class="later"><h2>Logs and phases (${report.logs.length})</h2>${body}</section>`;
 }
 
 function describeValue(value: unknown): string {
@@ -242,7 +242,7 @@ function outcome(report: RunReport): string {
   } else {
     parts.push('<h2>Returned value</h2><p class="note">None: the run did not complete.</p>');
   }
-  return `<section>${parts.join('')}</section>`;
+  return `<section class="later">${parts.join('')}</section>`;
 }
 
 function attempts(report: RunReport): string {
