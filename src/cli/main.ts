@@ -24,7 +24,6 @@ Examples (from the repository root; ID is a session id from \`loom sessions list
   $ loom workflow run examples/workflows/review.js --model scripted:examples/workflows/review.model.json
   $ loom workflow check examples/workflows/review.js --meta '{"name":"x","description":"y"}'
   $ loom workflow list                               # saved: .loom/workflows/, $LOOM_HOME/workflows/
-  $ loom workflow report RUN_ID -o run.html          # a kept run as one HTML file (loom workflow runs)
   $ loom acp                                         # serve an editor over ACP on stdio
   $ loom mcp list                                    # MCP servers: status and tools
 

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import type { WorkflowEventRecord } from '../../src/workflow/contract.js';
 import { WorkflowError } from '../../src/workflow/contract.js';
 import { type RunReportInput, readRunReportInput } from '../../src/workflow/report/report-data.js';
+import { renderReportHtml } from '../../src/workflow/report/report-html.js';
 import { buildRunReport } from '../../src/workflow/report/report-model.js';
 import { renderRunReport, writeRunReport } from '../../src/workflow/report/write-report.js';
 import type { RunRecord } from '../../src/workflow/run-store.js';
@@ -330,4 +331,76 @@ test('a large returned value is folded, a small one is not; an unknown or malfor
     (error: unknown) => error instanceof WorkflowError && error.message.includes('"../../etc"'),
   );
   fixture.events.dispose();
+});
+
+test('a damaged run folder cannot put markup in the page: unknown outcomes, non-numeric seqs and costs are refused or escaped', () => {
+  const hostile = '"><script>globalThis.pwned = 1</script><b>';
+  const events = [
+    { type: 'workflow/start', runId, time: 1000, name: hostile, description: hostile, phases: [] },
+    {
+      type: 'workflow/agent-start',
+      runId,
+      seq: 1,
+      time: 1001,
+      label: hostile,
+      phase: hostile,
+      model: hostile,
+    },
+    {
+      type: 'workflow/agent-end',
+      runId,
+      seq: 1,
+      time: 1002,
+      label: hostile,
+      phase: hostile,
+      outcome: hostile,
+      reason: hostile,
+      usage: { input: hostile, output: 1 },
+      costUsd: hostile,
+    },
+    { type: 'workflow/agent-start', runId, seq: hostile, time: 1003, label: 'x', phase: 'P' },
+    { type: 'workflow/log', runId, time: 1004, message: hostile, workflow: hostile },
+  ] as unknown as WorkflowEventRecord[];
+  const input = inputOf(events, {
+    meta: { name: hostile, description: hostile },
+    script: hostile,
+    args: { [hostile]: hostile },
+    record: record({ name: hostile, model: hostile, costUsd: hostile as never }),
+    result: {
+      runId,
+      name: hostile,
+      stopReason: 'completed',
+      value: { [hostile]: hostile },
+      agentsStarted: 3,
+      failures: [],
+      usage: { input: 0, output: 0 },
+      agents: [
+        { seq: hostile, label: hostile, outcome: hostile, tokens: { input: 0, output: 0 } },
+        {
+          seq: 2,
+          label: hostile,
+          outcome: hostile,
+          tokens: { input: hostile, output: 0 },
+          costUsd: hostile,
+        },
+      ] as never,
+    },
+  });
+  const report = buildRunReport(input);
+  assert.deepEqual(
+    report.agents.map((agent) => [agent.seq, agent.state]),
+    [
+      [1, 'unfinished'],
+      [2, 'unfinished'],
+    ],
+  );
+  const html = renderReportHtml(report, 0, 'test');
+  const tree = parseReport(html);
+  assert.equal(tree.byTag('script').length, 1);
+  assert.equal(tree.byTag('b').length, 0);
+  assert.deepEqual(externalReferences(html, tree), []);
+  assert.ok(!html.includes(hostile), 'the hostile text only appears escaped');
+  assert.ok(
+    tree.elements.some((element) => element.tagName === 'td' && textOf(element) === hostile),
+  );
 });

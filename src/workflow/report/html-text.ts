@@ -32,6 +32,8 @@ export function formatDuration(milliseconds: number): string {
 
 /** `2026-12-01 10:30:05 UTC`. */
 export function formatTime(time: number): string {
+  if (typeof time !== 'number' || !Number.isFinite(time) || Math.abs(time) > 8.64e15)
+    return 'unknown';
   return `${new Date(time).toISOString().replace('T', ' ').slice(0, 19)} UTC`;
 }
 

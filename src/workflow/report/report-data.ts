@@ -44,13 +44,13 @@ const EVENT_TYPES = new Set<string>([
 
 const AGENT_EVENTS = new Set<string>(['workflow/agent-start', 'workflow/agent-end']);
 
-/** The shape the report relies on: a known type, a time, and a seq on agent events. */
+/** The shape the report relies on: a known type, a time, and a whole seq on agent events. */
 function isEventRecord(value: unknown): value is WorkflowEventRecord {
   if (typeof value !== 'object' || value === null) return false;
   const record = value as Record<string, unknown>;
   if (typeof record.type !== 'string' || !EVENT_TYPES.has(record.type)) return false;
   if (typeof record.time !== 'number' || !Number.isFinite(record.time)) return false;
-  return !AGENT_EVENTS.has(record.type) || typeof record.seq === 'number';
+  return !AGENT_EVENTS.has(record.type) || Number.isSafeInteger(record.seq);
 }
 
 /** Parses an events file's text: its events, and how many lines were not events. */

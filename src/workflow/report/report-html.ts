@@ -33,6 +33,9 @@ function fact(title: string, value: string): string {
   return `<div><dt>${text(title)}</dt><dd>${text(value)}</dd></div>`;
 }
 
+/** A count from `run.json`, which is read, not trusted: anything else shows as 0. */
+const whole = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
+
 function detail(title: string, value: string): string {
   return `<dt>${text(title)}</dt><dd>${text(value)}</dd>`;
 }
@@ -42,7 +45,7 @@ function header(report: RunReport, generatedAt: number): string {
   const code = report.error?.code ?? record.code;
   const status = state === 'error' && code !== undefined ? `error ${code}` : state;
   const ended = record.endedAt !== undefined && state !== 'running' && state !== 'interrupted';
-  const total = record.tokens.input + record.tokens.output;
+  const tokens = { input: whole(record.tokens?.input), output: whole(record.tokens?.output) };
   const facts = [
     fact('status', status),
     fact('attempts', String(record.attempt)),
@@ -53,14 +56,14 @@ function header(report: RunReport, generatedAt: number): string {
         : String(record.agentsStarted),
     ),
     fact('failed / cancelled', `${report.counts.failed} / ${report.counts.cancelled}`),
-    fact('tokens', `${formatTokens(total)} (${formatUsage(record.tokens)})`),
-    fact('cost', record.costUsd !== undefined ? formatCost(record.costUsd) : 'unknown'),
+    fact('tokens', `${formatTokens(tokens.input + tokens.output)} (${formatUsage(tokens)})`),
+    fact('cost', typeof record.costUsd === 'number' ? formatCost(record.costUsd) : 'unknown'),
     fact('started', formatTime(record.startedAt)),
     fact('ended', ended ? formatTime(record.endedAt ?? 0) : state),
     ...(ended && record.attempt === 1
       ? [fact('took', formatDuration((record.endedAt ?? 0) - record.startedAt))]
       : []),
-    ...(record.budgetTokens !== null
+    ...(typeof record.budgetTokens === 'number'
       ? [fact('token budget', formatTokens(record.budgetTokens))]
       : []),
   ];

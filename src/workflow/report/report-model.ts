@@ -112,10 +112,19 @@ function summarise(events: readonly WorkflowEventRecord[], number: number): Repo
   };
 }
 
-function stateOf(end: WorkflowAgentEndEvent | undefined, outcome?: AgentOutcome): AgentState {
-  if (end?.journaled) return 'journaled';
-  return end?.outcome ?? outcome ?? 'unfinished';
+const OUTCOMES: readonly string[] = ['completed', 'failed', 'cancelled'] satisfies AgentOutcome[];
+
+/** The drawn state; an outcome the report does not know (a damaged file) counts as unfinished. */
+function stateOf(outcome: unknown, journaled: unknown): AgentState {
+  if (journaled === true) return 'journaled';
+  return typeof outcome === 'string' && OUTCOMES.includes(outcome)
+    ? (outcome as AgentOutcome)
+    : 'unfinished';
 }
+
+const count = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
+const costOf = (value: unknown) =>
+  typeof value === 'number' && Number.isFinite(value) ? { costUsd: value } : {};
 
 function text(value: unknown): string {
   return typeof value === 'string' ? value : value === undefined ? '' : String(value);
@@ -135,15 +144,12 @@ function agentFrom(
     phase: text(first?.phase),
     ...(workflow !== undefined ? { workflow: text(workflow) } : {}),
     ...(model !== undefined ? { model: text(model) } : {}),
-    state: stateOf(end),
+    state: end ? stateOf(end.outcome, end.journaled) : 'unfinished',
     ...(end?.reason !== undefined ? { reason: text(end.reason) } : {}),
     ...(start ? { startedAt: start.time } : {}),
     ...(end ? { endedAt: end.time } : {}),
-    usage: {
-      input: Number(end?.usage?.input) || 0,
-      output: Number(end?.usage?.output) || 0,
-    },
-    ...(typeof end?.costUsd === 'number' ? { costUsd: end.costUsd } : {}),
+    usage: { input: count(end?.usage?.input), output: count(end?.usage?.output) },
+    ...costOf(end?.costUsd),
   };
 }
 
@@ -151,8 +157,13 @@ function agentsOf(events: readonly WorkflowEventRecord[], input: RunReportInput)
   const starts = new Map<number, WorkflowAgentStartEvent>();
   const ends = new Map<number, WorkflowAgentEndEvent>();
   for (const event of events) {
-    if (event.type === 'workflow/agent-start') starts.set(event.seq, event);
-    if (event.type === 'workflow/agent-end') ends.set(event.seq, event);
+    // The seq lands in ids and attributes: only a whole number is an agent.
+    if (event.type === 'workflow/agent-start' && Number.isSafeInteger(event.seq)) {
+      starts.set(event.seq, event);
+    }
+    if (event.type === 'workflow/agent-end' && Number.isSafeInteger(event.seq)) {
+      ends.set(event.seq, event);
+    }
   }
   const bySeq = new Map<number, ReportAgent>();
   for (const seq of new Set([...starts.keys(), ...ends.keys()])) {
@@ -161,19 +172,20 @@ function agentsOf(events: readonly WorkflowEventRecord[], input: RunReportInput)
   // The result lists every agent of the latest attempt: it fills in any whose events were lost.
   const { result } = input;
   if (result && Array.isArray(result.agents)) {
-    const reasons = new Map((result.failures ?? []).map((failure) => [failure.seq, failure]));
+    const failures = Array.isArray(result.failures) ? result.failures : [];
+    const reasons = new Map(failures.map((failure) => [failure?.seq, failure]));
     for (const agent of result.agents) {
-      if (bySeq.has(agent.seq)) continue;
+      if (!Number.isSafeInteger(agent?.seq) || bySeq.has(agent.seq)) continue;
       const failure = reasons.get(agent.seq);
       bySeq.set(agent.seq, {
         seq: agent.seq,
         label: text(agent.label),
         phase: '',
         ...(agent.workflow !== undefined ? { workflow: text(agent.workflow) } : {}),
-        state: agent.journaled ? 'journaled' : agent.outcome,
+        state: stateOf(agent.outcome, agent.journaled),
         ...(failure ? { reason: text(failure.reason) } : {}),
-        usage: { input: agent.tokens.input, output: agent.tokens.output },
-        ...(agent.costUsd !== undefined ? { costUsd: agent.costUsd } : {}),
+        usage: { input: count(agent.tokens?.input), output: count(agent.tokens?.output) },
+        ...costOf(agent.costUsd),
       });
     }
   }
