@@ -197,3 +197,30 @@ for (;;) {}
   assert.match(refused.stderr, /--report: cannot write .*no-such-folder/);
   assert.doesNotMatch(refused.stderr, /^workflow throws/m, 'the run never started');
 });
+
+test('the report of a run killed with SIGKILL before its events reached the disk lists the calls its journal holds', async () => {
+  const home = temporaryFolder();
+  const { loom } = startScriptedWorkflow(home, {
+    name: 'killed.js',
+    script: `export const meta = { name: 'killed', description: 'killed half way' };
+return await parallel(['quick 1', 'quick 2', 'quick 3', 'stuck 4'].map((item) => () => agent(item, { label: 'label ' + item })));
+`,
+    model: quickAndStuckModel,
+  });
+  await loom.waitForStderr(/^agent #\d+ completed: label quick/, 3);
+  loom.child.kill('SIGKILL');
+  const killed = await loom.exited;
+  assert.equal(killed.code, null, 'killed, not finished');
+  const listed = await runWorkflow(['runs', '--json'], { home });
+  const runId = (JSON.parse(listed.stdout.trim()) as { runId: string }).runId;
+  const path = join(home, 'killed.html');
+  const written = await runWorkflow(['report', runId, '-o', path], { home });
+  assert.equal(written.code, 0, written.stderr);
+  assert.equal(statusOf(path), 'interrupted');
+  assert.deepEqual([...agentsOf(path).values()].map(([label, state]) => [label, state]).sort(), [
+    ['label quick 1', 'completed'],
+    ['label quick 2', 'completed'],
+    ['label quick 3', 'completed'],
+  ]);
+  assert.match(readFileSync(path, 'utf8'), /come from its journal/);
+});

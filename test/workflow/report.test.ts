@@ -171,6 +171,7 @@ const inputOf = (events: WorkflowEventRecord[], overrides: Partial<RunReportInpu
     args: {},
     events,
     skippedEventLines: 0,
+    journal: [],
     ...overrides,
   }) as RunReportInput;
 
@@ -403,4 +404,23 @@ test('a damaged run folder cannot put markup in the page: unknown outcomes, non-
   assert.ok(
     tree.elements.some((element) => element.tagName === 'td' && textOf(element) === hostile),
   );
+});
+
+test('a running attempt whose journal holds more completed calls than its written events says so', () => {
+  const events: WorkflowEventRecord[] = [
+    { type: 'workflow/start', runId, time: 5000, name: 'unit', description: '', phases: [] },
+    { type: 'workflow/agent-start', ...base, seq: 1, time: 5001 },
+    { type: 'workflow/agent-end', ...base, seq: 1, time: 5002, outcome: 'completed', usage },
+  ];
+  const line = { key: 'k', n: 1, value: 'v', usage, label: 'x', time: 5002 };
+  const report = buildRunReport(
+    inputOf(events, {
+      record: record({ status: 'running', attempt: 1 }),
+      state: 'interrupted',
+      journal: [line, { ...line, n: 2 }, { ...line, n: 3 }],
+    }),
+  );
+  assert.equal(report.fromJournal, false);
+  assert.equal(report.unseenJournalCalls, 2);
+  assert.match(renderReportHtml(report, 0, 'test'), /holds 2 more completed call\(s\)/);
 });

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkflowEventRecord, WorkflowMeta, WorkflowResult } from '../contract.js';
+import { JOURNAL_FILE, type JournalRecord, readJournalText } from '../run-journal.js';
 import {
   EVENTS_FILE,
   progressOf,
@@ -31,6 +32,11 @@ export interface RunReportInput {
   skippedEventLines: number;
   /** The latest attempt's result; absent while it runs, after it was killed, or when unwritten. */
   result?: WorkflowResult;
+  /**
+   * While an attempt runs or after it was killed: the calls its journal holds (completed, in the
+   * order they completed). Its events may not be on disk yet (they are written in 64 KB chunks).
+   */
+  journal: JournalRecord[];
 }
 
 const EVENT_TYPES = new Set<string>([
@@ -84,6 +90,16 @@ function readOptional(path: string): string | undefined {
   }
 }
 
+function readAttemptJournal(folder: string, record: RunRecord): JournalRecord[] {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(join(folder, JOURNAL_FILE));
+  } catch {
+    return [];
+  }
+  return readJournalText(bytes).records.filter((line) => line.time >= record.attemptStartedAt);
+}
+
 function readResult(folder: string): WorkflowResult | undefined {
   const text = readOptional(join(folder, RESULT_FILE));
   if (text === undefined) return undefined;
@@ -112,7 +128,8 @@ export function readRunReportInput(home: string, runId: string): RunReportInput 
       : stored.record;
   const { events, skipped } = parseEventLines(readOptional(join(folder, EVENTS_FILE)) ?? '');
   // While an attempt runs (or after it was killed) result.json is an earlier attempt's.
-  const result = stored.record.status === 'running' ? undefined : readResult(folder);
+  const running = stored.record.status === 'running';
+  const result = running ? undefined : readResult(folder);
   return {
     folder,
     record,
@@ -123,5 +140,6 @@ export function readRunReportInput(home: string, runId: string): RunReportInput 
     events,
     skippedEventLines: skipped,
     ...(result ? { result } : {}),
+    journal: running ? readAttemptJournal(folder, stored.record) : [],
   };
 }

@@ -99,15 +99,20 @@ function legend(report: RunReport): string {
 function timeline(report: RunReport): string {
   const svg = timelineSvg(report);
   const untimed = report.agents.filter((agent) => agent.startedAt === undefined).length;
-  const untimedNote =
-    untimed > 0
+  const untimedNote = report.fromJournal
+    ? `<p class="note">Attempt ${report.input.record.attempt} wrote no events before it ${report.input.state === 'running' ? 'reached this point (they are written in 64 KB chunks)' : 'was killed'}: its ${report.agents.length} completed call(s) come from its journal, numbered in the order they completed, without times or phases. Agents that were still running are not known.</p>`
+    : untimed > 0
       ? `<p class="note">${untimed} agent(s) have no kept events, so no bar; the table lists them.</p>`
+      : '';
+  const unseenNote =
+    report.unseenJournalCalls > 0
+      ? `<p class="note">The journal holds ${report.unseenJournalCalls} more completed call(s) of this attempt than its written events show: events after the last 64 KB chunk ${report.input.state === 'running' ? 'are not written yet' : 'were lost when the process was killed'}.</p>`
       : '';
   const body =
     svg === ''
       ? '<p class="note">No agent has a time to draw.</p>'
       : `${legend(report)}${svg}<p class="note">One bar per agent, grouped by phase; hover a bar for its details, click it to find its row. ${text(formatDuration(report.span.to - report.span.from))} from the attempt's start to its end.</p>`;
-  return `<section><h2>Timeline</h2>${body}${untimedNote}</section>`;
+  return `<section><h2>Timeline</h2>${body}${untimedNote}${unseenNote}</section>`;
 }
 
 function stateCell(agent: ReportAgent): string {

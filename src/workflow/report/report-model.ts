@@ -11,6 +11,7 @@ import type {
   WorkflowAgentStartEvent,
   WorkflowEventRecord,
 } from '../contract.js';
+import type { JournalRecord } from '../run-journal.js';
 import type { RunReportInput } from './report-data.js';
 
 /** How an agent is drawn: its outcome, or `journaled` (answered on resume), or never ended. */
@@ -66,6 +67,13 @@ export interface ReportAttempt {
 
 export interface RunReport {
   input: RunReportInput;
+  /**
+   * The latest attempt (running, or killed) wrote no events yet: its agents are the calls its
+   * journal holds, without times or phases.
+   */
+  fromJournal: boolean;
+  /** Calls the running or killed attempt's journal holds beyond the completed agents shown. */
+  unseenJournalCalls: number;
   /** The attempt the timeline shows (1-based, as counted in the events). */
   attempt?: ReportAttempt;
   attempts: ReportAttempt[];
@@ -243,11 +251,33 @@ function spanOf(
   return { from, to: Math.max(to, from) };
 }
 
+/** The journal's calls as completed agents, numbered in the order they completed. */
+function journalAgents(journal: readonly JournalRecord[]): ReportAgent[] {
+  return journal.map((line, index) => ({
+    seq: index + 1,
+    label: text(line.label),
+    phase: '',
+    ...(line.workflow !== undefined ? { workflow: text(line.workflow) } : {}),
+    state: 'completed',
+    usage: { input: count(line.usage?.input), output: count(line.usage?.output) },
+  }));
+}
+
 export function buildRunReport(input: RunReportInput): RunReport {
   const attemptEvents = splitAttempts(input.events);
   const attempts = attemptEvents.map((events, index) => summarise(events, index + 1));
-  const events = attemptEvents.at(-1) ?? [];
-  const agents = agentsOf(events, input);
+  const started = input.events.filter((event) => event.type === 'workflow/start').length;
+  const fromJournal = input.record.status === 'running' && started < input.record.attempt;
+  if (fromJournal) {
+    attempts.push({
+      number: input.record.attempt,
+      startedAt: input.record.attemptStartedAt,
+      agents: input.journal.length,
+      journaled: 0,
+    });
+  }
+  const events = fromJournal ? [] : (attemptEvents.at(-1) ?? []);
+  const agents = fromJournal ? journalAgents(input.journal) : agentsOf(events, input);
   const span = spanOf(events, agents);
   // An agent that never ended ran until the last thing the attempt recorded.
   for (const agent of agents) {
@@ -270,8 +300,14 @@ export function buildRunReport(input: RunReportInput): RunReport {
   const endError = events.find((event) => event.type === 'workflow/end')?.error;
   const error = resultError ?? endError;
   const attempt = attempts.at(-1);
+  const completedLive = events.filter(
+    (event) =>
+      event.type === 'workflow/agent-end' && event.outcome === 'completed' && !event.journaled,
+  ).length;
   return {
     input,
+    fromJournal,
+    unseenJournalCalls: fromJournal ? 0 : Math.max(0, input.journal.length - completedLive),
     ...(attempt ? { attempt } : {}),
     attempts,
     agents,
