@@ -1,8 +1,9 @@
 /**
  * The per-agent clocks of one workflow child on the host: its time limit (`timeoutMs`, counted
  * from the child's start) and the stall detector (`stallMs` without model output while the child
- * waits on its model). Each calls `expire` at most once, with the reason the run reports. Its
- * timers never keep the process alive and `stop()` clears them; it never cancels anything itself.
+ * waits on its model). The first to run out calls `expire` once, with the reason the run reports;
+ * then a grace timer may wait for the child to stop. Its timers never keep the process alive and
+ * `stop()` clears them all; it never cancels anything itself.
  */
 import { performance } from 'node:perf_hooks';
 import type { SubagentActivity } from '../subagent/contract.js';
@@ -26,11 +27,14 @@ export class AgentClocks {
   private readonly now: () => number;
   private timeout: NodeJS.Timeout | undefined;
   private stall: NodeJS.Timeout | undefined;
+  private grace: NodeJS.Timeout | undefined;
   /** When the stall clock last restarted (`performance.now()`). */
   private since = 0;
   /** The child waits on its model: the stall clock runs only then. */
   private waiting = true;
   private stopped = false;
+  /** A clock ran out: neither fires again. */
+  private expired = false;
 
   constructor(options: AgentClocksOptions) {
     this.options = options;
@@ -46,9 +50,9 @@ export class AgentClocks {
     }
   }
 
-  /** Whether a timer is still set (false once both ran out or were stopped). */
+  /** Whether a timer is still set (false once all ran out or were stopped). */
   get armed(): boolean {
-    return this.timeout !== undefined || this.stall !== undefined;
+    return this.timeout !== undefined || this.stall !== undefined || this.grace !== undefined;
   }
 
   /**
@@ -58,7 +62,7 @@ export class AgentClocks {
    */
   activity(kind: SubagentActivity): void {
     const { stallMs } = this.options;
-    if (this.stopped || stallMs === undefined) return;
+    if (this.stopped || this.expired || stallMs === undefined) return;
     if (kind === 'answered') {
       this.waiting = false;
       this.clearStall();
@@ -69,9 +73,27 @@ export class AgentClocks {
     if (this.stall === undefined) this.armStall(stallMs);
   }
 
-  /** Clears both timers; nothing expires after this. Idempotent. */
+  /**
+   * After a clock ran out: calls `then` in `graceMs` unless `stop()` comes first, for a child that
+   * ignores its cancel (it must not hold its slot for ever).
+   */
+  afterGrace(graceMs: number, then: () => void): void {
+    if (this.stopped || this.grace !== undefined) return;
+    this.grace = setTimeout(() => {
+      this.grace = undefined;
+      if (!this.stopped) then();
+    }, graceMs).unref();
+  }
+
+  /** Clears every timer; nothing fires after this. Idempotent. */
   stop(): void {
     this.stopped = true;
+    this.clearClocks();
+    if (this.grace !== undefined) clearTimeout(this.grace);
+    this.grace = undefined;
+  }
+
+  private clearClocks(): void {
     if (this.timeout !== undefined) clearTimeout(this.timeout);
     this.timeout = undefined;
     this.clearStall();
@@ -90,7 +112,7 @@ export class AgentClocks {
   private checkStall(): void {
     this.stall = undefined;
     const { stallMs } = this.options;
-    if (this.stopped || !this.waiting || stallMs === undefined) return;
+    if (this.stopped || this.expired || !this.waiting || stallMs === undefined) return;
     const rest = this.since + stallMs - this.now();
     // A timer may fire a fraction of a millisecond early; anything under one counts as out.
     if (rest >= 1) {
@@ -101,9 +123,10 @@ export class AgentClocks {
   }
 
   private expire(reason: AgentLimitReason): void {
-    if (this.stopped) return;
+    if (this.stopped || this.expired) return;
+    this.expired = true;
     if (reason === 'timeout') this.timeout = undefined;
-    this.stop();
+    this.clearClocks();
     this.options.expire(reason);
   }
 }

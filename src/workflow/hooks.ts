@@ -121,7 +121,7 @@ export function checkAgentOptions(host: HookHost, options: unknown): AgentStartO
 export const MAX_AGENT_TIMEOUT_MS = 2_147_483_647;
 
 /** A whole number of milliseconds from 1 to `MAX_AGENT_TIMEOUT_MS`. */
-export function isAgentTimeout(value: unknown): value is number {
+function isAgentTimeout(value: unknown): value is number {
   return (
     Number.isInteger(value) && (value as number) >= 1 && (value as number) <= MAX_AGENT_TIMEOUT_MS
   );

@@ -144,7 +144,7 @@ export class RunChildren {
   private readonly running = new Map<number, Child>();
   /** Completed children whose journal line is not durable yet: not ended, not cancellable. */
   private readonly journaling = new Map<number, Child>();
-  /** Clocks with a timer still set (see `timedAgents`). */
+  /** The clocks of children that have not ended (see `timedAgents`). */
   private readonly clocks = new Set<AgentClocks>();
   private requested = 0;
   private lastSeq = 0;
@@ -174,7 +174,7 @@ export class RunChildren {
     return this.running.size + this.journaling.size;
   }
 
-  /** Children with a time limit or stall timer still set: 0 once every child has ended. */
+  /** Children whose clocks are not stopped yet: 0 once every child has ended. */
   get timedAgents(): number {
     return this.clocks.size;
   }
@@ -381,10 +381,7 @@ export class RunChildren {
     const clocks: AgentClocks = new AgentClocks({
       ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       ...(reportsActivity ? { stallMs } : {}),
-      expire: (limit) => {
-        this.clocks.delete(clocks);
-        expire(limit, limit === 'timeout' ? (timeoutMs as number) : stallMs);
-      },
+      expire: (limit) => expire(limit, limit === 'timeout' ? (timeoutMs as number) : stallMs),
     });
     this.clocks.add(clocks);
     return clocks;
@@ -407,8 +404,20 @@ export class RunChildren {
     try {
       child.run?.cancel(why);
     } catch {
-      // A child that cannot be cancelled ends when its run does.
+      // The grace below ends it all the same.
     }
+    child.clocks?.afterGrace(this.setup.limits.cancelGraceMs, () => this.abandon(child, limit));
+  }
+
+  /**
+   * A child that ignored its limit's cancel for the grace period ends now, so it does not hold
+   * its slot; its late result is ignored (and its run disposed) when it comes.
+   */
+  private abandon(child: Child, limit: AgentLimitReason): void {
+    if (!this.running.has(child.seq)) return;
+    this.end(child, 'failed', limit);
+    this.setup.reply(child.call, { kind: 'failure', reason: limit });
+    this.slots.release();
   }
 
   /** `result` is undefined when the child's run rejected (an infrastructure fault). */

@@ -78,6 +78,32 @@ test('stop clears both timers and nothing expires afterwards', () => {
   assert.deepEqual(expired, []);
 });
 
+test('after a clock ran out, the grace timer calls back unless stop comes first', () => {
+  const late = clocks({ timeoutMs: 10 });
+  let abandoned = 0;
+  mock.timers.tick(10);
+  late.subject.afterGrace(50, () => {
+    abandoned += 1;
+  });
+  assert.equal(late.subject.armed, true, 'the grace timer is set');
+  late.subject.activity('output');
+  mock.timers.tick(49);
+  assert.equal(abandoned, 0);
+  mock.timers.tick(1);
+  assert.equal(abandoned, 1);
+  assert.deepEqual(late.expired, ['timeout'], 'activity after expiry restarts nothing');
+  assert.equal(late.subject.armed, false);
+
+  const prompt = clocks({ timeoutMs: 10 });
+  mock.timers.tick(10);
+  prompt.subject.afterGrace(50, () => {
+    abandoned += 1;
+  });
+  prompt.subject.stop();
+  mock.timers.tick(100);
+  assert.equal(abandoned, 1, 'a child that stopped in time is not abandoned');
+});
+
 test('the timers never keep the process alive', () => {
   mock.timers.reset();
   const timeouts = () =>

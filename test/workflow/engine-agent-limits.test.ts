@@ -53,6 +53,25 @@ test('timeoutMs fails one child with reason timeout while the others complete', 
   );
 });
 
+test('a child that ignores its timeout cancel ends anyway after the grace, freeing its slot', async () => {
+  const fixture = engineFixture({
+    limits: { maxConcurrentAgents: 1, cancelGraceMs: 40 },
+    respond: (request) => (request.prompt === 'wedged' ? undefined : echoPrompt(request)),
+    wedged: (request) => request.prompt === 'wedged',
+  });
+  const run = fixture.start(`
+    return await parallel([() => agent('wedged', { timeoutMs: 30 }), () => agent('next')]);`);
+  const result = await settled(fixture, run);
+  assert.equal(result.stopReason, 'completed');
+  assert.deepEqual(result.value, [null, '<next>'], 'the one slot went to the next child');
+  assert.deepEqual(result.failures, [
+    { seq: 1, label: 'wedged', outcome: 'failed', reason: 'timeout' },
+  ]);
+  const wedged = await fixture.fake.child(/^wedged$/);
+  assert.match(wedged.cancelledBy ?? '', /time limit of 30 ms/);
+  assert.equal(wedged.settled, false, 'it never stopped');
+});
+
 test('a child whose model is silent for stallMs fails with reason stalled; busy ones complete', async () => {
   const fixture = engineFixture({
     limits: { stallMs: 50 },
