@@ -59,7 +59,8 @@ test('workflow run: timeoutMs fails the hanging child with reason timeout; the o
 
 test('workflow run: workflow.stallMs from config fails a child whose model is silent with reason stalled', async () => {
   const home = temporaryFolder();
-  writeFileSync(join(home, 'config.yaml'), 'workflow:\n  stallMs: 300\n');
+  // Long enough for the answering children to reach their model on a loaded machine.
+  writeFileSync(join(home, 'config.yaml'), 'workflow:\n  stallMs: 2000\n');
   const { loom } = startScriptedWorkflow(
     home,
     { name: 'limits.js', script: SCRIPT(''), model: MODEL },
