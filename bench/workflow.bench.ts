@@ -62,6 +62,7 @@ const instantProvider: SubagentProvider = {
     toolFilter: true,
     persona: true,
     inheritsParentContext: false,
+    activity: false,
   },
   start(request): SubagentRun {
     childCount += 1;

@@ -56,6 +56,8 @@ const capabilities: SubagentCapabilities = {
   toolFilter: false,
   persona: false,
   inheritsParentContext: false,
+  // The agent's updates do not tell waiting on its model from running its own tools.
+  activity: false,
 };
 
 /** `bin/loom`: two folders up from src/subagent, dist/subagent and dist/bundle alike. */

@@ -19,6 +19,11 @@ export interface SubagentCapabilities {
   readonly persona: boolean;
   /** The child starts with the parent's completed turns (a fork), not a blank session. */
   readonly inheritsParentContext: boolean;
+  /**
+   * Reports the child's model activity through `onActivity`, so a caller can tell a child whose
+   * model went silent from one that is working. Without it a caller cannot detect a stall.
+   */
+  readonly activity: boolean;
 }
 
 /** Who is delegating: the parent agent's session, or none for a run started outside any chat. */
@@ -56,7 +61,21 @@ export interface SubagentStartRequest {
    * child's `result.usage` still has the total.
    */
   onUsage?(report: SubagentUsageReport): void;
+  /**
+   * Hears the child's model activity as it happens (only from a provider with the `activity`
+   * capability): a request sent, each piece of streamed output, the answer complete. Must not
+   * throw; called often, so it must be cheap.
+   */
+  onActivity?(activity: SubagentActivity): void;
 }
+
+/**
+ * One step of a child's model activity. `request`: a model request was sent and the child waits
+ * for its output. `output`: the model streamed output (a text or reasoning delta). `answered`:
+ * the model's answer is complete; the child now runs its tools (which have their own time
+ * limits) or ends, and waits for no model until its next `request`.
+ */
+export type SubagentActivity = 'request' | 'output' | 'answered';
 
 /** One finished model request of a child. */
 export interface SubagentUsageReport {

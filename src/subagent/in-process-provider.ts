@@ -41,6 +41,7 @@ const capabilities = (fork: boolean): SubagentCapabilities => ({
   toolFilter: true,
   persona: true,
   inheritsParentContext: fork,
+  activity: true,
 });
 
 export function createInProcessProvider(options: InProcessProviderOptions): SubagentProvider {
@@ -124,14 +125,28 @@ function startChild(
   const capture = schema ? attachStructuredOutput(handle, schema) : undefined;
   if (descriptor.continuable) options.children.adopt(handle, descriptor);
 
-  const { onUsage } = request;
-  const stopReporting = onUsage
-    ? handle.log.onAppend((event) => {
-        if (event.type !== 'assistant/message') return;
-        const { usage, model } = (event as SessionEvent<'assistant/message'>).data;
-        onUsage({ usage, model });
-      })
-    : undefined;
+  const { onUsage, onActivity } = request;
+  const stopReporting =
+    onUsage || onActivity
+      ? handle.log.onAppend((event) => {
+          switch (event.type) {
+            case 'request/header':
+              onActivity?.('request');
+              return;
+            case 'assistant/chunk':
+              onActivity?.('output');
+              return;
+            case 'assistant/message': {
+              const { usage, model } = (event as SessionEvent<'assistant/message'>).data;
+              onUsage?.({ usage, model });
+              onActivity?.('answered');
+              return;
+            }
+            default:
+              return;
+          }
+        })
+      : undefined;
   /** The first reason the child was asked to stop with, for its diagnostic. */
   let cancelReason: string | undefined;
   const onAbort = () => {

@@ -11,7 +11,8 @@ Parameters:
 - args: a JSON object the script reads as \`args\`.
 
 The script sees exactly these globals:
-- agent(prompt, {label?, phase?, schema?, model?}) -> Promise<string | value | null>. Starts a fresh subagent with the same tools except workflow; the prompt is its whole task (it has not seen this conversation). Resolves to its final text, or, with a JSON \`schema\` (type/properties/required/additionalProperties/items/enum/const only), to a value matching it. Resolves null when that subagent fails, so use \`.filter(Boolean)\`.
+- agent(prompt, {label?, phase?, schema?, model?, timeoutMs?}) -> Promise<string | value | null>. Starts a fresh subagent with the same tools except workflow; the prompt is its whole task (it has not seen this conversation). Resolves to its final text, or, with a JSON \`schema\` (type/properties/required/additionalProperties/items/enum/const only), to a value matching it. Resolves null when that subagent fails, so use \`.filter(Boolean)\`.
+- agent option timeoutMs: a whole number of milliseconds; a subagent still running that long after it started is cancelled and resolves null (its failure reason is timeout). A subagent whose model sends no output for the run's stall limit (workflow.stallMs, default 5 minutes; time spent in its tools does not count) is cancelled the same way (reason stalled).
 - parallel([() => promise, ...]) -> Promise<array>: runs the thunks concurrently and waits for all; an item that throws becomes null.
 - pipeline(items, stage1, stage2, ...) -> Promise<array>: each item flows through the stages on its own (no barrier between stages); each stage is called (previous, item, index), previous being the item for the first stage. A stage that throws nulls its item and skips the item's later stages.
 - phase(title): marks progress (use the meta phase titles). log(message): a progress line for the user.

@@ -36,7 +36,7 @@ export interface HookHost {
   budgetSpent(): number;
 }
 
-const agentOptions = ['label', 'phase', 'schema', 'model'] as const;
+const agentOptions = ['label', 'phase', 'schema', 'model', 'timeoutMs'] as const;
 const deferredAgentOptions = ['effort', 'isolation', 'agentType'];
 
 const noop = () => {};
@@ -83,7 +83,7 @@ export function checkAgentOptions(host: HookHost, options: unknown): AgentStartO
   if (!isPlainObject(options)) {
     throw fatal(
       'INVALID_ARGUMENT',
-      `agent() options must be a plain object {label, phase, schema, model}, not ${describe(options)}`,
+      `agent() options must be a plain object {label, phase, schema, model, timeoutMs}, not ${describe(options)}`,
     );
   }
   for (const key of Object.keys(options)) {
@@ -113,7 +113,34 @@ export function checkAgentOptions(host: HookHost, options: unknown): AgentStartO
     checked[key] = value;
   }
   if (options.schema !== undefined) checked.schema = checkSchema(host, options.schema);
+  if (options.timeoutMs !== undefined) checked.timeoutMs = checkTimeoutMs(options.timeoutMs);
   return checked;
+}
+
+/** The longest `timeoutMs` a timer can hold (2^31 - 1 ms, about 24.8 days). */
+export const MAX_AGENT_TIMEOUT_MS = 2_147_483_647;
+
+/** A whole number of milliseconds from 1 to `MAX_AGENT_TIMEOUT_MS`. */
+function isAgentTimeout(value: unknown): value is number {
+  return (
+    Number.isInteger(value) && (value as number) >= 1 && (value as number) <= MAX_AGENT_TIMEOUT_MS
+  );
+}
+
+/** Checks the `timeoutMs` agent option; a pure function of the value, for every engine. */
+export function checkTimeoutMs(value: unknown): number {
+  if (!isAgentTimeout(value)) {
+    throw fatal(
+      'INVALID_ARGUMENT',
+      `agent() option timeoutMs must be a positive whole number of milliseconds (at most ${MAX_AGENT_TIMEOUT_MS}), not ${describeNumber(value)}`,
+    );
+  }
+  return value;
+}
+
+/** `describe`, with the offending number itself when it is one. */
+function describeNumber(value: unknown): string {
+  return typeof value === 'number' ? String(value) : describe(value);
 }
 
 function checkSchema(host: HookHost, schema: unknown): Record<string, unknown> {

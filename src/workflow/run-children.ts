@@ -17,6 +17,7 @@ import {
   type SubagentStartRequest,
 } from '../subagent/contract.js';
 import type { SubagentRegistry } from '../subagent/registry.js';
+import { AgentClocks, type AgentLimitReason } from './agent-clocks.js';
 import { FAN_OUT_AGENTS, tuneCompilerForFanOut } from './compiler-tuning.js';
 import {
   type AgentOutcome,
@@ -90,6 +91,10 @@ interface Child {
   /** The call's journal key and occurrence, when the run keeps a journal. */
   key?: string;
   n?: number;
+  /** Its time limit and stall detector, while it runs (never for a journal answer). */
+  clocks?: AgentClocks;
+  /** Set when a clock ran out: the child was cancelled for it and fails with this reason. */
+  limit?: AgentLimitReason;
 }
 
 /** Tokens charged for one agent, and their cost (undefined once any of it has no price). */
@@ -139,6 +144,8 @@ export class RunChildren {
   private readonly running = new Map<number, Child>();
   /** Completed children whose journal line is not durable yet: not ended, not cancellable. */
   private readonly journaling = new Map<number, Child>();
+  /** The clocks of children that have not ended (see `timedAgents`). */
+  private readonly clocks = new Set<AgentClocks>();
   private requested = 0;
   private lastSeq = 0;
   private closed = false;
@@ -165,6 +172,11 @@ export class RunChildren {
   /** Children started and not yet ended. */
   get active(): number {
     return this.running.size + this.journaling.size;
+  }
+
+  /** Children whose clocks are not stopped yet: 0 once every child has ended. */
+  get timedAgents(): number {
+    return this.clocks.size;
   }
 
   /** The cost of the agents that have ended; undefined when any of it is unknown. */
@@ -246,6 +258,8 @@ export class RunChildren {
     this.slots.clear();
     if (!this.controller.signal.aborted) this.controller.abort(reason);
     for (const child of this.running.values()) {
+      // The run's own reason wins: no child's clock fires while the run is stopping.
+      this.stopClocks(child.clocks);
       try {
         child.run?.cancel(reason);
       } catch {
@@ -298,14 +312,32 @@ export class RunChildren {
     startRequest.onUsage = (report) => this.charge(spend, report.model, report.usage);
     if (options.schema !== undefined) startRequest.outputSchema = options.schema;
     if (model !== undefined) startRequest.model = model;
+    // Set before the child starts, so activity during its start counts; it cannot expire before
+    // this turn ends, by when the child is registered (or the clocks stopped).
+    let child: Child | undefined;
+    let clocks: AgentClocks | undefined;
     let run: SubagentRun;
     try {
       const { registry, provider } = this.setup;
+      const { capabilities } = registry.get(provider);
       // A child may not run a workflow of its own: it would escape this run's caps, events and
       // cancellation. A provider that cannot hide tools runs its children outside Loom's tools.
-      if (registry.get(provider).capabilities.toolFilter) startRequest.toolFilter = [WORKFLOW_TOOL];
+      if (capabilities.toolFilter) startRequest.toolFilter = [WORKFLOW_TOOL];
+      clocks = this.startClocks(
+        (limit, milliseconds) => {
+          if (child) this.expired(child, limit, milliseconds);
+        },
+        options.timeoutMs,
+        // Only a provider that reports its children's model activity can tell a stall.
+        capabilities.activity,
+      );
+      if (clocks && capabilities.activity) {
+        const heard = clocks;
+        startRequest.onActivity = (kind) => heard.activity(kind);
+      }
       run = registry.start(provider, startRequest);
     } catch (error) {
+      this.stopClocks(clocks);
       // Reply first: the failure ends the run, so no queued call starts in the freed slot.
       this.setup.reply(call, startFailure(label, error));
       this.slots.release();
@@ -313,7 +345,7 @@ export class RunChildren {
     }
     this.lastSeq += 1;
     if (this.lastSeq === FAN_OUT_AGENTS) tuneCompilerForFanOut();
-    const child: Child = {
+    child = {
       seq: this.lastSeq,
       call,
       label,
@@ -325,12 +357,67 @@ export class RunChildren {
       ...(place ? { key: place.key, n: place.n } : {}),
     };
     if (model !== undefined) child.model = model;
+    if (clocks) child.clocks = clocks;
     this.begin(child);
+    const started = child;
     run.result.then(
-      (result) => this.settled(child, run, result),
+      (result) => this.settled(started, run, result),
       (error: unknown) =>
-        this.settled(child, run, undefined, `the agent failed: ${errorMessage(error)}`),
+        this.settled(started, run, undefined, `the agent failed: ${errorMessage(error)}`),
     );
+  }
+
+  /**
+   * Sets the child's time limit (`timeoutMs`, from now) and, when its provider reports model
+   * activity, its stall detector (`stallMs` of model silence); either cancels it when it runs out.
+   */
+  private startClocks(
+    expire: (limit: AgentLimitReason, milliseconds: number) => void,
+    timeoutMs: number | undefined,
+    reportsActivity: boolean,
+  ): AgentClocks | undefined {
+    if (timeoutMs === undefined && !reportsActivity) return undefined;
+    const { stallMs } = this.setup.limits;
+    const clocks: AgentClocks = new AgentClocks({
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      ...(reportsActivity ? { stallMs } : {}),
+      expire: (limit) => expire(limit, limit === 'timeout' ? (timeoutMs as number) : stallMs),
+    });
+    this.clocks.add(clocks);
+    return clocks;
+  }
+
+  private stopClocks(clocks: AgentClocks | undefined): void {
+    if (!clocks) return;
+    clocks.stop();
+    this.clocks.delete(clocks);
+  }
+
+  /** A clock ran out: the child is cancelled, and ends failed with the limit as its reason. */
+  private expired(child: Child, limit: AgentLimitReason, milliseconds: number): void {
+    if (!this.running.has(child.seq) || child.limit !== undefined) return;
+    child.limit = limit;
+    const why =
+      limit === 'timeout'
+        ? `the agent ran past its time limit of ${milliseconds} ms (timeoutMs)`
+        : `the agent's model sent no output for ${milliseconds} ms (workflow.stallMs)`;
+    try {
+      child.run?.cancel(why);
+    } catch {
+      // The grace below ends it all the same.
+    }
+    child.clocks?.afterGrace(this.setup.limits.cancelGraceMs, () => this.abandon(child, limit));
+  }
+
+  /**
+   * A child that ignored its limit's cancel for the grace period ends now, so it does not hold
+   * its slot; its late result is ignored (and its run disposed) when it comes.
+   */
+  private abandon(child: Child, limit: AgentLimitReason): void {
+    if (!this.running.has(child.seq)) return;
+    this.end(child, 'failed', limit);
+    this.setup.reply(child.call, { kind: 'failure', reason: limit });
+    this.slots.release();
   }
 
   /** `result` is undefined when the child's run rejected (an infrastructure fault). */
@@ -340,13 +427,18 @@ export class RunChildren {
     result: SubagentResult | undefined,
     fault?: string,
   ): void {
+    this.stopClocks(child.clocks);
     try {
       run.dispose();
     } catch {
       // A child that cannot be released is the provider's fault; the run still settles.
     }
     if (!this.running.has(child.seq)) return;
-    const { outcome, reason } = judge(child, result, fault);
+    // A child that completed before its cancel reached it keeps its answer.
+    const { outcome, reason } =
+      child.limit !== undefined && result?.stopReason !== 'completed'
+        ? { outcome: 'failed' as const, reason: child.limit }
+        : judge(child, result, fault);
     const { journal } = this.setup;
     if (outcome === 'completed' && journal && child.key !== undefined && child.n !== undefined) {
       this.journalThenEnd(journal, child, result);
@@ -412,6 +504,7 @@ export class RunChildren {
    * they ran (a provider that cannot, or a failed request) is charged now.
    */
   private end(child: Child, outcome: AgentOutcome, reason: string, usage?: Usage): void {
+    this.stopClocks(child.clocks);
     this.running.delete(child.seq);
     this.journaling.delete(child.seq);
     const spend = child.spend ?? { input: 0, output: 0, costUsd: this.priced ? 0 : undefined };

@@ -68,9 +68,14 @@ function canonical(value: unknown): unknown {
   return sorted;
 }
 
-/** sha256 hex of `[workflow ?? null, prompt, options with keys sorted]`. */
+/**
+ * sha256 hex of `[workflow ?? null, prompt, options with keys sorted]`. `timeoutMs` takes no
+ * part: a time limit does not change the answer, and a resume with a longer one must still find
+ * the calls that completed.
+ */
 export function journalKey(call: JournalCall): string {
-  const text = JSON.stringify([call.workflow ?? null, call.prompt, canonical(call.options)]);
+  const { timeoutMs: _limit, ...options } = call.options;
+  const text = JSON.stringify([call.workflow ?? null, call.prompt, canonical(options)]);
   return createHash('sha256').update(text).digest('hex');
 }
 

@@ -9,6 +9,9 @@ import type { WorkflowErrorCode } from './contract.js';
 import { DEFAULT_MAXIMUM_DEPTH } from './materialize.js';
 import { type WorkerEnvelope, WorkerMessage } from './protocol.js';
 
+/** The longest delay a timer holds (2^31 - 1 ms); the agent option `timeoutMs` is checked against it. */
+const MAX_TIMER_MS = 2_147_483_647;
+
 /** A checked message, or the reason it is not one (a protocol fault). */
 export type WorkerReading = { message: WorkerEnvelope } | { fault: string };
 
@@ -78,11 +81,17 @@ function checkPayload(tag: WorkerMessage, payload: unknown): void {
       const options = onlyKeys(
         start.options,
         'payload.options',
-        ['label', 'phase', 'schema', 'model'],
+        ['label', 'phase', 'schema', 'model', 'timeoutMs'],
         [],
       );
       for (const key of ['label', 'phase', 'model'] as const) {
         if (options[key] !== undefined) text(options[key], `payload.options.${key}`, false);
+      }
+      if (options.timeoutMs !== undefined) {
+        positiveInteger(options.timeoutMs, 'payload.options.timeoutMs');
+        if ((options.timeoutMs as number) > MAX_TIMER_MS) {
+          malformed(`payload.options.timeoutMs must be at most ${MAX_TIMER_MS}`);
+        }
       }
       if (options.schema !== undefined) {
         if (!isPlainRecord(options.schema)) {

@@ -16,6 +16,7 @@ const noCapabilities: SubagentCapabilities = {
   toolFilter: false,
   persona: false,
   inheritsParentContext: false,
+  activity: false,
 };
 
 const model = {

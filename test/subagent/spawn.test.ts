@@ -255,3 +255,35 @@ test('onUsage hears each model request of the child as it finishes, with its mod
   assert.deepEqual(result.usage, { input: 18, output: 7 });
   await fixture.close();
 });
+
+test('onActivity hears each request, each streamed delta and each complete answer, in order', async () => {
+  const fixture = subagentFixture({ model, tools: [echoTool] });
+  const { registry } = fixture.services;
+  assert.deepEqual(
+    ['spawn', 'fork', 'acp'].map((name) => registry.get(name).capabilities.activity),
+    [true, true, false],
+  );
+  const heard: string[] = [];
+  const run = registry.start('spawn', {
+    ...fromDepth(fixture, 0, 'count my tokens'),
+    onActivity: (activity) => heard.push(activity),
+  });
+  assert.equal((await run.result).output, 'counted');
+  const expected = fixture
+    .load(run.id)
+    .events.flatMap((event) =>
+      event.type === 'request/header'
+        ? ['request']
+        : event.type === 'assistant/chunk'
+          ? ['output']
+          : event.type === 'assistant/message'
+            ? ['answered']
+            : [],
+    );
+  assert.deepEqual(heard, expected);
+  // A tool step, then a text answer streamed in deltas.
+  assert.deepEqual(heard.slice(0, 3), ['request', 'answered', 'request']);
+  assert.ok(heard.filter((activity) => activity === 'output').length >= 1);
+  assert.equal(heard.at(-1), 'answered');
+  await fixture.close();
+});

@@ -8,6 +8,7 @@ import { Context } from '../../src/core/context.js';
 import type { SessionEvent } from '../../src/core/session-events.js';
 import type { Usage } from '../../src/llm/contract.js';
 import type {
+  SubagentActivity,
   SubagentProvider,
   SubagentResult,
   SubagentStartRequest,
@@ -74,6 +75,8 @@ export interface FakeChild {
    * `fake:default`).
    */
   report(usage: Usage, model?: string): void;
+  /** Reports model activity through the request's `onActivity` (as the in-process provider does). */
+  activity(kind: SubagentActivity): void;
 }
 
 export interface FakeProviderOptions {
@@ -84,6 +87,8 @@ export interface FakeProviderOptions {
   wedged?: (request: SubagentStartRequest) => boolean;
   /** Never calls `onUsage` (like the acp provider): only the result carries the usage. */
   silent?: boolean;
+  /** Has no `activity` capability (like the acp provider): its children never stall. */
+  noActivity?: boolean;
 }
 
 const zeroUsage = (): Usage => ({ input: 0, output: 0 });
@@ -99,6 +104,7 @@ export function fakeProvider(options: FakeProviderOptions = {}) {
       toolFilter: true,
       persona: true,
       inheritsParentContext: true,
+      activity: !options.noActivity,
     },
     start(request) {
       const immediate = options.respond?.(request);
@@ -119,6 +125,9 @@ export function fakeProvider(options: FakeProviderOptions = {}) {
           if (!options.silent) {
             request.onUsage?.({ usage, model: model ?? request.model ?? 'fake:default' });
           }
+        },
+        activity(kind) {
+          request.onActivity?.(kind);
         },
         answer(answer) {
           if (child.settled) return;

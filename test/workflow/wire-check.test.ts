@@ -30,6 +30,7 @@ test('every message the worker session sends is accepted as it is', () => {
           phase: 'f',
           model: 'm',
           schema: { type: 'object', required: ['a'] },
+          timeoutMs: 2147483647,
         },
       },
     },
@@ -76,6 +77,14 @@ test('anything else is a fault that says what is wrong, never echoing the value'
     [
       { tag: 'agent-start', payload: { call: 1, prompt: 'p', options: { effort: 'max' } } },
       /payload\.options has an unknown key "effort"/,
+    ],
+    [
+      { tag: 'agent-start', payload: { call: 1, prompt: 'p', options: { timeoutMs: 0.5 } } },
+      /payload\.options\.timeoutMs must be a positive integer/,
+    ],
+    [
+      { tag: 'agent-start', payload: { call: 1, prompt: 'p', options: { timeoutMs: 2 ** 31 } } },
+      /payload\.options\.timeoutMs must be at most 2147483647/,
     ],
     [
       { tag: 'agent-start', payload: { call: 1, prompt: 'p', options: { schema: [] } } },
