@@ -117,10 +117,15 @@ class HeapWatcher {
     } catch {}
   }
 
+  /**
+   * The inspector numbers threads per session; Node titles each `[worker THREAD_ID]`, which is
+   * how an attached thread is told apart. A thread with another title is not watched.
+   */
   private readonly onAttached = (message: {
-    params: { sessionId: string; workerInfo: { workerId: string } };
+    params: { sessionId: string; workerInfo: { title: string } };
   }): void => {
-    this.attached.set(message.params.workerInfo.workerId, message.params.sessionId);
+    const threadId = /^\[worker (\d+)\]/.exec(message.params.workerInfo.title)?.[1];
+    if (threadId !== undefined) this.attached.set(threadId, message.params.sessionId);
   };
 
   private readonly onDetached = (message: { params: { sessionId: string } }): void => {
