@@ -3,7 +3,9 @@
  * to the run's children, reads nested `workflow()` targets for the worker, emits the run's events
  * and settles the result. The result never rejects and resolves only once the worker has
  * exited; cancel always frees the caller within the grace period, ending in `worker.terminate()`.
- * Every path ends with one `workflow/end`.
+ * Every path ends with one `workflow/end`. The run-level limits end it here too: a script past
+ * `maxScriptMemoryMb` (SCRIPT_MEMORY, its thread stopped at once) and `maxRunMs` from `go`
+ * (RUN_TIMEOUT).
  */
 import type { Worker } from 'node:worker_threads';
 import type { Disposer } from '../core/context.js';
@@ -20,6 +22,7 @@ import {
   workflowPhase,
   workflowStart,
 } from './contract.js';
+import { watchWorkerHeap } from './heap-watch.js';
 import {
   type AgentReply,
   type DoneOutcome,
@@ -71,6 +74,9 @@ export class HostRun implements WorkflowRun {
   private lastCall = 0;
   private lastLoad = 0;
   private graceTimer: NodeJS.Timeout | undefined;
+  /** `maxRunMs`, from `go`. */
+  private runTimer: NodeJS.Timeout | undefined;
+  private readonly stopHeapWatch: Disposer;
   /** The spent tokens the worker was last told of, and that message while it is still queued. */
   private budgetSent = 0;
   private budgetNote: { payload: HostPayloads[HostMessage.Budget]; post: number } | undefined;
@@ -107,6 +113,11 @@ export class HostRun implements WorkflowRun {
       this.resolveResult = resolve;
     });
     this.stopBudget = setup.budget.onExhausted(this.onBudgetExhausted);
+    this.stopHeapWatch = watchWorkerHeap(
+      this.worker,
+      setup.limits.maxScriptMemoryMb,
+      this.onScriptMemory,
+    );
     this.worker.on('message', this.onMessage);
     this.worker.on('error', this.onError);
     this.worker.on('messageerror', this.onError);
@@ -180,6 +191,47 @@ export class HostRun implements WorkflowRun {
     );
   };
 
+  /** The script's heap passed `maxScriptMemoryMb`: its thread is stopped now, not after a grace. */
+  private readonly onScriptMemory = (usedBytes?: number): void => {
+    if (this.outcome || this.stage === 'ended') return;
+    const limit = this.setup.limits.maxScriptMemoryMb;
+    const reason = `the workflow script used more than its memory limit of ${limit} MB (maxScriptMemoryMb)`;
+    const used = usedBytes === undefined ? '' : ` (${Math.round(usedBytes / 1048576)} MB in use)`;
+    this.finish(
+      this.cancelReason !== undefined
+        ? this.cancelledOutcome()
+        : {
+            stopReason: 'error',
+            error: {
+              code: 'SCRIPT_MEMORY',
+              message: `${reason}${used}; the script was stopped and agents still running were cancelled`,
+            },
+          },
+      reason,
+    );
+    this.terminate();
+  };
+
+  /** `maxRunMs` passed since `go`: the run ends like a cancel, as an error. */
+  private readonly onRunTimeout = (): void => {
+    this.runTimer = undefined;
+    if (this.outcome || this.stage === 'ended') return;
+    const reason = `the workflow run reached its time limit of ${this.setup.limits.maxRunMs} ms (maxRunMs)`;
+    this.post(HostMessage.Cancel, { reason });
+    this.finish(
+      this.cancelReason !== undefined
+        ? this.cancelledOutcome()
+        : {
+            stopReason: 'error',
+            error: {
+              code: 'RUN_TIMEOUT',
+              message: `${reason}; agents still running were cancelled`,
+            },
+          },
+      reason,
+    );
+  };
+
   /** Once the outcome is known nothing the worker says matters; it is terminated next. */
   private readonly onMessage = (raw: unknown): void => {
     if (this.stage === 'ended' || this.outcome) return;
@@ -199,6 +251,9 @@ export class HostRun implements WorkflowRun {
       case WorkerMessage.Ready:
         this.stage = 'running';
         this.post(HostMessage.Go, {});
+        if (this.setup.limits.maxRunMs !== undefined) {
+          this.runTimer = setTimeout(this.onRunTimeout, this.setup.limits.maxRunMs);
+        }
         return;
       case WorkerMessage.AgentStart: {
         const { call, prompt, options, workflow } = message.payload;
@@ -300,11 +355,17 @@ export class HostRun implements WorkflowRun {
   }
 
   private readonly onError = (error: unknown): void => {
+    // V8's heap limit (the backstop of the heap watch) ended the thread.
+    if ((error as { code?: unknown } | null)?.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+      this.onScriptMemory();
+      return;
+    }
     this.fail(`the workflow worker failed: ${errorMessage(error)}`);
   };
 
   private readonly onExit = (code: number): void => {
     this.workerExited = true;
+    this.stopHeapWatch();
     this.worker.off('message', this.onMessage);
     this.worker.off('error', this.onError);
     this.worker.off('messageerror', this.onError);
@@ -386,6 +447,9 @@ export class HostRun implements WorkflowRun {
     this.stage = 'ended';
     if (this.graceTimer !== undefined) clearTimeout(this.graceTimer);
     this.graceTimer = undefined;
+    clearTimeout(this.runTimer);
+    this.runTimer = undefined;
+    this.stopHeapWatch();
     this.setup.request.signal?.removeEventListener('abort', this.onAbort);
     this.stopBudget();
     this.children.endStranded('the workflow ended before this agent did');

@@ -3,6 +3,8 @@
  * the return value) into a plain JSON value of this realm. Everything JSON cannot carry is
  * rejected loud with its path; it must never drop or coerce a value silently, and never let
  * script data set a prototype. Getters run and their results cross (the script is trusted).
+ * With a byte limit it counts the value's JSON bytes as it copies and stops at the limit, so a
+ * huge value is refused without being copied whole.
  */
 import vm from 'node:vm';
 import { WorkflowError } from './contract.js';
@@ -15,6 +17,13 @@ export interface MaterializeOptions {
   allowedPrototypes: ReadonlySet<object | null>;
   /** Deeper nesting is rejected instead of overflowing the stack; default 1000. */
   maximumDepth?: number;
+  /**
+   * The largest `JSON.stringify` of the value, in UTF-8 bytes; past it a fatal
+   * `RESULT_TOO_LARGE` naming `limitName`. Absent: no limit.
+   */
+  maximumBytes?: number;
+  /** The limit's name in that message; default `maxResultBytes`. */
+  limitName?: string;
 }
 
 export const DEFAULT_MAXIMUM_DEPTH = 1000;
@@ -29,6 +38,10 @@ interface Walk {
   allowedPrototypes: ReadonlySet<object | null>;
   maximumDepth: number;
   ancestors: Map<object, Trail>;
+  maximumBytes: number;
+  limitName: string;
+  /** The JSON bytes of what was copied so far. */
+  bytes: number;
 }
 
 /**
@@ -43,6 +56,9 @@ export function materializeFromRealm(value: unknown, options: MaterializeOptions
     allowedPrototypes: options.allowedPrototypes,
     maximumDepth: options.maximumDepth ?? DEFAULT_MAXIMUM_DEPTH,
     ancestors: new Map(),
+    maximumBytes: options.maximumBytes ?? Number.POSITIVE_INFINITY,
+    limitName: options.limitName ?? 'maxResultBytes',
+    bytes: 0,
   };
   return copyValue(walk, value, { parent: undefined, key: options.label }, 0);
 }
@@ -82,6 +98,29 @@ function reject(trail: Trail, problem: string, cause?: unknown): WorkflowError {
   );
 }
 
+/** Counts `bytes` more JSON; past the limit the value is refused where it passed it. */
+function count(walk: Walk, trail: Trail, bytes: number): void {
+  walk.bytes += bytes;
+  if (walk.bytes <= walk.maximumBytes) return;
+  let root = trail;
+  while (root.parent !== undefined) root = root.parent;
+  throw withScriptFrames(
+    new WorkflowError(
+      'RESULT_TOO_LARGE',
+      `${String(root.key)} is larger than ${walk.maximumBytes} bytes as JSON (${walk.limitName}); it passed the limit at ${renderTrail(trail)}. Return less: a summary, or the paths of files the agents wrote`,
+      { fatal: true },
+    ),
+  );
+}
+
+/** A string's bytes in `JSON.stringify` output: escapes are measured, plain text is not copied. */
+function jsonStringBytes(text: string): number {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: JSON escapes exactly these.
+  return /[\u0000-\u001f"\\\ud800-\udfff]/.test(text)
+    ? Buffer.byteLength(JSON.stringify(text))
+    : Buffer.byteLength(text) + 2;
+}
+
 function attempt<Result>(trail: Trail, action: string, operation: () => Result): Result {
   try {
     return operation();
@@ -93,10 +132,16 @@ function attempt<Result>(trail: Trail, action: string, operation: () => Result):
 function copyValue(walk: Walk, value: unknown, trail: Trail, depth: number): unknown {
   switch (typeof value) {
     case 'string':
+      count(walk, trail, jsonStringBytes(value));
+      return value;
     case 'boolean':
+      count(walk, trail, value ? 4 : 5);
       return value;
     case 'number':
-      if (Number.isFinite(value)) return value;
+      if (Number.isFinite(value)) {
+        count(walk, trail, String(value).length);
+        return value;
+      }
       throw reject(trail, `${value} cannot leave the workflow; JSON has no non-finite numbers`);
     case 'bigint':
       throw reject(trail, `a bigint (${value}n) cannot leave the workflow; use a string or number`);
@@ -112,7 +157,9 @@ function copyValue(walk: Walk, value: unknown, trail: Trail, depth: number): unk
           : 'undefined cannot leave the workflow as a property value; omit the key or use null',
       );
     case 'object':
-      return value === null ? null : copyObject(walk, value, trail, depth);
+      if (value !== null) return copyObject(walk, value, trail, depth);
+      count(walk, trail, 4);
+      return null;
   }
 }
 
@@ -149,6 +196,10 @@ function copyObject(walk: Walk, value: object, trail: Trail, depth: number): unk
 
 function copyArray(walk: Walk, value: unknown[], trail: Trail, depth: number): unknown[] {
   const length = value.length;
+  // Brackets and commas; each element is at least one more byte, so a huge array that cannot
+  // fit is refused before its keys are listed.
+  count(walk, trail, length === 0 ? 2 : length + 1);
+  if (walk.bytes + length > walk.maximumBytes) count(walk, trail, length);
   const keys = attempt(trail, 'listing its keys', () => Object.keys(value));
   if (keys.length > length) {
     const named = keys.find((key) => !/^(0|[1-9]\d*)$/.test(key) || Number(key) >= length);
@@ -171,8 +222,12 @@ function copyArray(walk: Walk, value: unknown[], trail: Trail, depth: number): u
 
 function copyPlainObject(walk: Walk, value: object, trail: Trail, depth: number): object {
   const copy = {};
-  for (const key of attempt(trail, 'listing its keys', () => Object.keys(value))) {
+  const keys = attempt(trail, 'listing its keys', () => Object.keys(value));
+  // Braces, commas and colons; the keys and values count as they are copied.
+  count(walk, trail, keys.length === 0 ? 2 : 2 * keys.length + 1);
+  for (const key of keys) {
     const child: Trail = { parent: trail, key };
+    count(walk, child, jsonStringBytes(key));
     const property = attempt(child, 'reading it', () => (value as Record<string, unknown>)[key]);
     Object.defineProperty(copy, key, {
       value: copyValue(walk, property, child, depth + 1),

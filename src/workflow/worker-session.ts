@@ -290,6 +290,7 @@ class WorkerSession implements NestingSession {
     return materializeFromRealm(value, {
       label: names.label,
       allowedPrototypes: host.allowedPrototypes,
+      maximumBytes: this.limits.maxResultBytes,
     });
   }
 

@@ -6,11 +6,14 @@
  * so the worker first registers tsx itself. The worker gets no Node flags (`execArgv: []`): it
  * needs none, and a host started with flags a worker refuses (`--eval`, `--input-type`) must
  * still run workflows. A thread started ahead (`prewarmWorkflowWorker`) serves the next run: its
- * session data arrives as its first message. It must never start anything but the workflow
- * worker entry.
+ * session data arrives as its first message. Every thread gets V8's heap limit for its run's
+ * `maxScriptMemoryMb` (`heapCapMb`); one started ahead has the default's, and serves only a run
+ * with that limit. It must never start anything but the workflow worker entry.
  */
 import { existsSync } from 'node:fs';
-import { Worker } from 'node:worker_threads';
+import { type ResourceLimits, Worker } from 'node:worker_threads';
+import { heapCapMb } from './heap-watch.js';
+import { defaultLimits } from './limits.js';
 import type { WorkerSessionData } from './protocol.js';
 
 function builtEntry(): URL {
@@ -18,7 +21,14 @@ function builtEntry(): URL {
   return existsSync(bundled) ? bundled : new URL('./worker.js', import.meta.url);
 }
 
+/** V8's limits for a thread whose script may use `maxScriptMemoryMb`. */
+function resourceLimitsFor(maxScriptMemoryMb: number): ResourceLimits {
+  return { maxOldGenerationSizeMb: heapCapMb(maxScriptMemoryMb) };
+}
+
 let prewarmed: Worker | undefined;
+/** The script memory limit the thread started ahead was given. */
+const prewarmedMemoryMb = defaultLimits().maxScriptMemoryMb;
 
 /**
  * Starts a worker thread for the next run now, so that its start overlaps the caller's own
@@ -27,7 +37,11 @@ let prewarmed: Worker | undefined;
  */
 export function prewarmWorkflowWorker(): void {
   if (prewarmed || import.meta.url.endsWith('.ts')) return;
-  const worker = new Worker(builtEntry(), { workerData: null, execArgv: [] });
+  const worker = new Worker(builtEntry(), {
+    workerData: null,
+    execArgv: [],
+    resourceLimits: resourceLimitsFor(prewarmedMemoryMb),
+  });
   const forget = () => {
     if (prewarmed === worker) prewarmed = undefined;
   };
@@ -39,17 +53,18 @@ export function prewarmWorkflowWorker(): void {
 
 export function spawnWorkflowWorker(data: WorkerSessionData): Worker {
   const ready = prewarmed;
-  if (ready) {
+  const resourceLimits = resourceLimitsFor(data.limits.maxScriptMemoryMb);
+  if (ready && data.limits.maxScriptMemoryMb === prewarmedMemoryMb) {
     ready.postMessage(data);
     prewarmed = undefined;
     ready.ref();
     return ready;
   }
   if (!import.meta.url.endsWith('.ts')) {
-    return new Worker(builtEntry(), { workerData: data, execArgv: [] });
+    return new Worker(builtEntry(), { workerData: data, execArgv: [], resourceLimits });
   }
   const loader = import.meta.resolve('tsx/esm/api');
   const entry = new URL('./worker.ts', import.meta.url).href;
   const bootstrap = `import(${JSON.stringify(loader)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(bootstrap, { eval: true, workerData: data, execArgv: [] });
+  return new Worker(bootstrap, { eval: true, workerData: data, execArgv: [], resourceLimits });
 }

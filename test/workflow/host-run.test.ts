@@ -12,6 +12,7 @@ import {
   echoPrompt,
   type FakeProviderOptions,
   fakeProvider,
+  pairViolations,
   recordEvents,
   testMeta,
 } from './engine-fixture.js';
@@ -148,4 +149,24 @@ test('the spent tokens go once per post, just before the replies, with the lates
   const result = await run.result;
   assert.equal(result.stopReason, 'completed');
   assert.equal(budget.spent, 60);
+});
+
+test("V8's out-of-memory end of the worker is SCRIPT_MEMORY; running children are cancelled naming the limit", async () => {
+  const worker = new FakeWorker();
+  const { run, fake, events } = hostRun(worker, { respond: () => undefined });
+  worker.emit('message', { tag: WorkerMessage.Ready, payload: {} });
+  await worker.posted(1);
+  worker.emit('message', agentStart(1));
+  await fake.started(1);
+  const outOfMemory = Object.assign(new Error('Worker terminated due to reaching memory limit'), {
+    code: 'ERR_WORKER_OUT_OF_MEMORY',
+  });
+  worker.emit('error', outOfMemory);
+  worker.emit('exit', 1);
+  const result = await run.result;
+  assert.equal(result.stopReason, 'error');
+  assert.equal(result.error?.code, 'SCRIPT_MEMORY');
+  assert.match(result.error?.message ?? '', /memory limit of 256 MB \(maxScriptMemoryMb\)/);
+  assert.match(fake.children[0]?.cancelledBy ?? '', /maxScriptMemoryMb/);
+  assert.deepEqual(pairViolations(events.records), []);
 });

@@ -272,3 +272,58 @@ test('large arrays cross', () => {
 test('a host-realm value with host prototypes is accepted too', () => {
   assert.deepEqual(materialize({ list: [1, { a: 'b' }] }), { list: [1, { a: 'b' }] });
 });
+
+function tooLarge(value: unknown, maximumBytes: number): string {
+  try {
+    materializeFromRealm(value, { label: 'return value', allowedPrototypes, maximumBytes });
+  } catch (error) {
+    assert.ok(error instanceof WorkflowError, String(error));
+    assert.equal(error.code, 'RESULT_TOO_LARGE', error.message);
+    assert.equal(error.fatal, true);
+    return error.message;
+  }
+  assert.fail(`expected a value over ${maximumBytes} bytes to be refused`);
+}
+
+test('a byte limit counts exactly the UTF-8 bytes JSON.stringify gives', () => {
+  const expressions = [
+    '"plain"',
+    '"quote \\" backslash \\\\ newline \\n tab \\t nul \\u0000 bell \\u0007"',
+    '"é 漢字 🎉"',
+    '"lone \\ud800 surrogate"',
+    '-0',
+    '1e21',
+    '0.1',
+    'true',
+    'false',
+    'null',
+    '[]',
+    '{}',
+    '[1, [2, []], {}]',
+    '{ "odd key": 1, "é": [true, null], nested: { deeper: ["x", -5.5] } }',
+  ];
+  for (const expression of expressions) {
+    const value = fromRealm(expression);
+    const bytes = Buffer.byteLength(JSON.stringify(value));
+    const copy = materializeFromRealm(value, {
+      label: 'return value',
+      allowedPrototypes,
+      maximumBytes: bytes,
+    });
+    assert.equal(JSON.stringify(copy), JSON.stringify(value), expression);
+    tooLarge(value, bytes - 1);
+  }
+});
+
+test('a value over the byte limit is refused where it passed it, naming the limit', () => {
+  const value = fromRealm('{ items: Array.from({ length: 100 }, (_, i) => ({ i })) }');
+  const message = tooLarge(value, 300);
+  assert.match(message, /^return value is larger than 300 bytes as JSON \(maxResultBytes\)/);
+  assert.match(message, /passed the limit at return value\.items\[\d+\]/);
+});
+
+test('a huge array over the byte limit is refused before it is walked', () => {
+  const huge = fromRealm('Array.from({ length: 10000000 }, () => 0)');
+  // Every element is at least a byte and a comma: the array itself is where it passes the limit.
+  assert.match(tooLarge(huge, 16 * 1024 * 1024), /passed the limit at return value\. Return less/);
+});
