@@ -5,51 +5,66 @@
  * source is TypeScript and Node 20 does not give worker threads the main thread's module hooks,
  * so the worker first registers tsx itself. The worker gets no Node flags (`execArgv: []`): it
  * needs none, and a host started with flags a worker refuses (`--eval`, `--input-type`) must
- * still run workflows. A thread started ahead (`prewarmWorkflowWorker`) serves the next run: its
- * session data arrives as its first message. It must never start anything but the workflow
- * worker entry.
+ * still run workflows. A thread started ahead (`prewarmWorkflowWorker`) serves the next run of
+ * its engine: its session data arrives as its first message. The isolated engine's entry is
+ * `isolated-worker.cjs` (under tsx `isolated/worker.ts`). It must never start anything but a
+ * workflow worker entry.
  */
 import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
+import type { WorkflowEngineKind } from './contract.js';
 import type { WorkerSessionData } from './protocol.js';
 
-function builtEntry(): URL {
+/** The engine a run gets when neither the caller nor the config names one (see README.md). */
+export const DEFAULT_WORKFLOW_ENGINE: WorkflowEngineKind = 'worker';
+
+function builtEntry(engine: WorkflowEngineKind): URL {
+  if (engine === 'isolated') {
+    const bundled = new URL('./isolated-worker.cjs', import.meta.url);
+    return existsSync(bundled) ? bundled : new URL('./isolated/worker.js', import.meta.url);
+  }
   const bundled = new URL('./worker.cjs', import.meta.url);
   return existsSync(bundled) ? bundled : new URL('./worker.js', import.meta.url);
 }
 
-let prewarmed: Worker | undefined;
+let prewarmed: { worker: Worker; engine: WorkflowEngineKind } | undefined;
 
 /**
  * Starts a worker thread for the next run now, so that its start overlaps the caller's own
  * work (a command that will run a workflow). It never keeps the process alive by itself; one
  * that fails or exits before it is used is replaced by a fresh thread. Built engine only.
  */
-export function prewarmWorkflowWorker(): void {
+export function prewarmWorkflowWorker(engine: WorkflowEngineKind = DEFAULT_WORKFLOW_ENGINE): void {
   if (prewarmed || import.meta.url.endsWith('.ts')) return;
-  const worker = new Worker(builtEntry(), { workerData: null, execArgv: [] });
+  const worker = new Worker(builtEntry(engine), { workerData: null, execArgv: [] });
   const forget = () => {
-    if (prewarmed === worker) prewarmed = undefined;
+    if (prewarmed?.worker === worker) prewarmed = undefined;
   };
   worker.on('error', forget);
   worker.on('exit', forget);
   worker.unref();
-  prewarmed = worker;
+  prewarmed = { worker, engine };
 }
 
-export function spawnWorkflowWorker(data: WorkerSessionData): Worker {
+export function spawnWorkflowWorker(
+  data: WorkerSessionData,
+  engine: WorkflowEngineKind = DEFAULT_WORKFLOW_ENGINE,
+): Worker {
   const ready = prewarmed;
-  if (ready) {
-    ready.postMessage(data);
+  if (ready && ready.engine === engine) {
+    ready.worker.postMessage(data);
     prewarmed = undefined;
-    ready.ref();
-    return ready;
+    ready.worker.ref();
+    return ready.worker;
   }
   if (!import.meta.url.endsWith('.ts')) {
-    return new Worker(builtEntry(), { workerData: data, execArgv: [] });
+    return new Worker(builtEntry(engine), { workerData: data, execArgv: [] });
   }
   const loader = import.meta.resolve('tsx/esm/api');
-  const entry = new URL('./worker.ts', import.meta.url).href;
+  const entry = new URL(
+    engine === 'isolated' ? './isolated/worker.ts' : './worker.ts',
+    import.meta.url,
+  ).href;
   const bootstrap = `import(${JSON.stringify(loader)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
   return new Worker(bootstrap, { eval: true, workerData: data, execArgv: [] });
 }
