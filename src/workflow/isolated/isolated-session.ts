@@ -54,6 +54,7 @@ export interface IsolatedPort extends WirePort {
 const POLL_MS = 5;
 
 const MEBIBYTE = 1024 * 1024;
+const WASM_PAGE_BYTES = 65536;
 
 /** The prototypes a value that crossed as JSON has: this realm's (see `materialize.ts`). */
 const hostPrototypes: ReadonlySet<object | null> = new Set([
@@ -130,7 +131,7 @@ interface Realm {
 type State = 'waiting' | 'running' | 'finished';
 
 /** Why the interrupt handler stopped the running script. */
-type Interruption = 'stop' | 'deadline' | undefined;
+type Interruption = 'stop' | 'deadline' | 'memory' | undefined;
 
 class IsolatedSession implements NestingSession {
   readonly limits: WorkflowLimits;
@@ -141,6 +142,9 @@ class IsolatedSession implements NestingSession {
   private readonly data: WorkerSessionData;
   private readonly module: Promise<QuickJSWASMModule>;
   private runtime: QuickJSRuntime | undefined;
+  /** The WebAssembly memory QuickJS allocates in, and its size before the script ran. */
+  /** Set once QuickJS's heap was refused room past maxScriptMemoryMb. */
+  private memoryExceeded = false;
   private state: State = 'waiting';
   private stopError: WorkflowError | undefined;
   private rejectCancellation: (error: WorkflowError) => void = () => {};
@@ -392,6 +396,7 @@ class IsolatedSession implements NestingSession {
     runtime.setMemoryLimit(this.limits.maxScriptMemoryMb * MEBIBYTE);
     runtime.setInterruptHandler(this.onInterrupt);
     this.runtime = runtime;
+    this.capMemory(module);
     const started = this.startRealm(
       this.data.script,
       this.data.args,
@@ -416,6 +421,7 @@ class IsolatedSession implements NestingSession {
 
   private describeThrown(thrown: Thrown): DoneOutcome {
     if ('interrupted' in thrown) {
+      if (this.overMemory()) return this.describeThrown({ memory: true });
       const stop = this.stopError ?? this.stopping;
       if (stop) return { kind: 'error', code: stop.code, message: stop.message, fatal: true };
       return { kind: 'error', message: 'the script was interrupted', fatal: true };
@@ -501,9 +507,10 @@ class IsolatedSession implements NestingSession {
         this.realms.delete(realm);
         return 'timeout';
       }
-      if (interruption !== undefined) {
+      if (interruption !== undefined || this.overMemory()) {
         if (!result.error) result.value.dispose();
-        this.stopInterrupted();
+        if (interruption === 'memory' || this.overMemory()) this.outOfMemory();
+        else this.stopInterrupted();
         return 'stopped';
       }
       if (result.error) {
@@ -580,6 +587,10 @@ class IsolatedSession implements NestingSession {
   private hostCall(realm: Realm, op: string, payload: string): string {
     try {
       if (!realm.live) return replyText({ t: describeError(this.stoppedError()) });
+      if (this.overMemory()) {
+        this.outOfMemory();
+        return replyText({ t: describeError(this.stoppedError()) });
+      }
       switch (op) {
         case 'agent':
           return this.callHook(realm, 'agent', JSON.parse(payload) as Encoded[]);
@@ -766,7 +777,8 @@ class IsolatedSession implements NestingSession {
     const result = this.enter(() => runtime.executePendingJobs(-1));
     const interruption = this.takeInterruption();
     if (!result.error) {
-      if (interruption !== undefined) this.stopInterrupted();
+      if (interruption === 'memory' || this.overMemory()) this.outOfMemory();
+      else if (interruption !== undefined) this.stopInterrupted();
       return;
     }
     const error = this.read(result.error.context, result.error);
@@ -781,7 +793,7 @@ class IsolatedSession implements NestingSession {
    */
   private sliceFailed(interruption: Interruption, error: ReadError): boolean {
     if (this.state === 'finished') return true;
-    if (isOutOfMemory(error)) {
+    if (isOutOfMemory(error) || interruption === 'memory' || this.overMemory()) {
       this.outOfMemory();
       return true;
     }
@@ -827,6 +839,10 @@ class IsolatedSession implements NestingSession {
   private readonly onInterrupt = (): boolean => {
     if (this.state === 'finished') return true;
     if (this.interruption !== undefined) return true;
+    if (this.overMemory()) {
+      this.interruption = 'memory';
+      return true;
+    }
     const now = performance.now();
     if (now >= this.nextPoll) {
       this.nextPoll = now + POLL_MS;
@@ -843,6 +859,31 @@ class IsolatedSession implements NestingSession {
     }
     return false;
   };
+
+  /**
+   * Caps the WebAssembly memory QuickJS allocates in at its size now plus maxScriptMemoryMb.
+   * QuickJS's own limit counts nothing useful in this build (it cannot read allocation sizes), so
+   * the cap is on the heap itself: Emscripten grows it through `memory.grow`, which refuses to go
+   * past the cap, so the allocation fails at once (QuickJS throws "out of memory") and the run is
+   * marked: whatever the script catches, it ends with SCRIPT_MEMORY at the next check.
+   */
+  private capMemory(module: QuickJSWASMModule): void {
+    const wasm = module.getWasmMemory();
+    const cap = wasm.buffer.byteLength + this.limits.maxScriptMemoryMb * MEBIBYTE;
+    const grow = wasm.grow.bind(wasm);
+    wasm.grow = (pages: number): number => {
+      if (wasm.buffer.byteLength + pages * WASM_PAGE_BYTES > cap) {
+        this.memoryExceeded = true;
+        throw new RangeError('the script reached maxScriptMemoryMb');
+      }
+      return grow(pages);
+    };
+  }
+
+  /** Whether the script tried to grow its heap past maxScriptMemoryMb. */
+  private overMemory(): boolean {
+    return this.memoryExceeded;
+  }
 
   /** Takes what the host sent meanwhile; a cancel or a spent budget stops the script at once. */
   private poll(): void {
