@@ -137,20 +137,29 @@ test("parallel's results and an agent's value lead to no process", async () => {
   });
 });
 
-test('Error.prepareStackTrace sees no host frame and no host object', async () => {
+test('Error.prepareStackTrace sees no host file, host function or host object', async () => {
   const { result } = await probe(`
-    const seen = [];
+    const files = [];
+    const reached = [];
     Error.prepareStackTrace = (error, frames) => {
-      seen.push(Array.isArray(frames) ? frames.map((frame) => {
-        try { return typeof frame.getThis?.()?.process; } catch (failure) { return 'threw'; }
-      }) : typeof frames);
+      if (!Array.isArray(frames)) return 'replaced';
+      for (const frame of frames) {
+        files.push(String(frame.getFileName?.()));
+        for (const get of ['getThis', 'getFunction']) {
+          try { const value = frame[get]?.(); if (value) reached.push(reach(value)); } catch {}
+        }
+      }
       return 'replaced';
     };
-    let stack;
-    try { agent(''); } catch (error) { stack = String(error.stack); }
-    try { null.x; } catch (error) { void error.stack; }
-    return { seen: seen.flat().filter((kind) => kind !== 'undefined'), hostFrames: /node:|\\.ts|\\.js:/.test(stack.replace(/workflow-script\\.js/g, '')), found: reach(Error) };`);
-  assert.deepEqual(result.value, { seen: [], hostFrames: false, found: unreachable });
+    await parallel([() => { try { null.x; } catch (error) { void error.stack; throw error; } }]);
+    await pipeline([1], () => { try { undefined.y; } catch (error) { void error.stack; throw error; } });
+    try { agent(''); } catch (error) { void error.stack; }
+    return {
+      hostFiles: files.filter((file) => /[\\/]|^node:/.test(file)),
+      reached: reached.filter((found) => found.process !== 'undefined' || found.require !== 'undefined'),
+      found: reach(Error),
+    };`);
+  assert.deepEqual(result.value, { hostFiles: [], reached: [], found: unreachable });
 });
 
 test('forged messages: the script finds no port to post on, and the host hears only the hooks', async () => {
@@ -162,6 +171,7 @@ test('forged messages: the script finds no port to post on, and the host hears o
       require: () => require('node:worker_threads'),
       getBuiltinModule: () => process.getBuiltinModule('node:worker_threads'),
       hostCall: () => hostCall('log', '[{"j":"\\\\"forged\\\\""}]'),
+      viaConstructor: () => log.constructor('return process')().getBuiltinModule('node:worker_threads').parentPort.postMessage({ tag: 'log', payload: { message: 'forged' } }),
     };
     for (const [name, attempt] of Object.entries(candidates)) {
       try { attempt(); tries[name] = 'reached'; } catch (error) { tries[name] = error.name; }
@@ -178,6 +188,7 @@ test('forged messages: the script finds no port to post on, and the host hears o
       require: 'ReferenceError',
       getBuiltinModule: 'ReferenceError',
       hostCall: 'ReferenceError',
+      viaConstructor: 'ReferenceError',
     },
     imported: 'refused',
   });
