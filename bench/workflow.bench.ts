@@ -23,7 +23,11 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { createContext, runInContext } from 'node:vm';
 import type { SubagentProvider, SubagentRun } from '../src/subagent/contract.js';
-import type { WorkflowLimits, WorkflowResult } from '../src/workflow/contract.js';
+import type {
+  WorkflowEngineKind,
+  WorkflowLimits,
+  WorkflowResult,
+} from '../src/workflow/contract.js';
 import type { WorkerWorkflowService } from '../src/workflow/host.js';
 import type { BenchRow } from './run.js';
 
@@ -81,11 +85,17 @@ const instantProvider: SubagentProvider = {
   },
 };
 
-function makeService(limits: Partial<WorkflowLimits> = {}) {
+function makeService(limits: Partial<WorkflowLimits> = {}, engine?: WorkflowEngineKind) {
   const context = new Context({ name: 'bench' });
   const registry = new SubagentRegistry(context);
   registry.register(instantProvider);
-  const service = new BuiltService({ context, registry, provider: 'instant', limits });
+  const service = new BuiltService({
+    context,
+    registry,
+    provider: 'instant',
+    limits,
+    ...(engine ? { engine } : {}),
+  });
   return { context, service };
 }
 
@@ -114,8 +124,8 @@ function percentile(values: number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? Number.NaN;
 }
 
-async function startLatency(): Promise<number> {
-  const { context, service } = makeService();
+async function startLatency(engine?: WorkflowEngineKind): Promise<number> {
+  const { context, service } = makeService({}, engine);
   const samples: number[] = [];
   for (let index = 0; index < START_RUNS + 3; index += 1) {
     let firstAgent = 0;
@@ -130,7 +140,7 @@ async function startLatency(): Promise<number> {
   return percentile(samples, 0.5);
 }
 
-async function fanOut(): Promise<{
+async function fanOut(engine?: WorkflowEngineKind): Promise<{
   totalMs: number;
   perAgentMs: number;
   peakRssMb: number;
@@ -138,7 +148,7 @@ async function fanOut(): Promise<{
   heapGrowthMb: number;
 }> {
   const limits = { maxConcurrentAgents: 16, maxTotalAgents: FAN_OUT };
-  const { service } = makeService(limits);
+  const { service } = makeService(limits, engine);
   const script = `const results = await parallel(Array.from({ length: ${FAN_OUT} }, (_, index) => () => agent('item ' + index, { label: 'item ' + index })));
 return results.filter(Boolean).length;`;
   await runScript(service, script);
@@ -490,7 +500,58 @@ async function spinDelays(): Promise<{ worker: { p99: number; max: number }; vm:
   return { worker, vm: vm.max };
 }
 
+/**
+ * Both engines side by side: start (start() to the first agent-start, p50) and per-agent cost
+ * (a 1000-agent fan-out minus an empty run), and the isolated engine's ratio to the worker
+ * engine's, which picks the default engine (README: isolated if both ratios are at most 2).
+ */
+async function engineRows(): Promise<BenchRow[]> {
+  const figures: Record<WorkflowEngineKind, { start: number; perAgent: number }> = {
+    worker: { start: 0, perAgent: 0 },
+    isolated: { start: 0, perAgent: 0 },
+  };
+  for (const engine of ['worker', 'isolated'] as const) {
+    figures[engine] = {
+      start: await startLatency(engine),
+      perAgent: (await fanOut(engine)).perAgentMs,
+    };
+  }
+  const startRatio = figures.isolated.start / figures.worker.start;
+  const perAgentRatio = figures.isolated.perAgent / figures.worker.perAgent;
+  return [
+    ...(['worker', 'isolated'] as const).flatMap((engine) => [
+      {
+        name: `workflow engines: ${engine}: start() to first agent-start, p50 of ${START_RUNS} runs`,
+        value: figures[engine].start,
+        unit: 'ms',
+      },
+      {
+        name: `workflow engines: ${engine}: cost per agent (${FAN_OUT}-agent fan-out minus an empty run)`,
+        value: figures[engine].perAgent,
+        unit: 'ms',
+      },
+    ]),
+    {
+      name: 'workflow engines: isolated / worker, start',
+      value: startRatio,
+      unit: 'x',
+      target: '<= 2 for isolated by default',
+      ok: startRatio <= 2,
+    },
+    {
+      name: 'workflow engines: isolated / worker, cost per agent',
+      value: perAgentRatio,
+      unit: 'x',
+      target: '<= 2 for isolated by default',
+      ok: perAgentRatio <= 2,
+    },
+  ];
+}
+
 export default async function workflowBench(): Promise<BenchRow[]> {
+  // `LOOM_BENCH_WORKFLOW=engines npm run bench workflow`: only the engines side by side.
+  if (process.env.LOOM_BENCH_WORKFLOW === 'engines') return engineRows();
+  const engines = await engineRows();
   const startP50 = await startLatency();
   const fan = await fanOut();
   const spin = await spinDelays();
@@ -645,5 +706,6 @@ export default async function workflowBench(): Promise<BenchRow[]> {
       value: fan.heapGrowthMb,
       unit: 'MB',
     },
+    ...engines,
   ];
 }

@@ -380,8 +380,23 @@ await build({
   format: 'cjs',
   ...COMMON,
 });
-// The worker needs only Node's own modules, so the one file serves the unbundled engine too.
-for (const file of ['worker.cjs', 'worker.cjs.map'])
+// The isolated engine's worker: QuickJS (its WebAssembly file beside its code) loads at run time
+// from node_modules, a dependency like any other, so the package is external here.
+await build({
+  entryPoints: ['src/workflow/isolated/worker.ts'],
+  outfile: join(outdir, 'isolated-worker.cjs'),
+  format: 'cjs',
+  ...COMMON,
+  external: ['quickjs-emscripten'],
+});
+// The workers need only Node's own modules (and QuickJS from node_modules), so each file serves
+// the unbundled engine too.
+for (const file of [
+  'worker.cjs',
+  'worker.cjs.map',
+  'isolated-worker.cjs',
+  'isolated-worker.cjs.map',
+])
   copyFileSync(join(outdir, file), `dist/workflow/${file}`);
 const markdown = await lazyFile(
   'markdown',

@@ -30,7 +30,7 @@ import { RunBudget } from './run-budget.js';
 import type { JournalDisk } from './run-journal.js';
 import { checkRunId, readRunRecord } from './run-store.js';
 import { checkScriptBody } from './script-parse.js';
-import { spawnWorkflowWorker } from './worker-spawn.js';
+import { DEFAULT_WORKFLOW_ENGINE, spawnWorkflowWorker } from './worker-spawn.js';
 import { readWorkflowFile } from './workflow-file.js';
 
 export interface WorkerWorkflowServiceOptions {
@@ -108,6 +108,7 @@ export class WorkerWorkflowService implements WorkflowService {
   private readonly running = new Set<HostRun>();
   private readonly home: string | undefined;
   private readonly journalDisk: JournalDisk | undefined;
+  private readonly engine: WorkflowEngineKind;
 
   /** Throws `WorkflowError('INVALID_ARGUMENT')` for a bad limit. */
   constructor(options: WorkerWorkflowServiceOptions) {
@@ -121,6 +122,7 @@ export class WorkerWorkflowService implements WorkflowService {
     this.prices = options.prices ?? {};
     this.home = options.home;
     this.journalDisk = options.journalDisk;
+    this.engine = options.engine ?? DEFAULT_WORKFLOW_ENGINE;
   }
 
   /** The request's provider, else the service's; one the registry lacks cannot begin. */
@@ -236,7 +238,7 @@ export class WorkerWorkflowService implements WorkflowService {
 
   private spawn(data: WorkerSessionData): Worker {
     try {
-      return spawnWorkflowWorker(data);
+      return spawnWorkflowWorker(data, this.engine);
     } catch (error) {
       if ((error as { name?: unknown } | null)?.name === 'DataCloneError') {
         throw new WorkflowError(

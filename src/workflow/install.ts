@@ -51,7 +51,6 @@ export function installWorkflows(
   // `$LOOM_HOME/workflows/` and the project's `.loom/workflows/`; an absent folder is not searched.
   const places: SavedWorkflowPlaces = {
     ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
-    ...(options.engine !== undefined ? { engine: options.engine } : {}),
     ...(options.home !== undefined ? { home: options.home } : {}),
   };
   const service = new WorkerWorkflowService({
@@ -60,6 +59,7 @@ export function installWorkflows(
     childInstructions: workflowChildInstructions,
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.provider ? { provider: options.provider } : {}),
+    ...(options.engine !== undefined ? { engine: options.engine } : {}),
     ...(options.home !== undefined ? { home: options.home } : {}),
     ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
     resolveWorkflow: savedWorkflowResolver(places),

@@ -5,18 +5,27 @@
  * source is TypeScript and Node 20 does not give worker threads the main thread's module hooks,
  * so the worker first registers tsx itself. The worker gets no Node flags (`execArgv: []`): it
  * needs none, and a host started with flags a worker refuses (`--eval`, `--input-type`) must
- * still run workflows. A thread started ahead (`prewarmWorkflowWorker`) serves the next run: its
- * session data arrives as its first message. Every thread gets V8's heap limit for its run's
- * `maxScriptMemoryMb` (`heapCapMb`); one started ahead has the default's, and serves only a run
- * with that limit. It must never start anything but the workflow worker entry.
+ * still run workflows. A thread started ahead (`prewarmWorkflowWorker`) serves the next run of
+ * its engine: its session data arrives as its first message. The isolated engine's entry is
+ * `isolated-worker.cjs` (under tsx `isolated/worker.ts`). Every thread gets V8's heap limit for
+ * its run's `maxScriptMemoryMb` (`heapCapMb`); one started ahead has the default's, and serves
+ * only a run with that limit. It must never start anything but a workflow worker entry.
  */
 import { existsSync } from 'node:fs';
 import { type ResourceLimits, Worker } from 'node:worker_threads';
+import type { WorkflowEngineKind } from './contract.js';
 import { heapCapMb } from './heap-watch.js';
 import { defaultLimits } from './limits.js';
 import type { WorkerSessionData } from './protocol.js';
 
-function builtEntry(): URL {
+/** The engine a run gets when neither the caller nor the config names one (see README.md). */
+export const DEFAULT_WORKFLOW_ENGINE: WorkflowEngineKind = 'worker';
+
+function builtEntry(engine: WorkflowEngineKind): URL {
+  if (engine === 'isolated') {
+    const bundled = new URL('./isolated-worker.cjs', import.meta.url);
+    return existsSync(bundled) ? bundled : new URL('./isolated/worker.js', import.meta.url);
+  }
   const bundled = new URL('./worker.cjs', import.meta.url);
   return existsSync(bundled) ? bundled : new URL('./worker.js', import.meta.url);
 }
@@ -26,7 +35,7 @@ function resourceLimitsFor(maxScriptMemoryMb: number): ResourceLimits {
   return { maxOldGenerationSizeMb: heapCapMb(maxScriptMemoryMb) };
 }
 
-let prewarmed: Worker | undefined;
+let prewarmed: { worker: Worker; engine: WorkflowEngineKind } | undefined;
 /** The script memory limit the thread started ahead was given. */
 const prewarmedMemoryMb = defaultLimits().maxScriptMemoryMb;
 
@@ -35,36 +44,42 @@ const prewarmedMemoryMb = defaultLimits().maxScriptMemoryMb;
  * work (a command that will run a workflow). It never keeps the process alive by itself; one
  * that fails or exits before it is used is replaced by a fresh thread. Built engine only.
  */
-export function prewarmWorkflowWorker(): void {
+export function prewarmWorkflowWorker(engine: WorkflowEngineKind = DEFAULT_WORKFLOW_ENGINE): void {
   if (prewarmed || import.meta.url.endsWith('.ts')) return;
-  const worker = new Worker(builtEntry(), {
+  const worker = new Worker(builtEntry(engine), {
     workerData: null,
     execArgv: [],
     resourceLimits: resourceLimitsFor(prewarmedMemoryMb),
   });
   const forget = () => {
-    if (prewarmed === worker) prewarmed = undefined;
+    if (prewarmed?.worker === worker) prewarmed = undefined;
   };
   worker.on('error', forget);
   worker.on('exit', forget);
   worker.unref();
-  prewarmed = worker;
+  prewarmed = { worker, engine };
 }
 
-export function spawnWorkflowWorker(data: WorkerSessionData): Worker {
+export function spawnWorkflowWorker(
+  data: WorkerSessionData,
+  engine: WorkflowEngineKind = DEFAULT_WORKFLOW_ENGINE,
+): Worker {
   const ready = prewarmed;
   const resourceLimits = resourceLimitsFor(data.limits.maxScriptMemoryMb);
-  if (ready && data.limits.maxScriptMemoryMb === prewarmedMemoryMb) {
-    ready.postMessage(data);
+  if (ready && ready.engine === engine && data.limits.maxScriptMemoryMb === prewarmedMemoryMb) {
+    ready.worker.postMessage(data);
     prewarmed = undefined;
-    ready.ref();
-    return ready;
+    ready.worker.ref();
+    return ready.worker;
   }
   if (!import.meta.url.endsWith('.ts')) {
-    return new Worker(builtEntry(), { workerData: data, execArgv: [], resourceLimits });
+    return new Worker(builtEntry(engine), { workerData: data, execArgv: [], resourceLimits });
   }
   const loader = import.meta.resolve('tsx/esm/api');
-  const entry = new URL('./worker.ts', import.meta.url).href;
+  const entry = new URL(
+    engine === 'isolated' ? './isolated/worker.ts' : './worker.ts',
+    import.meta.url,
+  ).href;
   const bootstrap = `import(${JSON.stringify(loader)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
   return new Worker(bootstrap, { eval: true, workerData: data, execArgv: [], resourceLimits });
 }

@@ -110,6 +110,26 @@ test('the built engine runs its worker under plain node and lets the process exi
   });
 });
 
+test('the built isolated engine (isolated-worker.cjs, QuickJS from node_modules) runs under plain node and lets the process exit', async () => {
+  const isolatedProgram = program.replace(
+    "provider: 'fake', limits:",
+    "provider: 'fake', engine: 'isolated', limits:",
+  );
+  assert.notEqual(isolatedProgram, program);
+  assert.ok(
+    existsSync(`${dist}workflow/isolated-worker.cjs`),
+    'the build writes isolated-worker.cjs',
+  );
+  const stdout = await runPlainNode(isolatedProgram);
+  assert.deepEqual(JSON.parse(stdout), {
+    completed: { stopReason: 'completed', value: ['ECHO A', 'ECHO B', 1000, 4], agentsStarted: 2 },
+    stopped: { stopReason: 'cancelled', code: 'CANCELLED' },
+    cancelled: ['hold me'],
+    liveWorkers: 0,
+    execArgv: ['--input-type=module', '--eval', isolatedProgram],
+  });
+});
+
 const prewarmProgram = `
 const { createRequire, syncBuiltinESMExports } = await import('node:module');
 const threads = createRequire(import.meta.url)('node:worker_threads');

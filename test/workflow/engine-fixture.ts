@@ -16,6 +16,7 @@ import type {
 import { SubagentRegistry } from '../../src/subagent/registry.js';
 import { checkPairs } from '../../src/testing/invariants.js';
 import type {
+  WorkflowEngineKind,
   WorkflowEventRecord,
   WorkflowLimits,
   WorkflowMeta,
@@ -272,6 +273,18 @@ export function pairViolations(records: readonly WorkflowEventRecord[]): string[
 
 export const testMeta: WorkflowMeta = { name: 'test', description: 'a test workflow' };
 
+/**
+ * The engine every `engine*.test.ts` runs on: `LOOM_TEST_WORKFLOW_ENGINE` (`worker` or
+ * `isolated`), default `worker`; `npm run test:unit` runs those files once on each.
+ */
+export const testEngine: WorkflowEngineKind = readTestEngine(process.env.LOOM_TEST_WORKFLOW_ENGINE);
+
+function readTestEngine(value: string | undefined): WorkflowEngineKind {
+  if (value === undefined || value === '' || value === 'worker') return 'worker';
+  if (value === 'isolated') return 'isolated';
+  throw new Error(`LOOM_TEST_WORKFLOW_ENGINE must be worker or isolated, not ${value}`);
+}
+
 export interface EngineFixtureOptions extends FakeProviderOptions {
   limits?: Partial<WorkflowLimits>;
   /** More service options (home, cwd, resolveWorkflow…). */
@@ -301,6 +314,7 @@ export function engineFixture(options: EngineFixtureOptions = {}): EngineFixture
     provider: fake.provider.name,
     // A fixed width, so tests do not depend on the machine's CPU count.
     limits: { maxConcurrentAgents: 4, ...options.limits },
+    engine: testEngine,
     ...options.service,
   });
   const start = (script: string, request: Partial<WorkflowStartRequest> = {}) =>

@@ -6,7 +6,7 @@ import { installSubagents } from '../../src/subagent/install.js';
 import { createScriptedModel } from '../../src/testing/scripted-model.js';
 import { WorkerWorkflowService } from '../../src/workflow/host.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
-import { pairViolations, recordEvents, testMeta } from './engine-fixture.js';
+import { pairViolations, recordEvents, testEngine, testMeta } from './engine-fixture.js';
 
 const model = () =>
   createScriptedModel(
@@ -33,6 +33,7 @@ test('a workflow runs real in-process children over the scripted model', async (
     context: root,
     registry: layer.services.registry,
     limits: { maxConcurrentAgents: 3 },
+    engine: testEngine,
   });
   try {
     const run = service.start({

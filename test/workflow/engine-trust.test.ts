@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SubagentError } from '../../src/subagent/contract.js';
 import { REACH_PORT } from '../helpers/worker-port.js';
-import { echoPrompt, engineFixture, settled } from './engine-fixture.js';
+import { echoPrompt, engineFixture, settled, testEngine } from './engine-fixture.js';
 
 test('a child that cannot start ends the run even when the script drops or catches its promise', async () => {
   const fixture = engineFixture({
@@ -111,9 +111,9 @@ test('every message from the worker is checked: a forged one ends the run as SCR
   for (const forgery of forgeries) {
     const fixture = engineFixture();
     const run = fixture.start(
-      `${REACH_PORT}
-       const held = agent('held');
+      `const held = agent('held');
        log('holding');
+       ${REACH_PORT}
        port.postMessage(${forgery.message});
        return await held;`,
     );
@@ -122,8 +122,13 @@ test('every message from the worker is checked: a forged one ends the run as SCR
     assert.equal(result.stopReason, 'error', forgery.name);
     assert.equal(result.value, null, forgery.name);
     assert.equal(result.error?.code, 'SCRIPT_ERROR', forgery.name);
-    assert.match(result.error?.message ?? '', /^workflow protocol fault: the worker sent /);
-    assert.match(result.error?.message ?? '', forgery.fault, forgery.name);
+    if (testEngine === 'isolated') {
+      // The isolated engine's script never reaches the port (isolated-trust.test.ts probes more).
+      assert.match(result.error?.message ?? '', /^ReferenceError: 'process' is not defined/);
+    } else {
+      assert.match(result.error?.message ?? '', /^workflow protocol fault: the worker sent /);
+      assert.match(result.error?.message ?? '', forgery.fault, forgery.name);
+    }
     assert.ok(held.cancelledBy, `${forgery.name}: the held child was cancelled`);
     assert.deepEqual(
       fixture.events.of('workflow/agent-end').map((event) => event.outcome),

@@ -1,0 +1,966 @@
+/**
+ * The worker side of a workflow run on the isolated engine: the same wire protocol as
+ * `worker-session.ts` (ready/go, agent-start/agent-result, phase, log, workflow-load, budget,
+ * cancel, done), but the script runs in QuickJS compiled to WebAssembly, one runtime per run with
+ * a memory limit and an interrupt handler, one context per realm (a nested `workflow()` gets a
+ * fresh one). The script's only way out is one host function taking JSON text; every hook call is
+ * checked here by the worker engine's own hook functions, on stand-ins for what crossed. Nothing
+ * in the realm can reach Node, the environment, the file system or this port: only this session
+ * posts, and only after those checks.
+ */
+import { performance } from 'node:perf_hooks';
+import {
+  newQuickJSWASMModule,
+  type QuickJSContext,
+  type QuickJSHandle,
+  type QuickJSRuntime,
+  type QuickJSWASMModule,
+} from 'quickjs-emscripten';
+import { assertNever } from '../../core/errors.js';
+import { WorkflowError, type WorkflowLimits } from '../contract.js';
+import {
+  createAgentHook,
+  createLogHook,
+  createPhaseHook,
+  fatal,
+  type HookHost,
+  handOut,
+} from '../hooks.js';
+import { createWorkflowHook, type NestedScript, type NestingSession } from '../nested-workflow.js';
+import {
+  type AgentReply,
+  type AgentStartOptions,
+  type DoneOutcome,
+  envelopesOf,
+  HostMessage,
+  readHostMessage,
+  sendToHost,
+  type WirePort,
+  WorkerMessage,
+  type WorkerSessionData,
+  type WorkflowLoadReply,
+} from '../protocol.js';
+import { renderForScript, SCRIPT_FILENAME } from '../render-thrown.js';
+import { ENGINE_FILENAME, PRELUDE_SOURCE, type PreludeSettings } from './realm-prelude.js';
+import { type Encoded, type Replied, standInFor, standInOptions } from './stand-ins.js';
+
+/** A port the session can also read synchronously, so a spinning script still hears `cancel`. */
+export interface IsolatedPort extends WirePort {
+  /** The next queued message, taken at once; undefined when there is none. */
+  receive(): { message: unknown } | undefined;
+}
+
+/** How often (ms) a running script's interrupt handler looks for a `cancel` on the port. */
+const POLL_MS = 5;
+
+const MEBIBYTE = 1024 * 1024;
+const WASM_PAGE_BYTES = 65536;
+
+/** The prototypes a value that crossed as JSON has: this realm's (see `materialize.ts`). */
+const hostPrototypes: ReadonlySet<object | null> = new Set([
+  Object.prototype,
+  Array.prototype,
+  null,
+]);
+
+/** Starts the session: posts `ready` (the WebAssembly module loads meanwhile) and waits. */
+export function runIsolatedSession(port: IsolatedPort, data: WorkerSessionData): void {
+  new IsolatedSession(port, data).listen();
+}
+
+/** The worker's start: with its session data, or once the host's first message brings it. */
+export function startIsolatedSession(port: IsolatedPort, data: WorkerSessionData | null): void {
+  if (data) {
+    runIsolatedSession(port, data);
+    return;
+  }
+  const onData = (message: unknown) => {
+    port.off('message', onData);
+    runIsolatedSession(port, message as WorkerSessionData);
+  };
+  port.on('message', onData);
+}
+
+let loadedModule: Promise<QuickJSWASMModule> | undefined;
+
+/** The QuickJS WebAssembly module, loaded once per thread. */
+function quickJs(): Promise<QuickJSWASMModule> {
+  loadedModule ??= newQuickJSWASMModule();
+  return loadedModule;
+}
+
+interface PendingCall {
+  resolve(value: unknown): void;
+  reject(error: WorkflowError): void;
+}
+
+interface PendingLoad {
+  resolve(loaded: { name: string; script: string }): void;
+  reject(error: WorkflowError): void;
+}
+
+/** How a realm's script ended, as its prelude reported it. */
+type Thrown =
+  | { memory: true }
+  | { interrupted: true }
+  | { code: WorkflowError['code']; message: string; fatal: true }
+  | { rendered: string };
+
+interface RealmNames {
+  filename: string;
+  label: string;
+}
+
+/** One QuickJS context: its hooks serve `host`; `ended` hears how its script ended. */
+interface Realm {
+  context: QuickJSContext;
+  internals: QuickJSHandle;
+  host: HookHost;
+  hooks: {
+    agent: ReturnType<typeof createAgentHook>;
+    phase: ReturnType<typeof createPhaseHook>;
+    log: ReturnType<typeof createLogHook>;
+    workflow: ReturnType<typeof createWorkflowHook>;
+  };
+  ended(outcome: { value: unknown } | { thrown: Thrown }): void;
+  live: boolean;
+  /** Names the realm's return value in messages. */
+  label: string;
+}
+
+type State = 'waiting' | 'running' | 'finished';
+
+/** Why the interrupt handler stopped the running script. */
+type Interruption = 'stop' | 'deadline' | 'memory' | undefined;
+
+class IsolatedSession implements NestingSession {
+  readonly limits: WorkflowLimits;
+  readonly cancellation: Promise<never>;
+  readonly budgetTotal: number | null;
+  readonly allowedPrototypes = hostPrototypes;
+  private readonly port: IsolatedPort;
+  private readonly data: WorkerSessionData;
+  private readonly module: Promise<QuickJSWASMModule>;
+  private runtime: QuickJSRuntime | undefined;
+  /** The WebAssembly memory QuickJS allocates in, and its size before the script ran. */
+  /** Set once QuickJS's heap was refused room past maxScriptMemoryMb. */
+  private memoryExceeded = false;
+  private state: State = 'waiting';
+  private stopError: WorkflowError | undefined;
+  private rejectCancellation: (error: WorkflowError) => void = () => {};
+  private lastCall = 0;
+  private spent = 0;
+  private readonly pending = new Map<number, PendingCall>();
+  private lastLoad = 0;
+  private readonly pendingLoads = new Map<number, PendingLoad>();
+  private readonly realms = new Set<Realm>();
+  private lastHostPromise = 0;
+  /** Envelopes taken from the port while the script ran; handled once it yields. */
+  private readonly inbox: unknown[] = [];
+  /** The running slice is interrupted past this time (the first slice: syncTimeoutMs). */
+  private sliceDeadline = Number.POSITIVE_INFINITY;
+  /** Once the run is stopped, a slice that runs past this time is interrupted. */
+  private stopDeadline = Number.POSITIVE_INFINITY;
+  private interruption: Interruption;
+  /** Why a stop noticed while the script ran stopped it (the host's message is handled later). */
+  private stopping: WorkflowError | undefined;
+  private nextPoll = 0;
+  private pumpQueued = false;
+  /** Nesting of QuickJS calls from here: messages wait while the script runs. */
+  private inside = 0;
+
+  constructor(port: IsolatedPort, data: WorkerSessionData) {
+    this.port = port;
+    this.data = data;
+    this.limits = data.limits;
+    this.budgetTotal = data.budgetTotal;
+    this.cancellation = handOut(
+      new Promise<never>((_resolve, reject) => {
+        this.rejectCancellation = reject;
+      }),
+    );
+    this.module = handOut(quickJs());
+  }
+
+  listen(): void {
+    this.port.on('message', this.onMessage);
+    sendToHost(this.port, WorkerMessage.Ready, {});
+  }
+
+  stopped(): WorkflowError | undefined {
+    return this.stopError;
+  }
+
+  requestAgent(prompt: string, options: AgentStartOptions, workflow?: string): Promise<unknown> {
+    this.lastCall += 1;
+    const call = this.lastCall;
+    const promise = new Promise<unknown>((resolve, reject) => {
+      this.pending.set(call, { resolve, reject });
+    });
+    sendToHost(this.port, WorkerMessage.AgentStart, {
+      call,
+      prompt,
+      options,
+      ...(workflow !== undefined ? { workflow } : {}),
+    });
+    return promise;
+  }
+
+  postPhase(title: string, workflow?: string): void {
+    sendToHost(this.port, WorkerMessage.Phase, {
+      title,
+      ...(workflow !== undefined ? { workflow } : {}),
+    });
+  }
+
+  postLog(message: string, workflow?: string): void {
+    sendToHost(this.port, WorkerMessage.Log, {
+      message,
+      ...(workflow !== undefined ? { workflow } : {}),
+    });
+  }
+
+  loadWorkflow(target: string): Promise<{ name: string; script: string }> {
+    this.lastLoad += 1;
+    const load = this.lastLoad;
+    const promise = new Promise<{ name: string; script: string }>((resolve, reject) => {
+      this.pendingLoads.set(load, { resolve, reject });
+    });
+    sendToHost(this.port, WorkerMessage.WorkflowLoad, { load, target });
+    return promise;
+  }
+
+  budgetSpent(): number {
+    return this.spent;
+  }
+
+  runNestedScript({ name, script, args, host }: NestedScript): Promise<unknown> {
+    host.allowedPrototypes = hostPrototypes;
+    return new Promise((resolve, reject) => {
+      const names = {
+        filename: `${name.replace(/[^\w.-]+/g, '-')}/${SCRIPT_FILENAME}`,
+        label: `workflow(${JSON.stringify(name)}) return value`,
+      };
+      const started = this.startRealm(script, args, host, names, (outcome) => {
+        if ('value' in outcome) {
+          resolve(outcome.value);
+          return;
+        }
+        const { thrown } = outcome;
+        if ('memory' in thrown) {
+          this.outOfMemory();
+          reject(fatal('SCRIPT_MEMORY', this.memoryMessage()));
+        } else if ('interrupted' in thrown) {
+          this.stopInterrupted();
+          reject(this.stoppedError());
+        } else if ('fatal' in thrown) reject(fatal(thrown.code, thrown.message));
+        else reject(new Error(renderForScript(thrown.rendered)));
+      });
+      if (started === 'stopped') reject(this.stoppedError());
+      if (started === 'timeout') {
+        reject(
+          new Error(
+            `the nested workflow ${JSON.stringify(name)}: its first synchronous slice ran longer than ${this.limits.syncTimeoutMs} ms (syncTimeoutMs) and was stopped; await between long computations`,
+          ),
+        );
+      }
+    });
+  }
+
+  // --- the wire ---
+
+  private readonly onMessage = (post: unknown): void => {
+    for (const raw of envelopesOf(post)) {
+      if (this.state === 'finished') return;
+      this.onEnvelope(raw);
+    }
+  };
+
+  private onEnvelope(raw: unknown): void {
+    const message = readHostMessage(raw);
+    if (message === undefined) {
+      this.finish({
+        kind: 'error',
+        message: 'workflow protocol fault: an unknown message',
+        fatal: true,
+      });
+      return;
+    }
+    switch (message.tag) {
+      case HostMessage.Go:
+        if (this.state === 'waiting') {
+          this.state = 'running';
+          void this.execute();
+        }
+        return;
+      case HostMessage.AgentResult:
+        this.settleCall(message.payload.call, message.payload.reply);
+        return;
+      case HostMessage.Cancel:
+        this.cancel(message.payload.reason);
+        return;
+      case HostMessage.WorkflowLoaded:
+        this.settleLoad(message.payload.load, message.payload.reply);
+        return;
+      case HostMessage.Budget:
+        this.spent = message.payload.spent;
+        if (message.payload.exhausted) this.budgetExhausted();
+        return;
+      default:
+        assertNever(message, 'host message');
+    }
+  }
+
+  private settleCall(call: number, reply: AgentReply): void {
+    const pending = this.pending.get(call);
+    if (!pending) return;
+    this.pending.delete(call);
+    if (reply.kind === 'ok') pending.resolve(reply.value);
+    else if (reply.kind === 'failure') pending.resolve(null);
+    else pending.reject(fatal(reply.code, reply.message));
+  }
+
+  private settleLoad(load: number, reply: WorkflowLoadReply): void {
+    const pending = this.pendingLoads.get(load);
+    if (!pending) return;
+    this.pendingLoads.delete(load);
+    if (reply.kind === 'ok') pending.resolve({ name: reply.name, script: reply.script });
+    else pending.reject(fatal(reply.code, reply.message));
+  }
+
+  private cancel(reason: string): void {
+    if (this.stopError) return;
+    const error = fatal('CANCELLED', `the workflow was cancelled: ${reason}`);
+    this.stop(error);
+    if (this.state === 'waiting') {
+      this.finish({ kind: 'error', code: 'CANCELLED', message: error.message, fatal: true });
+    }
+  }
+
+  private budgetExhausted(): void {
+    if (this.stopError) return;
+    this.stop(
+      fatal(
+        'BUDGET_EXHAUSTED',
+        `the token budget of ${this.budgetTotal} tokens is spent (${this.spent} used); no more agents start in this run`,
+      ),
+    );
+  }
+
+  /** Every pending and future hook call now fails with `error`; a script still running is cut short. */
+  private stop(error: WorkflowError): void {
+    this.stopError ??= error;
+    this.stopDeadline =
+      performance.now() + Math.min(this.limits.syncTimeoutMs, this.limits.cancelGraceMs / 2);
+    this.rejectCancellation(error);
+    const pending = [...this.pending.values(), ...this.pendingLoads.values()];
+    this.pending.clear();
+    this.pendingLoads.clear();
+    for (const call of pending) call.reject(error);
+    for (const realm of this.realms) {
+      this.callInternal(realm, 'stop', [error.code, error.message]);
+    }
+    this.queuePump();
+  }
+
+  private finish(outcome: DoneOutcome): void {
+    if (this.state === 'finished') return;
+    this.state = 'finished';
+    this.stopError ??= fatal('CANCELLED', 'the workflow script has already finished');
+    const pending = [...this.pending.values(), ...this.pendingLoads.values()];
+    this.pending.clear();
+    this.pendingLoads.clear();
+    for (const call of pending) call.reject(this.stopError);
+    for (const realm of this.realms) realm.live = false;
+    this.realms.clear();
+    this.port.off('message', this.onMessage);
+    sendToHost(this.port, WorkerMessage.Done, outcome);
+  }
+
+  // --- running scripts ---
+
+  private async execute(): Promise<void> {
+    let module: QuickJSWASMModule;
+    try {
+      module = await this.module;
+    } catch (error) {
+      this.finish({
+        kind: 'error',
+        message: `the isolated workflow engine could not load QuickJS: ${renderForScript(error)}`,
+        fatal: true,
+      });
+      return;
+    }
+    if (this.state !== 'running') return;
+    const runtime = module.newRuntime();
+    runtime.setMemoryLimit(this.limits.maxScriptMemoryMb * MEBIBYTE);
+    runtime.setInterruptHandler(this.onInterrupt);
+    this.runtime = runtime;
+    this.capMemory(module);
+    const started = this.startRealm(
+      this.data.script,
+      this.data.args,
+      this,
+      { filename: SCRIPT_FILENAME, label: 'return value' },
+      (outcome) => {
+        if ('value' in outcome) {
+          this.finish({ kind: 'ok', value: outcome.value });
+          return;
+        }
+        this.finish(this.describeThrown(outcome.thrown));
+      },
+    );
+    if (started === 'timeout') {
+      this.finish({
+        kind: 'error',
+        message: `the script's first synchronous slice ran longer than ${this.limits.syncTimeoutMs} ms (syncTimeoutMs) and was stopped; await between long computations`,
+        fatal: true,
+      });
+    }
+  }
+
+  private describeThrown(thrown: Thrown): DoneOutcome {
+    if ('interrupted' in thrown) {
+      if (this.overMemory()) return this.describeThrown({ memory: true });
+      const stop = this.stopError ?? this.stopping;
+      if (stop) return { kind: 'error', code: stop.code, message: stop.message, fatal: true };
+      return { kind: 'error', message: 'the script was interrupted', fatal: true };
+    }
+    if ('memory' in thrown) {
+      return { kind: 'error', code: 'SCRIPT_MEMORY', message: this.memoryMessage(), fatal: true };
+    }
+    if ('fatal' in thrown) {
+      return { kind: 'error', code: thrown.code, message: thrown.message, fatal: true };
+    }
+    return { kind: 'error', message: renderForScript(thrown.rendered), fatal: false };
+  }
+
+  private memoryMessage(): string {
+    return `the script used more than ${this.limits.maxScriptMemoryMb} MB of memory (maxScriptMemoryMb) and was stopped`;
+  }
+
+  private outOfMemory(): void {
+    this.finish({
+      kind: 'error',
+      code: 'SCRIPT_MEMORY',
+      message: this.memoryMessage(),
+      fatal: true,
+    });
+  }
+
+  /**
+   * Makes a fresh context whose hooks serve `host`, runs the body's first slice under
+   * `syncTimeoutMs`, and reports how the body ends through `ended`. Returns `timeout` when the
+   * first slice was cut short, `stopped` when the run ended meanwhile.
+   */
+  private startRealm(
+    script: string,
+    args: Record<string, unknown>,
+    host: HookHost,
+    names: RealmNames,
+    ended: Realm['ended'],
+  ): 'started' | 'timeout' | 'stopped' {
+    const runtime = this.runtime;
+    if (!runtime || this.state !== 'running') return 'stopped';
+    const context = runtime.newContext();
+    const realm: Realm = {
+      context,
+      internals: context.undefined,
+      host,
+      hooks: {
+        agent: createAgentHook(host),
+        phase: createPhaseHook(host),
+        log: createLogHook(host),
+        workflow: createWorkflowHook(this, host),
+      },
+      ended: (outcome) => {
+        if (!realm.live) return;
+        realm.live = false;
+        this.realms.delete(realm);
+        ended(outcome);
+      },
+      live: true,
+      label: names.label,
+    };
+    const settings: PreludeSettings = {
+      maxItemsPerCall: this.limits.maxItemsPerCall,
+      maxResultBytes: this.limits.maxResultBytes,
+      budgetTotal: this.budgetTotal,
+      returnLabel: names.label,
+      scriptFilename: names.filename,
+    };
+    try {
+      const internals = this.prepare(realm, settings, args);
+      if (internals === undefined) return 'stopped';
+      realm.internals = internals;
+      this.realms.add(realm);
+      this.sliceDeadline = performance.now() + this.limits.syncTimeoutMs;
+      const result = this.enter(() =>
+        context.evalCode(`(async () => {${withoutHashBang(script)}\n})()`, names.filename),
+      );
+      this.sliceDeadline = Number.POSITIVE_INFINITY;
+      const interruption = this.takeInterruption();
+      if (interruption === 'deadline' && this.state === 'running' && !this.stopError) {
+        // QuickJS turns the interrupt inside the async body into a rejection: drop the realm.
+        if (!result.error) result.value.dispose();
+        realm.live = false;
+        this.realms.delete(realm);
+        return 'timeout';
+      }
+      if (interruption !== undefined || this.overMemory()) {
+        if (!result.error) result.value.dispose();
+        if (interruption === 'memory' || this.overMemory()) this.outOfMemory();
+        else this.stopInterrupted();
+        return 'stopped';
+      }
+      if (result.error) {
+        const error = this.read(context, result.error);
+        if (!this.sliceFailed(undefined, error)) {
+          realm.ended({
+            thrown: {
+              code: 'SCRIPT_PARSE',
+              message: `the script does not compile: ${renderForScript(renderError(error))}`,
+              fatal: true,
+            },
+          });
+        }
+        return 'started';
+      }
+      this.callInternal(realm, 'watch', [result.value]);
+      result.value.dispose();
+      this.pump();
+      return 'started';
+    } finally {
+      this.sliceDeadline = Number.POSITIVE_INFINITY;
+      this.afterSlice();
+    }
+  }
+
+  /** Evaluates the prelude in the realm's context; its internals, or undefined when it failed. */
+  private prepare(
+    realm: Realm,
+    settings: PreludeSettings,
+    args: Record<string, unknown>,
+  ): QuickJSHandle | undefined {
+    const { context } = realm;
+    const factory = this.enter(() => context.evalCode(PRELUDE_SOURCE, ENGINE_FILENAME));
+    if (factory.error) {
+      const error = this.read(context, factory.error);
+      if (!this.sliceFailed(this.takeInterruption(), error)) {
+        this.finish({
+          kind: 'error',
+          message: `the isolated workflow engine failed to start: ${renderError(error)}`,
+          fatal: true,
+        });
+      }
+      return undefined;
+    }
+    const hostCall = context.newFunction('hostCall', (opHandle, payloadHandle) => {
+      const op = context.getString(opHandle);
+      const payload = context.getString(payloadHandle);
+      return context.newString(this.hostCall(realm, op, payload));
+    });
+    const settingsText = context.newString(JSON.stringify(settings));
+    const argsText = context.newString(JSON.stringify(args));
+    const made = this.enter(() =>
+      context.callFunction(factory.value, context.undefined, hostCall, settingsText, argsText),
+    );
+    for (const handle of [factory.value, hostCall, settingsText, argsText]) handle.dispose();
+    if (made.error) {
+      const error = this.read(context, made.error);
+      if (!this.sliceFailed(this.takeInterruption(), error)) {
+        this.finish({
+          kind: 'error',
+          message: `the isolated workflow engine failed to start: ${renderError(error)}`,
+          fatal: true,
+        });
+      }
+      return undefined;
+    }
+    return made.value;
+  }
+
+  /**
+   * The one function the realm can call. It never throws: every answer is JSON text, `{v}`,
+   * `{p}` (a pending host promise) or `{t}` (a fatal error to throw in the realm).
+   */
+  private hostCall(realm: Realm, op: string, payload: string): string {
+    try {
+      if (!realm.live) return replyText({ t: describeError(this.stoppedError()) });
+      if (this.overMemory()) {
+        this.outOfMemory();
+        return replyText({ t: describeError(this.stoppedError()) });
+      }
+      switch (op) {
+        case 'agent':
+          return this.callHook(realm, 'agent', JSON.parse(payload) as Encoded[]);
+        case 'workflow':
+          return this.callHook(realm, 'workflow', JSON.parse(payload) as Encoded[]);
+        case 'phase':
+        case 'log':
+          return this.callHook(realm, op, JSON.parse(payload) as Encoded[]);
+        case 'stopped': {
+          const stopped = realm.host.stopped();
+          return replyText(stopped ? { t: describeError(stopped) } : { v: null });
+        }
+        case 'spent':
+          return replyText({ v: realm.host.budgetSpent() });
+        case 'returned':
+          this.returned(realm, payload);
+          return replyText({ v: null });
+        case 'failed':
+          realm.ended({ thrown: JSON.parse(payload) as Thrown });
+          return replyText({ v: null });
+        default:
+          return replyText({ t: { code: 'SCRIPT_ERROR', message: `unknown host call ${op}` } });
+      }
+    } catch (error) {
+      return replyText({ t: describeError(error) });
+    }
+  }
+
+  private stoppedError(): WorkflowError {
+    return this.stopError ?? fatal('CANCELLED', 'the workflow script has already finished');
+  }
+
+  private returned(realm: Realm, text: string): void {
+    const bytes = Buffer.byteLength(text);
+    if (bytes > this.limits.maxResultBytes) {
+      realm.ended({
+        thrown: {
+          code: 'RESULT_TOO_LARGE',
+          message: `${realm.label}: its JSON text is ${bytes} bytes, larger than ${this.limits.maxResultBytes} bytes (maxResultBytes); return less, or a summary`,
+          fatal: true,
+        },
+      });
+      return;
+    }
+    realm.ended({ value: JSON.parse(text) as unknown });
+  }
+
+  /**
+   * Runs the worker engine's own hook on stand-ins for the realm's arguments. A plain value the
+   * realm could not copy out is refused after those checks pass, as the worker engine orders it.
+   */
+  private callHook(
+    realm: Realm,
+    hook: 'agent' | 'workflow' | 'phase' | 'log',
+    encoded: Encoded[],
+  ): string {
+    const deferred: Replied[] = [];
+    const values =
+      hook === 'agent'
+        ? [standInFor(encoded[0], deferred), standInOptions(encoded[1], deferred)]
+        : encoded.map((item) => standInFor(item, deferred));
+    const [refusal] = deferred;
+    if (refusal !== undefined && !realm.host.stopped()) {
+      this.dryRun(realm, hook, values);
+      throw fatal(refusal.code, refusal.message);
+    }
+    const result: unknown =
+      hook === 'agent'
+        ? realm.hooks.agent(values[0], values[1])
+        : hook === 'workflow'
+          ? realm.hooks.workflow(values[0], values[1])
+          : realm.hooks[hook](values[0]);
+    if (result instanceof Promise) return replyText({ p: this.track(realm, result) });
+    return replyText({});
+  }
+
+  /** The hook's checks alone: throws what it would throw, starts and posts nothing. */
+  private dryRun(realm: Realm, hook: 'agent' | 'workflow' | 'phase' | 'log', values: unknown[]) {
+    const refused = () => handOut(Promise.reject(new Error('a dry run starts nothing')));
+    const host = realm.host;
+    const dry: NestingSession = {
+      limits: host.limits,
+      allowedPrototypes: host.allowedPrototypes,
+      cancellation: host.cancellation,
+      budgetTotal: host.budgetTotal,
+      ...(host.workflowName !== undefined ? { workflowName: host.workflowName } : {}),
+      stopped: () => host.stopped(),
+      budgetSpent: () => host.budgetSpent(),
+      requestAgent: refused,
+      postPhase: () => {},
+      postLog: () => {},
+      loadWorkflow: refused,
+      runNestedScript: refused,
+    };
+    if (hook === 'agent') createAgentHook(dry)(values[0], values[1]);
+    else if (hook === 'workflow') createWorkflowHook(dry, host)(values[0], values[1]);
+  }
+
+  /** A host promise the realm waits on: settled into the realm when it settles. */
+  private track(realm: Realm, promise: Promise<unknown>): number {
+    this.lastHostPromise += 1;
+    const id = this.lastHostPromise;
+    promise.then(
+      (value) => this.settleInRealm(realm, id, { v: value }),
+      (error: unknown) =>
+        this.settleInRealm(
+          realm,
+          id,
+          error instanceof WorkflowError
+            ? { t: describeError(error) }
+            : { r: error instanceof Error ? error.message : renderForScript(error) },
+        ),
+    );
+    return id;
+  }
+
+  private settleInRealm(realm: Realm, id: number, reply: Record<string, unknown>): void {
+    if (!realm.live || this.state !== 'running') return;
+    const text = replyText(reply);
+    const { context } = realm;
+    let idHandle: QuickJSHandle | undefined;
+    try {
+      idHandle = context.newNumber(id);
+      this.callInternal(realm, 'settle', [idHandle, text]);
+    } catch {
+      this.outOfMemory();
+      return;
+    } finally {
+      idHandle?.dispose();
+    }
+    this.queuePump();
+  }
+
+  /** Calls one of the realm's internals with handles or strings; a failure ends the run. */
+  private callInternal(
+    realm: Realm,
+    name: 'settle' | 'stop' | 'watch',
+    args: Array<QuickJSHandle | string>,
+  ): void {
+    if (!realm.live || this.state === 'finished') return;
+    const { context } = realm;
+    const made: QuickJSHandle[] = [];
+    try {
+      const handles = args.map((arg) => {
+        if (typeof arg !== 'string') return arg;
+        const handle = context.newString(arg);
+        made.push(handle);
+        return handle;
+      });
+      const method = context.getProp(realm.internals, name);
+      made.push(method);
+      const result = this.enter(() => context.callFunction(method, realm.internals, ...handles));
+      if (result.error) {
+        const error = this.read(context, result.error);
+        if (!this.sliceFailed(this.takeInterruption(), error)) {
+          this.finish({
+            kind: 'error',
+            message: `the isolated workflow engine failed: ${renderError(error)}`,
+            fatal: true,
+          });
+        }
+        return;
+      }
+      result.value.dispose();
+    } finally {
+      for (const handle of made) handle.dispose();
+    }
+  }
+
+  private queuePump(): void {
+    if (this.pumpQueued || this.state !== 'running') return;
+    this.pumpQueued = true;
+    queueMicrotask(() => {
+      this.pumpQueued = false;
+      this.pump();
+      this.afterSlice();
+    });
+  }
+
+  /** Runs the realms' pending jobs (the script's continuations) until none is left. */
+  private pump(): void {
+    const runtime = this.runtime;
+    if (!runtime || this.state !== 'running' || this.inside > 0) return;
+    const result = this.enter(() => runtime.executePendingJobs(-1));
+    const interruption = this.takeInterruption();
+    if (!result.error) {
+      if (interruption === 'memory' || this.overMemory()) this.outOfMemory();
+      else if (interruption !== undefined) this.stopInterrupted();
+      return;
+    }
+    const error = this.read(result.error.context, result.error);
+    if (!this.sliceFailed(interruption, error)) {
+      this.finish({ kind: 'error', message: renderForScript(renderError(error)), fatal: false });
+    }
+  }
+
+  /**
+   * A slice that ended with an uncatchable error: a stop or memory. Returns false for anything
+   * else (the caller decides).
+   */
+  private sliceFailed(interruption: Interruption, error: ReadError): boolean {
+    if (this.state === 'finished') return true;
+    if (isOutOfMemory(error) || interruption === 'memory' || this.overMemory()) {
+      this.outOfMemory();
+      return true;
+    }
+    if (interruption === 'stop' || (interruption === 'deadline' && this.stopError)) {
+      const stop = this.stopError ?? this.stopping ?? this.stoppedError();
+      this.finish({ kind: 'error', code: stop.code, message: stop.message, fatal: true });
+      return true;
+    }
+    return false;
+  }
+
+  /** The script was interrupted outside its first slice: only a stop does that. */
+  private stopInterrupted(): void {
+    if (this.state === 'finished') return;
+    const stop = this.stopError ?? this.stopping ?? this.stoppedError();
+    this.finish({ kind: 'error', code: stop.code, message: stop.message, fatal: true });
+  }
+
+  private takeInterruption(): Interruption {
+    const interruption = this.interruption;
+    this.interruption = undefined;
+    return interruption;
+  }
+
+  private enter<Result>(action: () => Result): Result {
+    this.inside += 1;
+    try {
+      return action();
+    } finally {
+      this.inside -= 1;
+    }
+  }
+
+  /** Messages taken from the port while the script ran, handled now that it has yielded. */
+  private afterSlice(): void {
+    if (this.inside > 0) return;
+    while (this.inbox.length > 0 && this.state !== 'finished') {
+      this.onEnvelope(this.inbox.shift());
+    }
+  }
+
+  /** QuickJS asks this regularly while a script runs: true stops it (uncatchably). */
+  private readonly onInterrupt = (): boolean => {
+    if (this.state === 'finished') return true;
+    if (this.interruption !== undefined) return true;
+    if (this.overMemory()) {
+      this.interruption = 'memory';
+      return true;
+    }
+    const now = performance.now();
+    if (now >= this.nextPoll) {
+      this.nextPoll = now + POLL_MS;
+      this.poll();
+    }
+    if (this.interruption !== undefined) return true;
+    if (now > this.sliceDeadline) {
+      this.interruption = 'deadline';
+      return true;
+    }
+    if (this.stopError && now > this.stopDeadline) {
+      this.interruption = 'stop';
+      return true;
+    }
+    return false;
+  };
+
+  /**
+   * Caps the WebAssembly memory QuickJS allocates in at its size now plus maxScriptMemoryMb.
+   * QuickJS's own limit counts nothing useful in this build (it cannot read allocation sizes), so
+   * the cap is on the heap itself: Emscripten grows it through `memory.grow`, which refuses to go
+   * past the cap, so the allocation fails at once (QuickJS throws "out of memory") and the run is
+   * marked: whatever the script catches, it ends with SCRIPT_MEMORY at the next check.
+   */
+  private capMemory(module: QuickJSWASMModule): void {
+    const wasm = module.getWasmMemory();
+    const cap = wasm.buffer.byteLength + this.limits.maxScriptMemoryMb * MEBIBYTE;
+    const grow = wasm.grow.bind(wasm);
+    wasm.grow = (pages: number): number => {
+      if (wasm.buffer.byteLength + pages * WASM_PAGE_BYTES > cap) {
+        this.memoryExceeded = true;
+        throw new RangeError('the script reached maxScriptMemoryMb');
+      }
+      return grow(pages);
+    };
+  }
+
+  /** Whether the script tried to grow its heap past maxScriptMemoryMb. */
+  private overMemory(): boolean {
+    return this.memoryExceeded;
+  }
+
+  /** Takes what the host sent meanwhile; a cancel or a spent budget stops the script at once. */
+  private poll(): void {
+    for (;;) {
+      const received = this.port.receive();
+      if (received === undefined) return;
+      for (const envelope of envelopesOf(received.message)) {
+        this.inbox.push(envelope);
+        const message = readHostMessage(envelope);
+        if (
+          message?.tag === HostMessage.Cancel ||
+          (message?.tag === HostMessage.Budget && message.payload.exhausted)
+        ) {
+          this.interruption = 'stop';
+          // The stop's reason must be known when the interrupted slice is reported.
+          if (message.tag === HostMessage.Cancel) {
+            this.stopping ??= fatal(
+              'CANCELLED',
+              `the workflow was cancelled: ${message.payload.reason}`,
+            );
+          } else {
+            this.stopping ??= fatal(
+              'BUDGET_EXHAUSTED',
+              `the token budget of ${this.budgetTotal} tokens is spent (${message.payload.spent} used); no more agents start in this run`,
+            );
+          }
+        }
+      }
+    }
+  }
+
+  /** A QuickJS error value as plain data; the handle is disposed. */
+  private read(context: QuickJSContext, handle: QuickJSHandle): ReadError {
+    try {
+      const dumped: unknown = context.dump(handle);
+      if (typeof dumped === 'object' && dumped !== null) {
+        const { name, message, stack } = dumped as Record<string, unknown>;
+        return {
+          name: typeof name === 'string' ? name : 'Error',
+          message: typeof message === 'string' ? message : String(dumped),
+          stack: typeof stack === 'string' ? stack : '',
+        };
+      }
+      return { name: 'Error', message: String(dumped), stack: '' };
+    } catch {
+      return { name: 'InternalError', message: 'out of memory', stack: '' };
+    } finally {
+      handle.dispose();
+    }
+  }
+}
+
+interface ReadError {
+  name: string;
+  message: string;
+  stack: string;
+}
+
+function isOutOfMemory(error: ReadError): boolean {
+  return error.name === 'InternalError' && error.message === 'out of memory';
+}
+
+function renderError(error: ReadError): string {
+  const head = `${error.name}: ${error.message}`;
+  return error.stack ? `${head}\n${error.stack}` : head;
+}
+
+function describeError(error: unknown): { code: string; message: string } {
+  if (error instanceof WorkflowError) return { code: error.code, message: error.message };
+  return { code: 'SCRIPT_ERROR', message: renderForScript(error) };
+}
+
+function replyText(reply: Record<string, unknown>): string {
+  return JSON.stringify(reply);
+}
+
+/** A `#!` line is allowed by the pre-parse at the very start only; inside the wrapper it is blanked. */
+function withoutHashBang(script: string): string {
+  return script.startsWith('#!') ? script.replace(/^#![^\r\n\u2028\u2029]*/, '') : script;
+}
