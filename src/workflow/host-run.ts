@@ -289,7 +289,13 @@ export class HostRun implements WorkflowRun {
         return;
       }
       case WorkerMessage.Done:
-        this.finish(this.outcomeOfDone(message.payload));
+        // An engine that stopped its script for memory names the limit to the children it leaves.
+        this.finish(
+          this.outcomeOfDone(message.payload),
+          message.payload.kind === 'error' && message.payload.code === 'SCRIPT_MEMORY'
+            ? message.payload.message
+            : undefined,
+        );
         return;
       case WorkerMessage.WorkflowLoad: {
         const { load, target } = message.payload;

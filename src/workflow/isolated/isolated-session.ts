@@ -436,7 +436,7 @@ class IsolatedSession implements NestingSession {
   }
 
   private memoryMessage(): string {
-    return `the script used more than ${this.limits.maxScriptMemoryMb} MB of memory (maxScriptMemoryMb) and was stopped`;
+    return `the workflow script used more than its memory limit of ${this.limits.maxScriptMemoryMb} MB (maxScriptMemoryMb); the script was stopped`;
   }
 
   private outOfMemory(): void {
