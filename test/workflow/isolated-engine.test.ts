@@ -74,7 +74,10 @@ test('a memory bomb after an await ends with SCRIPT_MEMORY, children cancelled a
   const elapsed = performance.now() - started;
   assert.equal(result.stopReason, 'error');
   assert.equal(result.error?.code, 'SCRIPT_MEMORY', result.error?.message);
-  assert.match(result.error?.message ?? '', /more than its memory limit of 32 MB \(maxScriptMemoryMb\)/);
+  assert.match(
+    result.error?.message ?? '',
+    /more than its memory limit of 32 MB \(maxScriptMemoryMb\)/,
+  );
   const held = fixture.events.of('workflow/agent-end').find((event) => event.label === 'held');
   assert.equal(held?.outcome, 'cancelled');
   process.stdout.write(`# isolated memory bomb (32 MB) ended in ${elapsed.toFixed(0)} ms\n`);
