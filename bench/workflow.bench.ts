@@ -517,7 +517,10 @@ async function engineRows(): Promise<BenchRow[]> {
     };
   }
   const startRatio = figures.isolated.start / figures.worker.start;
-  const perAgentRatio = figures.isolated.perAgent / figures.worker.perAgent;
+  // The worker engine's own cost per agent is a few microseconds and can read 0 in a noisy run.
+  const perAgentRatio = figures.isolated.perAgent / Math.max(figures.worker.perAgent, 0.001);
+  const isolatedByDefault = startRatio <= 2 && perAgentRatio <= 2;
+  const rule = `isolated is the default only if both <= 2 (default: ${isolatedByDefault ? 'isolated' : 'worker'})`;
   return [
     ...(['worker', 'isolated'] as const).flatMap((engine) => [
       {
@@ -535,15 +538,13 @@ async function engineRows(): Promise<BenchRow[]> {
       name: 'workflow engines: isolated / worker, start',
       value: startRatio,
       unit: 'x',
-      target: '<= 2 for isolated by default',
-      ok: startRatio <= 2,
+      target: rule,
     },
     {
       name: 'workflow engines: isolated / worker, cost per agent',
       value: perAgentRatio,
       unit: 'x',
-      target: '<= 2 for isolated by default',
-      ok: perAgentRatio <= 2,
+      target: rule,
     },
   ];
 }
