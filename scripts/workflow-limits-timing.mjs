@@ -16,6 +16,8 @@ const cases = {
     const hoard = []; for (;;) hoard.push({ n: Math.random(), text: 'x' + Math.random() });`,
   'memory bomb (strings)': `await agent('first'); log('go');
     const hoard = []; for (;;) hoard.push('x'.repeat(1000) + Math.random());`,
+  'memory bomb (1M-element arrays)': `await agent('first'); log('go');
+    const chunks = []; for (;;) chunks.push(new Array(1024 * 1024).fill(1.5));`,
   '10-million-element return': `await agent('first'); log('go');
     return Array.from({ length: 10000000 }, (_, index) => index);`,
 };
