@@ -1,7 +1,7 @@
 /**
- * The worker side of a workflow run on the isolated engine: the same wire protocol as
- * `worker-session.ts` (ready/go, agent-start/agent-result, phase, log, workflow-load, budget,
- * cancel, done), but the script runs in QuickJS compiled to WebAssembly, one runtime per run with
+ * The worker side of a workflow run on the isolated engine: the wire end it shares with
+ * `worker-session.ts` is `session-wire.ts` (ready/go, agent-start/agent-result, phase, log,
+ * workflow-load, budget, cancel, done), but the script runs in QuickJS compiled to WebAssembly, one runtime per run with
  * a memory limit and an interrupt handler, one context per realm (a nested `workflow()` gets a
  * fresh one). The script's only way out is one host function taking JSON text; every hook call is
  * checked here by the worker engine's own hook functions, on stand-ins for what crossed. Nothing
@@ -16,8 +16,7 @@ import {
   type QuickJSRuntime,
   type QuickJSWASMModule,
 } from 'quickjs-emscripten';
-import { assertNever } from '../../core/errors.js';
-import { WorkflowError, type WorkflowLimits } from '../contract.js';
+import { WorkflowError } from '../contract.js';
 import {
   createAgentHook,
   createLogHook,
@@ -28,19 +27,15 @@ import {
 } from '../hooks.js';
 import { createWorkflowHook, type NestedScript, type NestingSession } from '../nested-workflow.js';
 import {
-  type AgentReply,
-  type AgentStartOptions,
   type DoneOutcome,
   envelopesOf,
   HostMessage,
   readHostMessage,
-  sendToHost,
   type WirePort,
-  WorkerMessage,
   type WorkerSessionData,
-  type WorkflowLoadReply,
 } from '../protocol.js';
 import { renderForScript, SCRIPT_FILENAME } from '../render-thrown.js';
+import { SessionWire } from '../session-wire.js';
 import { ENGINE_FILENAME, PRELUDE_SOURCE, type PreludeSettings } from './realm-prelude.js';
 import { type Encoded, type Replied, standInFor, standInOptions } from './stand-ins.js';
 
@@ -89,16 +84,6 @@ function quickJs(): Promise<QuickJSWASMModule> {
   return loadedModule;
 }
 
-interface PendingCall {
-  resolve(value: unknown): void;
-  reject(error: WorkflowError): void;
-}
-
-interface PendingLoad {
-  resolve(loaded: { name: string; script: string }): void;
-  reject(error: WorkflowError): void;
-}
-
 /** How a realm's script ended, as its prelude reported it. */
 type Thrown =
   | { memory: true }
@@ -128,31 +113,15 @@ interface Realm {
   label: string;
 }
 
-type State = 'waiting' | 'running' | 'finished';
-
 /** Why the interrupt handler stopped the running script. */
 type Interruption = 'stop' | 'deadline' | 'memory' | undefined;
 
-class IsolatedSession implements NestingSession {
-  readonly limits: WorkflowLimits;
-  readonly cancellation: Promise<never>;
-  readonly budgetTotal: number | null;
+class IsolatedSession extends SessionWire<IsolatedPort> {
   readonly allowedPrototypes = hostPrototypes;
-  private readonly port: IsolatedPort;
-  private readonly data: WorkerSessionData;
   private readonly module: Promise<QuickJSWASMModule>;
   private runtime: QuickJSRuntime | undefined;
-  /** The WebAssembly memory QuickJS allocates in, and its size before the script ran. */
   /** Set once QuickJS's heap was refused room past maxScriptMemoryMb. */
   private memoryExceeded = false;
-  private state: State = 'waiting';
-  private stopError: WorkflowError | undefined;
-  private rejectCancellation: (error: WorkflowError) => void = () => {};
-  private lastCall = 0;
-  private spent = 0;
-  private readonly pending = new Map<number, PendingCall>();
-  private lastLoad = 0;
-  private readonly pendingLoads = new Map<number, PendingLoad>();
   private readonly realms = new Set<Realm>();
   private lastHostPromise = 0;
   /** Envelopes taken from the port while the script ran; handled once it yields. */
@@ -170,68 +139,8 @@ class IsolatedSession implements NestingSession {
   private inside = 0;
 
   constructor(port: IsolatedPort, data: WorkerSessionData) {
-    this.port = port;
-    this.data = data;
-    this.limits = data.limits;
-    this.budgetTotal = data.budgetTotal;
-    this.cancellation = handOut(
-      new Promise<never>((_resolve, reject) => {
-        this.rejectCancellation = reject;
-      }),
-    );
+    super(port, data);
     this.module = handOut(quickJs());
-  }
-
-  listen(): void {
-    this.port.on('message', this.onMessage);
-    sendToHost(this.port, WorkerMessage.Ready, {});
-  }
-
-  stopped(): WorkflowError | undefined {
-    return this.stopError;
-  }
-
-  requestAgent(prompt: string, options: AgentStartOptions, workflow?: string): Promise<unknown> {
-    this.lastCall += 1;
-    const call = this.lastCall;
-    const promise = new Promise<unknown>((resolve, reject) => {
-      this.pending.set(call, { resolve, reject });
-    });
-    sendToHost(this.port, WorkerMessage.AgentStart, {
-      call,
-      prompt,
-      options,
-      ...(workflow !== undefined ? { workflow } : {}),
-    });
-    return promise;
-  }
-
-  postPhase(title: string, workflow?: string): void {
-    sendToHost(this.port, WorkerMessage.Phase, {
-      title,
-      ...(workflow !== undefined ? { workflow } : {}),
-    });
-  }
-
-  postLog(message: string, workflow?: string): void {
-    sendToHost(this.port, WorkerMessage.Log, {
-      message,
-      ...(workflow !== undefined ? { workflow } : {}),
-    });
-  }
-
-  loadWorkflow(target: string): Promise<{ name: string; script: string }> {
-    this.lastLoad += 1;
-    const load = this.lastLoad;
-    const promise = new Promise<{ name: string; script: string }>((resolve, reject) => {
-      this.pendingLoads.set(load, { resolve, reject });
-    });
-    sendToHost(this.port, WorkerMessage.WorkflowLoad, { load, target });
-    return promise;
-  }
-
-  budgetSpent(): number {
-    return this.spent;
   }
 
   runNestedScript({ name, script, args, host }: NestedScript): Promise<unknown> {
@@ -267,119 +176,27 @@ class IsolatedSession implements NestingSession {
     });
   }
 
-  // --- the wire ---
-
-  private readonly onMessage = (post: unknown): void => {
-    for (const raw of envelopesOf(post)) {
-      if (this.state === 'finished') return;
-      this.onEnvelope(raw);
-    }
-  };
-
-  private onEnvelope(raw: unknown): void {
-    const message = readHostMessage(raw);
-    if (message === undefined) {
-      this.finish({
-        kind: 'error',
-        message: 'workflow protocol fault: an unknown message',
-        fatal: true,
-      });
-      return;
-    }
-    switch (message.tag) {
-      case HostMessage.Go:
-        if (this.state === 'waiting') {
-          this.state = 'running';
-          void this.execute();
-        }
-        return;
-      case HostMessage.AgentResult:
-        this.settleCall(message.payload.call, message.payload.reply);
-        return;
-      case HostMessage.Cancel:
-        this.cancel(message.payload.reason);
-        return;
-      case HostMessage.WorkflowLoaded:
-        this.settleLoad(message.payload.load, message.payload.reply);
-        return;
-      case HostMessage.Budget:
-        this.spent = message.payload.spent;
-        if (message.payload.exhausted) this.budgetExhausted();
-        return;
-      default:
-        assertNever(message, 'host message');
-    }
-  }
-
-  private settleCall(call: number, reply: AgentReply): void {
-    const pending = this.pending.get(call);
-    if (!pending) return;
-    this.pending.delete(call);
-    if (reply.kind === 'ok') pending.resolve(reply.value);
-    else if (reply.kind === 'failure') pending.resolve(null);
-    else pending.reject(fatal(reply.code, reply.message));
-  }
-
-  private settleLoad(load: number, reply: WorkflowLoadReply): void {
-    const pending = this.pendingLoads.get(load);
-    if (!pending) return;
-    this.pendingLoads.delete(load);
-    if (reply.kind === 'ok') pending.resolve({ name: reply.name, script: reply.script });
-    else pending.reject(fatal(reply.code, reply.message));
-  }
-
-  private cancel(reason: string): void {
-    if (this.stopError) return;
-    const error = fatal('CANCELLED', `the workflow was cancelled: ${reason}`);
-    this.stop(error);
-    if (this.state === 'waiting') {
-      this.finish({ kind: 'error', code: 'CANCELLED', message: error.message, fatal: true });
-    }
-  }
-
-  private budgetExhausted(): void {
-    if (this.stopError) return;
-    this.stop(
-      fatal(
-        'BUDGET_EXHAUSTED',
-        `the token budget of ${this.budgetTotal} tokens is spent (${this.spent} used); no more agents start in this run`,
-      ),
-    );
-  }
-
   /** Every pending and future hook call now fails with `error`; a script still running is cut short. */
-  private stop(error: WorkflowError): void {
-    this.stopError ??= error;
+  protected override stop(error: WorkflowError): void {
     this.stopDeadline =
       performance.now() + Math.min(this.limits.syncTimeoutMs, this.limits.cancelGraceMs / 2);
-    this.rejectCancellation(error);
-    const pending = [...this.pending.values(), ...this.pendingLoads.values()];
-    this.pending.clear();
-    this.pendingLoads.clear();
-    for (const call of pending) call.reject(error);
+    super.stop(error);
     for (const realm of this.realms) {
       this.callInternal(realm, 'stop', [error.code, error.message]);
     }
     this.queuePump();
   }
 
-  private finish(outcome: DoneOutcome): void {
+  protected override finish(outcome: DoneOutcome): void {
     if (this.state === 'finished') return;
-    this.state = 'finished';
-    this.stopError ??= fatal('CANCELLED', 'the workflow script has already finished');
-    const pending = [...this.pending.values(), ...this.pendingLoads.values()];
-    this.pending.clear();
-    this.pendingLoads.clear();
-    for (const call of pending) call.reject(this.stopError);
     for (const realm of this.realms) realm.live = false;
     this.realms.clear();
-    this.port.off('message', this.onMessage);
-    sendToHost(this.port, WorkerMessage.Done, outcome);
+    super.finish(outcome);
   }
 
   // --- running scripts ---
 
-  private async execute(): Promise<void> {
+  protected async execute(): Promise<void> {
     let module: QuickJSWASMModule;
     try {
       module = await this.module;
