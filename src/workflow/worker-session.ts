@@ -131,10 +131,56 @@ class WorkerSession extends SessionWire {
   }
 }
 
+/**
+ * Names the script reads as block-scoped copies of the realm's globals. A vm context answers every
+ * global lookup through an interceptor, which made a loop of `Math.random()` 1.7 times slower than
+ * in a plain context; a lexical binding is read from the closure. The script's own declarations
+ * of these names shadow them, and writing one changes the script's copy only.
+ */
+const LOCAL_GLOBALS = [
+  'agent',
+  'parallel',
+  'pipeline',
+  'phase',
+  'log',
+  'args',
+  'budget',
+  'workflow',
+  'Math',
+  'JSON',
+  'Object',
+  'Array',
+  'String',
+  'Number',
+  'Boolean',
+  'Symbol',
+  'BigInt',
+  'Promise',
+  'Date',
+  'RegExp',
+  'Map',
+  'Set',
+  'WeakMap',
+  'WeakSet',
+  'Error',
+  'TypeError',
+  'RangeError',
+  'Reflect',
+  'parseInt',
+  'parseFloat',
+  'isNaN',
+  'isFinite',
+  'undefined',
+  'NaN',
+  'Infinity',
+] as const;
+const LOCALS_PREFIX = `{let ${LOCAL_GLOBALS.map((name) => `${name}=globalThis.${name}`).join(',')};`;
+
 /** The host checked the body already; a compile failure here still ends the run loud. */
 function compile(script: string, filename: string): vm.Script {
   try {
-    return new vm.Script(`(async () => {${withoutHashBang(script)}\n})()`, { filename });
+    const body = `(async () => {${withoutHashBang(script)}\n})()`;
+    return new vm.Script(`${LOCALS_PREFIX}${body}}`, { filename });
   } catch (error) {
     throw fatal('SCRIPT_PARSE', `the script does not compile: ${renderForScript(error)}`);
   }

@@ -107,6 +107,30 @@ test('a completed run returns the value, sums usage and brackets every agent', a
   );
 });
 
+test('a script may declare and assign the names of the hooks and builtins as its own', async () => {
+  const fixture = engineFixture({ respond: echoPrompt });
+  const run = fixture.start(
+    `const first = await agent('one');
+     const JSON = { stringify: () => 'own stringify' };
+     function log() { return 'own log'; }
+     let parallel = 'own parallel';
+     args = { replaced: true };
+     Math = { max: () => 'own max' };
+     return [first, JSON.stringify(1), log(), parallel, args.replaced, Math.max(1, 2)];`,
+    { args: { replaced: false } },
+  );
+  const result = await settled(fixture, run);
+  assert.equal(result.stopReason, 'completed', result.error?.message);
+  assert.deepEqual(result.value, [
+    '<one>',
+    'own stringify',
+    'own log',
+    'own parallel',
+    true,
+    'own max',
+  ]);
+});
+
 test('children get the prompt, label, contract text, run signal, parent and resolved model', async () => {
   const fixture = engineFixture({
     respond: (request) =>
