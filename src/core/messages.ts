@@ -52,6 +52,8 @@ export class MessageProjection {
       }
       case 'tool/result': {
         const data = event.data as SessionEvent<'tool/result'>['data'];
+        // An inner call (Code Mode) reaches the model only through its enclosing call's result.
+        if (data.parentCallId !== undefined) return;
         const index = this.pending.findIndex((call) => call.id === data.callId);
         if (index < 0) return;
         this.pending.splice(index, 1);

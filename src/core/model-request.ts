@@ -11,6 +11,7 @@ import { assertNever } from './errors.js';
 import { storePrompt } from './prompt-store.js';
 import { hasPromptBlob, promptBlob } from './request-prompt.js';
 import type { SessionEventMap, TurnError } from './session-events.js';
+import { presentedTools } from './tool-presentation.js';
 import type { StepOutcome, TurnEnvironment } from './turn.js';
 
 export async function requestModel(
@@ -20,7 +21,12 @@ export async function requestModel(
   signal: AbortSignal,
 ): Promise<StepOutcome> {
   const { log, model, limits } = environment;
-  const assembled = await environment.prompt.assemble(environment.tools.visible());
+  const offered = await presentedTools(
+    environment.context,
+    environment.agentId,
+    environment.tools.visible(),
+  );
+  const assembled = await environment.prompt.assemble(offered);
   const blob = promptBlob(assembled);
   const prompt = blob.hash;
   if (!hasPromptBlob(log.events, prompt)) {

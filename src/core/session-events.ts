@@ -96,7 +96,18 @@ export interface SessionEventMap {
     /** Attempts the request took (1 without retries). */
     attempts: number;
   };
-  'tool/call': { turnId: string; step: number; callId: string; name: string; arguments: unknown };
+  /**
+   * A tool call. `parentCallId` marks a call a tool made on the model's behalf (an inner call of
+   * Code Mode's `run_code`): the model never sees it, only its enclosing call's result.
+   */
+  'tool/call': {
+    turnId: string;
+    step: number;
+    callId: string;
+    name: string;
+    arguments: unknown;
+    parentCallId?: string;
+  };
   'tool/result': {
     turnId: string;
     step: number;
@@ -105,6 +116,7 @@ export interface SessionEventMap {
     content: string;
     isError: boolean;
     errorCode?: LoomErrorCode;
+    parentCallId?: string;
   };
   'step/end': { turnId: string; step: number; finishReason: FinishReason; usage: Usage };
   'turn/end': {

@@ -203,8 +203,8 @@ interface OpenStep {
   turnId: string;
   step: number;
   usage: Usage;
-  /** Calls still waiting for their result, in call order: call id to tool name. */
-  calls: Map<string, string>;
+  /** Calls still waiting for their result, in call order: call id to its name and enclosing call. */
+  calls: Map<string, { name: string; parentCallId?: string }>;
 }
 
 /**
@@ -231,8 +231,10 @@ export function repairEvents(events: readonly SessionEvent[]): RepairEvent[] {
     } else if (isEvent(event, 'step/end')) {
       steps.delete(stepKey(event.data.turnId, event.data.step));
     } else if (isEvent(event, 'tool/call')) {
-      const { turnId, step, callId, name } = event.data;
-      steps.get(stepKey(turnId, step))?.calls.set(callId, name);
+      const { turnId, step, callId, name, parentCallId } = event.data;
+      steps
+        .get(stepKey(turnId, step))
+        ?.calls.set(callId, parentCallId === undefined ? { name } : { name, parentCallId });
     } else if (isEvent(event, 'tool/result')) {
       const { turnId, step, callId } = event.data;
       steps.get(stepKey(turnId, step))?.calls.delete(callId);
@@ -248,19 +250,23 @@ export function repairEvents(events: readonly SessionEvent[]): RepairEvent[] {
   const closeSteps = (belongs: (turnId: string) => boolean) => {
     for (const [key, open] of steps) {
       if (!belongs(open.turnId)) continue;
-      for (const [callId, name] of open.calls) {
-        repairs.push({
-          type: 'tool/result',
-          data: {
-            turnId: open.turnId,
-            step: open.step,
-            callId,
-            name,
-            content: INTERRUPTED_CALL_TEXT,
-            isError: true,
-            errorCode: 'INTERRUPTED',
-          },
-        });
+      // Inner calls (Code Mode) close before the calls that made them.
+      const openCalls = [...open.calls].sort(
+        ([, first], [, second]) =>
+          Number(second.parentCallId !== undefined) - Number(first.parentCallId !== undefined),
+      );
+      for (const [callId, { name, parentCallId }] of openCalls) {
+        const data: SessionEventMap['tool/result'] = {
+          turnId: open.turnId,
+          step: open.step,
+          callId,
+          name,
+          content: INTERRUPTED_CALL_TEXT,
+          isError: true,
+          errorCode: 'INTERRUPTED',
+        };
+        if (parentCallId !== undefined) data.parentCallId = parentCallId;
+        repairs.push({ type: 'tool/result', data });
       }
       repairs.push({
         type: 'step/end',

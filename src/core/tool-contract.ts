@@ -25,6 +25,15 @@ export interface ToolExecution {
   turnId: string;
   /** Ends the turn after the current step; the model is not asked again. */
   concludeTurn(): void;
+  /**
+   * This call's opaque identity: a frozen object with nothing in it, unique to the call. Calls a
+   * tool makes on the model's behalf (Code Mode's `run_code`) carry it as their `parentToken`, so
+   * an observer can tie an inner call to its enclosing call without holding the enclosing
+   * execution itself.
+   */
+  token: object;
+  /** Set on a call made inside another call: the enclosing call's `token`. */
+  parentToken?: object;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: each tool narrows its own validated arguments.

@@ -78,6 +78,8 @@ export interface ToolCallEnvironment {
   availableNames(): string[];
   guards(): ToolGuard[];
   defaultTimeoutMs: number;
+  /** The enclosing call of a call made inside another (Code Mode); absent for a model's call. */
+  parent?: { callId: string; token: object };
 }
 
 const ABORTED: unique symbol = Symbol('aborted');
@@ -106,7 +108,7 @@ class ToolCall {
 
   constructor(private readonly environment: ToolCallEnvironment) {
     this.call = environment.call;
-    const { context, agentId, turnId, concludeTurn } = environment;
+    const { context, agentId, turnId, concludeTurn, parent } = environment;
     this.execution = Object.freeze({
       callId: this.call.id,
       name: this.call.name,
@@ -116,6 +118,8 @@ class ToolCall {
       agentId,
       turnId,
       concludeTurn,
+      token: Object.freeze(Object.create(null) as object),
+      ...(parent ? { parentToken: parent.token } : {}),
     });
   }
 

@@ -53,6 +53,18 @@ export interface ExecuteStepOptions {
   onResult?: (result: ToolResult, index: number) => void;
 }
 
+/** One call made inside another call (Code Mode's `run_code`), outside any model step's plan. */
+export interface InnerCallOptions {
+  call: ModelToolCall;
+  agentId: string;
+  turnId: string;
+  /** The enclosing call's signal (or one derived from it): aborting it stops the inner call. */
+  signal: AbortSignal;
+  concludeTurn: () => void;
+  /** The enclosing call: its id, and the `token` of its execution. */
+  parent: { callId: string; token: object };
+}
+
 interface PlannedCall {
   call: ModelToolCall;
   index: number;
@@ -159,6 +171,28 @@ export class ToolPipeline {
     }
     if (deliveryFailure) throw deliveryFailure.error;
     return results as ToolResult[];
+  }
+
+  /**
+   * Runs one call made inside another through the whole pipeline (lookup, validation,
+   * pre-execute, guards, execute, post-execute, normalisation, `tools/result`), exactly as a
+   * model's call. Never rejects. Scheduling and logging it are the caller's job.
+   */
+  runInnerCall(options: InnerCallOptions): Promise<ToolResult> {
+    const { call, parent, ...step } = options;
+    return runToolCall({
+      call,
+      context: this.context,
+      agentId: step.agentId,
+      turnId: step.turnId,
+      signal: step.signal,
+      concludeTurn: step.concludeTurn,
+      lookup: (name) => this.lookup(name),
+      availableNames: () => this.visible().map((tool) => tool.name),
+      guards: () => this.activeGuards(),
+      defaultTimeoutMs: this.defaultTimeoutMs,
+      parent,
+    });
   }
 
   private runCall(call: ModelToolCall, options: ExecuteStepOptions): Promise<ToolResult> {

@@ -21,6 +21,7 @@ export function fakeExecution(
     agentId: 'agent-1',
     turnId: 'turn-1',
     concludeTurn() {},
+    token: Object.freeze({}),
   };
 }
 
