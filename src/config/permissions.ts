@@ -8,6 +8,7 @@
 import type { Context, Disposer } from '../core/context.js';
 import { assertNever } from '../core/errors.js';
 import { type PreExecuteDecision, toolPreExecute } from '../core/tool-pipeline.js';
+import { toolsAvailable } from '../core/tool-presentation.js';
 import type { PermissionRule } from './schema.js';
 import { normaliseWhitespace, splitShellCommands } from './shell-commands.js';
 
@@ -107,9 +108,25 @@ export function compileRules(rules: PermissionRule[]): CompiledRule[] {
   }));
 }
 
+/**
+ * Whether the rules deny every call of `tool`, whatever its arguments: the first rule for it that
+ * has no argument pattern (or only `*`) denies, and every rule for it before that one denies too.
+ */
+export function deniesOutright(compiled: readonly CompiledRule[], tool: string): boolean {
+  for (const candidate of compiled) {
+    if (!candidate.toolPattern.test(tool)) continue;
+    if (candidate.rule.action !== 'deny') return false;
+    if (candidate.matchers.every((matcher) => matcher.matchesAll)) return true;
+  }
+  return false;
+}
+
 export function installPermissionRules(context: Context, rules: PermissionRule[]): Disposer {
   const compiled = compileRules(rules);
-  return context.use(
+  const stopFiltering = context.use(toolsAvailable, (input, next) =>
+    next({ ...input, tools: input.tools.filter((tool) => !deniesOutright(compiled, tool.name)) }),
+  );
+  const stopDeciding = context.use(
     toolPreExecute,
     (request, next): PreExecuteDecision | Promise<PreExecuteDecision> => {
       const hit = compiled.find((candidate) =>
@@ -131,4 +148,8 @@ export function installPermissionRules(context: Context, rules: PermissionRule[]
       }
     },
   );
+  return () => {
+    stopDeciding();
+    stopFiltering();
+  };
 }

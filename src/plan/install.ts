@@ -8,8 +8,9 @@ import type { PermissionRule } from '../config/schema.js';
 import { type Disposer, disposeAll } from '../core/context.js';
 import type { AgentHandle } from '../core/create-agent.js';
 import type { AgentRuntime } from '../core/runtime.js';
+import { toolsAvailable } from '../core/tool-presentation.js';
 import { DEFAULT_PLAN_SETTINGS, type PlanSettings } from './contract.js';
-import { planModeVerdict, readOnlyShell } from './plan-guard.js';
+import { deniedInPlanMode, planModeVerdict, readOnlyShell } from './plan-guard.js';
 import { PlanModeService, planModeKey } from './plan-mode.js';
 import { planSection } from './plan-text.js';
 import { planTools } from './tools.js';
@@ -73,6 +74,14 @@ export function installPlanMode(
     disposers.push(
       handle.tools.guard((request) =>
         rootServiceOf(handle)?.enforced ? planModeVerdict(request, isReadOnlyCommand) : undefined,
+      ),
+      // Tools described ahead of calls (Code Mode's SDK) leave out what plan mode always denies.
+      handle.context.use(toolsAvailable, (input, next) =>
+        next(
+          rootServiceOf(handle)?.enforced
+            ? { ...input, tools: input.tools.filter((tool) => !deniedInPlanMode(tool.name)) }
+            : input,
+        ),
       ),
     );
     return disposeAll(disposers);

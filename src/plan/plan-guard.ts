@@ -39,6 +39,11 @@ export function readOnlyShell(rules: readonly PermissionRule[]): (command: strin
   };
 }
 
+/** Whether plan mode denies every call of `tool`, whatever its arguments. */
+export function deniedInPlanMode(tool: string): boolean {
+  return MUTATING_TOOLS.has(tool);
+}
+
 function denial(what: string): GuardVerdict {
   return {
     deny: `${what} is not allowed in plan mode: you are planning, so explore read-only (read_file, grep, glob, read-only commands), then present your plan with ${EXIT_PLAN_MODE_TOOL}; once the user approves it, plan mode ends and you can make changes.`,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compileRules, matchesRule } from '../../src/config/permissions.js';
+import { compileRules, deniesOutright, matchesRule } from '../../src/config/permissions.js';
 import type { PermissionRule } from '../../src/config/schema.js';
 import { splitShellCommands } from '../../src/config/shell-commands.js';
 
@@ -116,4 +116,37 @@ test('a tool pattern with * names every tool it matches, such as one MCP serverâ
   const [exact] = compileRules([{ tool: 'mcp__github__search', action: 'deny' }]);
   assert.ok(exact);
   assert.equal(matchesRule(exact, 'mcp__github__search_code', {}), false);
+});
+
+test('a tool is denied outright only when every rule for it up to the first one without patterns denies', () => {
+  const denied = (rules: PermissionRule[], tool: string) =>
+    deniesOutright(compileRules(rules), tool);
+  assert.equal(denied([{ tool: 'bash', action: 'deny' }], 'bash'), true);
+  assert.equal(denied([{ tool: 'b*', action: 'deny', match: { command: '*' } }], 'bash'), true);
+  assert.equal(denied([{ tool: 'bash', action: 'deny' }], 'grep'), false);
+  assert.equal(
+    denied([{ tool: 'bash', action: 'deny', match: { command: 'rm *' } }], 'bash'),
+    false,
+  );
+  assert.equal(
+    denied(
+      [
+        { tool: 'bash', action: 'allow', match: { command: 'ls' } },
+        { tool: 'bash', action: 'deny' },
+      ],
+      'bash',
+    ),
+    false,
+  );
+  assert.equal(
+    denied(
+      [
+        { tool: 'bash', action: 'deny', match: { command: 'rm *' } },
+        { tool: '*', action: 'deny' },
+      ],
+      'bash',
+    ),
+    true,
+  );
+  assert.equal(denied([{ tool: 'bash', action: 'ask' }], 'bash'), false);
 });

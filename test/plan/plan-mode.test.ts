@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { deriveMessages } from '../../src/core/messages.js';
+import { availableTools } from '../../src/core/tool-presentation.js';
 import { foldPlanMode } from '../../src/plan/plan-mode.js';
 import {
   eventsOf,
@@ -154,4 +155,19 @@ test('plan mode survives reopening the session and never reaches the model trans
   assert.equal(toolResults(reopened.log.events, 'write_file')[0]?.isError, true);
   assert.equal(existsSync(join(workspace, 'notes.txt')), false);
   reopened.close();
+});
+
+test('tools described ahead of calls leave out what plan mode always denies, while it is enforced', async () => {
+  const { handle, service } = startPlanning({ default: { reply: 'ok' } });
+  const names = async () =>
+    (await availableTools(handle.context, handle.agent.id, handle.tools.visible())).map(
+      (tool) => tool.name,
+    );
+  const planning = await names();
+  for (const name of ['write_file', 'edit_file']) assert.equal(planning.includes(name), false);
+  for (const name of ['read_file', 'bash', 'grep']) assert.ok(planning.includes(name), name);
+  service.setMode('default');
+  const working = await names();
+  for (const name of ['write_file', 'edit_file']) assert.ok(working.includes(name), name);
+  handle.close();
 });
