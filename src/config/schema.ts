@@ -3,7 +3,9 @@
  * Every field documents its default; values are only validated here, applied elsewhere. The
  * schemas are built at their first use, so a command that reads no config file loads no zod.
  */
+
 import type { z as Zod } from 'zod';
+import { TOOL_PRESENTATIONS } from '../code-mode/contract.js';
 import { loadLibrary } from '../core/load-library.js';
 
 const providerNames = ['deepseek', 'openai', 'anthropic', 'openai-compatible'] as const;
@@ -159,6 +161,22 @@ function declareSchemas(z: typeof Zod) {
       .optional(),
     tools: z
       .strictObject({
+        /**
+         * How agents are shown their tools: `native` (default) offers each tool; `code` offers
+         * `run_code` alone with the others as a generated SDK; `both` offers all and `run_code`.
+         */
+        presentation: z.enum(TOOL_PRESENTATIONS).optional(),
+        /** Limits of one `run_code` program. */
+        codeMode: z
+          .strictObject({
+            /** Wall time of one program, tool calls included; default 120000 ms. */
+            timeoutMs: z.number().int().min(100).max(3_600_000).optional(),
+            /** The program's heap; default 64 MB. */
+            memoryMb: z.number().int().min(8).max(4096).optional(),
+            /** Console output kept; default 65536 bytes. */
+            outputBytes: z.number().int().min(1024).max(16_777_216).optional(),
+          })
+          .optional(),
         /** Default bash timeout; default 120000 ms. */
         bashTimeoutMs: z.number().int().min(1000).max(600000).optional(),
         /** Folders outside the workspace that file tools may use; default none. */
@@ -206,6 +224,8 @@ function declareSchemas(z: typeof Zod) {
          * environment (it inherits Loom's, so keys need not be written here).
          */
         providers: z.record(z.string(), acpProviderSchema).optional(),
+        /** How subagents (workflow children too) are shown their tools; default `tools.presentation`. */
+        presentation: z.enum(TOOL_PRESENTATIONS).optional(),
       })
       .superRefine((subagents, context) => {
         for (const name of Object.keys(subagents.providers ?? {})) {

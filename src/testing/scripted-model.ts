@@ -52,6 +52,21 @@ export interface ScriptedModelClient extends ModelClient {
 }
 
 const structuredOutputTool = 'structured_output';
+const runCodeTool = 'run_code';
+
+/**
+ * How a request takes a structured answer: its own `structured_output` tool (`native`), a
+ * `run_code` program calling the one its Code Mode SDK declares (`code`), or not at all.
+ */
+type StructuredOutputRoute = 'native' | 'code' | 'none';
+
+function structuredOutputRoute(request: ModelRequest): StructuredOutputRoute {
+  if (request.tools.some((tool) => tool.name === structuredOutputTool)) return 'native';
+  const code =
+    request.tools.some((tool) => tool.name === runCodeTool) &&
+    request.system.includes(`${structuredOutputTool}(`);
+  return code ? 'code' : 'none';
+}
 const maximumTextParts = 4;
 const maximumPromptInError = 200;
 
@@ -169,10 +184,8 @@ export function createScriptedModel(
         return;
       }
       const substitution = new Substitution({ ...conversation, captures: choice.captures });
-      const offersStructuredOutput = request.tools.some(
-        (tool) => tool.name === structuredOutputTool,
-      );
-      const result = answer(step, substitution, offersStructuredOutput, nextCallId);
+      const structuredRoute = structuredOutputRoute(request);
+      const result = answer(step, substitution, structuredRoute, nextCallId);
       if (substitution.problem) {
         const { field, message } = substitution.problem;
         const where = `${answererName(choice.answerer)} step ${stepIndex}, ${field}`;
@@ -232,7 +245,7 @@ interface Answer {
 function answer(
   step: Exclude<ScriptedStep, { hang: true }>,
   substitution: Substitution,
-  offersStructuredOutput: boolean,
+  structuredRoute: StructuredOutputRoute,
   nextCallId: () => string,
 ): Answer {
   // Every answer's parts are one array grown by push, neither mapped nor spread: an optimised
@@ -251,7 +264,7 @@ function answer(
   }
   const reasoning =
     step.reasoning === undefined ? '' : substitution.text(step.reasoning, 'reasoning');
-  const content = answerContent(step, substitution, offersStructuredOutput, nextCallId);
+  const content = answerContent(step, substitution, structuredRoute, nextCallId);
   pushTextParts(parts, 'reasoning', reasoning);
   for (const part of content.parts) parts.push(part);
   return { ...content, parts, reasoningCharacters: reasoning.length };
@@ -260,7 +273,7 @@ function answer(
 function answerContent(
   step: Exclude<ScriptedStep, { hang: true } | { error: string }>,
   substitution: Substitution,
-  offersStructuredOutput: boolean,
+  structuredRoute: StructuredOutputRoute,
   nextCallId: () => string,
 ): Pick<Answer, 'parts' | 'reason' | 'characters'> {
   const parts: ModelStreamPart[] = [];
@@ -288,7 +301,13 @@ function answerContent(
   }
   if ('reply' in step) return say(substitution.text(step.reply, 'reply'));
   const value = substitution.deep(step.output, 'output');
-  if (offersStructuredOutput) return callTools([{ name: structuredOutputTool, arguments: value }]);
+  if (structuredRoute === 'native') {
+    return callTools([{ name: structuredOutputTool, arguments: value }]);
+  }
+  if (structuredRoute === 'code') {
+    const code = `await tools.${structuredOutputTool}(${JSON.stringify(value)});\nreturn 'delivered';`;
+    return callTools([{ name: runCodeTool, arguments: { code } }]);
+  }
   return say(JSON.stringify(value) ?? 'null');
 }
 

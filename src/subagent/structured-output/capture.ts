@@ -1,6 +1,7 @@
 /**
  * Structured output for one agent: a scoped `structured_output` tool whose value commits only
- * when the call's final result succeeds, a guard that makes delivery final, bounded in-turn
+ * when the call's final result succeeds (and, for a call made inside another, such as a
+ * `run_code` program's, only when the enclosing call's result succeeds as well), a guard that makes delivery final, bounded in-turn
  * retries of invalid arguments, and a turn rule that makes a missing or invalid answer an error.
  * Registers on the agent's own scoped parts only; must never report a value whose call failed.
  */
@@ -96,6 +97,11 @@ class CaptureAttachment implements StructuredCapture {
   private readonly shape: CaptureShape;
   private readonly tool: ToolDefinition;
   private readonly staged = new WeakMap<ToolExecution, { value: unknown }>();
+  /**
+   * A value captured inside another call (a `run_code` program) whose own call succeeded: it
+   * commits only when the enclosing call, known by its opaque token, succeeds too.
+   */
+  private awaitingEnclosing: { token: object; value: unknown } | undefined;
   private readonly disposers: Disposer[] = [];
   private phase: Phase = { kind: 'open' };
   private failedAttempts = 0;
@@ -200,8 +206,21 @@ class CaptureAttachment implements StructuredCapture {
       if (result.isError) {
         this.phase = { kind: 'open' };
         this.discardedBecause = result.content;
+      } else if (execution.parentToken !== undefined) {
+        this.awaitingEnclosing = { token: execution.parentToken, value: staged.value };
       } else {
         this.phase = { kind: 'committed', value: staged.value };
+      }
+      return;
+    }
+    const awaiting = this.awaitingEnclosing;
+    if (awaiting !== undefined && execution.token === awaiting.token) {
+      this.awaitingEnclosing = undefined;
+      if (result.isError) {
+        this.phase = { kind: 'open' };
+        this.discardedBecause = `the ${result.name} call it was made in failed: ${result.content}`;
+      } else {
+        this.phase = { kind: 'committed', value: awaiting.value };
       }
       return;
     }
