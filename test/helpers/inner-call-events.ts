@@ -11,14 +11,10 @@ export const CODE =
   "const [a, b] = await Promise.all([tools.read_file({ path: 'a.ts' }), tools.grep({ pattern: 'TODO' })]);";
 
 type Data<Type extends SessionEvent['type']> = SessionEvent<Type>['data'];
+export type EventItem = readonly [SessionEvent['type'], unknown];
 
 /** Numbers events in order from `firstSeq`. */
-export function sequence(
-  items: ReadonlyArray<
-    { [Type in SessionEvent['type']]: [Type, Data<Type>] }[SessionEvent['type']]
-  >,
-  firstSeq = 1,
-): SessionEvent[] {
+export function sequence(items: readonly EventItem[], firstSeq = 1): SessionEvent[] {
   return items.map(
     ([type, data], index) => ({ type, seq: firstSeq + index, time: 0, data }) as SessionEvent,
   );
@@ -26,51 +22,58 @@ export function sequence(
 
 const base = { turnId: TURN, step: 1 };
 
-export const programCall = [
-  'tool/call',
-  { ...base, callId: PROGRAM, name: 'run_code', arguments: { code: CODE } },
-] as const;
-export const readCall = [
-  'tool/call',
-  {
-    ...base,
-    callId: `${PROGRAM}.1`,
-    name: 'read_file',
-    arguments: { path: 'a.ts' },
-    parentCallId: PROGRAM,
-  },
-] as const;
-export const grepCall = [
-  'tool/call',
-  {
-    ...base,
-    callId: `${PROGRAM}.2`,
-    name: 'grep',
-    arguments: { pattern: 'TODO' },
-    parentCallId: PROGRAM,
-  },
-] as const;
+function toolCall(data: Data<'tool/call'>): EventItem {
+  return ['tool/call', data];
+}
 
-function innerResult(call: typeof readCall | typeof grepCall, content: string, isError = false) {
-  const { callId, name } = call[1];
-  return [
-    'tool/result',
-    { ...base, callId, name, content, isError, parentCallId: PROGRAM },
-  ] as const;
+function toolResult(data: Data<'tool/result'>): EventItem {
+  return ['tool/result', data];
+}
+
+export const programCall = toolCall({
+  ...base,
+  callId: PROGRAM,
+  name: 'run_code',
+  arguments: { code: CODE },
+});
+export const readCall = toolCall({
+  ...base,
+  callId: `${PROGRAM}.1`,
+  name: 'read_file',
+  arguments: { path: 'a.ts' },
+  parentCallId: PROGRAM,
+});
+export const grepCall = toolCall({
+  ...base,
+  callId: `${PROGRAM}.2`,
+  name: 'grep',
+  arguments: { pattern: 'TODO' },
+  parentCallId: PROGRAM,
+});
+
+function innerResult(call: EventItem, content: string): EventItem {
+  const { callId, name } = call[1] as Data<'tool/call'>;
+  return toolResult({ ...base, callId, name, content, isError: false, parentCallId: PROGRAM });
 }
 
 export const readResult = innerResult(readCall, 'export const a = 1;');
 export const grepResult = innerResult(grepCall, 'a.ts:3: // TODO tidy');
-export const programResult = [
-  'tool/result',
-  { ...base, callId: PROGRAM, name: 'run_code', content: '{"value":2}', isError: false },
-] as const;
+export const programResult = toolResult({
+  ...base,
+  callId: PROGRAM,
+  name: 'run_code',
+  content: '{"value":2}',
+  isError: false,
+});
 
-function aborted(item: typeof readResult | typeof grepResult | typeof programResult) {
-  return [
-    'tool/result',
-    { ...item[1], content: 'aborted', isError: true, errorCode: 'ABORTED' },
-  ] as const;
+/** The result as a cancel ends it. */
+export function aborted(item: EventItem): EventItem {
+  return toolResult({
+    ...(item[1] as Data<'tool/result'>),
+    content: 'aborted',
+    isError: true,
+    errorCode: 'ABORTED',
+  });
 }
 
 /** A program that reads and greps concurrently and answers. */
