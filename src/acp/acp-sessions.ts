@@ -26,7 +26,7 @@ import { connectClientServers } from './client-mcp-servers.js';
 import { clientPermissionAsker } from './permission-asker.js';
 import { clientQuestionAnswerer } from './question-answerer.js';
 import { sendModeChanges } from './session-modes.js';
-import { liveUpdateOf, updateView } from './session-updates.js';
+import { innerCallMeta, liveUpdateOf, updateView } from './session-updates.js';
 import { refuseOtherWorkspace } from './session-workspace.js';
 import type { ToolCallExtras } from './tool-call-details.js';
 
@@ -216,6 +216,7 @@ export class AcpSessions {
           sessionUpdate: 'tool_call_update',
           toolCallId: callId,
           content: [{ type: 'terminal', terminalId }],
+          ...innerCallMeta(view.openCalls.get(callId)?.parentCallId),
         });
       });
       handle.onClose(context.provide(commandRunnerKey, runner));
@@ -227,6 +228,7 @@ export class AcpSessions {
             sessionUpdate: 'tool_call_update',
             toolCallId: execution.callId,
             status: 'in_progress',
+            ...innerCallMeta(view.openCalls.get(execution.callId)?.parentCallId),
           });
         return next(execution);
       }),

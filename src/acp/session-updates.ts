@@ -2,8 +2,9 @@
  * Translates Loom session events into ACP `session/update` payloads: streamed text and
  * reasoning, tool calls (pending, with the files they touch) and their results (with a diff or
  * terminal where the call had one), the todo list as a `plan`, and (for `session/load`) the
- * stored history. Mapping only: it reads events and the view's record of open calls, and never
- * touches the log or the connection.
+ * stored history. A call made inside another (a `run_code` program's inner call) is a tool call
+ * of its own, titled as inside its enclosing call and naming it in `_meta.loom`. Mapping only: it
+ * reads events and the view's record of open calls, and never touches the log or the connection.
  */
 import type { PlanEntry, SessionUpdate, ToolKind } from '@agentclientprotocol/sdk';
 import type { AnySessionEvent, SessionEvent } from '../core/session-events.js';
@@ -21,7 +22,7 @@ export interface UpdateView {
   /** The session's workspace: relative paths in arguments resolve against it. */
   cwd: string;
   /** Calls announced and not yet answered; the mapping adds and removes them. */
-  openCalls: Map<string, { name: string; arguments: unknown }>;
+  openCalls: Map<string, { name: string; arguments: unknown; parentCallId?: string }>;
   /** What the session learnt of a call while it ran (absent on replay). */
   extrasOf?(callId: string): ToolCallExtras | undefined;
 }
@@ -59,6 +60,14 @@ function oneLine(text: string, limit = 80): string {
   return flat.length > limit ? `${flat.slice(0, limit - 1)}…` : flat;
 }
 
+/** Where an inner call's updates name their enclosing call (ACP has no field of its own for it). */
+// A type, not an interface: ACP's `_meta` wants an object with an index signature.
+export type LoomToolCallMeta = { loom: { parentToolCallId: string } };
+
+export function innerCallMeta(parentCallId: string | undefined): { _meta?: LoomToolCallMeta } {
+  return parentCallId === undefined ? {} : { _meta: { loom: { parentToolCallId: parentCallId } } };
+}
+
 function text(value: string) {
   return { type: 'text' as const, text: value };
 }
@@ -94,21 +103,32 @@ export function liveUpdateOf(event: SessionEvent, view: UpdateView): SessionUpda
       return { sessionUpdate: kind, content: text(typed.data.text) };
     }
     case 'tool/call': {
-      const { callId, name, arguments: input } = typed.data;
-      view.openCalls.set(callId, { name, arguments: input });
+      const { callId, name, arguments: input, parentCallId } = typed.data;
+      const parentName =
+        parentCallId === undefined
+          ? undefined
+          : (view.openCalls.get(parentCallId)?.name ?? 'run_code');
+      view.openCalls.set(
+        callId,
+        parentCallId === undefined
+          ? { name, arguments: input }
+          : { name, arguments: input, parentCallId },
+      );
       const locations = callLocationsOf(name, input, view.cwd);
+      const title = toolTitleOf(name, input);
       return {
         sessionUpdate: 'tool_call',
         toolCallId: callId,
-        title: toolTitleOf(name, input),
+        title: parentName === undefined ? title : `${title} (in ${parentName})`,
         kind: toolKindOf(name),
         status: 'pending',
         rawInput: input,
         ...(locations.length > 0 ? { locations } : {}),
+        ...innerCallMeta(parentCallId),
       };
     }
     case 'tool/result': {
-      const { callId } = typed.data;
+      const { callId, parentCallId } = typed.data;
       const call = view.openCalls.get(callId);
       view.openCalls.delete(callId);
       const extras = view.extrasOf?.(callId) ?? {};
@@ -120,6 +140,7 @@ export function liveUpdateOf(event: SessionEvent, view: UpdateView): SessionUpda
         status: typed.data.isError ? 'failed' : 'completed',
         content: [...details, { type: 'content', content: text(typed.data.content) }],
         ...(locations.length > 0 ? { locations } : {}),
+        ...innerCallMeta(call?.parentCallId ?? parentCallId),
       };
     }
     case 'todo/write': {

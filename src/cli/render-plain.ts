@@ -1,7 +1,9 @@
 /**
  * Human rendering of a running turn: the answer streams to stdout; tool calls, a one-line gist
  * of each result, the todo list when it changes, retries and problems go briefly to stderr
- * (dimmed on a terminal unless NO_COLOR is set). Reads session events only; never changes them.
+ * (dimmed on a terminal unless NO_COLOR is set); a call made inside another (a `run_code`
+ * program's, with `parentCallId`) is indented under it. Reads session events only; never
+ * changes them.
  */
 import type { SessionEvent } from '../core/session-events.js';
 import { todoChangePrinter } from './render-todos.js';
@@ -31,6 +33,10 @@ export function plainRenderer(
   const style = styles('isTTY' in stderr && stderr.isTTY === true && !process.env.NO_COLOR);
   let openLine = false;
   const todoChanges = todoChangePrinter();
+  /** How deep each open call is nested: 0 for the model's own calls. */
+  const depthOf = new Map<string, number>();
+  /** The call whose line is the last on stderr, so its result needs no name. */
+  let lastCallLine: string | undefined;
   const endLine = () => {
     if (openLine) stdout.write('\n');
     openLine = false;
@@ -48,14 +54,26 @@ export function plainRenderer(
         case 'tool/call': {
           const data = event.data as SessionEvent<'tool/call'>['data'];
           endLine();
-          stderr.write(`${style.cyan('▸')} ${data.name} ${style.dim(summarize(data.arguments))}\n`);
+          const depth =
+            data.parentCallId === undefined ? 0 : (depthOf.get(data.parentCallId) ?? 0) + 1;
+          depthOf.set(data.callId, depth);
+          stderr.write(
+            `${'  '.repeat(depth)}${style.cyan('▸')} ${data.name} ${style.dim(summarize(data.arguments))}\n`,
+          );
+          lastCallLine = data.callId;
           return;
         }
         case 'tool/result': {
           const data = event.data as SessionEvent<'tool/result'>['data'];
-          const gist = summarize(data.content, 100);
-          if (data.isError) stderr.write(`  ${style.red('✗')} ${style.dim(gist)}\n`);
-          else stderr.write(`  ${style.dim(`✓ ${gist}`)}\n`);
+          const depth = depthOf.get(data.callId) ?? (data.parentCallId === undefined ? 0 : 1);
+          depthOf.delete(data.callId);
+          // Inner calls of a program often run together: a result away from its call names it.
+          const named = depth > 0 && lastCallLine !== data.callId ? `${data.name}: ` : '';
+          const gist = `${named}${summarize(data.content, 100)}`;
+          const indent = '  '.repeat(depth + 1);
+          if (data.isError) stderr.write(`${indent}${style.red('✗')} ${style.dim(gist)}\n`);
+          else stderr.write(`${indent}${style.dim(`✓ ${gist}`)}\n`);
+          lastCallLine = undefined;
           return;
         }
         case 'todo/write': {
@@ -63,6 +81,7 @@ export function plainRenderer(
           if (!lines) return;
           endLine();
           stderr.write(lines.map((line) => `${line}\n`).join(''));
+          lastCallLine = undefined;
           return;
         }
         case 'model/retry': {
@@ -73,11 +92,14 @@ export function plainRenderer(
               `  attempt ${data.attempt} failed (${data.error.message}); retrying in ${wait} ms\n`,
             ),
           );
+          lastCallLine = undefined;
           return;
         }
         case 'turn/end': {
           const data = event.data as SessionEvent<'turn/end'>['data'];
           endLine();
+          depthOf.clear();
+          lastCallLine = undefined;
           if (data.error) stderr.write(`${style.red('error:')} ${data.error.message}\n`);
           else if (data.reason === 'aborted' || data.reason === 'interrupted')
             stderr.write(`${style.red('interrupted')}\n`);

@@ -19,6 +19,11 @@ function oneLine(text: string, limit: number): string {
   return flat.length > limit ? `${flat.slice(0, limit - 1)}…` : flat;
 }
 
+/** A call made inside another (a `run_code` program's) is indented and names its enclosing call. */
+function innerMark(data: Record<string, unknown>): string {
+  return typeof data.parentCallId === 'string' ? `  ↳ in ${data.parentCallId}: ` : '';
+}
+
 /** A readable line for one event; events of plugins fall back to their JSON data. */
 export function describeEvent(event: SessionEvent): string {
   const data = event.data as unknown as Record<string, unknown>;
@@ -37,9 +42,9 @@ export function describeEvent(event: SessionEvent): string {
       return `${head} ${text}${calls.length > 0 ? `${text ? ' ' : ''}→ ${calls.join(', ')}` : ''}`;
     }
     case 'tool/call':
-      return `${head} ${data.name} ${oneLine(JSON.stringify(data.arguments), 160)}`;
+      return `${head} ${innerMark(data)}${data.name} ${oneLine(JSON.stringify(data.arguments), 160)}`;
     case 'tool/result':
-      return `${head} ${data.name}${data.isError ? ' (error)' : ''}: ${oneLine(String(data.content), 160)}`;
+      return `${head} ${innerMark(data)}${data.name}${data.isError ? ' (error)' : ''}: ${oneLine(String(data.content), 160)}`;
     case 'turn/end': {
       const error = data.error as { message: string } | undefined;
       return `${head} ${data.reason}${error ? `: ${error.message}` : ''}`;

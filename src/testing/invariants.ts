@@ -1,8 +1,10 @@
 /**
  * The event-stream invariant checker, public so Loom's tests and users' tests hold sessions to
  * the same rules: increasing seq, every start with exactly one end, tool results answering their
- * calls in order, nothing of a turn outside it, every request's prompt logged before it. An
- * event whose data has a string `turnId` (and a numeric `step`) belongs to that turn (and step). Checking must never throw on odd input.
+ * calls in order, an inner call (`parentCallId`) made and answered while its enclosing call is
+ * open, nothing of a turn outside it, every request's prompt logged before it. An event whose
+ * data has a string `turnId` (and a numeric `step`) belongs to that turn (and step). Checking
+ * must never throw on odd input.
  */
 import type { SessionEvent } from '../core/session-events.js';
 
@@ -124,6 +126,15 @@ function checkScopes(events: readonly SessionEvent[]): string[] {
   return violations;
 }
 
+function parentOf(event: SessionEvent): string | undefined {
+  const parentCallId = field(event, 'parentCallId');
+  return typeof parentCallId === 'string' ? parentCallId : undefined;
+}
+
+/**
+ * Within a step, the model's calls are answered in their order, and the inner calls of one
+ * enclosing call in theirs.
+ */
 function checkResultOrder(events: readonly SessionEvent[]): string[] {
   const violations: string[] = [];
   const calls = new Map<string, string[]>();
@@ -135,18 +146,63 @@ function checkResultOrder(events: readonly SessionEvent[]): string[] {
     const target =
       event.type === 'tool/call' ? calls : event.type === 'tool/result' ? results : undefined;
     if (!target) continue;
-    const list = target.get(step) ?? [];
+    const parent = parentOf(event);
+    const group = parent === undefined ? step : `${step}\u0000${parent}`;
+    const list = target.get(group) ?? [];
     list.push(callId);
-    target.set(step, list);
+    target.set(group, list);
   }
-  for (const [step, answered] of results) {
-    const called = calls.get(step) ?? [];
+  for (const [group, answered] of results) {
+    const called = calls.get(group) ?? [];
     const expected = called.filter((callId) => answered.includes(callId));
     const actual = answered.filter((callId) => called.includes(callId));
     if (expected.join('\u0000') !== actual.join('\u0000')) {
+      const [step, parent] = group.split('\u0000');
+      const whose = parent === undefined ? `step ${step}` : `call ${parent} in step ${step}`;
       violations.push(
-        `tool results of step ${step} come in order ${actual.join(', ')} but the calls were ${expected.join(', ')}`,
+        `tool results of ${whose} come in order ${actual.join(', ')} but the calls were ${expected.join(', ')}`,
       );
+    }
+  }
+  return violations;
+}
+
+/**
+ * An inner call starts while its enclosing call (same turn) is open, names the same parent in
+ * its result, and is answered before the enclosing call is.
+ */
+function checkInnerCalls(events: readonly SessionEvent[]): string[] {
+  const violations: string[] = [];
+  const open = new Map<string, { seq: number; turnId: string; parent: string | undefined }>();
+  for (const event of events) {
+    if (event.type !== 'tool/call' && event.type !== 'tool/result') continue;
+    const turnId = turnOf(event);
+    const callId = field(event, 'callId');
+    if (turnId === undefined || typeof callId !== 'string') continue;
+    const key = `${turnId}/${callId}`;
+    const parent = parentOf(event);
+    const where = `${event.type} ${key} (seq ${event.seq})`;
+    if (event.type === 'tool/call') {
+      if (parent !== undefined && !open.has(`${turnId}/${parent}`)) {
+        violations.push(`${where} is inside call ${parent}, which is not open`);
+      }
+      if (!open.has(key)) open.set(key, { seq: event.seq, turnId, parent });
+      continue;
+    }
+    const call = open.get(key);
+    if (!call) continue;
+    open.delete(key);
+    if (call.parent !== parent) {
+      violations.push(
+        `${where} names parent ${parent ?? 'none'} but its call named ${call.parent ?? 'none'}`,
+      );
+    }
+    for (const [innerKey, inner] of open) {
+      if (inner.parent === callId && inner.turnId === turnId) {
+        violations.push(
+          `${where} comes before the result of its inner call ${innerKey} (seq ${inner.seq})`,
+        );
+      }
     }
   }
   return violations;
@@ -184,6 +240,7 @@ export function checkSessionInvariants(events: readonly SessionEvent[]): string[
     ...checkPairs(events, { start: 'tool/call', end: 'tool/result', key: callOf }),
     ...checkScopes(events),
     ...checkResultOrder(events),
+    ...checkInnerCalls(events),
     ...checkPromptBlobs(events),
   ];
 }

@@ -15,6 +15,8 @@ export interface ToolLineState {
   status: ToolStatus;
   /** The result's text once it ended (the view shortens and folds it). */
   result?: string;
+  /** Calls made inside this one (a `run_code` program's), in call order. */
+  children?: ToolLineState[];
 }
 
 /** One block of the transcript. Finished items never change again (ink's static region). */

@@ -1,10 +1,12 @@
 /**
  * Folds a root session's events into the transcript the terminal shows: finished items (which
  * never change again, so ink prints them once) and live items (streaming text, running tools).
- * Reads events only; it never writes the log and never throws on an event it does not know.
+ * A call made inside another (`parentCallId`, a `run_code` program's) is a child of the live
+ * item of its enclosing call, which finishes with its own result. Reads events only; it never
+ * writes the log and never throws on an event it does not know.
  */
 import type { SessionEvent } from '../core/session-events.js';
-import type { ToolStatus, TranscriptItem } from './contract.js';
+import type { ToolLineState, ToolStatus, TranscriptItem } from './contract.js';
 
 type Data<Type extends SessionEvent['type']> = SessionEvent<Type>['data'];
 
@@ -12,6 +14,8 @@ export class TranscriptFold {
   /** Append-only. */
   readonly finished: TranscriptItem[] = [];
   private readonly liveItems = new Map<string, TranscriptItem>();
+  /** For each open inner call, the call id of the live item it is drawn in. */
+  private readonly itemOfInnerCall = new Map<string, string>();
   private sequence = 0;
 
   get live(): TranscriptItem[] {
@@ -64,23 +68,23 @@ export class TranscriptFold {
       }
       case 'tool/call': {
         const data = event.data as Data<'tool/call'>;
-        this.liveItems.set(`t-${data.callId}`, {
-          kind: 'tool',
-          id: `t-${data.callId}`,
-          tool: {
-            callId: data.callId,
-            name: data.name,
-            arguments: data.arguments,
-            status: 'running',
-          },
-        });
+        const tool: ToolLineState = {
+          callId: data.callId,
+          name: data.name,
+          arguments: data.arguments,
+          status: 'running',
+        };
+        if (data.parentCallId !== undefined && this.addInnerCall(data.parentCallId, tool)) return;
+        this.liveItems.set(`t-${data.callId}`, { kind: 'tool', id: `t-${data.callId}`, tool });
         return;
       }
       case 'tool/result': {
         const data = event.data as Data<'tool/result'>;
+        if (this.endInnerCall(data)) return;
         const id = `t-${data.callId}`;
         const running = this.liveItems.get(id);
         this.liveItems.delete(id);
+        const children = running?.kind === 'tool' ? running.tool.children : undefined;
         this.finished.push({
           kind: 'tool',
           id,
@@ -90,6 +94,7 @@ export class TranscriptFold {
             arguments: running?.kind === 'tool' ? running.tool.arguments : undefined,
             status: statusOf(data),
             result: data.content,
+            ...(children ? { children } : {}),
           },
         });
         return;
@@ -99,6 +104,7 @@ export class TranscriptFold {
         // What streamed before an abort stays visible.
         for (const item of this.liveItems.values()) this.finished.push(item);
         this.liveItems.clear();
+        this.itemOfInnerCall.clear();
         if (data.error) {
           this.finished.push({
             kind: 'notice',
@@ -120,6 +126,58 @@ export class TranscriptFold {
         return;
     }
   }
+
+  /** Draws an inner call in its enclosing call's live item; false when that item is not live. */
+  private addInnerCall(parentCallId: string, tool: ToolLineState): boolean {
+    const itemCallId = this.itemOfInnerCall.get(parentCallId) ?? parentCallId;
+    const changed = this.changeLiveTool(itemCallId, parentCallId, (parent) => ({
+      ...parent,
+      children: [...(parent.children ?? []), tool],
+    }));
+    if (changed) this.itemOfInnerCall.set(tool.callId, itemCallId);
+    return changed;
+  }
+
+  private endInnerCall(data: Data<'tool/result'>): boolean {
+    const itemCallId = this.itemOfInnerCall.get(data.callId);
+    if (itemCallId === undefined) return false;
+    this.itemOfInnerCall.delete(data.callId);
+    return this.changeLiveTool(itemCallId, data.callId, (inner) => ({
+      ...inner,
+      status: statusOf(data),
+      result: data.content,
+    }));
+  }
+
+  /** Replaces call `callId` within the live item of `itemCallId` (new objects, for the view). */
+  private changeLiveTool(
+    itemCallId: string,
+    callId: string,
+    change: (tool: ToolLineState) => ToolLineState,
+  ): boolean {
+    const item = this.liveItems.get(`t-${itemCallId}`);
+    if (item?.kind !== 'tool') return false;
+    const tool = changeTool(item.tool, callId, change);
+    if (tool === item.tool) return false;
+    this.liveItems.set(item.id, { ...item, tool });
+    return true;
+  }
+}
+
+function changeTool(
+  tool: ToolLineState,
+  callId: string,
+  change: (tool: ToolLineState) => ToolLineState,
+): ToolLineState {
+  if (tool.callId === callId) return change(tool);
+  if (!tool.children) return tool;
+  let changed = false;
+  const children = tool.children.map((child) => {
+    const next = changeTool(child, callId, change);
+    if (next !== child) changed = true;
+    return next;
+  });
+  return changed ? { ...tool, children } : tool;
 }
 
 type DistributiveOmit<Type, Key extends PropertyKey> = Type extends unknown

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { describeEvent } from '../../src/cli/sessions-command.js';
 import type { SessionEvent } from '../../src/core/session-events.js';
+import { abortedProgramEvents, programEvents } from '../helpers/inner-call-events.js';
 import { callsThenReply, subagentCall } from '../helpers/scripted-turns.js';
 import { sessionIdOf } from '../helpers/session-files.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
@@ -186,4 +187,16 @@ test('sessions show describes a prompt blob and request headers of both formats'
     describeEvent(event(3, 'request/header', { ...base, system: 'S', tools })),
     /request\/header +scripted:test, 1 tools$/,
   );
+});
+
+test('sessions show marks the inner calls of a run_code program, also a cancelled one', () => {
+  const lines = programEvents().map(describeEvent);
+  assert.match(lines[2] ?? '', /tool\/call +run_code \{"code"/);
+  assert.match(lines[3] ?? '', /tool\/call +↳ in call_1: read_file \{"path":"a\.ts"\}$/);
+  assert.match(lines[4] ?? '', /tool\/call +↳ in call_1: grep \{"pattern":"TODO"\}$/);
+  assert.match(lines[5] ?? '', /tool\/result +↳ in call_1: read_file: export const a = 1;$/);
+  assert.match(lines[7] ?? '', /tool\/result +run_code: \{"value":2\}$/);
+  const aborted = abortedProgramEvents().map(describeEvent);
+  assert.match(aborted[5] ?? '', /tool\/result +↳ in call_1: read_file \(error\): aborted$/);
+  assert.match(aborted[7] ?? '', /tool\/result +run_code \(error\): aborted$/);
 });

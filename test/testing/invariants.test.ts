@@ -167,6 +167,84 @@ describe('checkSessionInvariants', () => {
     ]);
   });
 
+  test('inner calls pair, answer in call order before their enclosing call, also when aborted', () => {
+    const inner = (type: 'tool/call' | 'tool/result', callId: string, more = {}): Item => [
+      type,
+      {
+        ...(type === 'tool/call' ? call : result)('t1', 1, callId)[1],
+        name: 'read_file',
+        parentCallId: 'c1',
+        ...more,
+      },
+    ];
+    const aborted = { isError: true, errorCode: 'ABORTED', content: 'aborted' };
+    const program = (...middle: Item[]) => [
+      turnStart('t1'),
+      stepStart('t1', 1),
+      ['tool/call', { ...call('t1', 1, 'c1')[1], name: 'run_code' }] as Item,
+      ...middle,
+      stepEnd('t1', 1),
+      turnEnd('t1'),
+    ];
+    const parentResult: Item = ['tool/result', { ...result('t1', 1, 'c1')[1], name: 'run_code' }];
+    assert.deepEqual(
+      violationsOf(
+        ...program(
+          inner('tool/call', 'c1.1'),
+          inner('tool/call', 'c1.2'),
+          inner('tool/result', 'c1.1'),
+          inner('tool/result', 'c1.2'),
+          parentResult,
+        ),
+      ),
+      [],
+    );
+    assert.deepEqual(
+      violationsOf(
+        ...program(
+          inner('tool/call', 'c1.1'),
+          inner('tool/call', 'c1.2'),
+          inner('tool/result', 'c1.1', aborted),
+          inner('tool/result', 'c1.2', aborted),
+          ['tool/result', { ...parentResult[1], ...aborted }],
+        ),
+      ),
+      [],
+      'a cancelled program',
+    );
+    assert.deepEqual(
+      violationsOf(
+        ...program(
+          inner('tool/call', 'c1.1'),
+          inner('tool/call', 'c1.2'),
+          inner('tool/result', 'c1.2'),
+          parentResult,
+          inner('tool/result', 'c1.1'),
+        ),
+      ),
+      [
+        'tool results of call c1 in step t1/1 come in order c1.2, c1.1 but the calls were c1.1, c1.2',
+        'tool/result t1/c1 (seq 7) comes before the result of its inner call t1/c1.1 (seq 4)',
+      ],
+    );
+    assert.deepEqual(
+      violationsOf(
+        ...program(parentResult, inner('tool/call', 'c1.1'), inner('tool/result', 'c1.1')),
+      ),
+      ['tool/call t1/c1.1 (seq 5) is inside call c1, which is not open'],
+    );
+    assert.deepEqual(
+      violationsOf(
+        ...program(
+          inner('tool/call', 'c1.1'),
+          inner('tool/result', 'c1.1', { parentCallId: undefined }),
+          parentResult,
+        ),
+      ),
+      ['tool/result t1/c1.1 (seq 5) names parent none but its call named c1'],
+    );
+  });
+
   test('nothing of a turn comes after its end or before its start', () => {
     assert.deepEqual(
       violationsOf(

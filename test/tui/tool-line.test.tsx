@@ -134,3 +134,76 @@ test('an edit that failed or is still running shows no diff', () => {
   assert.doesNotMatch(failed, /[-+] [xy]/);
   assert.doesNotMatch(plain(frameOf({ ...edit, status: 'running' })), /[-+] [xy]/);
 });
+
+function program(status: ToolStatus, children: ToolLineState[]): ToolLineState {
+  return {
+    callId: 'p1',
+    name: 'run_code',
+    arguments: { code: "return await tools.read_file({ path: 'a.ts' });" },
+    status,
+    ...(status === 'running' ? {} : { result: '{"value":1}' }),
+    children,
+  };
+}
+
+function inner(index: number, status: ToolStatus, result?: string): ToolLineState {
+  return {
+    callId: `p1.${index}`,
+    name: 'read_file',
+    arguments: { path: `f${index}.ts` },
+    status,
+    ...(result !== undefined ? { result } : {}),
+  };
+}
+
+test('a running program shows its inner calls under it, each with its own status', () => {
+  const frame = plain(
+    frameOf(
+      program('running', [
+        inner(1, 'done', 'one'),
+        inner(2, 'running'),
+        inner(3, 'failed', 'ENOENT: f3.ts'),
+      ]),
+    ),
+  );
+  assert.equal(
+    frame,
+    [
+      "… run_code return await tools.read_file({ path: 'a.ts' }); · running",
+      '  ✓ read_file f1.ts',
+      '  … read_file f2.ts · running',
+      '  ✗ read_file f3.ts · failed: ENOENT: f3.ts',
+    ].join('\n'),
+  );
+});
+
+test('an ended program shows its inner calls, then its own result; cancelled ones say so', () => {
+  const frame = plain(
+    frameOf(
+      program('cancelled', [inner(1, 'cancelled', 'aborted'), inner(2, 'cancelled', 'aborted')]),
+    ),
+  );
+  assert.match(
+    frame,
+    /^◌ run_code .* · cancelled\n {2}◌ read_file f1\.ts · cancelled\n {2}◌ read_file f2\.ts · cancelled\n {2}⎿ \{"value":1\}$/,
+  );
+});
+
+test('many inner calls fold: the latest while running, the first once ended, all expanded', () => {
+  const children = Array.from({ length: 8 }, (_, index) =>
+    inner(index + 1, 'done', `text ${index + 1}`),
+  );
+  const running = plain(frameOf(program('running', children)));
+  assert.match(running, /running\n {2}… 3 earlier calls\n {2}✓ read_file f4\.ts\n/);
+  assert.match(running, /f8\.ts$/);
+  assert.doesNotMatch(running, /f3\.ts/);
+  const ended = plain(frameOf(program('done', children)));
+  assert.match(
+    ended,
+    /✓ read_file f5\.ts\n {2}… 3 more calls, ctrl\+o to expand\n {2}⎿ \{"value":1\}/,
+  );
+  assert.doesNotMatch(ended, /f6\.ts/);
+  const expanded = plain(frameOf(program('done', children), true));
+  assert.match(expanded, /✓ read_file f8\.ts\n {4}⎿ text 8/);
+  assert.doesNotMatch(expanded, /more calls/);
+});

@@ -152,3 +152,37 @@ test('the live items stay within their rows: many running tools fold, streaming 
   assert.match(frame, /↑ \d+ more lines above/);
   assert.match(frame, /line 40\n… 6 more running tools$/);
 });
+
+test("the live items count a running program's inner call lines within their rows", () => {
+  const children = Array.from({ length: 9 }, (_, index) => ({
+    callId: `p.${index + 1}`,
+    name: 'read_file',
+    arguments: { path: `f${index + 1}.ts` },
+    status: 'running' as const,
+  }));
+  const program: TranscriptItem = {
+    kind: 'tool',
+    id: 't-p',
+    tool: { callId: 'p', name: 'run_code', arguments: { code: 'x' }, status: 'running', children },
+  };
+  const other: TranscriptItem = {
+    kind: 'tool',
+    id: 't-q',
+    tool: { callId: 'q', name: 'bash', arguments: { command: 'ls' }, status: 'running' },
+  };
+  const streaming: TranscriptItem = {
+    kind: 'assistant',
+    id: 'a1',
+    text: Array.from({ length: 40 }, (_, index) => `line ${index + 1}`).join('\n\n'),
+  };
+  const { lastFrame } = render(
+    <LiveItems items={[program, other, streaming]} width={60} rows={18} />,
+  );
+  const frame = plain(lastFrame());
+  assert.ok(frame.split('\n').length <= 18, frame);
+  assert.match(
+    frame,
+    /^… run_code x · running\n {2}… 4 earlier calls\n( {2}… read_file f\d\.ts · running\n){5}\n↑/,
+  );
+  assert.match(frame, /line 40\n… 1 more running tool$/);
+});

@@ -1,11 +1,13 @@
 /**
  * The live region's transcript items (streaming text and reasoning, running tools), kept within
  * `rows` rows so the live region never outgrows the terminal (ink would then clear and repaint
- * the whole screen on every frame): many running tools fold into one line, and streaming text
- * shows its last rows. Finished items are drawn elsewhere (the static region). Draws only.
+ * the whole screen on every frame): many running tools (counted with the inner calls shown under
+ * a running program) fold into one line, and streaming text shows its last rows. Finished items
+ * are drawn elsewhere (the static region). Draws only.
  */
 import { Box, Text } from 'ink';
 import type { TranscriptItem } from '../contract.js';
+import { liveToolRows } from './tool-line.js';
 import { TranscriptItemView } from './transcript-item.js';
 
 export interface LiveItemsProps {
@@ -19,14 +21,19 @@ export function LiveItems({ items, width, rows }: LiveItemsProps) {
   const room = Math.max(3, rows);
   const toolRoom = Math.max(1, Math.floor(room / 3));
   const tools = items.filter((item) => item.kind === 'tool');
-  const shownTools = new Set(tools.slice(0, toolRoom));
+  // A running program's inner calls take rows of their own; the first tool always shows.
+  const shownTools = new Set<TranscriptItem>();
+  let toolRows = 0;
+  for (const item of tools) {
+    const rows = liveToolRows(item.tool);
+    if (shownTools.size > 0 && toolRows + rows > toolRoom) break;
+    shownTools.add(item);
+    toolRows += rows;
+  }
   const hiddenTools = tools.length - shownTools.size;
   const others = items.filter((item) => item.kind !== 'tool' && item.kind !== 'assistant');
   // One row goes to the blank line above the streaming text.
-  const textRows = Math.max(
-    3,
-    room - 1 - shownTools.size - others.length - (hiddenTools > 0 ? 1 : 0),
-  );
+  const textRows = Math.max(3, room - 1 - toolRows - others.length - (hiddenTools > 0 ? 1 : 0));
   return (
     <Box flexDirection="column">
       {items.map((item) =>

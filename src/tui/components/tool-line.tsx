@@ -2,7 +2,9 @@
  * One tool call: a line with its status mark (running, done, failed, denied, cancelled), the
  * tool's name and the gist of its arguments; once it ended, a short result under it (folded to
  * a few lines, errors in the status colour) and, for `edit_file` / `write_file`, the edit as a
- * coloured diff. `expanded` (the transcript view) shows everything. Draws only.
+ * coloured diff. Calls made inside it (a `run_code` program's) are indented under its line, one
+ * line each with their own status (the latest few while it runs, the first few once it ended).
+ * `expanded` (the transcript view) shows everything. Draws only.
  */
 import { Box, Text } from 'ink';
 import type { ToolLineState, ToolStatus } from '../contract.js';
@@ -18,7 +20,36 @@ const MARKS: Record<ToolStatus, { mark: string; color: string }> = {
 };
 
 /** Argument names that say what a call is about, most telling first. */
-const TELLING_ARGUMENTS = ['command', 'pattern', 'path', 'url', 'query', 'description', 'prompt'];
+const TELLING_ARGUMENTS = [
+  'command',
+  'pattern',
+  'path',
+  'url',
+  'query',
+  'description',
+  'prompt',
+  'code',
+];
+
+/** How many inner calls the chat shows under their enclosing call before folding. */
+export const INNER_CALL_PREVIEW_LINES = 5;
+
+/** The inner calls the chat shows: the latest while the enclosing call runs, else the first. */
+export function foldInnerCalls(tool: ToolLineState, expanded: boolean) {
+  const children = tool.children ?? [];
+  if (expanded || children.length <= INNER_CALL_PREVIEW_LINES)
+    return { shown: children, hidden: 0 };
+  const hidden = children.length - INNER_CALL_PREVIEW_LINES;
+  return tool.status === 'running'
+    ? { shown: children.slice(hidden), hidden }
+    : { shown: children.slice(0, INNER_CALL_PREVIEW_LINES), hidden };
+}
+
+/** The rows a running call takes in the live region: its line and its inner calls'. */
+export function liveToolRows(tool: ToolLineState): number {
+  const { shown, hidden } = foldInnerCalls(tool, false);
+  return 1 + shown.length + (hidden > 0 ? 1 : 0);
+}
 
 export function gist(value: unknown, limit = 80): string {
   const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
@@ -54,6 +85,46 @@ export interface ToolLineProps {
   expanded?: boolean;
 }
 
+function InnerCalls({ tool, expanded }: { tool: ToolLineState; expanded: boolean }) {
+  const { shown, hidden } = foldInnerCalls(tool, expanded);
+  if (shown.length === 0) return null;
+  const more =
+    hidden > 0
+      ? `… ${hidden} ${tool.status === 'running' ? 'earlier' : 'more'} ${hidden === 1 ? 'call' : 'calls'}`
+      : '';
+  return (
+    <Box flexDirection="column" marginLeft={2}>
+      {more && tool.status === 'running' ? <Text dimColor>{more}</Text> : null}
+      {shown.map((child) =>
+        expanded ? (
+          <ToolLine key={child.callId} tool={child} expanded />
+        ) : (
+          <InnerCallLine key={child.callId} tool={child} />
+        ),
+      )}
+      {more && tool.status !== 'running' ? (
+        <Text dimColor>{`${more}, ctrl+o to expand`}</Text>
+      ) : null}
+    </Box>
+  );
+}
+
+/** An inner call in one line: its mark, name and gist, and why it did not succeed. */
+function InnerCallLine({ tool }: { tool: ToolLineState }) {
+  const { mark, color } = MARKS[tool.status];
+  const problem =
+    (tool.status === 'failed' || tool.status === 'denied') && tool.result
+      ? `: ${gist(tool.result, 80)}`
+      : '';
+  return (
+    <Text wrap="truncate-end">
+      <Text color={color}>{mark}</Text> <Text bold>{tool.name}</Text>{' '}
+      <Text dimColor>{describeArguments(tool.arguments, 80)}</Text>
+      {tool.status === 'done' ? null : <Text color={color}>{` · ${tool.status}${problem}`}</Text>}
+    </Text>
+  );
+}
+
 export function ToolLine({ tool, expanded = false }: ToolLineProps) {
   const { mark, color } = MARKS[tool.status];
   const ended = tool.status !== 'running';
@@ -68,6 +139,7 @@ export function ToolLine({ tool, expanded = false }: ToolLineProps) {
         <Text dimColor>{describeArguments(tool.arguments, expanded ? 2000 : 100)}</Text>
         {tool.status === 'done' ? null : <Text color={color}>{` · ${tool.status}`}</Text>}
       </Text>
+      <InnerCalls tool={tool} expanded={expanded} />
       {ended
         ? shown.map((line, index) => (
             <Text
