@@ -118,3 +118,34 @@ export async function prepareRealm(callbacks: RealmCallbacks): Promise<ProgramRe
     overMemory: () => exceeded,
   };
 }
+
+/** A program that takes the paths most programs take (globals, a tool call, console, JSON, jobs). */
+const EXERCISE = `(async () => {
+  const found = { list: [1, 'two', { three: true }], text: 'x'.repeat(10) };
+  console.log('warm', found, 1.5);
+  tools.tool({ path: 'a', options: [1, 2] });
+  const text = JSON.stringify(found);
+  await null;
+  return JSON.parse(text).list.map((item) => typeof item).join(',');
+})()`;
+
+/**
+ * Runs a throwaway program in `realm` (to be dropped afterwards), so that V8 compiles the
+ * WebAssembly functions a program needs before the first real one waits on them.
+ */
+export function exerciseRealm(realm: ProgramRealm): void {
+  const { context, internals, runtime } = realm;
+  const names = context.newString('["tool"]');
+  const setup = context.getProp(internals, 'setup');
+  context.callFunction(setup, internals, names).dispose();
+  const completion = context.evalCode(EXERCISE, 'exercise.js');
+  if (!completion.error) {
+    const watch = context.getProp(internals, 'watch');
+    context.callFunction(watch, internals, completion.value).dispose();
+    watch.dispose();
+  }
+  const jobs = runtime.executePendingJobs(-1);
+  if (jobs.error) jobs.error.dispose();
+  completion.error ? completion.error.dispose() : completion.value.dispose();
+  for (const handle of [names, setup]) handle.dispose();
+}

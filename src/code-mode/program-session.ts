@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import type { QuickJSHandle } from 'quickjs-emscripten';
 import type { ProgramLimits, ProgramOutcome, ProgramStop } from './program-contract.js';
 import { type HostToProgram, type ProgramToHost, readHostMessage } from './program-protocol.js';
-import { type ProgramRealm, prepareRealm } from './program-realm.js';
+import { exerciseRealm, type ProgramRealm, prepareRealm } from './program-realm.js';
 
 /** The file name a program is compiled under; its stack frames name it. */
 export const PROGRAM_FILENAME = 'program.js';
@@ -45,6 +45,13 @@ export function serveProgramThread(port: ProgramPort): void {
   new ProgramThread(port).listen();
 }
 
+/** A throwaway realm runs a throwaway program first; a failure here shows at the first run. */
+async function warmedUp(): Promise<void> {
+  try {
+    exerciseRealm(await prepareRealm({ hostCall: () => '0', shouldInterrupt: () => false }));
+  } catch {}
+}
+
 class ProgramThread {
   private next: Promise<Prepared>;
   private current: ProgramRun | undefined;
@@ -52,7 +59,8 @@ class ProgramThread {
   private starting: { run: number; stopped: boolean } | undefined;
 
   constructor(private readonly port: ProgramPort) {
-    this.next = this.prepare();
+    this.next = warmedUp().then(() => this.prepare());
+    this.next.catch(() => {});
     this.next.then(
       () => port.post({ type: 'ready' }),
       () => port.post({ type: 'ready' }),

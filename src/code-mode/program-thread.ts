@@ -16,16 +16,18 @@ export interface ThreadListener {
   ended(reason: string): void;
 }
 
-function builtEntry(): URL {
+/** The file a program thread runs: the bundled entry when built, else tsc's, else (tsx) the source. */
+export function programWorkerEntry(): URL {
+  if (import.meta.url.endsWith('.ts')) return new URL('./program-worker.ts', import.meta.url);
   const bundled = new URL('./program-worker.cjs', import.meta.url);
   return existsSync(bundled) ? bundled : new URL('./program-worker.js', import.meta.url);
 }
 
 function startWorker(): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(builtEntry(), { execArgv: [] });
+  const entry = programWorkerEntry();
+  if (!entry.href.endsWith('.ts')) return new Worker(entry, { execArgv: [] });
   const loader = import.meta.resolve('tsx/esm/api');
-  const entry = new URL('./program-worker.ts', import.meta.url).href;
-  const bootstrap = `import(${JSON.stringify(loader)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
+  const bootstrap = `import(${JSON.stringify(loader)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); });`;
   return new Worker(bootstrap, { eval: true, execArgv: [] });
 }
 
@@ -37,7 +39,6 @@ export class ProgramThread {
   private listener: ThreadListener | undefined;
 
   constructor(private readonly onEnded: (thread: ProgramThread) => void) {
-    this.worker.unref();
     this.worker.on('message', (raw: unknown) => {
       const message = readProgramMessage(raw);
       if (message?.type === 'ready') {
@@ -48,6 +49,8 @@ export class ProgramThread {
     });
     this.worker.on('error', (error) => this.end(`it failed: ${error.name}: ${error.message}`));
     this.worker.on('exit', (code) => this.end(`it exited with code ${code}`));
+    // After the listeners: adding a 'message' listener refs the thread's port again.
+    this.worker.unref();
   }
 
   /** Serves `listener` until `detach`; the thread keeps the process alive meanwhile. */
