@@ -29,7 +29,9 @@ interface Fixture {
   calls: ProgramToolCall[];
   run(
     code: string,
-    overrides?: Partial<Omit<ProgramRequest, 'code'>> & { limits?: Partial<ProgramLimits> },
+    overrides?: Partial<Omit<ProgramRequest, 'code' | 'limits'>> & {
+      limits?: Partial<ProgramLimits>;
+    },
   ): Promise<ProgramOutcome>;
 }
 
