@@ -367,17 +367,21 @@ class ProgramRun {
     if (this.finished) return true;
     if (this.realm.overMemory()) this.stopReason = 'memory';
     if (this.stopReason === undefined) return false;
-    this.finish({ kind: 'stopped', reason: this.stopReason, message: this.stopMessage() });
+    this.finish({
+      kind: 'stopped',
+      reason: this.stopReason,
+      message: this.stopMessage(this.stopReason),
+    });
     return true;
   }
 
-  private stopMessage(): string {
-    switch (this.stopReason) {
+  private stopMessage(reason: ProgramStop): string {
+    switch (reason) {
       case 'memory':
         return `the program used more than its memory limit of ${this.limits.memoryMb} MB and was stopped`;
       case 'aborted':
         return 'the program was cancelled and stopped';
-      default:
+      case 'timeout':
         return `the program ran longer than its time limit of ${this.limits.timeoutMs} ms and was stopped`;
     }
   }
@@ -394,15 +398,10 @@ class ProgramRun {
     clearTimeout(this.timer);
     const tail = { console: this.output, truncated: this.truncated };
     const outcome: ProgramOutcome = memory
-      ? { kind: 'stopped', reason: 'memory', message: this.memoryMessage(), ...tail }
+      ? { kind: 'stopped', reason: 'memory', message: this.stopMessage('memory'), ...tail }
       : { ...ending, ...tail };
     this.port.post({ type: 'done', run: this.id, outcome });
     this.onFinish();
-  }
-
-  private memoryMessage(): string {
-    this.stopReason = 'memory';
-    return this.stopMessage();
   }
 
   /** Runs an action that enters QuickJS; a fault of the engine itself ends the run. */
