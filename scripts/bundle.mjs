@@ -389,6 +389,17 @@ await build({
   ...COMMON,
   external: ['quickjs-emscripten'],
 });
+// Code Mode's program thread, like the isolated worker: QuickJS stays in node_modules, and
+// `import.meta.url` is the file's own URL (it finds QuickJS's WebAssembly file from there).
+await build({
+  entryPoints: ['src/code-mode/program-worker.ts'],
+  outfile: join(outdir, 'program-worker.cjs'),
+  format: 'cjs',
+  ...COMMON,
+  external: ['quickjs-emscripten'],
+  define: { 'import.meta.url': 'loomBundleUrl' },
+  banner: { js: "const loomBundleUrl = require('node:url').pathToFileURL(__filename).href;" },
+});
 // The workers need only Node's own modules (and QuickJS from node_modules), so each file serves
 // the unbundled engine too.
 for (const file of [
@@ -398,6 +409,8 @@ for (const file of [
   'isolated-worker.cjs.map',
 ])
   copyFileSync(join(outdir, file), `dist/workflow/${file}`);
+for (const file of ['program-worker.cjs', 'program-worker.cjs.map'])
+  copyFileSync(join(outdir, file), `dist/code-mode/${file}`);
 const markdown = await lazyFile(
   'markdown',
   "export { Marked } from 'marked';\nexport { markedTerminal } from 'marked-terminal';",
