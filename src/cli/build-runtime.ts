@@ -4,6 +4,8 @@
  * goals). The one place the CLI wires layers together; each layer still installs itself.
  */
 import { resolve } from 'node:path';
+import type { CodeModeSettings, ToolPresentation } from '../code-mode/contract.js';
+import { type CodeModeLayer, installCodeMode } from '../code-mode/install.js';
 import { loadConfig } from '../config/load-config.js';
 import { checkPermissionRules } from '../config/permission-check.js';
 import { installPermissionRules } from '../config/permissions.js';
@@ -43,6 +45,8 @@ export interface RuntimeFlags {
   maxSteps?: number;
   /** Who answers the root agents' questions (a terminal, an answers file, an ACP client); default nobody. */
   answerer?: UserAnswerer;
+  /** `--tools-mode`: every agent's tool presentation, over config's `tools.presentation`. */
+  toolsMode?: ToolPresentation;
 }
 
 export interface LoomSetup {
@@ -61,6 +65,8 @@ export interface LoomSetup {
    * starts (the servers start then), so their tools are there from the first turn.
    */
   mcp: McpLayer;
+  /** Code Mode: `run_code` and the tool SDK for agents whose presentation is `code` or `both`. */
+  codeMode: CodeModeLayer;
   config: LoomConfig;
   /** The default model's spec, as `chooseModel` chose it. */
   modelSpec: string;
@@ -156,6 +162,7 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
   const plan = installPlanMode(runtime, { ...config.plan, permissions: config.permissions ?? [] });
   // Layer 6: reminders root agents set themselves; unref'd timers, so they never hold a process.
   const schedules = installSchedules(runtime);
+  const codeMode = installCodeMode(runtime, codeModeSettings(config, flags.toolsMode));
   const mcp = installMcp(runtime, {
     servers: mcpServers,
     ...(config.mcp?.outputLimit !== undefined ? { outputLimit: config.mcp.outputLimit } : {}),
@@ -164,6 +171,7 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
     try {
       checkPermissionRules(config.permissions, runtime.toolCatalog.entries());
     } catch (error) {
+      void codeMode.dispose();
       todos.dispose();
       stopRecordingWorkspaces();
       plan.dispose();
@@ -175,7 +183,33 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
       throw error;
     }
   }
-  return { runtime, subagents, workflow, jobs, goals, plan, mcp, config, modelSpec, resolveModel };
+  return {
+    runtime,
+    subagents,
+    workflow,
+    jobs,
+    goals,
+    plan,
+    mcp,
+    codeMode,
+    config,
+    modelSpec,
+    resolveModel,
+  };
+}
+
+/** `--tools-mode` wins over `tools.presentation` for every agent; `subagents.presentation` over both for children. */
+function codeModeSettings(
+  config: LoomConfig,
+  toolsMode: ToolPresentation | undefined,
+): CodeModeSettings {
+  const presentation = toolsMode ?? config.tools?.presentation;
+  const subagentPresentation = config.subagents?.presentation ?? toolsMode;
+  return {
+    ...(presentation ? { presentation } : {}),
+    ...(subagentPresentation ? { subagentPresentation } : {}),
+    ...(config.tools?.codeMode ? { limits: config.tools.codeMode } : {}),
+  };
 }
 
 /** The key variables of every provider and configured route: `bash` commands never see them. */

@@ -4,7 +4,7 @@
  * SPEC §3: usage mistakes exit 2, failures 1. Every path ends through `exitAfterDrain`, so no
  * output is cut short, and a closed stdout ends a command quietly.
  */
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { loomVersion as version } from '../core/version.js';
 import { exitAfterDrain, guardStandardOutput } from './standard-output.js';
 
@@ -84,6 +84,12 @@ export function buildProgram(): Command {
     )
     .option('--plan', 'start in plan mode: explore read-only and end on a plan for review')
     .option('--approve-plan', 'approve the plan the model presents and let the turn go on')
+    .addOption(
+      new Option(
+        '--tools-mode <mode>',
+        'how agents see their tools: native (each tool), code (one run_code program over a tool SDK) or both (default: config tools.presentation, else native)',
+      ).choices(['native', 'code', 'both']),
+    )
     .action(async (prompt: string | undefined, options: import('./run-command.js').RunOptions) => {
       const { runCommand } = await import('./run-command.js');
       await exitAfterDrain(await runCommand(prompt, options));

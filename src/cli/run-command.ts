@@ -8,6 +8,11 @@
  * With `--goal` (or once the model arms a goal) it runs the goal's rounds until they settle and
  * exits by the settlement; a stop signal pauses the goal first, so it is never lost.
  */
+import {
+  isToolPresentation,
+  TOOL_PRESENTATIONS,
+  type ToolPresentation,
+} from '../code-mode/contract.js';
 import { agentTurnEnd, type TurnOutcome } from '../core/agent-hooks.js';
 import type { Context } from '../core/context.js';
 import type { AgentHandle } from '../core/create-agent.js';
@@ -45,6 +50,8 @@ export interface RunOptions extends PlanRunOptions {
   maxRounds?: string;
   /** `--answers FILE`: answers to the agent's questions when nobody is at a terminal. */
   answers?: string;
+  /** `--tools-mode native|code|both`: how every agent of the run is shown its tools. */
+  toolsMode?: string;
 }
 
 async function readPrompt(argument: string | undefined): Promise<string> {
@@ -87,6 +94,14 @@ function parseMaxSteps(value: string | undefined): number | undefined {
   return steps;
 }
 
+function parseToolsMode(value: string | undefined): ToolPresentation | undefined {
+  if (value === undefined || isToolPresentation(value)) return value;
+  throw new UserError(
+    'INVALID_ARGUMENT',
+    `--tools-mode must be one of ${TOOL_PRESENTATIONS.join(', ')} (got ${value})`,
+  );
+}
+
 export function exitCodeOf(outcome: TurnOutcome): number {
   if (outcome.reason === 'completed') return 0;
   if (outcome.reason === 'aborted') return 130;
@@ -110,6 +125,7 @@ export async function runCommand(
   const maxRounds = parseMaxRounds(options.maxRounds);
   const cwd = runWorkspace(options, loomHome());
   const maxSteps = parseMaxSteps(options.maxSteps);
+  const toolsMode = parseToolsMode(options.toolsMode);
   let answerer: ReturnType<typeof runAnswerer>;
   try {
     answerer = runAnswerer(options);
@@ -125,6 +141,7 @@ export async function runCommand(
     home: loomHome(),
     ...(options.model !== undefined ? { model: options.model } : {}),
     ...(maxSteps ? { maxSteps } : {}),
+    ...(toolsMode ? { toolsMode } : {}),
   });
   const { runtime } = setup;
   // A continued session is opened first, so a busy one fails before the prompt is read.

@@ -106,7 +106,7 @@ function stepOf(log: SessionLog, callId: string): number {
 
 function resultOf(outcome: ProgramOutcome, outputBytes: number, calls: number): ToolOutput {
   const consoleText = outcome.console
-    ? `Console output:\n${outcome.console}${outcome.truncated ? `\n[console output cut at ${outputBytes} bytes]` : ''}\n\n`
+    ? `Console output:\n${outcome.console.replace(/\n$/, '')}${outcome.truncated ? `\n[console output cut at ${outputBytes} bytes]` : ''}\n\n`
     : '';
   switch (outcome.kind) {
     case 'returned':

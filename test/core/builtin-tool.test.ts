@@ -36,6 +36,7 @@ function declaredTools(config = ''): DeclaredTool[] {
   for (const layer of [setup.workflow, setup.subagents, setup.jobs, setup.goals, setup.plan]) {
     layer.dispose();
   }
+  void setup.codeMode.dispose();
   return tools;
 }
 
@@ -56,7 +57,7 @@ test('every built-in tool of a default runtime takes its generated schema, equal
     // (one made with defineTool would load zod at every start).
     assert.deepEqual(
       others.map((tool) => tool.name).sort(),
-      ['structured_output', 'workflow'],
+      ['run_code', 'structured_output', 'workflow'],
       'a tool of a default runtime is not declared with defineBuiltinTool',
     );
     const builtins = tools.filter((tool) => builtinDeclarationOf(tool) !== undefined);
