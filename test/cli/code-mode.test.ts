@@ -3,8 +3,19 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { callsThenReply } from '../helpers/scripted-turns.js';
-import { ndjsonLines } from '../helpers/session-files.js';
-import { runScripted, type ScriptedFolders, scriptedFolders } from './loom-process.js';
+import { ndjsonLines, sessions } from '../helpers/session-files.js';
+import { temporaryFolder } from '../helpers/temporary-folder.js';
+import {
+  runLoom,
+  runScripted,
+  type ScriptedFolders,
+  scriptedFolders,
+  writeScriptedModel,
+} from './loom-process.js';
+
+function sessionEvents(home: string) {
+  return sessions(home).map((session) => session.events);
+}
 
 interface Line {
   type: string;
@@ -106,4 +117,41 @@ test('loom run --tools-mode refuses an unknown mode, naming the choices', async 
     result.stderr,
     /--tools-mode <mode>' argument 'scripts' is invalid\. Allowed choices are native, code, both/,
   );
+});
+
+test('loom workflow run: with subagents.presentation code, schema children answer through a run_code program', async () => {
+  const home = temporaryFolder();
+  writeFileSync(join(home, 'config.yaml'), 'subagents:\n  presentation: code\n');
+  const model = writeScriptedModel(home, {
+    rules: [{ when: '^grade (.*)', output: { grade: 'A' } }],
+  });
+  const script = join(home, 'grades.js');
+  writeFileSync(
+    script,
+    `const schema = { type: 'object', properties: { grade: { type: 'string' } }, required: ['grade'] };
+     return parallel(['one', 'two'].map((name) => () => agent('grade ' + name, { schema })));`,
+  );
+  const result = await runLoom(
+    [
+      'workflow',
+      'run',
+      script,
+      '--meta',
+      JSON.stringify({ name: 'grades', description: 'grade two things' }),
+      '--model',
+      `scripted:${model}`,
+      '--json',
+    ],
+    { home, cwd: home },
+  );
+  assert.equal(result.code, 0, result.stderr);
+  const output = JSON.parse(result.stdout) as { value: unknown; failures: unknown[] };
+  assert.deepEqual(output.value, [{ grade: 'A' }, { grade: 'A' }]);
+  assert.deepEqual(output.failures, []);
+  const children = sessionEvents(home).filter((events) =>
+    events.some(
+      (event) => event.type === 'tool/call' && (event.data as Line['data']).name === 'run_code',
+    ),
+  );
+  assert.equal(children.length, 2);
 });
