@@ -56,6 +56,12 @@ export interface SubagentStartRequest {
   /** The caller's cancellation; aborting cancels the child. */
   signal?: AbortSignal;
   /**
+   * A stable identity of this start across attempts of its caller (a workflow run's id with the
+   * call's journal key and occurrence). A provider that queues children (`queue`) maps it to one
+   * job, so a resumed caller re-attaches to the child instead of starting another; others ignore it.
+   */
+  idempotencyKey?: string;
+  /**
    * Hears each model request of the child as it finishes: its usage and the model spec that
    * answered. Must not throw. A provider that cannot see requests (acp) never calls it; the
    * child's `result.usage` still has the total.

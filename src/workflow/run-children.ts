@@ -312,6 +312,9 @@ export class RunChildren {
     startRequest.onUsage = (report) => this.charge(spend, report.model, report.usage);
     if (options.schema !== undefined) startRequest.outputSchema = options.schema;
     if (model !== undefined) startRequest.model = model;
+    // The same call of the same run (every attempt of it) is the same start: a provider that
+    // queues children re-attaches to it instead of paying again.
+    if (place) startRequest.idempotencyKey = `${this.setup.runId}/${place.key}/${place.n}`;
     // Set before the child starts, so activity during its start counts; it cannot expire before
     // this turn ends, by when the child is registered (or the clocks stopped).
     let child: Child | undefined;
