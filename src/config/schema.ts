@@ -146,6 +146,24 @@ function declareSchemas(z: typeof Zod) {
     cancelGraceMs: z.number().int().min(1).max(600000).optional(),
   });
 
+  /** `subagents.providers.NAME` of type `queue`: children as BullMQ jobs that `loom worker` runs. */
+  const queueProviderSchema = z.strictObject({
+    type: z.literal('queue'),
+    redis: z.strictObject({
+      /** The NAME of the environment variable holding the Redis URL (with any password). */
+      urlEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'),
+    }),
+    /** The BullMQ queue; default `loom-NAME`. */
+    queue: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,100}$/, 'queue names are letters, digits, - and _')
+      .optional(),
+    /** Runs a child may take (a lost worker counts as one); default 2. */
+    attempts: z.number().int().min(1).max(100).optional(),
+    /** A worker silent this long is taken for dead and its child handed on; default 30000 ms. */
+    stalledMs: z.number().int().min(500).max(3600000).optional(),
+  });
+
   const configObjectSchema = z.strictObject({
     /**
      * The default model spec, below --model and $LOOM_MODEL; without any of them
@@ -223,7 +241,12 @@ function declareSchemas(z: typeof Zod) {
          * `command` absent: Loom itself (`loom acp`). `env` values are added to the agent's
          * environment (it inherits Loom's, so keys need not be written here).
          */
-        providers: z.record(z.string(), acpProviderSchema).optional(),
+        providers: z
+          .record(
+            z.string(),
+            z.discriminatedUnion('type', [acpProviderSchema, queueProviderSchema]),
+          )
+          .optional(),
         /** How subagents (workflow children too) are shown their tools; default `tools.presentation`. */
         presentation: z.enum(TOOL_PRESENTATIONS).optional(),
       })

@@ -7,6 +7,7 @@
 import { type Disposer, disposeAll } from '../core/context.js';
 import type { AgentHandle } from '../core/create-agent.js';
 import type { AgentRuntime } from '../core/runtime.js';
+import type { QueueProviderConfig } from '../queue/contract.js';
 import { createAcpProvider } from './acp-provider.js';
 import { ChildRegistry } from './children.js';
 import type { ChildDescriptor } from './contract.js';
@@ -40,7 +41,7 @@ export interface SubagentLayerOptions {
   /** The provider the `subagent` tool uses; default `spawn`. */
   defaultProvider?: string;
   /** Out-of-process providers by name, besides the built-in `acp`. */
-  providers?: Readonly<Record<string, AcpProviderConfig>>;
+  providers?: Readonly<Record<string, AcpProviderConfig | QueueProviderConfig>>;
   /** The model a Loom ACP child runs when its request names none (the parent's default). */
   defaultModel?: string;
 }
@@ -82,8 +83,10 @@ export function installSubagents(
   };
   const acpProviders: Record<string, AcpProviderConfig> = {
     [BUILTIN_ACP_PROVIDER]: { type: 'acp' },
-    ...options.providers,
   };
+  for (const [name, config] of Object.entries(options.providers ?? {})) {
+    if (config.type === 'acp') acpProviders[name] = config;
+  }
   const disposers: Disposer[] = [
     registry.register(createInProcessProvider({ ...providerOptions, name: 'spawn' })),
     registry.register(createInProcessProvider({ ...providerOptions, name: 'fork' })),
