@@ -115,7 +115,7 @@ export async function workerCommand(options: WorkerOptions): Promise<number> {
     graceful(signal) {
       const running = worker.running().length;
       process.stderr.write(
-        `loom: worker stopping (${describeStopSignal(signal)}): no new jobs; ${running} running (${signal === 'SIGINT' ? 'Ctrl-C' : signal} again to exit at once)\n`,
+        `loom: worker stopping, ${describeStopSignal(signal)}: no new jobs, ${running} running (${signal === 'SIGINT' ? 'Ctrl-C' : signal} again to exit at once)\n`,
       );
       void worker.stop().then(stopped);
     },
