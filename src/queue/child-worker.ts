@@ -118,12 +118,23 @@ export async function startChildWorker(options: ChildWorkerOptions): Promise<Chi
     for (const [id, at] of earlyCancels) if (now - at > EARLY_CANCEL_MS) earlyCancels.delete(id);
     earlyCancels.set(jobId, now);
   });
-  subscriber.on('error', (error: unknown) =>
-    log(`loom worker: redis: ${describeRedisError(error)}`),
-  );
-  connection.on('error', (error: unknown) =>
-    log(`loom worker: redis: ${describeRedisError(error)}`),
-  );
+  // While Redis is away every connection retries; one line per new error, not one per retry.
+  let lastRedisError: string | undefined;
+  const onRedisError = (error: unknown) => {
+    const line = `loom worker: redis: ${safe(describeRedisError(error))}`;
+    if (line === lastRedisError) return;
+    lastRedisError = line;
+    log(line);
+  };
+  const onRedisReady = () => {
+    if (lastRedisError === undefined) return;
+    lastRedisError = undefined;
+    log('loom worker: redis: connected again');
+  };
+  for (const client of [subscriber, connection]) {
+    client.on('error', onRedisError);
+    client.on('ready', onRedisReady);
+  }
 
   const processJob = async (job: Job): Promise<ChildJobResult> => {
     const id = job.id ?? '';
@@ -185,7 +196,7 @@ export async function startChildWorker(options: ChildWorkerOptions): Promise<Chi
     maxStalledCount: attempts - 1,
     maxStartedAttempts: attempts,
   });
-  worker.on('error', (error: unknown) => log(`loom worker: ${safe(describeRedisError(error))}`));
+  worker.on('error', onRedisError);
   const ready = new Promise<void>((resolve) => worker.once('ready', () => resolve()));
   try {
     await subscriber.subscribe(channel);

@@ -38,12 +38,17 @@ export function redisUrlFrom(
 export async function connectRedis(url: string, variable: string): Promise<Redis> {
   const Redis = loadRedisClass();
   const connection = new Redis(url, { maxRetriesPerRequest: null, lazyConnect: true });
+  // A listener, so ioredis never prints an error itself (its message may name the host).
+  let firstError: unknown;
+  connection.on('error', (error: unknown) => {
+    firstError ??= error;
+  });
   try {
     await connection.connect();
     return connection;
   } catch (error) {
     connection.disconnect();
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = ((firstError ?? error) as NodeJS.ErrnoException).code;
     throw new LoomError(
       'QUEUE_UNAVAILABLE',
       `cannot reach the Redis of $${variable}${code ? ` (${code})` : ''}`,

@@ -182,4 +182,25 @@ describe('loom worker', () => {
       assert.match(run.stderr, /\$LOOM_TEST_REDIS, which is not set/);
     }
   });
+
+  it('exits 1 with QUEUE_UNAVAILABLE naming the variable, never the URL, when Redis is unreachable', async () => {
+    // Port 1 on loopback refuses at once; the URL carries a password that must not show.
+    const unreachable = { LOOM_TEST_REDIS: 'redis://loom:not-for-logs@127.0.0.1:1' };
+    for (const args of [
+      ['worker', '--model', `scripted:${folders.model}`],
+      ['worker', 'status'],
+    ]) {
+      const run = await runLoom([...args, '--provider', 'remote', '--cwd', folders.workspace], {
+        home: folders.home,
+        env: unreachable,
+      });
+      assert.equal(run.code, 1, run.stderr);
+      assert.match(
+        run.stderr,
+        /QUEUE_UNAVAILABLE: cannot reach the Redis of \$LOOM_TEST_REDIS \(ECONNREFUSED\)/,
+      );
+      assert.ok(!run.stderr.includes('not-for-logs'), run.stderr);
+      assert.ok(!run.stderr.includes('127.0.0.1:1'), run.stderr);
+    }
+  });
 });
