@@ -73,6 +73,30 @@ interface RunningJob {
   handedBack: boolean;
 }
 
+/** The BullMQ Worker options that decide when a lost worker's child is handed on. */
+export interface StallOptions {
+  lockDuration: number;
+  stalledInterval: number;
+  maxStalledCount: number;
+  maxStartedAttempts: number;
+}
+
+/**
+ * A worker silent for `stalledMs` loses its lock; the next stalled check (at most half of that
+ * later) hands its child to another worker. Every hand-on and every start counts against
+ * `attempts`: a child is started at most `attempts` times, whatever ended the earlier runs.
+ */
+export function stallOptions(config: QueueProviderConfig): StallOptions {
+  const attempts = config.attempts ?? DEFAULT_QUEUE_ATTEMPTS;
+  const stalledMs = config.stalledMs ?? DEFAULT_STALLED_MS;
+  return {
+    lockDuration: stalledMs,
+    stalledInterval: Math.max(250, Math.floor(stalledMs / 2)),
+    maxStalledCount: attempts - 1,
+    maxStartedAttempts: attempts,
+  };
+}
+
 function labelOf(data: unknown): string {
   const description = (data as { description?: unknown } | null)?.description;
   if (typeof description !== 'string' || description.trim() === '') return '(no description)';
@@ -92,8 +116,6 @@ export async function startChildWorker(options: ChildWorkerOptions): Promise<Chi
   const queue = queueNameOf(options.name, config);
   const workerName = options.workerName ?? `${hostname()}:${process.pid}`;
   const revision = checkoutRevision(options.cwd);
-  const attempts = config.attempts ?? DEFAULT_QUEUE_ATTEMPTS;
-  const stalledMs = config.stalledMs ?? DEFAULT_STALLED_MS;
   const bullmq = loadBullmq();
 
   const connection = await connectRedis(url, config.redis.urlEnv);
@@ -189,12 +211,7 @@ export async function startChildWorker(options: ChildWorkerOptions): Promise<Chi
     connection,
     concurrency: options.concurrency ?? 1,
     name: workerName,
-    // A worker silent for stalledMs loses its lock; the next check (at most half of that later)
-    // hands its child on. Each hand-on and each start counts against `attempts`.
-    lockDuration: stalledMs,
-    stalledInterval: Math.max(250, Math.floor(stalledMs / 2)),
-    maxStalledCount: attempts - 1,
-    maxStartedAttempts: attempts,
+    ...stallOptions(config),
   });
   worker.on('error', onRedisError);
   const ready = new Promise<void>((resolve) => worker.once('ready', () => resolve()));

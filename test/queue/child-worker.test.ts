@@ -5,10 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, test } from 'node:test';
 import type { Job, Queue, QueueEvents } from 'bullmq';
 import { buildRuntime, type LoomSetup } from '../../src/cli/build-runtime.js';
-import { type ChildWorker, startChildWorker } from '../../src/queue/child-worker.js';
+import { type ChildWorker, stallOptions, startChildWorker } from '../../src/queue/child-worker.js';
 import {
   CHILD_JOB_VERSION,
   type ChildJobData,
@@ -222,5 +222,21 @@ describe('child worker', () => {
     } finally {
       await close();
     }
+  });
+});
+
+test('stallOptions: a lost worker is found after stalledMs, and hand-ons count against attempts', () => {
+  const base = { type: 'queue', redis: { urlEnv: 'X' } } as const;
+  assert.deepEqual(stallOptions(base), {
+    lockDuration: 30_000,
+    stalledInterval: 15_000,
+    maxStalledCount: 1,
+    maxStartedAttempts: 2,
+  });
+  assert.deepEqual(stallOptions({ ...base, stalledMs: 500, attempts: 1 }), {
+    lockDuration: 500,
+    stalledInterval: 250,
+    maxStalledCount: 0,
+    maxStartedAttempts: 1,
   });
 });
