@@ -117,7 +117,12 @@ export async function workerCommand(options: WorkerOptions): Promise<number> {
       process.stderr.write(
         `loom: worker stopping, ${describeStopSignal(signal)}: no new jobs, ${running} running (${signal === 'SIGINT' ? 'Ctrl-C' : signal} again to exit at once)\n`,
       );
-      void worker.stop().then(stopped);
+      void worker
+        .stop()
+        .catch((error: unknown) =>
+          process.stderr.write(`loom: the worker did not stop cleanly: ${errorMessage(error)}\n`),
+        )
+        .finally(stopped);
     },
     forced(cause) {
       interruptLiveSessions(

@@ -228,7 +228,9 @@ export async function startChildWorker(options: ChildWorkerOptions): Promise<Chi
 
   let stopping: Promise<void> | undefined;
   const stop = async (graceMs: number) => {
-    const closing = worker.close();
+    const closing = worker
+      .close()
+      .catch((error: unknown) => log(`loom worker: could not close: ${safe(errorMessage(error))}`));
     let timer: NodeJS.Timeout | undefined;
     const graceOver = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, graceMs);
