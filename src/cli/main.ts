@@ -276,6 +276,30 @@ export function buildProgram(): Command {
       const { mcpListCommand } = await import('./mcp-command.js');
       await exitAfterDrain(await mcpListCommand(options));
     });
+  const worker = program
+    .command('worker')
+    .description(
+      "run the children a queue provider queues, in this machine's checkout, until SIGINT or SIGTERM",
+    )
+    .option('--provider <name>', 'the queue provider of config (subagents.providers.NAME)')
+    .option('--concurrency <n>', 'children running at once (1-256, default 1)')
+    .option('--cwd <dir>', 'the checkout the children work in (default: the current folder)')
+    .option('--any-revision', "run children queued at another revision than the checkout's")
+    .option('--model <spec>', `the model of children whose job names none ${MODEL_DEFAULT}`)
+    .action(async (options: import('./worker-command.js').WorkerOptions) => {
+      const { workerCommand } = await import('./worker-command.js');
+      await exitAfterDrain(await workerCommand(options));
+    });
+  worker
+    .command('status')
+    .description("a queue provider's queue: depth, connected workers and running children")
+    .option('--provider <name>', 'the queue provider of config (subagents.providers.NAME)')
+    .option('--cwd <dir>', 'the workspace whose config is read (default: the current folder)')
+    .option('--json', 'one JSON object: {queue, counts, workers, running}')
+    .action(async (options: import('./worker-command.js').WorkerStatusOptions) => {
+      const { workerStatusCommand } = await import('./worker-command.js');
+      await exitAfterDrain(await workerStatusCommand(options));
+    });
   program
     .command('acp')
     .description('serve the Agent Client Protocol on stdio, for editors and out-of-process agents')
