@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { after, before, test } from 'node:test';
 import type { Job } from 'bullmq';
 import {
@@ -88,7 +88,8 @@ function standInWorker(
     },
     { connection: { url: redis.url, maxRetriesPerRequest: null } },
   );
-  closers.push(() => worker.close());
+  // Forced: a job a broken provider never ends must not hold the file open.
+  closers.push(() => worker.close(true));
   return { worker, jobs };
 }
 
@@ -395,6 +396,42 @@ test(
   },
 );
 
+test(
+  'a server that never answers fails the child after the connect time limit instead of hanging',
+  limit,
+  async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    closers.push(async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    });
+    const address = silent.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    const queue = freshQueue();
+    const made = createQueueProvider({
+      name: 'remote',
+      config: { type: 'queue', redis: { urlEnv: VARIABLE }, queue },
+      cwd: process.cwd(),
+      env: { [VARIABLE]: `redis://127.0.0.1:${port}` },
+      connectTimeoutMs: 200,
+    });
+    closers.push(() => made.close());
+    await assert.rejects(
+      made.start({ parent, prompt: 'p' }).result,
+      (error: Error & { code?: string }) => {
+        assert.equal(error.code, 'QUEUE_UNAVAILABLE');
+        assert.match(
+          error.message,
+          /cannot reach Redis \(the URL in LOOM_TEST_QUEUE_REDIS\): no answer within 200 ms/,
+        );
+        return true;
+      },
+    );
+  },
+);
+
 test('a driver message is scrubbed of the URL and of its password', limit, () => {
   const url = 'redis://loom:p%40ss@redis.example:6380/2';
   assert.equal(
@@ -431,6 +468,10 @@ test('a process whose queued child is done exits once the subagent layer is disp
     ['--import', 'tsx', 'test/queue/fixtures/one-queued-child.ts', queue],
     { env: { ...process.env, [VARIABLE]: redis.url }, stdio: ['ignore', 'pipe', 'inherit'] },
   );
+  // Only for a broken provider that keeps the process alive: the file must still end.
+  closers.push(async () => {
+    child.kill('SIGKILL');
+  });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => {
     output += chunk.toString();
