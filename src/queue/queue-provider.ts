@@ -312,12 +312,18 @@ class QueueChildRun implements JobListener {
       this.shared.link(),
       workspaceRevision(this.shared.options.cwd),
     ]);
-    if (this.settled) return;
+    if (this.settled) {
+      if (this.cancelReason !== undefined) await this.stopJob(link);
+      return;
+    }
     this.link = link;
     // Listening first: the job's end cannot slip between its state and the wait for it.
     this.stopListening = link.listen(this.id, this);
     const state = await link.queue.getJobState(this.id);
-    if (this.settled) return;
+    if (this.settled) {
+      if (this.cancelReason !== undefined) await this.stopJob(link);
+      return;
+    }
     if (state === 'completed' || state === 'failed') {
       this.phase = 'known';
       await this.answerFromJob(link, state);
@@ -362,6 +368,18 @@ class QueueChildRun implements JobListener {
       this.lookAgain(link).catch((error: unknown) => this.abandon(this.infrastructure(error)));
     }, this.shared.options.cancelRecheckMs ?? DEFAULT_CANCEL_RECHECK_MS);
     this.recheck.unref();
+  }
+
+  /**
+   * For a run cancelled before it looked at its job (it settled at once): a job that already
+   * existed (a re-attach) is stopped all the same; a finished one is left for a later re-attach.
+   */
+  private async stopJob(link: QueueLink): Promise<void> {
+    const state = await link.queue.getJobState(this.id);
+    if (state === 'unknown' || state === 'completed' || state === 'failed') return;
+    if (state === 'active' || (await link.queue.remove(this.id)) === 0) {
+      await link.publishCancel(this.id);
+    }
   }
 
   /** After a cancel: a vanished job is cancelled, a finished one answers, a running one is told again. */

@@ -295,6 +295,47 @@ test(
 );
 
 test(
+  'a child cancelled before it looked at its queue settles at once: it queues nothing, and a job it would re-attach to is removed',
+  limit,
+  async () => {
+    const queue = freshQueue();
+    const plain = plainQueue(queue);
+    const early = provider(queue).start({ parent, prompt: 'p' });
+    early.cancel('changed my mind');
+    assert.deepEqual(await early.result, {
+      output: '',
+      stopReason: 'cancelled',
+      diagnostic: 'changed my mind',
+      sessionId: early.id,
+      usage: { input: 0, output: 0 },
+    });
+    assert.equal(await plain.getJobState(early.id), 'unknown');
+
+    const key = 'workflow-4/review:c/0';
+    const queued = deferred();
+    const first = provider(queue).start({
+      parent,
+      prompt: 'p',
+      idempotencyKey: key,
+      onActivity: () => queued.resolve(),
+    });
+    await queued.promise;
+    const second = provider(queue).start({ parent, prompt: 'p', idempotencyKey: key });
+    second.cancel('the resumed run was cancelled');
+    assert.equal((await second.result).stopReason, 'cancelled');
+    const firstResult = await first.result;
+    assert.equal(firstResult.stopReason, 'error');
+    assert.match(firstResult.diagnostic ?? '', /was removed from the queue before it ended/);
+    assert.equal(await plain.getJobState(first.id), 'unknown');
+    const counts = await plain.getJobCounts();
+    assert.ok(
+      Object.values(counts).every((count) => count === 0),
+      JSON.stringify(counts),
+    );
+  },
+);
+
+test(
   "aborting the request's signal cancels the child with the signal's reason",
   limit,
   async () => {
@@ -441,22 +482,34 @@ test('a driver message is scrubbed of the URL and of its password', limit, () =>
   assert.equal(withoutSecret('connect ECONNREFUSED', 'not a url'), 'connect ECONNREFUSED');
 });
 
-test('a continuable child is refused before anything is queued', limit, () => {
-  const made = provider(freshQueue(), {});
-  assert.throws(
-    () => made.start({ parent, prompt: 'p', continuable: true }),
-    (error: Error & { code?: string }) =>
-      error.code === 'UNSUPPORTED_CAPABILITY' && /remote/.test(error.message),
-  );
-  assert.deepEqual(made.capabilities, {
-    outputSchema: true,
-    depthLimit: true,
-    toolFilter: true,
-    persona: true,
-    inheritsParentContext: false,
-    activity: true,
-  });
-});
+test(
+  'a continuable child, an unsupported schema and a passed depth limit are refused before anything is queued',
+  limit,
+  () => {
+    const made = provider(freshQueue(), {});
+    assert.throws(
+      () => made.start({ parent, prompt: 'p', continuable: true }),
+      (error: Error & { code?: string }) =>
+        error.code === 'UNSUPPORTED_CAPABILITY' && /remote/.test(error.message),
+    );
+    assert.throws(
+      () => made.start({ parent, prompt: 'p', outputSchema: { type: 'object', $ref: '#/x' } }),
+      (error: Error & { code?: string }) => error.code === 'UNSUPPORTED_SCHEMA',
+    );
+    assert.throws(
+      () => made.start({ parent, prompt: 'p', maxDepth: 0 }),
+      (error: Error & { code?: string }) => error.code === 'DEPTH_LIMIT',
+    );
+    assert.deepEqual(made.capabilities, {
+      outputSchema: true,
+      depthLimit: true,
+      toolFilter: true,
+      persona: true,
+      inheritsParentContext: false,
+      activity: true,
+    });
+  },
+);
 
 test('a process whose queued child is done exits once the subagent layer is disposed', {
   timeout: 20_000,
