@@ -1,6 +1,6 @@
 /**
  * Installs layer 1 into a runtime: the provider registry with `spawn`, `fork`, `acp` (Loom itself
- * over ACP) and the ACP providers of config, the child registry, and the delegation tools on every
+ * over ACP) and the ACP and queue providers of config, the child registry, and the delegation tools on every
  * agent the runtime makes (`report` only in continuable children). Returns the services and one
  * undo for all of it.
  */
@@ -8,6 +8,7 @@ import { type Disposer, disposeAll } from '../core/context.js';
 import type { AgentHandle } from '../core/create-agent.js';
 import type { AgentRuntime } from '../core/runtime.js';
 import type { QueueProviderConfig } from '../queue/contract.js';
+import { createQueueProvider } from '../queue/queue-provider.js';
 import { createAcpProvider } from './acp-provider.js';
 import { ChildRegistry } from './children.js';
 import type { ChildDescriptor } from './contract.js';
@@ -84,8 +85,10 @@ export function installSubagents(
   const acpProviders: Record<string, AcpProviderConfig> = {
     [BUILTIN_ACP_PROVIDER]: { type: 'acp' },
   };
+  const queueProviders: Record<string, QueueProviderConfig> = {};
   for (const [name, config] of Object.entries(options.providers ?? {})) {
     if (config.type === 'acp') acpProviders[name] = config;
+    else queueProviders[name] = config;
   }
   const disposers: Disposer[] = [
     registry.register(createInProcessProvider({ ...providerOptions, name: 'spawn' })),
@@ -104,6 +107,20 @@ export function installSubagents(
         }),
       ),
     ),
+    ...Object.entries(queueProviders).map(([name, config]) => {
+      const provider = createQueueProvider({
+        name,
+        config,
+        cwd: runtime.cwd,
+        ...(options.maxDepth !== undefined ? { maxDepth: options.maxDepth } : {}),
+      });
+      const unregister = registry.register(provider);
+      // Its Redis connections (opened at its first child) must not keep the process alive.
+      return () => {
+        unregister();
+        void provider.close();
+      };
+    }),
     runtime.root.provide(subagentRegistryKey, registry),
     runtime.root.provide(subagentServicesKey, services),
     // Made once the providers are registered: the subagent tool's wording depends on them.
