@@ -9,12 +9,12 @@ import { resolve } from 'node:path';
 import { loadConfig } from '../config/load-config.js';
 import { errorMessage, LoomError, UserError } from '../core/errors.js';
 import { loomHome } from '../core/home.js';
-import { describeRevision } from '../queue/checkout-revision.js';
 import { type ChildWorker, startChildWorker } from '../queue/child-worker.js';
 import type { QueueProviderConfig } from '../queue/contract.js';
 import { queueProviderOf } from '../queue/provider-lookup.js';
 import { type QueueStatus, readQueueStatus } from '../queue/queue-status.js';
-import { redisUrlFrom } from '../queue/worker-connection.js';
+import { redisTargetOf } from '../queue/redis-connection.js';
+import { describeRevision } from '../queue/workspace-revision.js';
 import { buildRuntime, type LoomSetup } from './build-runtime.js';
 import { interruptLiveSessions } from './interrupt-sessions.js';
 import { plainTable } from './plain-table.js';
@@ -60,7 +60,12 @@ function chosenProvider(
     );
   }
   const config = queueProviderOf(loadConfig(loomHome(), cwd), provider);
-  redisUrlFrom(provider, config, process.env);
+  try {
+    redisTargetOf(provider, config, process.env);
+  } catch (error) {
+    // A missing variable is a usage mistake: exit 2, as for a bad option.
+    throw new UserError('QUEUE_UNAVAILABLE', errorMessage(error));
+  }
   return { name: provider, config };
 }
 

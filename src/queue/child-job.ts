@@ -9,13 +9,13 @@ import { errorMessage, LoomError, type LoomErrorCode } from '../core/errors.js';
 import type { SubagentRun, SubagentStartRequest } from '../subagent/contract.js';
 import type { SubagentRegistry } from '../subagent/registry.js';
 import { throttleActivity } from './activity-throttle.js';
-import { describeRevision } from './checkout-revision.js';
 import {
   CHILD_JOB_VERSION,
   type ChildJobData,
   type ChildJobProgress,
   type ChildJobResult,
 } from './contract.js';
+import { describeRevision } from './workspace-revision.js';
 
 /** A job this worker will never run (another revision, a request the provider refuses). */
 export class ChildJobRefusal extends LoomError {}

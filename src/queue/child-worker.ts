@@ -11,7 +11,6 @@ import type { Redis } from 'ioredis';
 import { errorMessage } from '../core/errors.js';
 import { credentialValues, redactCredentials } from '../llm/credential-redaction.js';
 import type { SubagentRegistry } from '../subagent/registry.js';
-import { checkoutRevision } from './checkout-revision.js';
 import { ChildJobRefusal, runChildJob } from './child-job.js';
 import {
   type ChildJobProgress,
@@ -20,14 +19,16 @@ import {
   DEFAULT_QUEUE_ATTEMPTS,
   DEFAULT_STALLED_MS,
   type QueueProviderConfig,
+  queueNameOf,
 } from './contract.js';
-import { loadBullmq } from './redis-libraries.js';
+import { loadQueueLibraries } from './queue-libraries.js';
 import {
   connectRedis,
+  DEFAULT_CONNECT_TIMEOUT_MS,
   describeRedisError,
-  queueNameOf,
-  redisUrlFrom,
-} from './worker-connection.js';
+  redisTargetOf,
+} from './redis-connection.js';
+import { workspaceRevision } from './workspace-revision.js';
 
 /** How long a stopping worker lets its running children end before it cancels them. */
 export const DEFAULT_STOP_GRACE_MS = 10_000;
@@ -109,19 +110,19 @@ const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)} 
 export async function startChildWorker(options: ChildWorkerOptions): Promise<ChildWorker> {
   const env = options.env ?? process.env;
   const { config } = options;
-  const url = redisUrlFrom(options.name, config, env);
+  const target = redisTargetOf(options.name, config, env);
   const secrets = credentialValues(env, [config.redis.urlEnv]);
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const safe = (text: string) => redactCredentials(text, secrets);
   const queue = queueNameOf(options.name, config);
   const workerName = options.workerName ?? `${hostname()}:${process.pid}`;
-  const revision = checkoutRevision(options.cwd);
-  const bullmq = loadBullmq();
-
-  const connection = await connectRedis(url, config.redis.urlEnv);
+  const revision = await workspaceRevision(options.cwd);
+  const { bullmq } = loadQueueLibraries();
+  const connect = () => connectRedis(target, DEFAULT_CONNECT_TIMEOUT_MS, { blocking: true });
+  const connection = await connect();
   let subscriber: Redis;
   try {
-    subscriber = await connectRedis(url, config.redis.urlEnv);
+    subscriber = await connect();
   } catch (error) {
     connection.disconnect();
     throw error;
@@ -143,7 +144,7 @@ export async function startChildWorker(options: ChildWorkerOptions): Promise<Chi
   // While Redis is away every connection retries; one line per new error, not one per retry.
   let lastRedisError: string | undefined;
   const onRedisError = (error: unknown) => {
-    const line = `loom worker: redis: ${safe(describeRedisError(error))}`;
+    const line = `loom worker: redis: ${safe(describeRedisError(error, target.url))}`;
     if (line === lastRedisError) return;
     lastRedisError = line;
     log(line);

@@ -21,6 +21,11 @@ export interface QueueProviderConfig {
   stalledMs?: number;
 }
 
+/** The BullMQ queue of provider `name`: config's `queue`, default `loom-NAME`. */
+export function queueNameOf(name: string, config: QueueProviderConfig): string {
+  return config.queue ?? `loom-${name}`;
+}
+
 export const DEFAULT_QUEUE_ATTEMPTS = 2;
 export const DEFAULT_STALLED_MS = 30_000;
 export const CHILD_JOB_VERSION = 1;

@@ -27,6 +27,7 @@ import {
   childJobId,
   DEFAULT_QUEUE_ATTEMPTS,
   type QueueProviderConfig,
+  queueNameOf,
 } from './contract.js';
 import { QueueError } from './queue-error.js';
 import { loadQueueLibraries } from './queue-libraries.js';
@@ -73,10 +74,6 @@ const capabilities: SubagentCapabilities = {
 };
 
 /** The queue a provider uses: config `queue`, default `loom-NAME`. */
-export function queueNameOf(name: string, config: QueueProviderConfig): string {
-  return config.queue ?? `loom-${name}`;
-}
-
 /** What the runs of one provider share. */
 interface Shared {
   options: QueueProviderOptions;

@@ -4,8 +4,9 @@
  * Reads only; never changes a job. The Redis URL never reaches the result or an error.
  */
 import type { QueueProviderConfig } from './contract.js';
-import { loadBullmq } from './redis-libraries.js';
-import { connectRedis, queueNameOf, redisUrlFrom } from './worker-connection.js';
+import { queueNameOf } from './contract.js';
+import { loadQueueLibraries } from './queue-libraries.js';
+import { connectRedis, DEFAULT_CONNECT_TIMEOUT_MS, redisTargetOf } from './redis-connection.js';
 
 export interface QueueCounts {
   waiting: number;
@@ -72,10 +73,12 @@ export async function readQueueStatus(
   env: NodeJS.ProcessEnv,
   now = Date.now(),
 ): Promise<QueueStatus> {
-  const url = redisUrlFrom(name, config, env);
   const queueName = queueNameOf(name, config);
-  const connection = await connectRedis(url, config.redis.urlEnv);
-  const queue = new (loadBullmq().Queue)(queueName, { connection });
+  const connection = await connectRedis(
+    redisTargetOf(name, config, env),
+    DEFAULT_CONNECT_TIMEOUT_MS,
+  );
+  const queue = new (loadQueueLibraries().bullmq.Queue)(queueName, { connection });
   try {
     const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed');
     const clients = await queue.getWorkers();

@@ -6,6 +6,7 @@
  */
 import type { Redis } from 'ioredis';
 import { errorMessage } from '../core/errors.js';
+import { type QueueProviderConfig, queueNameOf } from './contract.js';
 import { QueueError } from './queue-error.js';
 import { loadQueueLibraries } from './queue-libraries.js';
 
@@ -18,6 +19,17 @@ export interface RedisTarget {
   /** The environment variable the URL came from. */
   variable: string;
   url: string;
+}
+
+/** The Redis of queue provider `name`: its URL from the variable config names, and a label. */
+export function redisTargetOf(
+  name: string,
+  config: QueueProviderConfig,
+  env: Readonly<Record<string, string | undefined>>,
+): RedisTarget {
+  const label = `queue provider ${name} (queue ${queueNameOf(name, config)})`;
+  const variable = config.redis.urlEnv;
+  return { label, variable, url: redisUrlFrom(env, variable, label) };
 }
 
 /** The Redis URL in `env[variable]`, or QUEUE_UNAVAILABLE naming the variable (never a value). */
@@ -51,7 +63,8 @@ export function withoutSecret(text: string, url: string): string {
 
 /** The failure of reaching Redis, in words naming the target and the variable, not the URL. */
 export function unavailable(target: RedisTarget, cause: unknown): QueueError {
-  const reason = withoutSecret(errorMessage(cause), target.url);
+  // The code alone when there is one: a driver's message names the host and port.
+  const reason = describeRedisError(cause, target.url);
   return new QueueError(
     'QUEUE_UNAVAILABLE',
     `${target.label}: cannot reach Redis (the URL in ${target.variable}): ${reason}`,
@@ -61,14 +74,19 @@ export function unavailable(target: RedisTarget, cause: unknown): QueueError {
 /**
  * A connected ioredis client. Before it is first ready it does not retry: a refused or silent
  * server fails within `timeoutMs`. Once ready, it reconnects after a drop like any client.
+ * `blocking` makes it fit a BullMQ Worker (whose commands wait on Redis without a retry limit).
  */
-export async function connectRedis(target: RedisTarget, timeoutMs: number): Promise<Redis> {
+export async function connectRedis(
+  target: RedisTarget,
+  timeoutMs: number,
+  options: { blocking?: boolean } = {},
+): Promise<Redis> {
   const { Redis } = loadQueueLibraries();
   let ready = false;
   const client = new Redis(target.url, {
     lazyConnect: true,
     connectTimeout: timeoutMs,
-    maxRetriesPerRequest: 2,
+    maxRetriesPerRequest: options.blocking ? null : 2,
     retryStrategy: (times) => (ready ? Math.min(times * 200, 5000) : null),
   });
   let lastError: unknown;
@@ -91,4 +109,11 @@ export async function connectRedis(target: RedisTarget, timeoutMs: number): Prom
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** A Redis error for a log line: its code, or its message scrubbed of the URL. */
+export function describeRedisError(error: unknown, url: string): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (typeof code === 'string') return code;
+  return withoutSecret(errorMessage(error), url);
 }

@@ -19,3 +19,8 @@ export function workspaceRevision(cwd: string): Promise<string | null> {
   }
   return revision;
 }
+
+/** A revision for a message: its first 12 characters, or `no git checkout`. */
+export function describeRevision(revision: string | null): string {
+  return revision === null ? 'no git checkout' : revision.slice(0, 12);
+}

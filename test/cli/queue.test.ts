@@ -56,9 +56,23 @@ async function startWorker(
   queue: string,
   options: { cwd: string; stalledMs?: number; args?: string[] },
 ): Promise<LoomRun> {
+  const home = farmHome(queue, options.stalledMs);
+  // The worker's default model; every job here names the parent's model anyway.
+  const model = writeJson(home, 'worker-model.json', {
+    default: { error: 'no job names this model' },
+  });
   const worker = startLoom(
-    ['worker', '--provider', 'farm', '--cwd', options.cwd, ...(options.args ?? [])],
-    { home: farmHome(queue, options.stalledMs), env: env() },
+    [
+      'worker',
+      '--provider',
+      'farm',
+      '--cwd',
+      options.cwd,
+      '--model',
+      `scripted:${model}`,
+      ...(options.args ?? []),
+    ],
+    { home, env: env() },
   );
   await worker.waitForStderr(/worker ready/);
   return worker;
@@ -74,7 +88,10 @@ async function stopWorkers(workers: LoomRun[]): Promise<void> {
 }
 
 function jobsStarted(worker: LoomRun): number {
-  return worker.stderr().split('\n').filter((line) => JOB_STARTED.test(line)).length;
+  return worker
+    .stderr()
+    .split('\n')
+    .filter((line) => JOB_STARTED.test(line)).length;
 }
 
 const meta = JSON.stringify({ name: 'farm', description: 'children on workers' });
@@ -180,7 +197,10 @@ test('ACCEPTANCE: a worker killed with SIGKILL mid-run loses no child: its child
       Array.from({ length: 30 }, (_, index) => `done ${index}`),
     );
     assert.deepEqual(result.failures, []);
-    assert.ok(survivors.reduce((sum, worker) => sum + jobsStarted(worker), 0) >= 30 - jobsStarted(victim) + 1);
+    assert.ok(
+      survivors.reduce((sum, worker) => sum + jobsStarted(worker), 0) >=
+        30 - jobsStarted(victim) + 1,
+    );
   } finally {
     await stopWorkers(workers);
   }

@@ -179,7 +179,10 @@ describe('loom worker', () => {
         env: { LOOM_TEST_REDIS: '' },
       });
       assert.equal(run.code, 2, run.stderr);
-      assert.match(run.stderr, /\$LOOM_TEST_REDIS, which is not set/);
+      assert.match(
+        run.stderr,
+        /the environment variable LOOM_TEST_REDIS \(the Redis URL\) is not set/,
+      );
     }
   });
 
@@ -197,7 +200,7 @@ describe('loom worker', () => {
       assert.equal(run.code, 1, run.stderr);
       assert.match(
         run.stderr,
-        /QUEUE_UNAVAILABLE: cannot reach the Redis of \$LOOM_TEST_REDIS \(ECONNREFUSED\)/,
+        /QUEUE_UNAVAILABLE: queue provider remote \(queue cli-worker-test\): cannot reach Redis \(the URL in LOOM_TEST_REDIS\): ECONNREFUSED/,
       );
       assert.ok(!run.stderr.includes('not-for-logs'), run.stderr);
       assert.ok(!run.stderr.includes('127.0.0.1:1'), run.stderr);
