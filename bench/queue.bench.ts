@@ -1,8 +1,9 @@
 /**
  * Children on `loom worker` processes through BullMQ (a local `redis-server`): the throughput of
  * a 200-agent workflow of instant children with 1, 2 and 4 workers, and the dispatch overhead
- * per child, from a run of 40 children one at a time (`--max-concurrent 1`) through the queue
- * minus the same run with local children. Whole `bin/loom` processes, as a user runs them.
+ * per child: a 200-agent fan-out (16 at once) through the queue minus the same run with local
+ * children, and the latency a child gains when they run one at a time (`--max-concurrent 1`).
+ * Whole `bin/loom` processes, as a user runs them.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -42,9 +43,23 @@ function environment(farm: Farm, folder: string): NodeJS.ProcessEnv {
 async function startWorkers(farm: Farm, count: number, cwd: string) {
   const workers = Array.from({ length: count }, () => {
     const folder = home(farm);
+    // The worker's default model; every job names the parent's model anyway.
+    const model = join(folder, 'worker-model.json');
+    writeFileSync(model, JSON.stringify({ default: { reply: 'ok' } }));
     return spawn(
       process.execPath,
-      [LOOM, 'worker', '--provider', 'farm', '--cwd', cwd, '--concurrency', '16'],
+      [
+        LOOM,
+        'worker',
+        '--provider',
+        'farm',
+        '--cwd',
+        cwd,
+        '--concurrency',
+        '16',
+        '--model',
+        `scripted:${model}`,
+      ],
       { env: environment(farm, folder), stdio: ['ignore', 'ignore', 'pipe'] },
     );
   });
@@ -142,6 +157,21 @@ export default async function queueBench(): Promise<BenchRow[]> {
     const shared = farm();
     const workers = await startWorkers(shared, 1, cwd);
     try {
+      runMs(shared, cwd, 20, true, 16);
+      const fanRemote = median(
+        [1, 2, 3].map(() => runMs(shared, cwd, THROUGHPUT_AGENTS, true, 16)),
+      );
+      const fanLocal = median(
+        [1, 2, 3].map(() => runMs(shared, cwd, THROUGHPUT_AGENTS, false, 16)),
+      );
+      const fanOverhead = (fanRemote - fanLocal) / THROUGHPUT_AGENTS;
+      rows.push({
+        name: `queue: dispatch overhead per child in a ${THROUGHPUT_AGENTS}-agent fan-out (16 at once, 1 worker, queued minus local)`,
+        value: fanOverhead,
+        unit: 'ms',
+        target: '< 2 ms',
+        ok: fanOverhead < 2,
+      });
       runMs(shared, cwd, 5, true, 1);
       const remote = median([1, 2, 3].map(() => runMs(shared, cwd, SEQUENTIAL_AGENTS, true, 1)));
       const local = median([1, 2, 3].map(() => runMs(shared, cwd, SEQUENTIAL_AGENTS, false, 1)));

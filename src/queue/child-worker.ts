@@ -170,13 +170,19 @@ export async function startChildWorker(options: ChildWorkerOptions): Promise<Chi
     }
     const startedAt = Date.now();
     log(`job ${id}: started ${safe(labelOf(job.data))}`);
-    // In order, one at a time; a lost update (the job removed, say) costs only that message.
+    // In order, one write at a time; what comes while a write is out goes in the next one,
+    // together. A lost update (the job removed, say) costs only its messages.
     let updates = Promise.resolve();
+    let pending: ChildJobProgress[] = [];
+    const write = () => {
+      const batch = pending;
+      pending = [];
+      return job.updateProgress(batch.length === 1 ? (batch[0] as ChildJobProgress) : batch);
+    };
     const progress = (update: ChildJobProgress) => {
-      updates = updates.then(
-        () => job.updateProgress(update),
-        () => undefined,
-      );
+      pending.push(update);
+      if (pending.length > 1) return;
+      updates = updates.then(write, write).catch(() => undefined);
     };
     try {
       const result = await runChildJob(job.data, {

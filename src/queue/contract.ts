@@ -50,11 +50,20 @@ export interface ChildJobData {
   runId?: string;
 }
 
-/** Streamed by a worker through the job's progress, so the parent sees a remote child live. */
+/**
+ * Streamed by a worker through the job's progress, so the parent sees a remote child live. One
+ * progress update carries one message or, when several came while the last update was being
+ * written, all of them in order (an array).
+ */
 export type ChildJobProgress =
   | { kind: 'started'; worker: string; sessionId: string }
   | { kind: 'activity'; activity: SubagentActivity }
   | { kind: 'usage'; usage: Usage; model: string };
+
+/** The messages of one progress update, in order (one, or the array of several). */
+export function progressMessages(data: unknown): unknown[] {
+  return Array.isArray(data) ? data : [data];
+}
 
 /** A job's return value: the child's result, as the in-process provider gave it on the worker. */
 export interface ChildJobResult {

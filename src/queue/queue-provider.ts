@@ -26,6 +26,7 @@ import {
   type ChildJobResult,
   childJobId,
   DEFAULT_QUEUE_ATTEMPTS,
+  progressMessages,
   type QueueProviderConfig,
   queueNameOf,
 } from './contract.js';
@@ -247,6 +248,10 @@ class QueueChildRun implements JobListener {
   }
 
   progress(data: unknown): void {
+    if (Array.isArray(data)) {
+      for (const message of progressMessages(data)) this.progress(message);
+      return;
+    }
     if (this.settled || typeof data !== 'object' || data === null) return;
     const progress = data as { kind?: unknown } & Record<string, unknown>;
     switch (progress.kind) {

@@ -15,6 +15,7 @@ import {
   type ChildJobProgress,
   type ChildJobResult,
   cancelChannel,
+  progressMessages,
   type QueueProviderConfig,
 } from '../../src/queue/contract.js';
 import { writeScriptedModel } from '../cli/loom-process.js';
@@ -83,7 +84,7 @@ describe('child worker', () => {
     const progress = new Map<string, ChildJobProgress[]>();
     events.on('progress', ({ jobId, data }) => {
       const list = progress.get(jobId) ?? [];
-      list.push(data as ChildJobProgress);
+      list.push(...(progressMessages(data) as ChildJobProgress[]));
       progress.set(jobId, list);
     });
     const add = (id: string, data: ChildJobData): Promise<Job> =>

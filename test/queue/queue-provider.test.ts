@@ -117,8 +117,11 @@ test(
     const { jobs } = standInWorker(queue, async (job) => {
       await queued.promise;
       await progress(job, { kind: 'started', worker: 'test:1', sessionId: 'remote-session' });
-      await progress(job, { kind: 'activity', activity: 'request' });
-      await progress(job, { kind: 'activity', activity: 'output' });
+      // Messages that came while a write was out arrive together, in order.
+      await job.updateProgress([
+        { kind: 'activity', activity: 'request' },
+        { kind: 'activity', activity: 'output' },
+      ]);
       await progress(job, {
         kind: 'usage',
         usage: { input: 10, output: 5 },
