@@ -4,30 +4,21 @@
  * inner tool call against the same call made natively: one agent turn whose model calls `echo`
  * N times, natively in one step or from one program, both through the whole pipeline and log.
  */
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { ToolDefinition } from '../src/core/tool-contract.js';
+import { importBuilt } from './built.js';
 import type { BenchRow } from './run.js';
 
-const built = (path: string) => new URL(`../dist/${path}`, import.meta.url);
-if (!existsSync(fileURLToPath(built('code-mode/program-runner.js')))) {
-  throw new Error('bench/code-mode.bench.ts measures the built engine: run `npm run build` first');
-}
-const { createProgramRunner } = (await import(
-  built('code-mode/program-runner.js').href
-)) as typeof import('../src/code-mode/program-runner.js');
-const { installCodeMode } = (await import(
-  built('code-mode/install.js').href
-)) as typeof import('../src/code-mode/install.js');
-const { Context } = (await import(
-  built('core/context.js').href
-)) as typeof import('../src/core/context.js');
-const { AgentRuntime } = (await import(
-  built('core/runtime.js').href
-)) as typeof import('../src/core/runtime.js');
-const { createScriptedModel } = (await import(
-  built('testing/scripted-model.js').href
-)) as typeof import('../src/testing/scripted-model.js');
+const { createProgramRunner } = await importBuilt<
+  typeof import('../src/code-mode/program-runner.js')
+>('code-mode/program-runner.js');
+const { installCodeMode } =
+  await importBuilt<typeof import('../src/code-mode/install.js')>('code-mode/install.js');
+const { Context } = await importBuilt<typeof import('../src/core/context.js')>('core/context.js');
+const { AgentRuntime } =
+  await importBuilt<typeof import('../src/core/runtime.js')>('core/runtime.js');
+const { createScriptedModel } = await importBuilt<
+  typeof import('../src/testing/scripted-model.js')
+>('testing/scripted-model.js');
 const { temporaryFolder } = await import('../test/helpers/temporary-folder.js');
 
 const STARTS = 40;

@@ -5,28 +5,18 @@
  * to the run's `workflow/end`: the time the script takes to allocate up to the limit, plus the
  * time the limit takes to end it. Measures the built engine (`npm run build` first).
  */
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { SubagentProvider } from '../src/subagent/contract.js';
 import type { WorkflowEngineKind } from '../src/workflow/contract.js';
+import { importBuilt } from './built.js';
 import type { BenchRow } from './run.js';
 
-const built = (path: string) => new URL(`../dist/${path}`, import.meta.url);
-if (!existsSync(fileURLToPath(built('workflow/host.js')))) {
-  throw new Error('bench/workflow-limits.bench.ts measures the built engine: run `npm run build`');
-}
-const { Context } = (await import(
-  built('core/context.js').href
-)) as typeof import('../src/core/context.js');
-const { SubagentRegistry } = (await import(
-  built('subagent/registry.js').href
-)) as typeof import('../src/subagent/registry.js');
-const { workflowEnd, workflowLog } = (await import(
-  built('workflow/contract.js').href
-)) as typeof import('../src/workflow/contract.js');
-const { WorkerWorkflowService } = (await import(
-  built('workflow/host.js').href
-)) as typeof import('../src/workflow/host.js');
+const { Context } = await importBuilt<typeof import('../src/core/context.js')>('core/context.js');
+const { SubagentRegistry } =
+  await importBuilt<typeof import('../src/subagent/registry.js')>('subagent/registry.js');
+const { workflowEnd, workflowLog } =
+  await importBuilt<typeof import('../src/workflow/contract.js')>('workflow/contract.js');
+const { WorkerWorkflowService } =
+  await importBuilt<typeof import('../src/workflow/host.js')>('workflow/host.js');
 
 const ROUNDS = 3;
 const TARGET_MS = 2000;

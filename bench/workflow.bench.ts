@@ -29,27 +29,18 @@ import type {
   WorkflowResult,
 } from '../src/workflow/contract.js';
 import type { WorkerWorkflowService } from '../src/workflow/host.js';
+import { importBuilt } from './built.js';
 import type { BenchRow } from './run.js';
 
-const built = (path: string) => new URL(`../dist/${path}`, import.meta.url);
-if (!existsSync(fileURLToPath(built('workflow/host.js')))) {
-  throw new Error('bench/workflow.bench.ts measures the built engine: run `npm run build` first');
-}
-const { Context } = (await import(
-  built('core/context.js').href
-)) as typeof import('../src/core/context.js');
-const { SubagentRegistry } = (await import(
-  built('subagent/registry.js').href
-)) as typeof import('../src/subagent/registry.js');
-const { workflowAgentStart } = (await import(
-  built('workflow/contract.js').href
-)) as typeof import('../src/workflow/contract.js');
-const { buildRuntime } = (await import(
-  built('cli/build-runtime.js').href
-)) as typeof import('../src/cli/build-runtime.js');
-const { WorkerWorkflowService: BuiltService } = (await import(
-  built('workflow/host.js').href
-)) as typeof import('../src/workflow/host.js');
+const { Context } = await importBuilt<typeof import('../src/core/context.js')>('core/context.js');
+const { SubagentRegistry } =
+  await importBuilt<typeof import('../src/subagent/registry.js')>('subagent/registry.js');
+const { workflowAgentStart } =
+  await importBuilt<typeof import('../src/workflow/contract.js')>('workflow/contract.js');
+const { buildRuntime } =
+  await importBuilt<typeof import('../src/cli/build-runtime.js')>('cli/build-runtime.js');
+const { WorkerWorkflowService: BuiltService } =
+  await importBuilt<typeof import('../src/workflow/host.js')>('workflow/host.js');
 
 const START_RUNS = 30;
 const FAN_OUT = 1000;
