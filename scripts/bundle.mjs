@@ -380,25 +380,26 @@ await build({
   format: 'cjs',
   ...COMMON,
 });
-// The isolated engine's worker: QuickJS (its WebAssembly file beside its code) loads at run time
-// from node_modules, a dependency like any other, so the package is external here.
-await build({
-  entryPoints: ['src/workflow/isolated/worker.ts'],
-  outfile: join(outdir, 'isolated-worker.cjs'),
-  format: 'cjs',
-  ...COMMON,
-  external: ['quickjs-emscripten'],
-});
-// Code Mode's program thread, like the isolated worker: QuickJS stays in node_modules, and
-// `import.meta.url` is the file's own URL (it finds QuickJS's WebAssembly file from there).
-await build({
-  entryPoints: ['src/code-mode/program-worker.ts'],
-  outfile: join(outdir, 'program-worker.cjs'),
+// The QuickJS threads (the isolated engine's worker, Code Mode's program thread): QuickJS (its
+// WebAssembly file beside its code) loads at run time from node_modules, a dependency like any
+// other, so the package is external here, and `import.meta.url` is the file's own URL (a thread
+// that was handed no compiled module finds QuickJS's WebAssembly file from there).
+const QUICKJS_THREAD = {
   format: 'cjs',
   ...COMMON,
   external: ['quickjs-emscripten'],
   define: { 'import.meta.url': 'loomBundleUrl' },
   banner: { js: "const loomBundleUrl = require('node:url').pathToFileURL(__filename).href;" },
+};
+await build({
+  entryPoints: ['src/workflow/isolated/worker.ts'],
+  outfile: join(outdir, 'isolated-worker.cjs'),
+  ...QUICKJS_THREAD,
+});
+await build({
+  entryPoints: ['src/code-mode/program-worker.ts'],
+  outfile: join(outdir, 'program-worker.cjs'),
+  ...QUICKJS_THREAD,
 });
 // The workers need only Node's own modules (and QuickJS from node_modules), so each file serves
 // the unbundled engine too.

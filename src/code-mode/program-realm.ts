@@ -4,8 +4,6 @@
  * for the next and the memory cap counts from a clean start), with a runtime, a context and the
  * prelude already evaluated. Worker side only; it never runs a program itself.
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import {
   newQuickJSWASMModuleFromVariant,
   newVariant,
@@ -14,6 +12,7 @@ import {
   type QuickJSRuntime,
   RELEASE_SYNC,
 } from 'quickjs-emscripten';
+import { quickJsWasm } from '../core/quickjs-wasm.js';
 import { PROGRAM_ENGINE_FILENAME, PROGRAM_PRELUDE_SOURCE } from './program-prelude.js';
 
 const MEBIBYTE = 1024 * 1024;
@@ -50,7 +49,6 @@ interface WasmMemory {
 const wasmApi = (
   globalThis as unknown as {
     WebAssembly: {
-      Module: new (bytes: Uint8Array) => object;
       Memory: new (descriptor: { initial: number; maximum: number }) => WasmMemory;
     };
   }
@@ -59,19 +57,6 @@ const wasmApi = (
 /** The module's declared memory: 16 MB at start, at most 2 GB (its import's own maximum). */
 const INITIAL_PAGES = 256;
 const MAXIMUM_PAGES = 32768;
-
-let compiled: object | undefined;
-
-/** The release build's WebAssembly, compiled once per thread; its file sits beside its code. */
-function compiledModule(): object {
-  if (compiled) return compiled;
-  const packageRequire = createRequire(
-    createRequire(import.meta.url).resolve('quickjs-emscripten'),
-  );
-  const file = packageRequire.resolve('@jitl/quickjs-wasmfile-release-sync/wasm');
-  compiled = new wasmApi.Module(readFileSync(file));
-  return compiled;
-}
 
 /**
  * A fresh instance, runtime and context with the prelude evaluated. Its memory grows through
@@ -92,7 +77,7 @@ export async function prepareRealm(callbacks: RealmCallbacks): Promise<ProgramRe
     return grow(pages);
   };
   const module = await newQuickJSWASMModuleFromVariant(
-    newVariant(RELEASE_SYNC, { wasmModule: compiledModule(), wasmMemory: memory }),
+    newVariant(RELEASE_SYNC, { wasmModule: quickJsWasm(), wasmMemory: memory }),
   );
   const runtime = module.newRuntime();
   runtime.setInterruptHandler(() => callbacks.shouldInterrupt());

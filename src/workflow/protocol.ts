@@ -3,6 +3,7 @@
  * direction, and typed send and read helpers. Private to the workflow engine. Every payload is
  * structured-clone data; nothing here may carry a function, a class instance or a realm value.
  */
+import type { CompiledWasm } from '../core/quickjs-wasm.js';
 import type { WorkflowErrorCode, WorkflowLimits, WorkflowMeta } from './contract.js';
 
 /** Messages the host sends to the worker. */
@@ -101,6 +102,11 @@ export interface WorkerSessionData {
   meta: WorkflowMeta;
   /** The run's token ceiling, or null without one (the script's `budget.total`). */
   budgetTotal: number | null;
+  /**
+   * The isolated engine's QuickJS, compiled and kept by the host (`core/quickjs-wasm.ts`), so the
+   * code V8 optimizes for it outlives the thread; without it the thread compiles its own.
+   */
+  quickJs?: CompiledWasm;
 }
 
 /**

@@ -9,10 +9,12 @@
  * its engine: its session data arrives as its first message. The isolated engine's entry is
  * `isolated-worker.cjs` (under tsx `isolated/worker.ts`). Every thread gets V8's heap limit for
  * its run's `maxScriptMemoryMb` (`heapCapMb`); one started ahead has the default's, and serves
- * only a run with that limit. It must never start anything but a workflow worker entry.
+ * only a run with that limit. An isolated thread gets the QuickJS this process compiled and keeps
+ * (`core/quickjs-wasm.ts`). It must never start anything but a workflow worker entry.
  */
 import { existsSync } from 'node:fs';
 import { type ResourceLimits, Worker } from 'node:worker_threads';
+import { quickJsWasm } from '../core/quickjs-wasm.js';
 import type { WorkflowEngineKind } from './contract.js';
 import { heapCapMb } from './heap-watch.js';
 import { defaultLimits } from './limits.js';
@@ -64,6 +66,7 @@ export function spawnWorkflowWorker(
   data: WorkerSessionData,
   engine: WorkflowEngineKind = DEFAULT_WORKFLOW_ENGINE,
 ): Worker {
+  if (engine === 'isolated') data = { ...data, quickJs: quickJsWasm() };
   const ready = prewarmed;
   const resourceLimits = resourceLimitsFor(data.limits.maxScriptMemoryMb);
   if (ready && ready.engine === engine && data.limits.maxScriptMemoryMb === prewarmedMemoryMb) {

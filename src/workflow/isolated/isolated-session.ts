@@ -10,12 +10,15 @@
  */
 import { performance } from 'node:perf_hooks';
 import {
-  newQuickJSWASMModule,
+  newQuickJSWASMModuleFromVariant,
+  newVariant,
   type QuickJSContext,
   type QuickJSHandle,
   type QuickJSRuntime,
   type QuickJSWASMModule,
+  RELEASE_SYNC,
 } from 'quickjs-emscripten';
+import { type CompiledWasm, quickJsWasm } from '../../core/quickjs-wasm.js';
 import { WorkflowError } from '../contract.js';
 import {
   createAgentHook,
@@ -78,9 +81,11 @@ export function startIsolatedSession(port: IsolatedPort, data: WorkerSessionData
 
 let loadedModule: Promise<QuickJSWASMModule> | undefined;
 
-/** The QuickJS WebAssembly module, loaded once per thread. */
-function quickJs(): Promise<QuickJSWASMModule> {
-  loadedModule ??= newQuickJSWASMModule();
+/** QuickJS, instantiated once per thread from the host's compiled module (else its own). */
+function quickJs(compiled: CompiledWasm | undefined): Promise<QuickJSWASMModule> {
+  loadedModule ??= newQuickJSWASMModuleFromVariant(
+    newVariant(RELEASE_SYNC, { wasmModule: compiled ?? quickJsWasm() }),
+  );
   return loadedModule;
 }
 
@@ -140,7 +145,7 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
 
   constructor(port: IsolatedPort, data: WorkerSessionData) {
     super(port, data);
-    this.module = handOut(quickJs());
+    this.module = handOut(quickJs(data.quickJs));
   }
 
   runNestedScript({ name, script, args, host }: NestedScript): Promise<unknown> {
@@ -681,8 +686,10 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
    * Caps the WebAssembly memory QuickJS allocates in at its size now plus maxScriptMemoryMb.
    * QuickJS's own limit counts nothing useful in this build (it cannot read allocation sizes), so
    * the cap is on the heap itself: Emscripten grows it through `memory.grow`, which refuses to go
-   * past the cap, so the allocation fails at once (QuickJS throws "out of memory") and the run is
-   * marked: whatever the script catches, it ends with SCRIPT_MEMORY at the next check.
+   * past the cap, so the allocation fails at once (QuickJS throws "out of memory") and the run
+   * ends with SCRIPT_MEMORY right there, whatever the script catches: `done` is posted before
+   * QuickJS unwinds the script and frees what it built (over 100 ms for millions of objects),
+   * and the host ends the thread meanwhile.
    */
   private capMemory(module: QuickJSWASMModule): void {
     const wasm = module.getWasmMemory();
@@ -691,6 +698,7 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
     wasm.grow = (pages: number): number => {
       if (wasm.buffer.byteLength + pages * WASM_PAGE_BYTES > cap) {
         this.memoryExceeded = true;
+        this.outOfMemory();
         throw new RangeError('the script reached maxScriptMemoryMb');
       }
       return grow(pages);
