@@ -47,6 +47,8 @@ export interface RuntimeFlags {
   answerer?: UserAnswerer;
   /** `--tools-mode`: every agent's tool presentation, over config's `tools.presentation`. */
   toolsMode?: ToolPresentation;
+  /** The merged config, when the caller has read it already; else it is read here. */
+  config?: LoomConfig;
 }
 
 export interface LoomSetup {
@@ -75,7 +77,7 @@ export interface LoomSetup {
 }
 
 export function buildRuntime(flags: RuntimeFlags): LoomSetup {
-  const config = loadConfig(flags.home, flags.cwd);
+  const config = flags.config ?? loadConfig(flags.home, flags.cwd);
   const choice = chooseModel({
     ...(flags.model !== undefined ? { flag: flags.model } : {}),
     env: process.env,

@@ -5,6 +5,8 @@
  * SIGHUP. stdout carries only the result (`--json`: the result object; else the value as JSON).
  */
 import { readFileSync } from 'node:fs';
+import { loadConfig } from '../config/load-config.js';
+import type { LoomConfig } from '../config/schema.js';
 import { UserError } from '../core/errors.js';
 import { loomHome } from '../core/home.js';
 import type {
@@ -194,8 +196,13 @@ export async function workflowRunCommand(
   let events: EventsFile | undefined;
   let report: ReportAfterRun | undefined;
   let { model, provider } = options;
-  // The script's thread starts while the runtime is built on this one.
-  prewarmWorkflowWorker();
+  // The script's thread, on the configured engine, starts while the runtime is built on this one.
+  // A config that does not read is reported by buildRuntime, which reads it again.
+  let config: LoomConfig | undefined;
+  try {
+    config = loadConfig(loomHome(), process.cwd());
+  } catch {}
+  prewarmWorkflowWorker(config?.workflow?.engine, config?.workflow?.maxScriptMemoryMb);
   try {
     if (options.resume !== undefined) {
       const { prepareResume } = await import('./workflow-resume.js');
@@ -213,6 +220,7 @@ export async function workflowRunCommand(
       cwd: process.cwd(),
       home: loomHome(),
       ...(model !== undefined ? { model } : {}),
+      ...(config !== undefined ? { config } : {}),
     });
     events = options.events ? openEventsFile(options.events) : undefined;
     if (options.report !== undefined) report = await prepareReport(options.report);

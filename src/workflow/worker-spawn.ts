@@ -8,8 +8,8 @@
  * still run workflows. A thread started ahead (`prewarmWorkflowWorker`) serves the next run of
  * its engine: its session data arrives as its first message. The isolated engine's entry is
  * `isolated-worker.cjs` (under tsx `isolated/worker.ts`). Every thread gets V8's heap limit for
- * its run's `maxScriptMemoryMb` (`heapCapMb`); one started ahead has the default's, and serves
- * only a run with that limit. An isolated thread gets the QuickJS this process compiled and keeps
+ * its run's `maxScriptMemoryMb` (`heapCapMb`); one started ahead serves only a run of its engine
+ * and limit. An isolated thread gets the QuickJS this process compiled and keeps
  * (`core/quickjs-wasm.ts`). It must never start anything but a workflow worker entry.
  */
 import { existsSync } from 'node:fs';
@@ -37,21 +37,24 @@ function resourceLimitsFor(maxScriptMemoryMb: number): ResourceLimits {
   return { maxOldGenerationSizeMb: heapCapMb(maxScriptMemoryMb) };
 }
 
-let prewarmed: { worker: Worker; engine: WorkflowEngineKind } | undefined;
-/** The script memory limit the thread started ahead was given. */
-const prewarmedMemoryMb = defaultLimits().maxScriptMemoryMb;
+let prewarmed: { worker: Worker; engine: WorkflowEngineKind; memoryMb: number } | undefined;
 
 /**
  * Starts a worker thread for the next run now, so that its start overlaps the caller's own
- * work (a command that will run a workflow). It never keeps the process alive by itself; one
- * that fails or exits before it is used is replaced by a fresh thread. Built engine only.
+ * work (a command that will run a workflow): on the run's engine, with V8's heap limit for the
+ * run's `maxScriptMemoryMb` (a run with another limit gets a thread of its own). It never keeps
+ * the process alive by itself; one that fails or exits before it is used is replaced by a fresh
+ * thread. Built engine only.
  */
-export function prewarmWorkflowWorker(engine: WorkflowEngineKind = DEFAULT_WORKFLOW_ENGINE): void {
+export function prewarmWorkflowWorker(
+  engine: WorkflowEngineKind = DEFAULT_WORKFLOW_ENGINE,
+  memoryMb = defaultLimits().maxScriptMemoryMb,
+): void {
   if (prewarmed || import.meta.url.endsWith('.ts')) return;
   const worker = new Worker(builtEntry(engine), {
     workerData: null,
     execArgv: [],
-    resourceLimits: resourceLimitsFor(prewarmedMemoryMb),
+    resourceLimits: resourceLimitsFor(memoryMb),
   });
   const forget = () => {
     if (prewarmed?.worker === worker) prewarmed = undefined;
@@ -59,7 +62,7 @@ export function prewarmWorkflowWorker(engine: WorkflowEngineKind = DEFAULT_WORKF
   worker.on('error', forget);
   worker.on('exit', forget);
   worker.unref();
-  prewarmed = { worker, engine };
+  prewarmed = { worker, engine, memoryMb };
 }
 
 export function spawnWorkflowWorker(
@@ -69,7 +72,7 @@ export function spawnWorkflowWorker(
   if (engine === 'isolated') data = { ...data, quickJs: quickJsWasm() };
   const ready = prewarmed;
   const resourceLimits = resourceLimitsFor(data.limits.maxScriptMemoryMb);
-  if (ready && ready.engine === engine && data.limits.maxScriptMemoryMb === prewarmedMemoryMb) {
+  if (ready && ready.engine === engine && data.limits.maxScriptMemoryMb === ready.memoryMb) {
     ready.worker.postMessage(data);
     prewarmed = undefined;
     ready.worker.ref();

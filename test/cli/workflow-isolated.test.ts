@@ -4,10 +4,11 @@
  * memory bomb under the config's `maxScriptMemoryMb` ends with SCRIPT_MEMORY, every agent paired.
  */
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
+import { startLoom } from './loom-process.js';
 import {
   agentPairs,
   parseResult,
@@ -88,4 +89,37 @@ while (true) hoard.push(new Array(100000).fill(hoard.length));
     'every agent-start has its agent-end',
   );
   assert.equal(events.at(-1)?.type, 'workflow/end');
+});
+
+/** A preload that counts the worker threads the main thread starts, and names each one's entry. */
+const THREAD_COUNTER = `
+const threads = require('node:worker_threads');
+if (threads.isMainThread) {
+  const started = [];
+  const Base = threads.Worker;
+  threads.Worker = class extends Base {
+    constructor(entry, options) {
+      super(entry, options);
+      started.push(String(entry).split('/').pop());
+    }
+  };
+  process.on('exit', () => require('node:fs').writeFileSync(process.env.THREADS_FILE, JSON.stringify(started)));
+}
+`;
+
+test('workflow run with workflow.engine isolated starts one thread ahead, on the isolated engine', async () => {
+  const { home, model } = setup();
+  const counter = writeFile(home, 'count-threads.cjs', THREAD_COUNTER);
+  const threadsFile = join(home, 'threads.json');
+  const script = writeFile(home, 'one.js', "return await agent('hello');");
+  const finished = await startLoom(
+    ['workflow', 'run', script, '--meta', META, '--model', model, '--json'],
+    {
+      home,
+      cwd: home,
+      env: { NODE_OPTIONS: `--require ${counter}`, THREADS_FILE: threadsFile },
+    },
+  ).exited;
+  assert.equal(finished.code, 0);
+  assert.deepEqual(JSON.parse(readFileSync(threadsFile, 'utf8')), ['isolated-worker.cjs']);
 });
