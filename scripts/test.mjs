@@ -1,8 +1,16 @@
-// Runs every test/**/*.test.ts through node:test with tsx (Node 20's --test takes no globs).
+// Runs every test/**/*.test.ts through node:test with tsx (Node 20's --test takes no globs), three
+// files at a time: most files wait on child processes and sockets, so a third file keeps the two
+// cores busy (the whole pass: 3 min 17 s at two, 2 min 57 s at three, 2 min 56 s at four).
 // Extra arguments narrow the run to files whose path contains one of them.
-import { spawnSync } from 'node:child_process';
+// `--isolated=FILTER` also runs the files matching FILTER a second time on the isolated workflow
+// engine (LOOM_TEST_WORKFLOW_ENGINE=isolated), alongside the first pass: its report is held back
+// and printed when the first pass ends, so the two never interleave, and the exit status fails
+// if either pass failed.
+import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+
+const CONCURRENCY = process.env.TEST_CONCURRENCY ?? '3';
 
 function collect(folder) {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
@@ -12,13 +20,41 @@ function collect(folder) {
   });
 }
 
-const filters = process.argv.slice(2);
-const files = collect('test')
-  .filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)))
-  .sort();
-const result = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', ...files],
-  { stdio: 'inherit' },
-);
-process.exit(result.status ?? 1);
+const all = collect('test').sort();
+const matching = (filters) =>
+  all.filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)));
+
+const isolatedFilters = process.argv
+  .slice(2)
+  .filter((arg) => arg.startsWith('--isolated='))
+  .map((arg) => arg.slice('--isolated='.length));
+const filters = process.argv.slice(2).filter((arg) => !arg.startsWith('--isolated='));
+
+/** One node --test run over `files`; resolves with its exit status and, when held, its output. */
+function testRun(files, { env = process.env, hold = false } = {}) {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--test', `--test-concurrency=${CONCURRENCY}`, ...files],
+    { env, stdio: hold ? ['ignore', 'pipe', 'pipe'] : 'inherit' },
+  );
+  const held = [];
+  if (hold) {
+    child.stdout.on('data', (chunk) => held.push(chunk));
+    child.stderr.on('data', (chunk) => held.push(chunk));
+  }
+  return new Promise((resolve) => {
+    child.on('close', (code, signal) => resolve({ status: code ?? (signal ? 1 : 0), held }));
+  });
+}
+
+const runs = [testRun(matching(filters))];
+if (isolatedFilters.length > 0) {
+  const env = { ...process.env, LOOM_TEST_WORKFLOW_ENGINE: 'isolated' };
+  runs.push(testRun(matching(isolatedFilters), { env, hold: true }));
+}
+const [first, isolated] = await Promise.all(runs);
+if (isolated) {
+  process.stdout.write('\n# The workflow engine tests again, on the isolated engine:\n');
+  for (const chunk of isolated.held) process.stdout.write(chunk);
+}
+process.exitCode = Math.max(first.status, isolated?.status ?? 0);
