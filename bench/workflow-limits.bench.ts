@@ -15,9 +15,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SubagentProvider } from '../src/subagent/contract.js';
 import type { WorkflowEngineKind } from '../src/workflow/contract.js';
 import { importBuilt } from './built.js';
+import { instantProvider } from './instant-provider.js';
 import type { BenchRow } from './run.js';
 
 const { Context } = await importBuilt<typeof import('../src/core/context.js')>('core/context.js');
@@ -68,27 +68,6 @@ const cases: LimitCase[] = [
   },
 ];
 
-const instant: SubagentProvider = {
-  name: 'instant',
-  capabilities: {
-    outputSchema: true,
-    depthLimit: true,
-    toolFilter: true,
-    persona: true,
-    inheritsParentContext: false,
-    activity: false,
-  },
-  start() {
-    const result = Promise.resolve({
-      sessionId: 'child',
-      output: 'ok',
-      stopReason: 'completed' as const,
-      usage: { input: 1, output: 1 },
-    });
-    return { id: 'child', result, cancel() {}, dispose() {} };
-  },
-};
-
 const scriptOf = (limitCase: LimitCase) => `await agent('first'); log('go');\n${limitCase.body}`;
 
 function median(samples: number[]): number {
@@ -100,7 +79,7 @@ function median(samples: number[]): number {
 async function laterRun(engine: WorkflowEngineKind, limitCase: LimitCase): Promise<number> {
   const context = new Context({ name: 'bench' });
   const registry = new SubagentRegistry(context);
-  registry.register(instant);
+  registry.register(instantProvider);
   const service = new WorkerWorkflowService({ context, registry, provider: 'instant', engine });
   const logged = new Map<string, number>();
   const took = new Map<string, number>();

@@ -22,7 +22,6 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { createContext, runInContext } from 'node:vm';
-import type { SubagentProvider, SubagentRun } from '../src/subagent/contract.js';
 import type {
   WorkflowEngineKind,
   WorkflowLimits,
@@ -30,6 +29,7 @@ import type {
 } from '../src/workflow/contract.js';
 import type { WorkerWorkflowService } from '../src/workflow/host.js';
 import { importBuilt } from './built.js';
+import { instantProvider } from './instant-provider.js';
 import type { BenchRow } from './run.js';
 
 const { Context } = await importBuilt<typeof import('../src/core/context.js')>('core/context.js');
@@ -45,36 +45,6 @@ const { WorkerWorkflowService: BuiltService } =
 const START_RUNS = 30;
 const FAN_OUT = 1000;
 const SPIN_MS = 1000;
-
-let childCount = 0;
-
-/** Children that finish as soon as they start: the engine's overhead is all that is left. */
-const instantProvider: SubagentProvider = {
-  name: 'instant',
-  capabilities: {
-    outputSchema: true,
-    depthLimit: true,
-    toolFilter: true,
-    persona: true,
-    inheritsParentContext: false,
-    activity: false,
-  },
-  start(request): SubagentRun {
-    childCount += 1;
-    const id = `child-${childCount}`;
-    return {
-      id,
-      result: Promise.resolve({
-        output: `done: ${request.prompt.length}`,
-        stopReason: 'completed',
-        sessionId: id,
-        usage: { input: 1, output: 1 },
-      }),
-      cancel: () => {},
-      dispose: () => {},
-    };
-  },
-};
 
 function makeService(limits: Partial<WorkflowLimits> = {}, engine?: WorkflowEngineKind) {
   const context = new Context({ name: 'bench' });
