@@ -74,16 +74,16 @@ export interface ShellProcess {
   readonly ended: Promise<ShellExit | undefined>;
 }
 
-/** Sends SIGKILL to the process group led by `pid` (the process alone if that fails). */
+/**
+ * Sends SIGKILL to the process group led by `pid`. Every group Loom starts is led by the process
+ * it spawned, so a group that is gone means its leader is gone too: the pid alone is never
+ * signalled, since by then it may belong to an unrelated process.
+ */
 export function killProcessGroup(pid: number): void {
   try {
     process.kill(-pid, 'SIGKILL');
   } catch {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // Already gone: nothing left to kill.
-    }
+    // Already gone: nothing left to kill.
   }
 }
 

@@ -53,8 +53,9 @@ test('the built engine runs its bundled worker under plain node and lets the pro
   );
   const env = { ...process.env };
   delete env.NODE_OPTIONS;
-  const { code, stdout, stderr } = await new Promise<{
+  const { code, signal, stdout, stderr } = await new Promise<{
     code: number | null;
+    signal: NodeJS.Signals | null;
     stdout: string;
     stderr: string;
   }>((resolve) => {
@@ -62,13 +63,15 @@ test('the built engine runs its bundled worker under plain node and lets the pro
       process.execPath,
       ['--input-type=module', '--eval', program],
       { env, timeout: 60_000 },
-      (_error, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }),
+      (_error, stdout, stderr) =>
+        resolve({ code: child.exitCode, signal: child.signalCode, stdout, stderr }),
     );
   });
   assert.equal(
     code,
     0,
-    `plain node did not exit cleanly (a hang is killed after 60 s):\n${stderr}`,
+    `plain node did not exit cleanly (a hang is killed after 60 s): code ${code}, ` +
+      `signal ${signal}\nstdout: ${stdout}\nstderr: ${stderr}`,
   );
   assert.deepEqual(JSON.parse(stdout), {
     entry: 'program-worker.cjs',
