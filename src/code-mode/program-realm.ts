@@ -1,6 +1,7 @@
 /**
- * A program thread's QuickJS realms: the WebAssembly module is compiled once per thread, and
- * every program gets a fresh instance of it (its own memory, so nothing of one program is left
+ * A program thread's QuickJS realms: the WebAssembly module is the one the host compiled once
+ * for its process (or, without one, compiled here once per thread), and every program gets a
+ * fresh instance of it (its own memory, so nothing of one program is left
  * for the next and the memory cap counts from a clean start), with a runtime, a context and the
  * prelude already evaluated. Worker side only; it never runs a program itself.
  */
@@ -12,7 +13,7 @@ import {
   type QuickJSRuntime,
   RELEASE_SYNC,
 } from 'quickjs-emscripten';
-import { quickJsWasm } from '../core/quickjs-wasm.js';
+import { type CompiledWasm, quickJsWasm } from '../core/quickjs-wasm.js';
 import { PROGRAM_ENGINE_FILENAME, PROGRAM_PRELUDE_SOURCE } from './program-prelude.js';
 
 const MEBIBYTE = 1024 * 1024;
@@ -63,8 +64,13 @@ const MAXIMUM_PAGES = 32768;
  * `memory.grow`, wrapped here: past the cap the growth is refused, the allocation fails at once
  * (QuickJS throws "out of memory" in the realm) and the realm is marked. QuickJS's own memory
  * limit counts nothing in this build (it cannot read allocation sizes), so the cap is the heap.
+ * `compiled` is QuickJS's module as the host handed it (every thread then shares the code V8
+ * optimizes for it); without it the thread compiles its own.
  */
-export async function prepareRealm(callbacks: RealmCallbacks): Promise<ProgramRealm> {
+export async function prepareRealm(
+  callbacks: RealmCallbacks,
+  compiled: CompiledWasm = quickJsWasm(),
+): Promise<ProgramRealm> {
   const memory = new wasmApi.Memory({ initial: INITIAL_PAGES, maximum: MAXIMUM_PAGES });
   let capBytes = Number.POSITIVE_INFINITY;
   let exceeded = false;
@@ -77,7 +83,7 @@ export async function prepareRealm(callbacks: RealmCallbacks): Promise<ProgramRe
     return grow(pages);
   };
   const module = await newQuickJSWASMModuleFromVariant(
-    newVariant(RELEASE_SYNC, { wasmModule: quickJsWasm(), wasmMemory: memory }),
+    newVariant(RELEASE_SYNC, { wasmModule: compiled, wasmMemory: memory }),
   );
   const runtime = module.newRuntime();
   runtime.setInterruptHandler(() => callbacks.shouldInterrupt());

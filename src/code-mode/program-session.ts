@@ -7,6 +7,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { QuickJSHandle } from 'quickjs-emscripten';
+import type { CompiledWasm } from '../core/quickjs-wasm.js';
 import type { ProgramLimits, ProgramOutcome, ProgramStop } from './program-contract.js';
 import { type HostToProgram, type ProgramToHost, readHostMessage } from './program-protocol.js';
 import { exerciseRealm, type ProgramRealm, prepareRealm } from './program-realm.js';
@@ -40,15 +41,20 @@ interface Prepared {
   binding: Binding;
 }
 
-/** Serves runs on `port`: prepares a realm now, posts `ready`, and runs each `run` it is sent. */
-export function serveProgramThread(port: ProgramPort): void {
-  new ProgramThread(port).listen();
+/**
+ * Serves runs on `port`: prepares a realm now, posts `ready`, and runs each `run` it is sent.
+ * Realms instantiate `quickJs`, the module the host compiled, when it is given.
+ */
+export function serveProgramThread(port: ProgramPort, quickJs?: CompiledWasm): void {
+  new ProgramThread(port, quickJs).listen();
 }
 
 /** A throwaway realm runs a throwaway program first; a failure here shows at the first run. */
-async function warmedUp(): Promise<void> {
+async function warmedUp(quickJs: CompiledWasm | undefined): Promise<void> {
   try {
-    exerciseRealm(await prepareRealm({ hostCall: () => '0', shouldInterrupt: () => false }));
+    exerciseRealm(
+      await prepareRealm({ hostCall: () => '0', shouldInterrupt: () => false }, quickJs),
+    );
   } catch {}
 }
 
@@ -58,8 +64,11 @@ class ProgramThread {
   /** A run whose realm is still being prepared; a `stop` for it is remembered. */
   private starting: { run: number; stopped: boolean } | undefined;
 
-  constructor(private readonly port: ProgramPort) {
-    this.next = warmedUp().then(() => this.prepare());
+  constructor(
+    private readonly port: ProgramPort,
+    private readonly quickJs: CompiledWasm | undefined,
+  ) {
+    this.next = warmedUp(quickJs).then(() => this.prepare());
     this.next.catch(() => {});
     this.next.then(
       () => port.post({ type: 'ready' }),
@@ -76,10 +85,13 @@ class ProgramThread {
 
   private prepare(): Promise<Prepared> {
     const binding: Binding = { run: undefined };
-    const prepared = prepareRealm({
-      hostCall: (op, payload) => binding.run?.hostCall(op, payload) ?? '0',
-      shouldInterrupt: () => binding.run?.shouldInterrupt() ?? false,
-    }).then((realm) => ({ realm, binding }));
+    const prepared = prepareRealm(
+      {
+        hostCall: (op, payload) => binding.run?.hostCall(op, payload) ?? '0',
+        shouldInterrupt: () => binding.run?.shouldInterrupt() ?? false,
+      },
+      this.quickJs,
+    ).then((realm) => ({ realm, binding }));
     prepared.catch(() => {});
     return prepared;
   }

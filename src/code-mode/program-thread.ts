@@ -7,6 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
+import { quickJsWasm } from '../core/quickjs-wasm.js';
 import { type HostToProgram, type ProgramToHost, readProgramMessage } from './program-protocol.js';
 
 /** What the run a thread serves hears from it. */
@@ -23,12 +24,14 @@ export function programWorkerEntry(): URL {
   return existsSync(bundled) ? bundled : new URL('./program-worker.js', import.meta.url);
 }
 
+/** The thread gets QuickJS as this process compiled it once (`core/quickjs-wasm.ts`). */
 function startWorker(): Worker {
   const entry = programWorkerEntry();
-  if (!entry.href.endsWith('.ts')) return new Worker(entry, { execArgv: [] });
+  const workerData = { quickJs: quickJsWasm() };
+  if (!entry.href.endsWith('.ts')) return new Worker(entry, { execArgv: [], workerData });
   const loader = import.meta.resolve('tsx/esm/api');
   const bootstrap = `import(${JSON.stringify(loader)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); });`;
-  return new Worker(bootstrap, { eval: true, execArgv: [] });
+  return new Worker(bootstrap, { eval: true, execArgv: [], workerData });
 }
 
 export class ProgramThread {

@@ -5,7 +5,7 @@
  *
  * A compiled module may be handed to a worker thread, and every thread that instantiates it
  * shares its code, including what V8 re-compiles with its optimizing tier as scripts run. That
- * code lives as long as some thread holds the module; the isolated engine's host keeps it for the
+ * code lives as long as some thread holds the module; the hosts of both engines keep it for the
  * process's life, so a run after the first starts at full speed (a script's loop runs on the code
  * its call started with: a first run's long loop stays on the baseline code, about a third slower).
  */
