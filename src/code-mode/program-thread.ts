@@ -7,7 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import { quickJsWasm } from '../core/quickjs-wasm.js';
+import { quickJsWasmForThreads } from '../core/quickjs-wasm.js';
 import { type HostToProgram, type ProgramToHost, readProgramMessage } from './program-protocol.js';
 
 /** What the run a thread serves hears from it. */
@@ -27,7 +27,7 @@ export function programWorkerEntry(): URL {
 /** The thread gets QuickJS as this process compiled it once (`core/quickjs-wasm.ts`). */
 function startWorker(): Worker {
   const entry = programWorkerEntry();
-  const workerData = { quickJs: quickJsWasm() };
+  const workerData = { quickJs: quickJsWasmForThreads() };
   if (!entry.href.endsWith('.ts')) return new Worker(entry, { execArgv: [], workerData });
   const loader = import.meta.resolve('tsx/esm/api');
   const bootstrap = `import(${JSON.stringify(loader)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); });`;

@@ -32,3 +32,15 @@ export function quickJsWasm(): CompiledWasm {
   );
   return compiled;
 }
+
+/**
+ * The module for a host to hand its threads, or undefined when it cannot be loaded here: the
+ * thread then tries on its own, and its first run says why QuickJS could not be loaded.
+ */
+export function quickJsWasmForThreads(): CompiledWasm | undefined {
+  try {
+    return quickJsWasm();
+  } catch {
+    return undefined;
+  }
+}

@@ -14,7 +14,7 @@
  */
 import { existsSync } from 'node:fs';
 import { type ResourceLimits, Worker } from 'node:worker_threads';
-import { quickJsWasm } from '../core/quickjs-wasm.js';
+import { quickJsWasmForThreads } from '../core/quickjs-wasm.js';
 import type { WorkflowEngineKind } from './contract.js';
 import { heapCapMb } from './heap-watch.js';
 import { defaultLimits } from './limits.js';
@@ -69,7 +69,7 @@ export function spawnWorkflowWorker(
   data: WorkerSessionData,
   engine: WorkflowEngineKind = DEFAULT_WORKFLOW_ENGINE,
 ): Worker {
-  if (engine === 'isolated') data = { ...data, quickJs: quickJsWasm() };
+  if (engine === 'isolated') data = { ...data, quickJs: quickJsWasmForThreads() };
   const ready = prewarmed;
   const resourceLimits = resourceLimitsFor(data.limits.maxScriptMemoryMb);
   if (ready && ready.engine === engine && data.limits.maxScriptMemoryMb === ready.memoryMb) {
