@@ -1,6 +1,7 @@
 /**
  * The forced stop of a runtime: abandons its jobs and appends, synchronously, the ends of what
- * each live session left open (step/end, turn/end `interrupted`, and every layer's own repair),
+ * each live session left open (every layer's own repair, such as a command group's end, then the
+ * interrupted calls' results, step/end and turn/end `interrupted`, so a log ends with its turn),
  * then flushes and seals the logs (later appends are dropped). For a process that must exit now;
  * it never waits and never throws.
  */
@@ -13,12 +14,12 @@ import type { LoomSetup } from './build-runtime.js';
 export function closeOpenWork(log: SessionLog): void {
   if (log.closed) return;
   try {
-    for (const repair of repairEvents(log.events)) log.append(repair.type, repair.data as never);
     for (const repairer of sessionRepairers()) {
       for (const repair of repairer(log.events, 'stopping')) {
         log.append(repair.type, repair.data as never);
       }
     }
+    for (const repair of repairEvents(log.events)) log.append(repair.type, repair.data as never);
     // The process exits once output has drained; turns still ending must not append after this.
     log.seal();
   } catch (error) {

@@ -266,13 +266,14 @@ export class SessionLog {
       lock.release();
       throw error;
     }
-    for (const repair of repairEvents(log.events)) {
-      log.append(repair.type, repair.data as never);
-    }
+    // The layers close what ran inside the turn first, so the repaired log ends with its turn.
     for (const repairer of sessionRepairers()) {
       for (const repair of repairer(log.events, 'reopened')) {
         log.append(repair.type, repair.data as never);
       }
+    }
+    for (const repair of repairEvents(log.events)) {
+      log.append(repair.type, repair.data as never);
     }
     log.flush();
     return log;

@@ -117,6 +117,16 @@ test('loom run: the next open of a killed session kills what escaped the group a
     assert.equal(ends[0]?.data.groupId, group);
     assert.equal(ends[0]?.data.outcome, 'killed');
     assert.equal(ends[0]?.data.killed, 1);
+    // The repair closes the group before the call, the step and the turn it ran in.
+    const events = sessionEvents(home, sessionId);
+    const started = events.findIndex((line) => line.type === 'bash/group-start');
+    const nextTurn = events.findIndex(
+      (line, index) => index > started && line.type === 'turn/start',
+    );
+    assert.deepEqual(
+      events.slice(started + 1, nextTurn).map((line) => line.type),
+      ['bash/group-end', 'tool/result', 'step/end', 'turn/end'],
+    );
 
     const again = await runScripted(folders, 'again', { args: ['--session', sessionId] });
     assert.equal(again.code, 0, again.stderr);

@@ -193,6 +193,44 @@ test('loom acp: a forced stop during the shutdown closes the turns the shutdown 
   }
 });
 
+test('forced stop during a foreground command: its group ends first, the log ends with its turn', async () => {
+  const home = temporaryFolder();
+  const workspace = temporaryFolder();
+  const model = writeScriptedModel(home, {
+    rules: [
+      {
+        when: '^run a command$',
+        steps: [
+          { tools: [{ name: 'bash', arguments: { command: 'sleep 1000 # foreground' } }] },
+          { reply: 'never reached' },
+        ],
+      },
+    ],
+  });
+  const { root, ...setup } = runRuntime(workspace, home, `scripted:${model}`);
+  const finished = root.agent.prompt('run a command');
+  await waitUntil(
+    () => root.log.events.some((event) => event.type === 'bash/group-start'),
+    'the command group on the record',
+  );
+  interruptLiveSessions(setup, 'terminated (SIGTERM)');
+  try {
+    const events = eventsOnDisk(root.log.path);
+    assert.deepEqual(checkSessionInvariants(events), []);
+    assert.deepEqual(
+      events.slice(-4).map((event) => event.type),
+      ['bash/group-end', 'tool/result', 'step/end', 'turn/end'],
+    );
+    assert.equal((events.at(-1) as SessionEvent<'turn/end'>).data.reason, 'interrupted');
+    await noneLeft(workspace, /sleep 1000/);
+  } finally {
+    root.agent.cancel('the test is over');
+    await finished;
+    root.close();
+    setup.jobs.dispose();
+  }
+});
+
 test('a sealed session log keeps what it had and drops later appends, unobserved', () => {
   const log = SessionLog.create({ directory: temporaryFolder() });
   const observed: string[] = [];
