@@ -6,7 +6,7 @@
  * it never waits and never throws.
  */
 import { errorMessage } from '../core/errors.js';
-import { repairEvents, sessionRepairers } from '../core/session-load.js';
+import { closingEvents } from '../core/session-load.js';
 import type { SessionLog } from '../core/session-log.js';
 import type { LoomSetup } from './build-runtime.js';
 
@@ -14,12 +14,9 @@ import type { LoomSetup } from './build-runtime.js';
 export function closeOpenWork(log: SessionLog): void {
   if (log.closed) return;
   try {
-    for (const repairer of sessionRepairers()) {
-      for (const repair of repairer(log.events, 'stopping')) {
-        log.append(repair.type, repair.data as never);
-      }
+    for (const repair of closingEvents(log.events, 'stopping')) {
+      log.append(repair.type, repair.data as never);
     }
-    for (const repair of repairEvents(log.events)) log.append(repair.type, repair.data as never);
     // The process exits once output has drained; turns still ending must not append after this.
     log.seal();
   } catch (error) {

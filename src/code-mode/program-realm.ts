@@ -1,9 +1,9 @@
 /**
  * A program thread's QuickJS realms: the WebAssembly module is the one the host compiled once
  * for its process (or, without one, compiled here once per thread), and every program gets a
- * fresh instance of it (its own memory, so nothing of one program is left
- * for the next and the memory cap counts from a clean start), with a runtime, a context and the
- * prelude already evaluated. Worker side only; it never runs a program itself.
+ * fresh instance of it (its own memory, so nothing of one program is left for the next and the
+ * memory cap counts from a clean start), with a runtime, a context and the prelude already
+ * evaluated. Worker side only; it never runs a program itself.
  */
 import {
   newQuickJSWASMModuleFromVariant,

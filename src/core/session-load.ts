@@ -316,6 +316,15 @@ export function addSessionRepairer(repairer: SessionRepairer): () => void {
   };
 }
 
-export function sessionRepairers(): SessionRepairer[] {
-  return [...repairers];
+/**
+ * Everything that closes what `events` left open, in the order to append it: each layer's own
+ * repair first (what ran inside a turn, such as a command group, ends before the turn), then
+ * `repairEvents`, so a repaired log ends with its turn. Empty when nothing is open.
+ */
+export function closingEvents(
+  events: readonly SessionEvent[],
+  situation: RepairSituation,
+): ReturnType<SessionRepairer> {
+  const layers = [...repairers].flatMap((repairer) => repairer(events, situation));
+  return [...layers, ...repairEvents(events)];
 }

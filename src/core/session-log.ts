@@ -24,7 +24,7 @@ import {
   type SessionEventType,
   type SessionHeader,
 } from './session-events.js';
-import { isHeaderless, loadSessionFile, repairEvents, sessionRepairers } from './session-load.js';
+import { closingEvents, isHeaderless, loadSessionFile } from './session-load.js';
 import { acquireSessionLock, type SessionLock } from './session-lock.js';
 import { realFolder } from './workspace-folder.js';
 
@@ -234,7 +234,7 @@ export class SessionLog {
 
   /**
    * Loads an existing file for appending, holding its writer lock (SESSION_BUSY when another
-   * live process writes it), and closes what a crash left open (see `repairEvents`). A file
+   * live process writes it), and closes what a crash left open (see `closingEvents`). A file
    * that a crash cut off before its header was complete gets a fresh header.
    */
   static open(path: string, options: SessionLogOptions = {}): SessionLog {
@@ -266,13 +266,7 @@ export class SessionLog {
       lock.release();
       throw error;
     }
-    // The layers close what ran inside the turn first, so the repaired log ends with its turn.
-    for (const repairer of sessionRepairers()) {
-      for (const repair of repairer(log.events, 'reopened')) {
-        log.append(repair.type, repair.data as never);
-      }
-    }
-    for (const repair of repairEvents(log.events)) {
+    for (const repair of closingEvents(log.events, 'reopened')) {
       log.append(repair.type, repair.data as never);
     }
     log.flush();
