@@ -3,22 +3,24 @@
  * hard link (which fails when the name exists) or a rename (which replaces) puts them in place.
  * A crash at any moment leaves either no file or a complete one, never an empty or half one; at
  * worst a `*.tmp` file of this process is left beside it (or, for a file made in the background,
- * in the `.incoming` folder beside it).
+ * in the `.incoming` folder beside it). Temporaries open with O_EXCL|O_NOFOLLOW, a lane folder
+ * must be a real folder, and a file replaced must not be a symbolic link (see `safe-write`).
  */
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
+  constants,
   linkSync,
+  lstatSync,
   mkdir,
   open,
-  openSync,
   renameSync,
   unlinkSync,
-  writeFileSync,
-  writeSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { UserError } from './errors.js';
+import { NEW_FILE_FLAGS, openNewFile, refuseSymbolicLink, writeFully } from './safe-write.js';
 
 // The callback API, not `fs/promises`: a descriptor the caller keeps must be a plain number, never
 // a `FileHandle`, which closes its descriptor when it is garbage collected.
@@ -43,10 +45,26 @@ function temporaryNameFor(path: string): string {
   return `${path}.${temporaryPrefix}-${temporaryCount.toString(36)}.tmp`;
 }
 
+const bytesOf = (content: string | Buffer): Buffer =>
+  typeof content === 'string' ? Buffer.from(content) : content;
+
+/** Makes the temporary `path` holding `content` (O_EXCL|O_NOFOLLOW: never through a link). */
+function writeTemporary(path: string, content: string | Buffer): void {
+  const descriptor = openNewFile(path);
+  try {
+    writeFully(descriptor, bytesOf(content));
+  } catch (error) {
+    closeSync(descriptor);
+    removeTemporary(path);
+    throw error;
+  }
+  closeSync(descriptor);
+}
+
 /** Creates `path` holding `content`; false (and nothing written) when `path` already exists. */
 export function createCompleteFile(path: string, content: string | Buffer): boolean {
   const temporary = temporaryNameFor(path);
-  writeFileSync(temporary, content, { flag: 'wx' });
+  writeTemporary(temporary, content);
   try {
     linkSync(temporary, path);
     return true;
@@ -68,10 +86,10 @@ export function createCompleteFileForAppending(
   content: string | Buffer,
 ): number | undefined {
   const temporary = temporaryNameFor(path);
-  const descriptor = openSync(temporary, 'ax');
+  const descriptor = openNewFile(temporary, true);
   let linked = false;
   try {
-    writeFully(descriptor, typeof content === 'string' ? Buffer.from(content) : content);
+    writeFully(descriptor, bytesOf(content));
     linkSync(temporary, path);
     linked = true;
     return descriptor;
@@ -82,11 +100,6 @@ export function createCompleteFileForAppending(
     if (!linked) closeSync(descriptor);
     removeTemporary(temporary);
   }
-}
-
-function writeFully(descriptor: number, bytes: Buffer): void {
-  let written = 0;
-  while (written < bytes.length) written += writeSync(descriptor, bytes, written);
 }
 
 /**
@@ -133,19 +146,39 @@ export async function createCompleteFileForAppendingInBackground(
   }
 }
 
+/** `openNewFile(path, true)`'s flags, for the thread pool. */
+const APPENDING_NEW_FILE = NEW_FILE_FLAGS | constants.O_APPEND;
+
+/**
+ * Makes a lane folder and checks that neither it nor `.incoming` is a symbolic link: a linked
+ * folder would put the file's bytes wherever the link points before they reach their place.
+ */
+async function makeLaneFolder(folder: string): Promise<void> {
+  await mkdirInBackground(folder, { recursive: true });
+  for (const path of [dirname(folder), folder]) {
+    if (!lstatSync(path).isDirectory()) {
+      throw new UserError(
+        'LINKED_FILE',
+        `${path} is not a folder (a symbolic link?); Loom writes its files only into its own ` +
+          'folders: remove it and try again',
+      );
+    }
+  }
+}
+
 async function openInLane(folder: string, name: string): Promise<[string, number]> {
   const temporary = join(folder, name);
   if (!madeLaneFolders.has(folder)) {
-    await mkdirInBackground(folder, { recursive: true });
+    await makeLaneFolder(folder);
     madeLaneFolders.add(folder);
   }
   try {
-    return [temporary, await openInBackground(temporary, 'ax')];
+    return [temporary, await openInBackground(temporary, APPENDING_NEW_FILE)];
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     // The folder was removed since it was made: make it again.
-    await mkdirInBackground(folder, { recursive: true });
-    return [temporary, await openInBackground(temporary, 'ax')];
+    await makeLaneFolder(folder);
+    return [temporary, await openInBackground(temporary, APPENDING_NEW_FILE)];
   }
 }
 
@@ -159,7 +192,7 @@ async function createInLane(
   try {
     const content = file.content();
     if (content === undefined) return 'abandoned';
-    writeFully(descriptor, typeof content === 'string' ? Buffer.from(content) : content);
+    writeFully(descriptor, bytesOf(content));
     linkSync(temporary, path);
     linked = true;
     file.created(descriptor);
@@ -173,10 +206,14 @@ async function createInLane(
   }
 }
 
-/** Puts `content` at `path` in one step, replacing whatever was there. */
+/**
+ * Puts `content` at `path` in one step, replacing the file there; a symbolic link there is
+ * LINKED_FILE (and left as it is), never replaced or written through.
+ */
 export function replaceWithCompleteFile(path: string, content: string | Buffer): void {
+  refuseSymbolicLink(path);
   const temporary = temporaryNameFor(path);
-  writeFileSync(temporary, content, { flag: 'wx' });
+  writeTemporary(temporary, content);
   try {
     renameSync(temporary, path);
   } catch (error) {

@@ -31,6 +31,8 @@ export interface LoomErrorCodeMap {
   SESSION_NOT_FOUND: true;
   SESSION_CORRUPT: true;
   SESSION_BUSY: true;
+  /** A file Loom writes under its home is a symbolic link; nothing is written through it. */
+  LINKED_FILE: true;
   STEP_LIMIT: true;
   ABORTED: true;
   /** A tool call the process died during; its result is written when the session is reloaded. */

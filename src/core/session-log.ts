@@ -7,7 +7,7 @@
  * line that never formed an event, or a header that a crash cut off before it was complete.
  */
 import { randomInt } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, statSync, truncateSync, writeSync } from 'node:fs';
+import { closeSync, ftruncateSync, mkdirSync, statSync, writeSync } from 'node:fs';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import {
   createCompleteFileForAppending,
@@ -17,6 +17,7 @@ import {
 import type { Disposer } from './context.js';
 import { errorMessage, LoomError, UserError } from './errors.js';
 import { type FileCreationPace, sharedFileCreationPace } from './file-creation-pace.js';
+import { openForAppending, refuseSymbolicLink, writeFully } from './safe-write.js';
 import {
   SESSION_FORMAT_VERSION,
   type SessionEvent,
@@ -249,11 +250,18 @@ export class SessionLog {
     const lock = acquireSessionLock(path);
     let log: SessionLog;
     try {
+      // A link is refused before anything is read through it (and again by the append's open).
+      refuseSymbolicLink(path);
       if (isHeaderless(path)) restoreHeader(path);
       const loaded = loadSessionFile(path);
-      if (loaded.tornTail) truncateSync(path, loaded.intactBytes);
-      const descriptor = openSync(path, 'a');
-      if (!loaded.endsWithNewline) writeFully(descriptor, Buffer.from('\n'));
+      const descriptor = openForAppending(path, { create: false });
+      try {
+        if (loaded.tornTail) ftruncateSync(descriptor, loaded.intactBytes);
+        if (!loaded.endsWithNewline) writeFully(descriptor, Buffer.from('\n'));
+      } catch (error) {
+        closeSync(descriptor);
+        throw error;
+      }
       log = new SessionLog(
         path,
         loaded.header,
@@ -583,11 +591,6 @@ function alreadyExists(path: string): UserError {
 
 function copyEvent(event: SessionEvent): SessionEvent {
   return JSON.parse(JSON.stringify(event)) as SessionEvent;
-}
-
-function writeFully(descriptor: number, bytes: Buffer): void {
-  let written = 0;
-  while (written < bytes.length) written += writeSync(descriptor, bytes, written);
 }
 
 function validateThreshold(threshold: number | undefined): number {

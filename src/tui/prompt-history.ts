@@ -5,8 +5,9 @@
  */
 
 import { createHash } from 'node:crypto';
-import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { appendToFile } from '../core/safe-write.js';
 import { realFolder } from '../core/workspace-folder.js';
 
 const KEPT_ENTRIES = 500;
@@ -38,5 +39,5 @@ export function readHistory(path: string): string[] {
 
 export function appendHistory(path: string, entry: string): void {
   mkdirSync(join(path, '..'), { recursive: true });
-  appendFileSync(path, `${JSON.stringify(entry)}\n`);
+  appendToFile(path, `${JSON.stringify(entry)}\n`);
 }

@@ -9,7 +9,7 @@
 
 import { join } from 'node:path';
 import type { Context, Disposer } from '../core/context.js';
-import { errorMessage } from '../core/errors.js';
+import { errorMessage, LoomError } from '../core/errors.js';
 import { acquireLockFile, type SessionLock } from '../core/session-lock.js';
 import {
   WorkflowError,
@@ -131,52 +131,63 @@ export class KeptRun {
   private readonly lock: SessionLock;
   private finalized = false;
 
-  /** Throws a WorkflowError when the run cannot be kept (or resumed); nothing is left open. */
+  /**
+   * Throws a WorkflowError when the run cannot be kept (or resumed); nothing is left open. A
+   * resume opens the journal and the events file before it changes any file of the run, so one
+   * it refuses (a link there, say) leaves the run as it was.
+   */
   constructor(start: KeptRunStart) {
     this.start = start;
     const { request } = start;
-    let previous: RunRecord | undefined;
     let lock: SessionLock | undefined;
+    let journal: RunJournal | undefined;
+    let record: RunRecord | undefined;
     try {
+      let previous: RunRecord | undefined;
       if (request.resumeRunId !== undefined) {
         const reopened = reopen(start);
         lock = reopened.lock;
         this.folder = reopened.folder;
         previous = reopened.previous;
-        this.record = startingRecord(start, previous);
-        rewriteRunInputs(this.folder, {
-          meta: start.meta,
-          script: request.script,
-          args: start.args,
-        });
-        writeRunRecord(this.folder, this.record);
       } else {
-        this.record = startingRecord(start, undefined);
+        record = startingRecord(start, undefined);
         this.folder = createRunFolder({
           home: start.home,
-          record: this.record,
+          record,
           meta: start.meta,
           script: request.script,
           args: start.args,
         });
         lock = lockRun(this.folder, start.runId);
       }
-      this.journal = new RunJournal(join(this.folder, JOURNAL_FILE), {
+      journal = new RunJournal(join(this.folder, JOURNAL_FILE), {
         ...(start.disk ? { disk: start.disk } : {}),
         onFailure: (message) => this.log(message),
       });
+      this.events = new RunEventsAppender(this.folder);
+      if (previous !== undefined) {
+        record = startingRecord(start, previous);
+        rewriteRunInputs(this.folder, {
+          meta: start.meta,
+          script: request.script,
+          args: start.args,
+        });
+        writeRunRecord(this.folder, record);
+      }
     } catch (error) {
+      journal?.closeNow();
       lock?.release();
-      if (error instanceof WorkflowError) throw error;
+      if (error instanceof LoomError) throw error;
       throw new WorkflowError(
         'INVALID_ARGUMENT',
         `the run cannot be kept under ${join(start.home, 'runs')}: ${errorMessage(error)}`,
         { cause: error },
       );
     }
+    this.journal = journal;
+    this.record = record as RunRecord;
     this.lock = lock;
     liveInThisProcess.add(start.runId);
-    this.events = new RunEventsAppender(this.folder);
     this.stopFollowing = onWorkflowEvents(start.context, (record) => {
       if (record.runId === start.runId) this.events.append(record);
     });

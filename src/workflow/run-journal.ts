@@ -6,8 +6,9 @@
  * waits on the disk. It never rewrites a line: the only bytes it removes are a torn last line.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, fdatasync, ftruncateSync, openSync, readFileSync, write } from 'node:fs';
+import { closeSync, fdatasync, ftruncateSync, readFileSync, write } from 'node:fs';
 import { promisify } from 'node:util';
+import { openForAppending } from '../core/safe-write.js';
 import type { AgentStartOptions } from './protocol.js';
 
 export const JOURNAL_FILE = 'journal.ndjson';
@@ -138,7 +139,7 @@ export class RunJournal {
     this.path = path;
     this.disk = options.disk ?? realDisk;
     this.onFailure = options.onFailure ?? (() => {});
-    const descriptor = openSync(path, 'a+');
+    const descriptor = openForAppending(path, { read: true });
     try {
       const { records, intactBytes } = readJournalText(readFileSync(descriptor));
       for (const record of records) {

@@ -12,11 +12,11 @@ import {
   readdirSync,
   readFileSync,
   renameSync,
-  writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import { replaceWithCompleteFile } from '../core/complete-file.js';
-import { errorMessage } from '../core/errors.js';
+import { errorMessage, LoomError } from '../core/errors.js';
+import { openForAppending, openNewFile, writeFully } from '../core/safe-write.js';
 import { WorkflowError, type WorkflowLimits, type WorkflowMeta } from './contract.js';
 import { JOURNAL_FILE, readJournalText } from './run-journal.js';
 
@@ -98,11 +98,9 @@ export function runFolder(home: string, runId: string): string {
 }
 
 function writeDurable(path: string, content: string): void {
-  const descriptor = openSync(path, 'wx');
+  const descriptor = openNewFile(path);
   try {
-    const bytes = Buffer.from(content);
-    let written = 0;
-    while (written < bytes.length) written += writeSync(descriptor, bytes, written);
+    writeFully(descriptor, Buffer.from(content));
     fsyncSync(descriptor);
   } finally {
     closeSync(descriptor);
@@ -297,8 +295,8 @@ const EVENTS_BUFFER = 64 * 1024;
 
 /**
  * `events.ndjson`: a run's `workflow/*` events, appended across attempts. Lines are buffered and
- * written in chunks and at `close`; a killed process loses at most the unwritten chunk. Never
- * throws: a failed write stops it.
+ * written in chunks and at `close`; a killed process loses at most the unwritten chunk. Throws
+ * only when the file is a symbolic link (LINKED_FILE); any other failure stops it.
  */
 export class RunEventsAppender {
   private descriptor: number | undefined;
@@ -306,8 +304,9 @@ export class RunEventsAppender {
 
   constructor(folder: string) {
     try {
-      this.descriptor = openSync(join(folder, EVENTS_FILE), 'a');
-    } catch {
+      this.descriptor = openForAppending(join(folder, EVENTS_FILE));
+    } catch (error) {
+      if (error instanceof LoomError && error.code === 'LINKED_FILE') throw error;
       this.descriptor = undefined;
     }
   }
@@ -323,8 +322,7 @@ export class RunEventsAppender {
     const bytes = Buffer.from(this.buffered);
     this.buffered = '';
     try {
-      let written = 0;
-      while (written < bytes.length) written += writeSync(this.descriptor, bytes, written);
+      writeFully(this.descriptor, bytes);
     } catch {
       this.close();
     }
