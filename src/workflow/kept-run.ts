@@ -163,6 +163,7 @@ export class KeptRun {
       journal = new RunJournal(join(this.folder, JOURNAL_FILE), {
         ...(start.disk ? { disk: start.disk } : {}),
         onFailure: (message) => this.log(message),
+        onWarning: (message) => this.warn(message),
       });
       this.events = new RunEventsAppender(this.folder);
       if (previous !== undefined) {
@@ -193,12 +194,21 @@ export class KeptRun {
     });
   }
 
+  /** A journal line not replayed, named with the run (as a `workflow/log`: stderr in the CLI). */
+  private warn(message: string): void {
+    this.log(`run ${this.start.runId}: ${message}`);
+  }
+
   private log(message: string): void {
     this.start.context.emit(workflowLog, { runId: this.start.runId, time: Date.now(), message });
   }
 
-  /** `run`, whose result resolves once the attempt's end is on disk. */
+  /**
+   * `run`, whose result resolves once the attempt's end is on disk. Called once `run` has
+   * emitted its `workflow/start`: the journal's lines that are not replayed are named now.
+   */
   wrap(run: WorkflowRun): WorkflowRun {
+    for (const warning of this.journal.warnings) this.warn(warning);
     const result = run.result.then(async (final) => {
       if (!this.finalized) {
         await this.journal.close();

@@ -214,7 +214,11 @@ export class RunChildren {
     if (!journal) return undefined;
     const key = journalKey(agent);
     const n = journal.occurrence(key);
-    return { key, n, hit: journal.lookup(key, n) };
+    return {
+      key,
+      n,
+      hit: journal.lookup(key, n, agent.options.schema === undefined ? 'text' : 'schema'),
+    };
   }
 
   /** Counts `child` as running and emits its `workflow/agent-start`. */
@@ -476,6 +480,7 @@ export class RunChildren {
       .record({
         key: child.key as string,
         n: child.n as number,
+        kind: child.schema ? 'schema' : 'text',
         value,
         usage: { input: usage.input, output: usage.output },
         label: child.label,

@@ -1,30 +1,34 @@
 /**
  * A run's journal (`journal.ndjson`): one line per completed `agent()` call, keyed by a hash of
  * the call (nested workflow, prompt, options) and its occurrence among identical calls, so a
- * resumed script gets each recorded value back without a child. Lines are written in groups and
- * made durable (`fdatasync`, on the thread pool) before `record` resolves; the host loop never
- * waits on the disk. It never rewrites a line: the only bytes it removes are a torn last line.
+ * resumed script gets each recorded value back without a child. Each line carries a checksum
+ * (`journal-lines.ts`); a line that cannot be trusted, or whose kind contradicts its call, is
+ * named and never replayed. Lines are written in groups and made durable (`fdatasync`, on the
+ * thread pool) before `record` resolves; the host loop never waits on the disk. It never rewrites
+ * a line: the only bytes it removes are a torn last line.
  */
 import { createHash } from 'node:crypto';
 import { closeSync, fdatasync, ftruncateSync, readFileSync, write } from 'node:fs';
 import { promisify } from 'node:util';
 import { openForAppending } from '../core/safe-write.js';
+import {
+  canonical,
+  type JournalKind,
+  type JournalRecord,
+  journalLine,
+  readJournalText,
+} from './journal-lines.js';
 import type { AgentStartOptions } from './protocol.js';
 
-export const JOURNAL_FILE = 'journal.ndjson';
+export {
+  type JournalKind,
+  type JournalProblem,
+  type JournalRecord,
+  journalLine,
+  readJournalText,
+} from './journal-lines.js';
 
-/** One completed call as the journal keeps it. */
-export interface JournalRecord {
-  key: string;
-  /** 1-based occurrence of `key` in its attempt, in the order the calls reached the host. */
-  n: number;
-  /** What the script got: the child's text, or its structured value. */
-  value: unknown;
-  usage: { input: number; output: number };
-  label: string;
-  workflow?: string;
-  time: number;
-}
+export const JOURNAL_FILE = 'journal.ndjson';
 
 /** The call as the journal identifies it; the run's `--model` and provider never take part. */
 export interface JournalCall {
@@ -58,17 +62,6 @@ export const realDisk: JournalDisk = {
   sync: (descriptor) => syncInBackground(descriptor),
 };
 
-/** The value with every object's keys sorted, recursively; arrays keep their order. */
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value === null || typeof value !== 'object') return value;
-  const sorted: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort()) {
-    sorted[key] = canonical((value as Record<string, unknown>)[key]);
-  }
-  return sorted;
-}
-
 /**
  * sha256 hex of `[workflow ?? null, prompt, options with keys sorted]`. `timeoutMs` takes no
  * part: a time limit does not change the answer, and a resume with a longer one must still find
@@ -80,35 +73,6 @@ export function journalKey(call: JournalCall): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-function isRecord(value: unknown): value is JournalRecord {
-  if (typeof value !== 'object' || value === null) return false;
-  const record = value as Partial<JournalRecord>;
-  return (
-    typeof record.key === 'string' &&
-    typeof record.n === 'number' &&
-    'value' in record &&
-    typeof record.usage === 'object' &&
-    record.usage !== null
-  );
-}
-
-/** The records of the file's text, and how many bytes hold whole lines (a torn tail excluded). */
-export function readJournalText(text: Buffer): { records: JournalRecord[]; intactBytes: number } {
-  const end = text.lastIndexOf(0x0a) + 1;
-  const records: JournalRecord[] = [];
-  for (const line of text.subarray(0, end).toString('utf8').split('\n')) {
-    if (line === '') continue;
-    try {
-      const parsed: unknown = JSON.parse(line);
-      // A line of another shape was not written by this journal; it answers nothing.
-      if (isRecord(parsed)) records.push(parsed);
-    } catch {
-      // Likewise: an unreadable line is skipped, and its call simply runs again.
-    }
-  }
-  return { records, intactBytes: end };
-}
-
 interface Pending {
   line: string;
   resolve: () => void;
@@ -118,14 +82,43 @@ export interface RunJournalOptions {
   disk?: JournalDisk;
   /** Hears a write that failed: the journal stops recording. Must not throw. */
   onFailure?: (message: string) => void;
+  /** Hears a record that `lookup` does not replay (it contradicts its call). Must not throw. */
+  onWarning?: (message: string) => void;
+}
+
+/** Line numbers listed in a warning before the rest are counted. */
+const LISTED_LINES = 10;
+
+function lineList(lines: readonly number[]): string {
+  const listed = lines.slice(0, LISTED_LINES).join(', ');
+  return lines.length > LISTED_LINES ? `${listed} and ${lines.length - LISTED_LINES} more` : listed;
+}
+
+/** What the reader found in the file that is not replayed, one message each. */
+function readingWarnings(text: ReturnType<typeof readJournalText>): string[] {
+  const warnings = text.problems.map(
+    (problem) =>
+      `journal line ${problem.line} ${problem.reason}; the call runs again instead of being replayed`,
+  );
+  const { unchecked } = text;
+  if (unchecked.length > 0) {
+    warnings.push(
+      `journal line${unchecked.length === 1 ? '' : 's'} ${lineList(unchecked)} carr${unchecked.length === 1 ? 'ies' : 'y'} no checksum ` +
+        '(an earlier Loom wrote them), so they cannot be trusted: their calls run again instead of being replayed',
+    );
+  }
+  return warnings;
 }
 
 export class RunJournal {
   readonly path: string;
-  private readonly index = new Map<string, Map<number, JournalRecord>>();
+  /** What the file held that is not replayed (damaged, duplicated, unchecked lines), named. */
+  readonly warnings: readonly string[];
+  private readonly index = new Map<string, Map<number, { record: JournalRecord; line: number }>>();
   private readonly occurrences = new Map<string, number>();
   private readonly disk: JournalDisk;
   private readonly onFailure: (message: string) => void;
+  private readonly onWarning: (message: string) => void;
   private descriptor: number | undefined;
   private queued: Pending[] = [];
   private writing: Promise<void> | undefined;
@@ -134,23 +127,29 @@ export class RunJournal {
   /** Calls this attempt answered from the journal. */
   hits = 0;
 
-  /** Opens (or creates) the file, reads what earlier attempts recorded and cuts a torn tail. */
+  /**
+   * Opens (or creates) the file, reads what earlier attempts recorded and cuts a torn tail. Only
+   * lines that pass their checksum and name a call no other line names are replayed; every other
+   * line is named in `warnings`.
+   */
   constructor(path: string, options: RunJournalOptions = {}) {
     this.path = path;
     this.disk = options.disk ?? realDisk;
     this.onFailure = options.onFailure ?? (() => {});
+    this.onWarning = options.onWarning ?? (() => {});
     const descriptor = openForAppending(path, { read: true });
     try {
-      const { records, intactBytes } = readJournalText(readFileSync(descriptor));
-      for (const record of records) {
+      const text = readJournalText(readFileSync(descriptor));
+      text.records.forEach((record, index) => {
         let byOccurrence = this.index.get(record.key);
         if (!byOccurrence) {
           byOccurrence = new Map();
           this.index.set(record.key, byOccurrence);
         }
-        byOccurrence.set(record.n, record);
-      }
-      ftruncateSync(descriptor, intactBytes);
+        byOccurrence.set(record.n, { record, line: text.recordLines[index] ?? 0 });
+      });
+      this.warnings = readingWarnings(text);
+      ftruncateSync(descriptor, text.intactBytes);
     } catch (error) {
       closeSync(descriptor);
       throw error;
@@ -172,9 +171,18 @@ export class RunJournal {
     return n;
   }
 
-  /** The recorded answer of occurrence `n` of `key`, from an earlier attempt. */
-  lookup(key: string, n: number): JournalRecord | undefined {
-    return this.index.get(key)?.get(n);
+  /**
+   * The recorded answer of occurrence `n` of `key`, from an earlier attempt; undefined (and a
+   * warning) when the record's kind is not the one the call asks for (`schema`: it has one).
+   */
+  lookup(key: string, n: number, kind: JournalKind): JournalRecord | undefined {
+    const found = this.index.get(key)?.get(n);
+    if (found === undefined || found.record.kind === kind) return found?.record;
+    this.onWarning(
+      `journal line ${found.line} holds ${found.record.kind === 'schema' ? 'a schema value' : 'text'} but its call asks for ` +
+        `${kind === 'schema' ? 'a schema value' : 'text'}; the call runs again instead of being replayed`,
+    );
+    return undefined;
   }
 
   /**
@@ -184,7 +192,7 @@ export class RunJournal {
   record(record: JournalRecord): Promise<void> {
     if (this.failed || this.descriptor === undefined) return Promise.resolve();
     return new Promise((resolve) => {
-      this.queued.push({ line: `${JSON.stringify(record)}\n`, resolve });
+      this.queued.push({ line: journalLine(record), resolve });
       if (!this.scheduled && this.writing === undefined) {
         this.scheduled = true;
         setImmediate(this.flush);

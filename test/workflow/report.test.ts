@@ -412,7 +412,7 @@ test('a running attempt whose journal holds more completed calls than its writte
     { type: 'workflow/agent-start', ...base, seq: 1, time: 5001 },
     { type: 'workflow/agent-end', ...base, seq: 1, time: 5002, outcome: 'completed', usage },
   ];
-  const line = { key: 'k', n: 1, value: 'v', usage, label: 'x', time: 5002 };
+  const line = { key: 'k', n: 1, kind: 'text' as const, value: 'v', usage, label: 'x', time: 5002 };
   const report = buildRunReport(
     inputOf(events, {
       record: record({ status: 'running', attempt: 1 }),

@@ -6,6 +6,7 @@ import {
   type JournalDisk,
   type JournalRecord,
   journalKey,
+  journalLine,
   RunJournal,
   realDisk,
 } from '../../src/workflow/run-journal.js';
@@ -15,6 +16,7 @@ import { deferred, echoPrompt, engineFixture, settled } from './engine-fixture.j
 const record = (key: string, n: number, value: unknown): JournalRecord => ({
   key,
   n,
+  kind: typeof value === 'string' ? 'text' : 'schema',
   value,
   usage: { input: 1, output: 2 },
   label: key,
@@ -71,16 +73,16 @@ test('journal: identical calls are numbered in order; records of earlier attempt
 
   const second = new RunJournal(path);
   assert.equal(second.size, 2);
-  assert.equal(second.lookup('k', 1)?.value, 'one');
-  assert.equal(second.lookup('k', 2)?.value, 'two');
-  assert.equal(second.lookup('k', 3), undefined);
-  assert.equal(second.lookup('other', 1), undefined);
+  assert.equal(second.lookup('k', 1, 'text')?.value, 'one');
+  assert.equal(second.lookup('k', 2, 'text')?.value, 'two');
+  assert.equal(second.lookup('k', 3, 'text'), undefined);
+  assert.equal(second.lookup('other', 1, 'text'), undefined);
   await second.close();
 });
 
 test('journal: a torn last line is dropped and cut off, and the next line starts clean', async () => {
   const path = join(temporaryFolder(), 'journal.ndjson');
-  const whole = `${JSON.stringify(record('a', 1, 'kept'))}\n`;
+  const whole = journalLine(record('a', 1, 'kept'));
   writeFileSync(path, `${whole}{"key":"b","n":1,"val`);
   const journal = new RunJournal(path);
   assert.equal(journal.size, 1);
@@ -186,4 +188,32 @@ test('engine: a completed agent is ended, answered and frees its slot only once 
     fixture.events.of('workflow/agent-end').map((event) => event.outcome),
     ['completed', 'completed'],
   );
+});
+
+test('journal: a line whose value, usage, kind, label or time changed fails its checksum and is named, never looked up', () => {
+  const path = join(temporaryFolder(), 'journal.ndjson');
+  const sound = record('k', 1, 'one');
+  const changes: Array<Partial<JournalRecord>> = [
+    { value: 'other' },
+    { usage: { input: 1, output: 3 } },
+    { kind: 'schema' },
+    { label: 'other' },
+    { time: 2 },
+  ];
+  const line = JSON.parse(journalLine(sound)) as Record<string, unknown>;
+  const tampered = changes.map((change) =>
+    JSON.stringify({ ...line, ...change, check: line.check }),
+  );
+  writeFileSync(path, `${journalLine(sound)}${tampered.join('\n')}\n`);
+  const journal = new RunJournal(path);
+  assert.equal(journal.size, 1);
+  assert.deepEqual(
+    journal.warnings,
+    [2, 3, 4, 5, 6].map(
+      (n) =>
+        `journal line ${n} fails its checksum (it was changed after it was written); the call runs again instead of being replayed`,
+    ),
+  );
+  assert.equal(journal.lookup('k', 1, 'text')?.value, 'one');
+  journal.closeNow();
 });

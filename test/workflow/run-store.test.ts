@@ -4,6 +4,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { WorkflowError } from '../../src/workflow/contract.js';
+import { journalLine } from '../../src/workflow/journal-lines.js';
 import { resolveLimits } from '../../src/workflow/limits.js';
 import {
   checkRunId,
@@ -97,7 +98,15 @@ test('run store: runs are listed newest first; a running run whose process is go
   });
   // The killed attempt completed two calls: the list reads its progress from the journal.
   const line = (time: number) =>
-    `${JSON.stringify({ key: 'k', n: time, value: 'v', usage: { input: 5, output: 1 }, label: 'l', time })}\n`;
+    journalLine({
+      key: 'k',
+      n: time,
+      kind: 'text',
+      value: 'v',
+      usage: { input: 5, output: 1 },
+      label: 'l',
+      time,
+    });
   writeFileSync(join(folderA, 'journal.ndjson'), `${line(500)}${line(1500)}${line(1600)}`);
   const folderB = createRunFolder({
     home,
