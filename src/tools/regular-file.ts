@@ -7,6 +7,7 @@
 import { constants, type Stats } from 'node:fs';
 import { type FileHandle, open, stat } from 'node:fs/promises';
 import { UserError } from '../core/errors.js';
+import { hasOtherLinks, replaceHardLinkedFile } from './hard-linked-file.js';
 
 /** What a path is, in words a model and a user understand. */
 export function kindOf(stats: Stats): string {
@@ -63,21 +64,28 @@ export async function openRegularFile(
   }
 }
 
-/** Replaces the content of a regular file (made if missing); refuses a special file. */
+/**
+ * Replaces the content of a regular file (made if missing); refuses a special file. A file with
+ * other hard links is replaced by a new one instead (see `hard-linked-file`), so a link outside
+ * the workspace keeps its content; it is checked before anything is truncated.
+ */
 export async function writeRegularFile(
   path: string,
   shown: string,
   content: string | Uint8Array,
   signal: AbortSignal,
 ): Promise<void> {
-  const handle = await openRegularFile(
-    path,
-    shown,
-    constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC,
-  );
+  const handle = await openRegularFile(path, shown, constants.O_WRONLY | constants.O_CREAT);
+  let stats: Stats;
   try {
-    await handle.writeFile(content, { signal });
+    stats = await handle.stat();
+    if (!hasOtherLinks(stats)) {
+      await handle.truncate(0);
+      await handle.writeFile(content, { signal });
+      return;
+    }
   } finally {
     await handle.close();
   }
+  await replaceHardLinkedFile(path, stats, content, signal);
 }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { bashCall, callsThenReply } from '../helpers/scripted-turns.js';
@@ -66,4 +66,42 @@ test('loom run: bash output and exit code reach the model', async () => {
   assert.ok((bash.content ?? '').includes(folders.workspace));
   assert.match(bash.content ?? '', /\[exit code: 3\]/);
   assert.equal(bash.isError, false);
+});
+
+test('loom run: write_file and edit_file on a file hard-linked from outside the workspace replace the workspace name and leave the outside file as it was', async () => {
+  const outside = temporaryFolder('loom-outside-');
+  const outsideWritten = join(outside, 'written.txt');
+  const outsideEdited = join(outside, 'edited.txt');
+  writeFileSync(outsideWritten, 'outside content\n');
+  writeFileSync(outsideEdited, 'outside content\n');
+  const folders = scriptedFolders({
+    rules: [
+      callsThenReply(
+        'write through links',
+        [
+          { name: 'write_file', arguments: { path: 'written.txt', content: 'new content\n' } },
+          {
+            name: 'edit_file',
+            arguments: { path: 'edited.txt', old_string: 'outside', new_string: 'edited' },
+          },
+        ],
+        'done',
+      ),
+    ],
+  });
+  linkSync(outsideWritten, join(folders.workspace, 'written.txt'));
+  linkSync(outsideEdited, join(folders.workspace, 'edited.txt'));
+  const result = await runScripted(folders, 'write through links', { json: true });
+  assert.equal(result.code, 0, result.stderr);
+  const results = toolResults(result.stdout);
+  assert.deepEqual(
+    results.map((item) => item.isError ?? false),
+    [false, false],
+    JSON.stringify(results),
+  );
+  assert.equal(readFileSync(outsideWritten, 'utf8'), 'outside content\n');
+  assert.equal(readFileSync(outsideEdited, 'utf8'), 'outside content\n');
+  assert.equal(readFileSync(join(folders.workspace, 'written.txt'), 'utf8'), 'new content\n');
+  assert.equal(readFileSync(join(folders.workspace, 'edited.txt'), 'utf8'), 'edited content\n');
+  assert.equal(statSync(join(folders.workspace, 'written.txt')).nlink, 1);
 });

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, linkSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { editFileTool } from '../../src/tools/edit-file.js';
 import { writeFileTool } from '../../src/tools/write-file.js';
+import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { contentOf, fakeExecution, temporaryWorkspace } from './fake-execution.js';
 
 test('write_file creates parent folders and reports created, then overwrote', async () => {
@@ -82,4 +83,27 @@ test('edit_file refuses identical strings and missing files', async () => {
     edit({ path: 'nope.ts', old_string: 'a', new_string: 'b' }),
     /nope\.ts does not exist/,
   );
+});
+
+test('write_file and edit_file replace a file that has another hard link: the other link keeps its content, the mode is kept and no temporary is left', async () => {
+  const workspace = temporaryWorkspace();
+  const outside = join(temporaryFolder('loom-outside-'), 'shared.txt');
+  writeFileSync(outside, 'const a = 1;\n');
+  chmodSync(outside, 0o751);
+  const inside = join(workspace.root, 'shared.txt');
+  linkSync(outside, inside);
+  const write = writeFileTool({ workspace });
+  await write.execute({ path: 'shared.txt', content: 'const a = 2;\n' }, fakeExecution());
+  assert.equal(readFileSync(outside, 'utf8'), 'const a = 1;\n');
+  assert.equal(readFileSync(inside, 'utf8'), 'const a = 2;\n');
+  assert.equal(statSync(inside).mode & 0o7777, 0o751);
+  assert.equal(statSync(inside).nlink, 1);
+
+  const again = join(temporaryFolder('loom-outside-'), 'again.txt');
+  linkSync(inside, again);
+  const edit = editFileTool({ workspace });
+  await edit.execute({ path: 'shared.txt', old_string: '2', new_string: '3' }, fakeExecution());
+  assert.equal(readFileSync(inside, 'utf8'), 'const a = 3;\n');
+  assert.equal(readFileSync(again, 'utf8'), 'const a = 2;\n');
+  assert.deepEqual(readdirSync(workspace.root), ['shared.txt']);
 });
