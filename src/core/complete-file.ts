@@ -7,20 +7,16 @@
  * must be a real folder, and a file replaced must not be a symbolic link (see `safe-write`).
  */
 import { randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  constants,
-  linkSync,
-  lstatSync,
-  mkdir,
-  open,
-  renameSync,
-  unlinkSync,
-} from 'node:fs';
+import { closeSync, constants, linkSync, mkdir, open, renameSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { UserError } from './errors.js';
-import { NEW_FILE_FLAGS, openNewFile, refuseSymbolicLink, writeFully } from './safe-write.js';
+import {
+  NEW_FILE_FLAGS,
+  openNewFile,
+  refuseSymbolicLink,
+  requireRealFolder,
+  writeFully,
+} from './safe-write.js';
 
 // The callback API, not `fs/promises`: a descriptor the caller keeps must be a plain number, never
 // a `FileHandle`, which closes its descriptor when it is garbage collected.
@@ -155,15 +151,8 @@ const APPENDING_NEW_FILE = NEW_FILE_FLAGS | constants.O_APPEND;
  */
 async function makeLaneFolder(folder: string): Promise<void> {
   await mkdirInBackground(folder, { recursive: true });
-  for (const path of [dirname(folder), folder]) {
-    if (!lstatSync(path).isDirectory()) {
-      throw new UserError(
-        'LINKED_FILE',
-        `${path} is not a folder (a symbolic link?); Loom writes its files only into its own ` +
-          'folders: remove it and try again',
-      );
-    }
-  }
+  requireRealFolder(dirname(folder));
+  requireRealFolder(folder);
 }
 
 async function openInLane(folder: string, name: string): Promise<[string, number]> {

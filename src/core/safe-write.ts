@@ -25,6 +25,19 @@ export function refuseSymbolicLink(path: string): void {
   if (isSymbolicLink(path)) throw linkedFileError(path);
 }
 
+/**
+ * Throws LINKED_FILE unless `path` is a real folder: Loom's own folders of temporaries (the
+ * `.incoming` lanes, the lock anchors) are never links, which would put its bytes elsewhere.
+ */
+export function requireRealFolder(path: string): void {
+  if (lstatSync(path).isDirectory()) return;
+  throw new UserError(
+    'LINKED_FILE',
+    `${path} is not a folder (a symbolic link?); Loom writes its files only into its own ` +
+      'folders: remove it and try again',
+  );
+}
+
 /** `openSync` with O_NOFOLLOW added; a link at `path` is LINKED_FILE, other failures as they are. */
 function openWithoutFollowing(path: string, flags: number): number {
   try {

@@ -23,6 +23,7 @@ import {
 import { dirname, join, resolve } from 'node:path';
 import { createCompleteFile, replaceWithCompleteFile } from './complete-file.js';
 import { UserError } from './errors.js';
+import { requireRealFolder } from './safe-write.js';
 
 export interface SessionLock {
   /** The lock file. */
@@ -91,6 +92,7 @@ function anchorFor(folder: string, stamp: string): string | undefined {
   );
   try {
     mkdirSync(anchorFolder, { recursive: true });
+    requireRealFolder(anchorFolder);
     removeDeadAnchors(anchorFolder);
     if (!createCompleteFile(path, stamp)) return undefined;
     keepStampFile(folder, path);
