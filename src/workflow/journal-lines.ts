@@ -72,6 +72,13 @@ export function journalLine(record: JournalRecord): string {
 
 const isCount = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 0;
 
+/** What a JSON value is, in words: `null`, `a list`, `a JSON object`, `a number`… */
+function jsonKindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  return typeof value === 'object' ? 'a JSON object' : `a ${typeof value}`;
+}
+
 /** Why `fields` are not a record this journal writes; undefined when they are. */
 function shapeProblem(fields: Record<string, unknown>): string | undefined {
   const usage = fields.usage as Record<string, unknown> | null | undefined;
@@ -81,7 +88,7 @@ function shapeProblem(fields: Record<string, unknown>): string | undefined {
   if (fields.kind !== 'text' && fields.kind !== 'schema') return 'says neither text nor schema';
   if (!('value' in fields)) return 'has no value';
   if (fields.kind === 'text' && typeof fields.value !== 'string') {
-    return `says text but holds ${fields.value === null ? 'null' : `a ${typeof fields.value === 'object' ? (Array.isArray(fields.value) ? 'list' : 'JSON object') : typeof fields.value}`}`;
+    return `says text but holds ${jsonKindOf(fields.value)}`;
   }
   if (
     typeof usage !== 'object' ||
