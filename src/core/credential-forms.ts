@@ -3,11 +3,15 @@
  * JSON-escaped, and base64 of it or of `user:key` at any offset. A key (`secret`) is also matched
  * by any prefix or suffix of 8 or more characters (an error quoting `sk-abc…wxyz`); a URL
  * (`url`, a Redis URL) only whole, since its start and end are ordinary text, but its password
- * is a key. Pure; it never throws.
+ * is a key; a `loose` value only whole. Pure; it never throws.
  */
 
-/** What a credential value is: a key, token or password, or a URL that may hold a password. */
-export type CredentialKind = 'secret' | 'url';
+/**
+ * What a credential value is: a key, token or password (`secret`); a URL that may hold a password
+ * (`url`); or the value of a variable only named like a credential (`loose`, such as `*_KEY`),
+ * which may be a path or a word, so it is removed whole and encoded but never by its parts.
+ */
+export type CredentialKind = 'secret' | 'url' | 'loose';
 
 export interface CredentialValue {
   value: string;

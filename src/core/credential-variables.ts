@@ -46,7 +46,7 @@ export class CredentialVariables implements JsonRedactor {
 
   /**
    * The registered variables' values (from 4 characters) and those of credential-like names
-   * (`*_API_KEY`, `*_TOKEN`, `*_KEY`, ...; from 8 characters), as set.
+   * (`*_API_KEY`, `*_TOKEN`, `*_SECRET`; `*_KEY`, `*_PASSWORD` as `loose`; from 8 characters).
    */
   values(): CredentialValue[] {
     const values = new Map<string, CredentialKind>();
@@ -58,7 +58,8 @@ export class CredentialVariables implements JsonRedactor {
       for (const name of entry.names) add(this.environment[name], entry.kind, minimumValueLength);
     }
     for (const [name, value] of Object.entries(this.environment)) {
-      if (isCredentialVariable(name)) add(value, 'secret', minimumEncodedLength);
+      if (looksLikeCredential(name)) add(value, 'secret', minimumEncodedLength);
+      else if (isCredentialVariable(name)) add(value, 'loose', minimumEncodedLength);
     }
     return [...values].map(([value, kind]) => ({ value, kind }));
   }

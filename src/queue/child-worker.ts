@@ -111,7 +111,11 @@ export async function startChildWorker(options: ChildWorkerOptions): Promise<Chi
   const env = options.env ?? process.env;
   const { config } = options;
   const target = redisTargetOf(options.name, config, env);
-  const secrets = credentialValues(env, [config.redis.urlEnv]);
+  const url = env[config.redis.urlEnv];
+  const secrets = [
+    ...(url ? [{ value: url, kind: 'url' as const }] : []),
+    ...credentialValues(env),
+  ];
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const safe = (text: string) => redactCredentials(text, secrets);
   const queue = queueNameOf(options.name, config);

@@ -8,6 +8,7 @@ import {
 } from '../../src/core/credential-redaction.js';
 import { CredentialRedactor } from '../../src/core/credential-redactor.js';
 import { CredentialTextStream } from '../../src/core/credential-stream.js';
+import { CredentialVariables } from '../../src/core/credential-variables.js';
 
 const key = 'sk-live/Q7+x2f9c41d07a5b4e38b6a1=';
 const base64 = (text: string) => Buffer.from(text).toString('base64');
@@ -185,5 +186,27 @@ describe('CredentialTextStream', () => {
       assert.ok(shown.startsWith('The key is [redacted], base64 '), shown);
       assert.ok(shown.endsWith('. Done.'));
     }
+  });
+});
+
+describe('CredentialVariables', () => {
+  test('registered names are redacted in every form until undone; a *_KEY value only whole', () => {
+    const environment = {
+      ROUTE_VARIABLE: ' route-value-6d2f9a0c1b ',
+      CACHE_URL: 'redis://:cache-pw-4e8a1c7d0b@127.0.0.1:6379',
+      SSH_KEY: '/home/someone/.ssh/id_ed25519',
+    };
+    const registry = new CredentialVariables(environment);
+    const undo = registry.add(['ROUTE_VARIABLE']);
+    registry.add(['CACHE_URL'], 'url');
+    const text = `a route-value-6d2f at /home/someone/.ssh/id_ed25519 and /home/someone/work; ${environment.CACHE_URL}; cache-pw-4e8a1c7d0b`;
+    assert.equal(
+      registry.redact(text),
+      `a ${redactedMarker} at ${redactedMarker} and /home/someone/work; ${redactedMarker}; ${redactedMarker}`,
+    );
+    undo();
+    assert.match(registry.redact(text), /^a route-value-6d2f at/);
+    assert.equal(registry.isCredential('ROUTE_VARIABLE'), false);
+    assert.equal(registry.isCredential('CACHE_URL'), true);
   });
 });
