@@ -352,3 +352,36 @@ test('every credential source (route key, MCP header and env with surrounding wh
     await mcp.close();
   }
 });
+
+const REPEAT_WORKFLOW = `export const meta = { name: 'repeat', description: 'a child that repeats every secret' };
+const answer = await agent('repeat', { label: 'repeater' });
+log(answer ?? 'failed');
+return answer;
+`;
+
+test('loom workflow run: a child that repeats every source secret in every form leaves none in the journal, the report, the events file or stdout', async () => {
+  const folder = temporaryFolder();
+  const home = homeWithEverySource('http://127.0.0.1:9/mcp', join(folder, 'absent.mjs'));
+  const script = join(folder, 'repeat.js');
+  writeFileSync(script, REPEAT_WORKFLOW);
+  const model = writeScriptedModel(folder, {
+    rules: [{ when: 'repeat', reply: `Here they are:\n${everyForm()}` }],
+  });
+  const eventsFile = join(folder, 'events.ndjson');
+  const run = await runLoom(
+    ['workflow', 'run', script, '--model', `scripted:${model}`, '--json', '--events', eventsFile],
+    { home, env: sourceEnvironment },
+  );
+  assertNoCredential(
+    {
+      ...homeOutputs(home),
+      stdout: run.stdout,
+      stderr: run.stderr,
+      events: readFileSync(eventsFile, 'utf8'),
+    },
+    watchedSources,
+  );
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(String(JSON.parse(run.stdout).value), /^Here they are:\n\[redacted\]/);
+  assert.ok(filesUnder(join(home, 'runs')).length > 0, 'the run wrote its journal');
+});
