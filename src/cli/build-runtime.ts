@@ -11,7 +11,7 @@ import { checkPermissionRules } from '../config/permission-check.js';
 import { installPermissionRules } from '../config/permissions.js';
 import type { LoomConfig } from '../config/schema.js';
 import { Context } from '../core/context.js';
-import { CredentialVariables, credentialVariablesKey } from '../core/credential-variables.js';
+import { credentialVariablesKey } from '../core/credential-variables.js';
 import { AgentRuntime, agentRuntimeKey } from '../core/runtime.js';
 import { type GoalLayer, installGoals } from '../goal/install.js';
 import { installQuestionTool } from '../interaction/ask-user-question.js';
@@ -25,8 +25,7 @@ import {
 import { installWorkspaces } from '../interaction/workspace-install.js';
 import { installJobs, type JobsLayer } from '../jobs/install.js';
 import type { ModelClient } from '../llm/contract.js';
-import { createModelClient, defaultKeyVariables } from '../llm/providers.js';
-import { declarationVariables } from '../mcp/expand-variables.js';
+import { createModelClient } from '../llm/providers.js';
 import { installMcp, type McpLayer } from '../mcp/install.js';
 import { declaredServers } from '../mcp/server-list.js';
 import { installPlanMode, type PlanLayer } from '../plan/install.js';
@@ -36,6 +35,8 @@ import { builtinTools } from '../tools/index.js';
 import { installProcessGroupLog } from '../tools/process-group-log.js';
 import { installWorkflows, type WorkflowLayer } from '../workflow/install.js';
 import { blameModelSource, chooseModel } from './choose-model.js';
+import { configCredentials } from './config-credentials.js';
+import { redactOutputWith } from './output-redaction.js';
 
 export interface RuntimeFlags {
   cwd: string;
@@ -125,10 +126,9 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
       : {}),
   });
   const mcpServers = declaredServers(config, flags.cwd);
-  const credentials = new CredentialVariables();
+  const credentials = configCredentials(config, mcpServers);
   root.provide(credentialVariablesKey, credentials);
-  credentials.add(routeKeyVariables(config));
-  credentials.add(mcpServers.flatMap(declarationVariables));
+  redactOutputWith(credentials);
   installProcessGroupLog(runtime);
   const passthrough = config.tools?.bash?.env?.passthrough;
   const tools = builtinTools({
@@ -212,13 +212,4 @@ function codeModeSettings(
     ...(subagentPresentation ? { subagentPresentation } : {}),
     ...(config.tools?.codeMode ? { limits: config.tools.codeMode } : {}),
   };
-}
-
-/** The key variables of every provider and configured route: `bash` commands never see them. */
-function routeKeyVariables(config: LoomConfig): string[] {
-  const names = Object.values(defaultKeyVariables).filter((name) => name !== undefined);
-  for (const route of Object.values(config.models ?? {})) {
-    if (route.apiKeyEnv !== undefined) names.push(route.apiKeyEnv);
-  }
-  return names;
 }

@@ -6,6 +6,7 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import { loomVersion as version } from '../core/version.js';
+import { installOutputRedaction } from './output-redaction.js';
 import { exitAfterDrain, guardStandardOutput } from './standard-output.js';
 
 const EXAMPLES = `
@@ -313,13 +314,14 @@ export function buildProgram(): Command {
 
 export async function main(argv: string[]): Promise<void> {
   guardStandardOutput();
+  installOutputRedaction();
   const program = buildProgram();
   try {
     await program.parseAsync(argv);
   } catch (error) {
     if (error instanceof CommanderError) await exitAfterDrain(error.exitCode === 0 ? 0 : 2);
     const message = error instanceof Error ? error.message : String(error);
-    const { credentialValues, redactCredentials } = await import('../llm/credential-redaction.js');
+    const { credentialValues, redactCredentials } = await import('../core/credential-redaction.js');
     process.stderr.write(`loom: ${redactCredentials(message, credentialValues(process.env))}\n`);
     await exitAfterDrain(1);
   }

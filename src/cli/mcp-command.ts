@@ -10,6 +10,8 @@ import { loomHome } from '../core/home.js';
 import { DEFAULT_OUTPUT_LIMIT, type McpServerReport } from '../mcp/contract.js';
 import { startServers } from '../mcp/install.js';
 import { declaredServers } from '../mcp/server-list.js';
+import { configCredentials } from './config-credentials.js';
+import { redactOutputWith } from './output-redaction.js';
 import { plainTable } from './plain-table.js';
 
 export interface McpListOptions {
@@ -47,6 +49,7 @@ export async function mcpListCommand(options: McpListOptions): Promise<number> {
   const cwd = resolve(options.cwd ?? process.cwd());
   const config = loadConfig(loomHome(), cwd);
   const servers = declaredServers(config, cwd);
+  redactOutputWith(configCredentials(config, servers));
   if (servers.length === 0) {
     if (!options.json) {
       process.stderr.write(

@@ -16,7 +16,9 @@ import { type QueueStatus, readQueueStatus } from '../queue/queue-status.js';
 import { redisTargetOf } from '../queue/redis-connection.js';
 import { describeRevision } from '../queue/workspace-revision.js';
 import { buildRuntime, type LoomSetup } from './build-runtime.js';
+import { configCredentials } from './config-credentials.js';
 import { interruptLiveSessions } from './interrupt-sessions.js';
+import { redactOutputWith } from './output-redaction.js';
 import { plainTable } from './plain-table.js';
 import { describeStopSignal, handleStopSignals, SIGNAL_EXIT_CODES } from './stop-signals.js';
 
@@ -59,7 +61,9 @@ function chosenProvider(
       '--provider NAME is needed (a queue provider of config)',
     );
   }
-  const config = queueProviderOf(loadConfig(loomHome(), cwd), provider);
+  const loaded = loadConfig(loomHome(), cwd);
+  redactOutputWith(configCredentials(loaded, []));
+  const config = queueProviderOf(loaded, provider);
   try {
     redisTargetOf(provider, config, process.env);
   } catch (error) {

@@ -1,12 +1,14 @@
 /**
  * `loom workflow run --events FILE`: writes every `workflow/*` event as one NDJSON line, the
- * payload with its name in `type`. Each line is written synchronously as the event happens, so
- * the file is complete whenever the process exits, even on a second Ctrl-C. Must never throw
+ * payload with its name in `type`, without credentials. Each line is written synchronously as
+ * the event happens, so the file is complete whenever the process exits, even on a second
+ * Ctrl-C. Must never throw
  * into the emitter: a failed write is remembered and reported once by `close`.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { errorMessage, UserError } from '../core/errors.js';
 import type { WorkflowEventRecord } from '../workflow/contract.js';
+import { redactedJson } from './output-redaction.js';
 
 export interface EventsFile {
   write(record: WorkflowEventRecord): void;
@@ -30,7 +32,7 @@ export function openEventsFile(path: string): EventsFile {
     write(record) {
       if (descriptor === undefined || failure !== undefined) return;
       try {
-        writeSync(descriptor, `${JSON.stringify(record)}\n`);
+        writeSync(descriptor, `${redactedJson(record)}\n`);
       } catch (error) {
         failure = `--events: writing ${path} failed: ${errorMessage(error)}`;
       }

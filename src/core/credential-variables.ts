@@ -1,35 +1,82 @@
 /**
- * The environment variables that hold Loom's own credentials: a provider's key, a route's
- * `apiKeyEnv`, an MCP server's token. Anything that starts a process for the model (the `bash`
- * tool) leaves these out of its environment, and every name that looks like a credential too.
- * Layers register the names they read; each registration returns its undo. Never holds values.
+ * The one registry of the environment variables that hold credentials: a provider's key, a
+ * route's `apiKeyEnv`, an MCP server's `${VAR}`, a queue's `redis.urlEnv`. Anything that starts a
+ * process for the model (the `bash` tool) leaves these out of its environment, and every name
+ * that looks like a credential too; every text Loom writes passes `redact`, which removes their
+ * values (and those of credential-like names) in every form. Layers register the names they
+ * read; each registration returns its undo. The matcher is rebuilt only when the names change.
  */
-import { type Disposer, serviceKey } from './context.js';
+import type { Disposer } from './context.js';
+import { serviceKey } from './context.js';
+import type { CredentialKind, CredentialValue } from './credential-forms.js';
+import { minimumEncodedLength } from './credential-forms.js';
+import { isCredentialVariable, looksLikeCredential } from './credential-names.js';
+import { minimumValueLength } from './credential-redaction.js';
+import { CredentialRedactor, type JsonRedactor } from './credential-redactor.js';
 
-/** Name endings that mark a variable as a credential, whoever uses it. */
-export const credentialNameEndings: readonly string[] = ['_API_KEY', '_TOKEN', '_SECRET'];
+export type { CredentialKind } from './credential-forms.js';
+export { credentialNameEndings, looksLikeCredential } from './credential-names.js';
 
-export function looksLikeCredential(name: string): boolean {
-  const upper = name.toUpperCase();
-  return credentialNameEndings.some((ending) => upper.endsWith(ending));
-}
+export class CredentialVariables implements JsonRedactor {
+  private readonly registered: { names: ReadonlySet<string>; kind: CredentialKind }[] = [];
+  private readonly environment: NodeJS.ProcessEnv;
+  private redactor: CredentialRedactor | undefined;
 
-export class CredentialVariables {
-  private readonly registered: { names: ReadonlySet<string> }[] = [];
+  /** Values are read from `environment` (default Loom's own) when the names change. */
+  constructor(environment: NodeJS.ProcessEnv = process.env) {
+    this.environment = environment;
+  }
 
-  /** Marks `names` as credentials until the returned undo runs. */
-  add(names: Iterable<string>): Disposer {
-    const entry = { names: new Set(names) };
+  /** Marks `names` as credentials (a `url` may hold a password) until the returned undo runs. */
+  add(names: Iterable<string>, kind: CredentialKind = 'secret'): Disposer {
+    const entry = { names: new Set(names), kind };
     this.registered.push(entry);
+    this.redactor = undefined;
     return () => {
       const index = this.registered.indexOf(entry);
       if (index >= 0) this.registered.splice(index, 1);
+      this.redactor = undefined;
     };
   }
 
   /** Registered here, or named like a credential. */
   isCredential(name: string): boolean {
     return looksLikeCredential(name) || this.registered.some((entry) => entry.names.has(name));
+  }
+
+  /**
+   * The registered variables' values (from 4 characters) and those of credential-like names
+   * (`*_API_KEY`, `*_TOKEN`, `*_SECRET`; `*_KEY`, `*_PASSWORD` as `loose`; from 8 characters).
+   */
+  values(): CredentialValue[] {
+    const values = new Map<string, CredentialKind>();
+    const add = (value: string | undefined, kind: CredentialKind, minimumLength: number) => {
+      if (typeof value !== 'string' || value.trim().length < minimumLength) return;
+      if (!values.has(value)) values.set(value, kind);
+    };
+    for (const entry of this.registered) {
+      for (const name of entry.names) add(this.environment[name], entry.kind, minimumValueLength);
+    }
+    for (const [name, value] of Object.entries(this.environment)) {
+      if (looksLikeCredential(name)) add(value, 'secret', minimumEncodedLength);
+      else if (isCredentialVariable(name)) add(value, 'loose', minimumEncodedLength);
+    }
+    return [...values].map(([value, kind]) => ({ value, kind }));
+  }
+
+  /** `text` without any credential value in any form. Never throws. */
+  redact(text: string): string {
+    return this.matcher().redact(text);
+  }
+
+  /** `json` without any credential value, still valid JSON. Never throws on valid JSON. */
+  redactJson(json: string): string {
+    return this.matcher().redactJson(json);
+  }
+
+  private matcher(): CredentialRedactor {
+    this.redactor ??= new CredentialRedactor(this.values());
+    return this.redactor;
   }
 }
 

@@ -50,13 +50,18 @@ export async function requestModel(
   if (limits.temperature !== undefined) request.temperature = limits.temperature;
   for await (const part of model.stream(request)) {
     switch (part.type) {
+      // The text as logged (without credentials) is the text every later reader gets.
       case 'text':
-        text += part.text;
-        log.append('assistant/chunk', { turnId, step, kind: 'text', text: part.text });
+        text += log.append('assistant/chunk', { turnId, step, kind: 'text', text: part.text }).data
+          .text;
         break;
       case 'reasoning':
-        reasoning += part.text;
-        log.append('assistant/chunk', { turnId, step, kind: 'reasoning', text: part.text });
+        reasoning += log.append('assistant/chunk', {
+          turnId,
+          step,
+          kind: 'reasoning',
+          text: part.text,
+        }).data.text;
         break;
       case 'tool-call':
         toolCalls.push(part.call);

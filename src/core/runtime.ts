@@ -7,6 +7,7 @@
 import type { ModelClient } from '../llm/contract.js';
 import { type Context, type Disposer, serviceKey } from './context.js';
 import { type AgentHandle, assembleAgent } from './create-agent.js';
+import { credentialVariablesKey } from './credential-variables.js';
 import { UserError } from './errors.js';
 import type { SessionEvent } from './session-events.js';
 import { SessionStore } from './session-store.js';
@@ -65,7 +66,7 @@ export class AgentRuntime {
     this.root = options.root;
     this.home = options.home;
     this.cwd = options.cwd;
-    this.store = new SessionStore(options.home);
+    this.store = new SessionStore(options.home, () => this.root.find(credentialVariablesKey));
   }
 
   /** Runs `setup` for every agent made from now on. */

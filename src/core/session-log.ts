@@ -15,6 +15,7 @@ import {
   replaceWithCompleteFile,
 } from './complete-file.js';
 import type { Disposer } from './context.js';
+import type { JsonRedactor } from './credential-redactor.js';
 import { errorMessage, LoomError, UserError } from './errors.js';
 import { type FileCreationPace, sharedFileCreationPace } from './file-creation-pace.js';
 import { openForAppending, refuseSymbolicLink, writeFully } from './safe-write.js';
@@ -35,6 +36,12 @@ export const DEFAULT_FLUSH_THRESHOLD = 1024 * 1024;
 export interface SessionLogOptions {
   /** Default `DEFAULT_FLUSH_THRESHOLD`; a positive integer. */
   flushThreshold?: number;
+  /**
+   * Cleans every line of credentials before it is kept, observed or written (model text, tool
+   * results, errors alike), so memory, observers and the file hold the same redacted data.
+   * Default none.
+   */
+  credentials?: JsonRedactor;
 }
 
 export interface CreateSessionOptions extends SessionLogOptions {
@@ -140,6 +147,7 @@ export class SessionLog {
   /** Set by `seal`: later appends are dropped. */
   private sealed = false;
   private listeners: readonly SessionLogListener[] = [];
+  private credentials: JsonRedactor | undefined;
 
   private constructor(
     path: string,
@@ -196,7 +204,7 @@ export class SessionLog {
     // only while every log's events array has one elements kind.
     const events: SessionEvent[] = [];
     for (const [index, event] of seed.entries()) {
-      events.push(copyEvent({ ...event, seq: index + 1 }));
+      events.push(copyEvent({ ...event, seq: index + 1 }, options.credentials));
     }
     const lines = [{ type: 'session/header', seq: 0, time, data: header }, ...events];
     const text = lines.map((line) => `${JSON.stringify(line)}\n`).join('');
@@ -204,7 +212,7 @@ export class SessionLog {
     const path = join(options.directory, `${sessionId}.jsonl`);
     const lock = acquireLockMakingFolder(options.directory, path);
     if (options.deferFile === true) {
-      return new SessionLog(
+      const log = new SessionLog(
         path,
         header,
         events,
@@ -214,11 +222,13 @@ export class SessionLog {
         options.sharedPrompts,
         options.filePace,
       );
+      log.credentials = options.credentials;
+      return log;
     }
     try {
       const descriptor = createCompleteFileForAppending(path, text);
       if (descriptor === undefined) throw alreadyExists(path);
-      return new SessionLog(
+      const log = new SessionLog(
         path,
         header,
         events,
@@ -227,6 +237,8 @@ export class SessionLog {
         lock,
         options.sharedPrompts,
       );
+      log.credentials = options.credentials;
+      return log;
     } catch (error) {
       lock.release();
       throw error;
@@ -270,6 +282,7 @@ export class SessionLog {
         flushThreshold,
         lock,
       );
+      log.credentials = options.credentials;
     } catch (error) {
       lock.release();
       throw error;
@@ -306,7 +319,8 @@ export class SessionLog {
     this.beforeAppend(type);
     const seq = this.lastSeq + 1;
     const time = Date.now();
-    const json: string | undefined = JSON.stringify(data);
+    const plain: string | undefined = JSON.stringify(data);
+    const json = plain === undefined ? undefined : this.redacted(plain);
     // Only `data` is parsed back: the rest of the line is numbers and the type, copied as they are.
     const event = { type, seq, time } as SessionEvent<Type>;
     if (json !== undefined) event.data = JSON.parse(json) as SessionEventMap[Type];
@@ -317,6 +331,11 @@ export class SessionLog {
     const line = `{"type":${JSON.stringify(type)},"seq":${seq},"time":${time},"data":${json}}\n`;
     this.record(event, line);
     return event;
+  }
+
+  /** `json` without credentials; it stays valid JSON. */
+  private redacted(json: string): string {
+    return this.credentials === undefined ? json : this.credentials.redactJson(json);
   }
 
   /** Refuses an append to a closed log; after a failed write, writes what is held first (or throws). */
@@ -426,8 +445,10 @@ export class SessionLog {
     this.beforeAppend(type);
     const seq = this.lastSeq + 1;
     const time = Date.now();
-    const line = `{"type":${JSON.stringify(type)},"seq":${seq},"time":${time},"data":${json}}\n`;
-    const event = { type, seq, time, data } as SessionEvent<Type>;
+    const redacted = this.redacted(json);
+    const line = `{"type":${JSON.stringify(type)},"seq":${seq},"time":${time},"data":${redacted}}\n`;
+    const kept = redacted === json ? data : (JSON.parse(redacted) as SessionEventMap[Type]);
+    const event = { type, seq, time, data: kept } as SessionEvent<Type>;
     if (this.sealed) return event;
     this.record(event, line);
     return event;
@@ -589,8 +610,9 @@ function alreadyExists(path: string): UserError {
   return new UserError('INVALID_ARGUMENT', `session file ${path} already exists`);
 }
 
-function copyEvent(event: SessionEvent): SessionEvent {
-  return JSON.parse(JSON.stringify(event)) as SessionEvent;
+function copyEvent(event: SessionEvent, credentials?: JsonRedactor): SessionEvent {
+  const json = JSON.stringify(event);
+  return JSON.parse(credentials ? credentials.redactJson(json) : json) as SessionEvent;
 }
 
 function validateThreshold(threshold: number | undefined): number {

@@ -5,6 +5,7 @@
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import type { JsonRedactor } from './credential-redactor.js';
 import { errorMessage, UserError } from './errors.js';
 import { sessionsDirectory } from './home.js';
 import { isEvent, type SessionEvent } from './session-events.js';
@@ -38,13 +39,21 @@ const PROMPT_PREVIEW_LENGTH = 80;
 
 export class SessionStore {
   readonly directory: string;
+  private readonly credentials: () => JsonRedactor | undefined;
 
-  constructor(home: string) {
+  /** `credentials` gives each log it creates or opens its redactor (unless the call names one). */
+  constructor(home: string, credentials: () => JsonRedactor | undefined = () => undefined) {
     this.directory = sessionsDirectory(home);
+    this.credentials = credentials;
   }
 
   create(options: Omit<CreateSessionOptions, 'directory'> = {}): SessionLog {
-    return SessionLog.create({ ...options, directory: this.directory });
+    return SessionLog.create({ ...this.redaction(), ...options, directory: this.directory });
+  }
+
+  private redaction(): SessionLogOptions {
+    const credentials = this.credentials();
+    return credentials === undefined ? {} : { credentials };
   }
 
   pathOf(id: string): string {
@@ -57,7 +66,7 @@ export class SessionStore {
     if (!existsSync(path)) {
       throw new UserError('SESSION_NOT_FOUND', `no session ${id} in ${this.directory}`);
     }
-    return SessionLog.open(path, options);
+    return SessionLog.open(path, { ...this.redaction(), ...options });
   }
 
   /** Every session file, oldest first. */

@@ -7,11 +7,11 @@
  * package is loaded at its first request, so a start that needs none (scripted) loads none.
  */
 import type { LanguageModelV3 } from '@ai-sdk/provider';
+import { credentialValues } from '../core/credential-redaction.js';
 import { assertNever, LoomError } from '../core/errors.js';
 import { createScriptedModel } from '../testing/scripted-model.js';
 import { AiSdkModelClient } from './ai-sdk-client.js';
 import type { ModelClient } from './contract.js';
-import { credentialValues } from './credential-redaction.js';
 import { type ApiProvider, type ModelRoute, type ModelSpec, parseModelSpec } from './model-spec.js';
 import { redactingModelClient } from './redacting-client.js';
 import { type RetryPolicy, withRetry } from './retry.js';

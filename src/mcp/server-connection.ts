@@ -10,6 +10,7 @@ import { resolve } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { redactCredentials } from '../core/credential-redaction.js';
 import { errorMessage } from '../core/errors.js';
 import { loomVersion } from '../core/version.js';
 import { McpError, type McpServerDeclaration } from './contract.js';
@@ -279,10 +280,8 @@ export class ServerConnection {
     return tail === '' ? '' : `; its standard error ended with: ${tail}`;
   }
 
-  /** `text` without the credential values this server's declaration read. */
+  /** `text` without the credential values this server's declaration read, in any form. */
   private clean(text: string): string {
-    let cleaned = text;
-    for (const secret of this.secrets) cleaned = cleaned.replaceAll(secret, '[redacted]');
-    return cleaned;
+    return redactCredentials(text, this.secrets);
   }
 }

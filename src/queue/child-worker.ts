@@ -8,8 +8,8 @@
 import { hostname } from 'node:os';
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { credentialValues, redactCredentials } from '../core/credential-redaction.js';
 import { errorMessage } from '../core/errors.js';
-import { credentialValues, redactCredentials } from '../llm/credential-redaction.js';
 import type { SubagentRegistry } from '../subagent/registry.js';
 import { ChildJobRefusal, runChildJob } from './child-job.js';
 import {
@@ -111,7 +111,11 @@ export async function startChildWorker(options: ChildWorkerOptions): Promise<Chi
   const env = options.env ?? process.env;
   const { config } = options;
   const target = redisTargetOf(options.name, config, env);
-  const secrets = credentialValues(env, [config.redis.urlEnv]);
+  const url = env[config.redis.urlEnv];
+  const secrets = [
+    ...(url ? [{ value: url, kind: 'url' as const }] : []),
+    ...credentialValues(env),
+  ];
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const safe = (text: string) => redactCredentials(text, secrets);
   const queue = queueNameOf(options.name, config);

@@ -1,13 +1,14 @@
 /**
- * A loopback OpenAI-compatible server that fails every request and echoes the credential it was
- * sent back in every place a careless server would: the error body, the status text, the
- * response headers and a streamed error. The prompt picks the failure (`mode:retry`, `mode:json`,
- * `mode:text`, `mode:stream`). It listens on 127.0.0.1 only and never answers with success.
+ * A loopback OpenAI-compatible server that echoes the credential it was sent back in every place
+ * a careless server would: the error body, the status text, the response headers, a streamed
+ * error, a successful streamed reply (the key cut into small pieces), and an error quoting the
+ * key's first 14 and last 8 characters. The prompt picks the answer (`mode:retry`, `mode:json`,
+ * `mode:text`, `mode:stream`, `mode:reply`, `mode:partial`). It listens on 127.0.0.1 only.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export const echoModes = ['retry', 'json', 'text', 'stream'] as const;
+export const echoModes = ['retry', 'json', 'text', 'stream', 'reply', 'partial'] as const;
 export type EchoMode = (typeof echoModes)[number];
 
 export interface KeyEchoServer {
@@ -18,6 +19,11 @@ export interface KeyEchoServer {
   /** The mode of each request, in arrival order. */
   modes: EchoMode[];
   close(): Promise<void>;
+}
+
+/** How a careful-looking server quotes a key: its first 14 and last 8 characters. */
+export function quotedParts(key: string): string[] {
+  return [key.slice(0, 14), key.slice(-8)];
 }
 
 /** Every encoding of `key` the server puts in an echo, the raw key first. */
@@ -41,6 +47,24 @@ function describeEcho(key: string, request: IncomingMessage): string {
     `Basic ${basic}, ${colonBase64}, key ${base64}, ${base64url},`,
     `${request.url}?api_key=${urlEncoded} and ${JSON.stringify({ key: raw })}`,
   ].join(' ');
+}
+
+/** A successful chat-completions stream of `text`, five characters a chunk. */
+function replyStream(text: string): string {
+  const chunk = (delta: object, finish: string | null, usage?: object) =>
+    `data: ${JSON.stringify({
+      id: 'echo',
+      object: 'chat.completion.chunk',
+      created: 0,
+      model: 'm',
+      choices: [{ index: 0, delta, finish_reason: finish }],
+      ...(usage ? { usage } : {}),
+    })}\n\n`;
+  let body = chunk({ role: 'assistant', content: '' }, null);
+  for (let at = 0; at < text.length; at += 5)
+    body += chunk({ content: text.slice(at, at + 5) }, null);
+  body += chunk({}, 'stop', { prompt_tokens: 3, completion_tokens: 5, total_tokens: 8 });
+  return `${body}data: [DONE]\n\n`;
 }
 
 function modeOf(body: string): EchoMode {
@@ -90,6 +114,17 @@ export async function startKeyEchoServer(): Promise<KeyEchoServer> {
         response.writeHead(200, { ...headers, 'content-type': 'text/event-stream' });
         response.end(`data: ${errorBody}\n\n`);
         return;
+      case 'reply':
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        response.end(replyStream(`Your key is ${key}. ${echo} ${quotedParts(key).join('…')}`));
+        return;
+      case 'partial': {
+        const [first, last] = quotedParts(key);
+        const message = `Incorrect API key provided: ${first}…${last}. Find your key at the dashboard.`;
+        response.writeHead(401, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ error: { message, code: 'invalid_api_key' } }));
+        return;
+      }
     }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

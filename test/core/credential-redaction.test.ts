@@ -5,7 +5,10 @@ import {
   credentialValues,
   redactCredentials,
   redactedMarker,
-} from '../../src/llm/credential-redaction.js';
+} from '../../src/core/credential-redaction.js';
+import { CredentialRedactor } from '../../src/core/credential-redactor.js';
+import { CredentialTextStream } from '../../src/core/credential-stream.js';
+import { CredentialVariables } from '../../src/core/credential-variables.js';
 
 const key = 'sk-live/Q7+x2f9c41d07a5b4e38b6a1=';
 const base64 = (text: string) => Buffer.from(text).toString('base64');
@@ -126,5 +129,84 @@ describe('credentialValues', () => {
       'ghp_0123456789abcdef',
       'short',
     ]);
+  });
+});
+
+describe('CredentialRedactor', () => {
+  const secret = 'sk-parts-0123456789abcdefghij-wxyz';
+
+  test('any start or end of a key from 8 characters is removed, shorter pieces are not', () => {
+    const redactor = new CredentialRedactor([{ value: secret, kind: 'secret' }]);
+    const quoted = `bad key ${secret.slice(0, 14)}…${secret.slice(-8)} (and ${secret.slice(0, 7)})`;
+    assert.equal(
+      redactor.redact(quoted),
+      `bad key ${redactedMarker}…${redactedMarker} (and ${secret.slice(0, 7)})`,
+    );
+    assert.equal(redactor.redact(`x${secret}y`), `x${redactedMarker}y`);
+  });
+
+  test('a URL is removed whole and its password in every form, its start and end are not', () => {
+    const url = 'redis://:p%40ss-w0rd-31c9@cache.internal:6380/2';
+    const redactor = new CredentialRedactor([{ value: url, kind: 'url' }]);
+    assert.equal(redactor.redact(`connect ${url} failed`), `connect ${redactedMarker} failed`);
+    assert.equal(
+      redactor.redact('p@ss-w0rd-31c9 and p%40ss-w0rd'),
+      `${redactedMarker} and ${redactedMarker}`,
+    );
+    assert.equal(redactor.redact('redis://cache.internal:6380/2'), 'redis://cache.internal:6380/2');
+    assert.ok(!redactor.redact(Buffer.from(':p@ss-w0rd-31c9').toString('base64')).includes('w0'));
+  });
+
+  test('redactJson keeps JSON valid when a form cuts an escape apart', () => {
+    const odd = 'abcdefg\\hijklmnop';
+    const redactor = new CredentialRedactor([{ value: odd, kind: 'secret' }]);
+    const json = JSON.stringify({ text: `say ${odd} and ${odd.slice(0, 8)}` });
+    const redacted = redactor.redactJson(json);
+    assert.deepEqual(JSON.parse(redacted), {
+      text: `say ${redactedMarker} and ${redactedMarker}`,
+    });
+  });
+});
+
+describe('CredentialTextStream', () => {
+  test('a key streamed in pieces of any size never shows, and other text all shows', () => {
+    const key = 'sk-stream-5f0c9b2e7a41d386';
+    const redactor = new CredentialRedactor([{ value: key, kind: 'secret' }]);
+    const text = `The key is ${key}, base64 ${Buffer.from(`u:${key}`).toString('base64')} and ${key.slice(0, 14)}…${key.slice(-8)}. Done.`;
+    for (const size of [1, 2, 3, 5, 7, 11]) {
+      const stream = new CredentialTextStream(redactor);
+      let shown = '';
+      for (let at = 0; at < text.length; at += size) {
+        const piece = stream.push(text.slice(at, at + size));
+        assert.ok(!piece.includes('5f0c9b2e'), `size ${size}: ${piece}`);
+        shown += piece;
+      }
+      shown += stream.end();
+      assert.equal(shown, redactor.redact(text), `size ${size}`);
+      assert.ok(shown.startsWith('The key is [redacted], base64 '), shown);
+      assert.ok(shown.endsWith('. Done.'));
+    }
+  });
+});
+
+describe('CredentialVariables', () => {
+  test('registered names are redacted in every form until undone; a *_KEY value only whole', () => {
+    const environment = {
+      ROUTE_VARIABLE: ' route-value-6d2f9a0c1b ',
+      CACHE_URL: 'redis://:cache-pw-4e8a1c7d0b@127.0.0.1:6379',
+      SSH_KEY: '/home/someone/.ssh/id_ed25519',
+    };
+    const registry = new CredentialVariables(environment);
+    const undo = registry.add(['ROUTE_VARIABLE']);
+    registry.add(['CACHE_URL'], 'url');
+    const text = `a route-value-6d2f at /home/someone/.ssh/id_ed25519 and /home/someone/work; ${environment.CACHE_URL}; cache-pw-4e8a1c7d0b`;
+    assert.equal(
+      registry.redact(text),
+      `a ${redactedMarker} at ${redactedMarker} and /home/someone/work; ${redactedMarker}; ${redactedMarker}`,
+    );
+    undo();
+    assert.match(registry.redact(text), /^a route-value-6d2f at/);
+    assert.equal(registry.isCredential('ROUTE_VARIABLE'), false);
+    assert.equal(registry.isCredential('CACHE_URL'), true);
   });
 });
