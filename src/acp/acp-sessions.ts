@@ -18,6 +18,7 @@ import { buildRuntime, type LoomSetup } from '../cli/build-runtime.js';
 import { closeOpenWork, interruptLiveSessions } from '../cli/interrupt-sessions.js';
 import type { AgentHandle } from '../core/create-agent.js';
 import { UserError } from '../core/errors.js';
+import type { StartAgentOptions } from '../core/runtime.js';
 import { permissionAskerKey, toolExecute, toolResultObserved } from '../core/tool-execution.js';
 import { commandRunnerKey, workspaceFileAccessKey } from '../tools/index.js';
 import { clientCommandRunner } from './client-command-runner.js';
@@ -62,12 +63,17 @@ export class AcpSessions {
   constructor(private readonly options: AcpSessionsOptions) {}
 
   /**
-   * A new session in `cwd`, once the MCP servers of its config and `mcpServers` (the client's,
-   * for this session only) have started or failed.
+   * A new session in `cwd` (`options.persona` replaces its persona section), once the MCP
+   * servers of its config and `mcpServers` (the client's, for this session only) have started or
+   * failed.
    */
-  async open(cwd: string, mcpServers: readonly McpServer[] = []): Promise<AcpSession> {
+  async open(
+    cwd: string,
+    mcpServers: readonly McpServer[] = [],
+    options: Pick<StartAgentOptions, 'persona'> = {},
+  ): Promise<AcpSession> {
     const setup = this.runtimeFor(cwd);
-    const session = this.attach(setup, setup.runtime.start(), cwd);
+    const session = this.attach(setup, setup.runtime.start(options), cwd);
     await this.connectServers(session, mcpServers);
     return session;
   }

@@ -9,6 +9,8 @@
  * cap, or a failed round, which leaves the goal active and disarmed). A `session/cancel` meanwhile
  * pauses an armed goal as the human and the prompt returns `cancelled`. A turn that fails or is
  * aborted before any round disarms the goal, so no round ever runs after a prompt has returned.
+ * A prompt is answered (its stop reason, or the error of a failed turn) only once every update it
+ * queued has been written.
  */
 import type { StopReason } from '@agentclientprotocol/sdk';
 import { LoomError } from '../core/errors.js';
@@ -46,13 +48,14 @@ export async function answerPrompt(session: AcpSession, text: string): Promise<S
   open.add(watch);
   try {
     const command = parseGoalCommand(text);
-    const reason = command
+    return command
       ? await runGoalCommand(session, command, watch)
       : await runHumanTurn(session, text, watch);
-    await session.flushed();
-    return reason;
   } finally {
     open.delete(watch);
+    // Every update of the prompt goes out before its answer, a failed turn's error included:
+    // behind a client that reads slowly the updates wait in the queue, and the answer must too.
+    await session.flushed();
   }
 }
 

@@ -13,7 +13,8 @@ import * as acp from '@agentclientprotocol/sdk';
 import type { Usage as AcpUsage } from '@agentclientprotocol/sdk/unstable';
 import { loomVersion as version } from '../core/version.js';
 import type { AcpSessions } from './acp-sessions.js';
-import { applyChildInstructions, childInstructionsOf } from './child-instructions.js';
+import { applyChildContract, childContractOf, structuredAnswerMeta } from './child-contract.js';
+import { CHILD_CAPABILITIES_META_KEY, LOOM_CHILD_CAPABILITIES } from './loom-child-meta.js';
 import { promptTextOf } from './prompt-turn.js';
 import { replayUpdatesOf } from './session-updates.js';
 
@@ -98,15 +99,21 @@ export function serveAcp(options: AcpServerOptions): AcpServer {
           loadSession: true,
           promptCapabilities: { image: false, audio: false, embeddedContext: false },
           mcpCapabilities: { http: true, sse: false },
+          // A Loom parent sends its subagents' contract in session/new `_meta` (child-contract.ts).
+          _meta: { [CHILD_CAPABILITIES_META_KEY]: LOOM_CHILD_CAPABILITIES },
         },
         agentInfo: { name: 'loom', title: 'Loom', version },
         authMethods: [],
       };
     })
     .onRequest('session/new', async ({ params }) => {
-      const instructions = await childInstructionsOf(params._meta);
-      const session = await (await served()).open(params.cwd, params.mcpServers);
-      await applyChildInstructions(session.handle, instructions);
+      const contract = await childContractOf(params._meta);
+      const session = await (await served()).open(
+        params.cwd,
+        params.mcpServers,
+        contract.persona !== undefined ? { persona: contract.persona } : {},
+      );
+      await applyChildContract(session.handle, contract);
       const offered = sessionCommands().availableCommandsUpdate();
       // After the response: the SDK writes it in the microtasks that follow this handler.
       setImmediate(() => session.send(offered));
@@ -144,8 +151,10 @@ export function serveAcp(options: AcpServerOptions): AcpServer {
       const stopReason = await goalPrompts().answerPrompt(session, text);
       const used = sessionCommands().sessionUsageOf(session.handle.log.events.slice(from));
       // ACP 2.4.0 carries a turn's tokens in the response as an unstable field; stable clients ignore it.
+      const answer = structuredAnswerMeta(session.handle);
       const response: acp.PromptResponse & { usage: AcpUsage } = {
         stopReason,
+        ...(answer ? { _meta: answer } : {}),
         usage: {
           inputTokens: used.input,
           outputTokens: used.output,

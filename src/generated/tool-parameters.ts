@@ -401,7 +401,7 @@ export const generatedToolParameters: Readonly<Record<string, JsonSchema>> = {
       },
       provider: {
         description:
-          'Which subagent provider runs the task (default: the configured one). `acp` and configured ACP providers run another agent process, which cannot take output_schema or run in the background.',
+          'Which subagent provider runs the task (default: the configured one). `acp` and configured ACP providers run another agent process, which cannot run in the background; only `acp` (Loom itself) takes output_schema.',
         type: 'string',
         minLength: 1,
       },
@@ -440,7 +440,7 @@ export const generatedToolParameters: Readonly<Record<string, JsonSchema>> = {
       },
       provider: {
         description:
-          'Which subagent provider runs the task (default: the configured one). `acp` and configured ACP providers run another agent process, which cannot take output_schema or run in the background.',
+          'Which subagent provider runs the task (default: the configured one). `acp` and configured ACP providers run another agent process, which cannot run in the background; only `acp` (Loom itself) takes output_schema.',
         type: 'string',
         minLength: 1,
       },

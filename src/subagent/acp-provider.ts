@@ -3,17 +3,30 @@
  * over stdio (`initialize`, `session/new` in the parent's workspace, `session/prompt`), by
  * default Loom itself (`loom acp`). What the agent streams becomes the child's local session log,
  * its final text the answer; its permission requests are answered by the parent's rules. Its
- * capabilities are honest: no output schema, depth limit, tool filter, persona or continuation,
- * refused before any process starts. Cancelling sends `session/cancel`, then kills the process
- * group after the grace period; a run settles only once its process is gone.
+ * capabilities are honest: a provider that runs Loom itself (no command) takes an output schema,
+ * a tool filter and a persona, sent in `session/new` `_meta` to the child, which enforces them and
+ * must say so in `initialize` (see acp/loom-child-meta.ts); any other agent takes none of them,
+ * and no agent a depth limit or continuation, refused before any process starts. Cancelling
+ * sends `session/cancel`, then kills the process group after the grace period; a run settles
+ * only once its process is gone.
  */
 import { fileURLToPath } from 'node:url';
 import type * as acp from '@agentclientprotocol/sdk';
+import {
+  advertisedChildCapabilities,
+  CHILD_CAPABILITIES_META_KEY,
+  INSTRUCTIONS_META_KEY,
+  type LoomChildCapabilities,
+  OUTPUT_SCHEMA_META_KEY,
+  PERSONA_META_KEY,
+  STRUCTURED_OUTPUT_META_KEY,
+  TOOL_FILTER_META_KEY,
+} from '../acp/loom-child-meta.js';
 import { errorMessage } from '../core/errors.js';
 import type { AgentRuntime } from '../core/runtime.js';
 import type { TurnEndReason, TurnError } from '../core/session-events.js';
 import { loomVersion } from '../core/version.js';
-import type { Usage } from '../llm/contract.js';
+import type { JsonSchema, Usage } from '../llm/contract.js';
 import { AcpChildLog, turnEndOf, usageOf } from './acp-child-log.js';
 import { answerPermission } from './acp-permissions.js';
 import { type AgentProcess, spawnAgentProcess } from './acp-process.js';
@@ -27,12 +40,11 @@ import {
   type SubagentStartRequest,
 } from './contract.js';
 import { checkDepth, DEFAULT_MAX_DEPTH } from './in-process-provider.js';
+import { deliveredValueChecker } from './structured-output/delivered-value.js';
+import { assertSupportedSchema, cloneSchema } from './structured-output/schema-subset.js';
 
 /** How long a cancelled child may take to stop before its process group is killed. */
 export const DEFAULT_ACP_CANCEL_GRACE_MS = 3000;
-
-/** The `_meta` key of `session/new` that carries a child's extra instructions to a Loom agent. */
-export const INSTRUCTIONS_META_KEY = 'loom/instructions';
 
 export interface AcpProviderOptions {
   name: string;
@@ -50,15 +62,23 @@ export interface AcpProviderOptions {
   cancelGraceMs?: number;
 }
 
-const capabilities: SubagentCapabilities = {
-  outputSchema: false,
-  depthLimit: false,
-  toolFilter: false,
-  persona: false,
-  inheritsParentContext: false,
-  // The agent's updates do not tell waiting on its model from running its own tools.
-  activity: false,
-};
+/**
+ * A provider without a command runs Loom itself, which takes a child's schema, tool filter and
+ * persona (and says so in `initialize`). Whether another command is Loom is known only once it
+ * answers `initialize`, too late for a refusal before anything starts: it gets none of them.
+ */
+function capabilitiesOf(options: AcpProviderOptions): SubagentCapabilities {
+  const loom = options.command === undefined;
+  return {
+    outputSchema: loom,
+    depthLimit: false,
+    toolFilter: loom,
+    persona: loom,
+    inheritsParentContext: false,
+    // The agent's updates do not tell waiting on its model from running its own tools.
+    activity: false,
+  };
+}
 
 /** `bin/loom`: two folders up from src/subagent, dist/subagent and dist/bundle alike. */
 const loomBin = fileURLToPath(new URL('../../bin/loom', import.meta.url));
@@ -74,7 +94,7 @@ function abandonOpenLogsOnExit(): void {
 export function createAcpProvider(options: AcpProviderOptions): SubagentProvider {
   return {
     name: options.name,
-    capabilities,
+    capabilities: capabilitiesOf(options),
     start: (request) => startChild(options, request),
   };
 }
@@ -112,6 +132,9 @@ function startChild(options: AcpProviderOptions, request: SubagentStartRequest):
     );
   }
   const depth = checkDepth(request, options.maxDepth ?? DEFAULT_MAX_DEPTH);
+  const schema = request.outputSchema
+    ? assertSupportedSchema(cloneSchema(request.outputSchema))
+    : undefined;
   const launch = launchOf(options, request);
   const { runtime } = options;
   const log = runtime.store.create({
@@ -125,6 +148,8 @@ function startChild(options: AcpProviderOptions, request: SubagentStartRequest):
     continuable: false,
   };
   if (request.model !== undefined) descriptor.model = request.model;
+  if (request.toolFilter !== undefined) descriptor.toolFilter = [...request.toolFilter];
+  if (request.persona !== undefined) descriptor.persona = request.persona;
   if (request.instructions !== undefined) descriptor.instructions = request.instructions;
   log.append('subagent/descriptor', descriptor);
   const child = new AcpChildLog(log, request.prompt, `acp:${options.name}`);
@@ -150,7 +175,7 @@ function startChild(options: AcpProviderOptions, request: SubagentStartRequest):
     child.finish('error', { message: `could not start ${launch.command}: ${errorMessage(error)}` });
     throw error;
   }
-  const run = new AcpChildRun(options, request, launch, child, agent);
+  const run = new AcpChildRun(options, request, launch, child, agent, schema);
   return {
     id: child.sessionId,
     result: run.result,
@@ -170,6 +195,8 @@ class AcpChildRun {
   private cancelled: string | undefined;
   private settled = false;
   private graceTimer: NodeJS.Timeout | undefined;
+  /** The request's checked output schema, if it has one. */
+  private readonly schema: JsonSchema | undefined;
 
   constructor(
     options: AcpProviderOptions,
@@ -177,10 +204,12 @@ class AcpChildRun {
     launch: Launch,
     child: AcpChildLog,
     agent: AgentProcess,
+    schema: JsonSchema | undefined,
   ) {
     this.options = options;
     this.child = child;
     this.agent = agent;
+    this.schema = schema;
     const onAbort = () => this.cancel('the parent cancelled this subagent');
     request.signal?.addEventListener('abort', onAbort, { once: true });
     if (request.signal?.aborted) queueMicrotask(onAbort);
@@ -211,6 +240,7 @@ class AcpChildRun {
     let reason: TurnEndReason;
     let error: TurnError | undefined;
     let usage: Usage = { input: 0, output: 0 };
+    let structured: { value: unknown } | undefined;
     let failure: unknown;
     try {
       // Loaded here, not at start-up: a command that starts no ACP child never loads the protocol.
@@ -231,34 +261,43 @@ class AcpChildRun {
         );
       const connection = app.connect(sdk.ndJsonStream(this.agent.input, this.agent.output));
       this.connection = connection;
-      const { agentInfo } = await this.untilExit(
+      const { agentInfo, agentCapabilities } = await this.untilExit(
         connection.agent.request('initialize', {
           protocolVersion: sdk.PROTOCOL_VERSION,
           clientCapabilities: {},
           clientInfo: { name: 'loom', version: loomVersion },
         }),
       );
-      const instructions = request.instructions;
+      const offered = advertisedChildCapabilities(agentCapabilities);
+      const contract = this.contractFor(request, offered, agentInfo?.name);
       const session = await this.untilExit(
         connection.agent.request('session/new', {
           cwd: this.options.runtime.cwd,
           mcpServers: [],
-          ...(instructions && launch.loom
-            ? { _meta: { [INSTRUCTIONS_META_KEY]: instructions } }
-            : {}),
+          ...(contract ? { _meta: contract } : {}),
         }),
       );
       this.remoteSessionId = session.sessionId;
       child.recordRemoteSession(this.options.name, session.sessionId, agentInfo?.name);
       if (this.cancelled !== undefined) throw new Error(this.cancelled);
       const prompt: acp.ContentBlock[] = [{ type: 'text', text: request.prompt }];
+      const { instructions } = request;
       // An agent other than Loom has no place for extra instructions but the prompt itself.
-      if (instructions && !launch.loom) prompt.unshift({ type: 'text', text: instructions });
+      if (instructions && !offered.instructions)
+        prompt.unshift({ type: 'text', text: instructions });
       const response = await this.untilExit(
         connection.agent.request('session/prompt', { sessionId: session.sessionId, prompt }),
       );
       ({ reason, error } = turnEndOf(response.stopReason));
       usage = usageOf(response);
+      if (reason === 'completed' && this.schema) {
+        const answer = deliveredAnswer(this.schema, response._meta);
+        if (answer.kind === 'delivered') structured = { value: answer.value };
+        else {
+          reason = 'error';
+          error = { message: answer.problem };
+        }
+      }
     } catch (thrown) {
       reason = 'error';
       failure = thrown;
@@ -275,7 +314,36 @@ class AcpChildRun {
     this.settled = true;
     openChildLogs.delete(child);
     const output = child.finish(reason, error, usage);
-    return resultOf({ sessionId: child.sessionId, output, usage }, reason, error, this.cancelled);
+    const base = { sessionId: child.sessionId, output, usage };
+    return resultOf(base, reason, error, this.cancelled, structured);
+  }
+
+  /**
+   * The `_meta` of `session/new` that carries the request's contract to an agent that takes it;
+   * throws when the request needs what the agent did not advertise (a Loom that cannot).
+   */
+  private contractFor(
+    request: SubagentStartRequest,
+    offered: LoomChildCapabilities,
+    agent: string | undefined,
+  ): Record<string, unknown> | undefined {
+    const needed: Array<[keyof LoomChildCapabilities, string, unknown]> = [
+      ['outputSchema', OUTPUT_SCHEMA_META_KEY, this.schema],
+      ['toolFilter', TOOL_FILTER_META_KEY, request.toolFilter],
+      ['persona', PERSONA_META_KEY, request.persona],
+    ];
+    const missing = needed.filter(([field, , value]) => value !== undefined && !offered[field]);
+    if (missing.length > 0) {
+      throw new SubagentError(
+        'UNSUPPORTED_CAPABILITY',
+        `the agent${agent ? ` ${agent}` : ''} does not support ${missing.map(([field]) => field).join(', ')} (its initialize response does not advertise _meta.${CHILD_CAPABILITIES_META_KEY})`,
+      );
+    }
+    const meta: Record<string, unknown> = {};
+    for (const [, key, value] of needed) if (value !== undefined) meta[key] = value;
+    if (request.instructions && offered.instructions)
+      meta[INSTRUCTIONS_META_KEY] = request.instructions;
+    return Object.keys(meta).length > 0 ? meta : undefined;
   }
 
   /**
@@ -307,13 +375,39 @@ class AcpChildRun {
   }
 }
 
+type DeliveredAnswer = { kind: 'delivered'; value: unknown } | { kind: 'refused'; problem: string };
+
+/** The value a Loom child captured, from its prompt response's `_meta`, if it matches `schema`. */
+function deliveredAnswer(schema: JsonSchema, meta: unknown): DeliveredAnswer {
+  const fields = typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>) : {};
+  if (!(STRUCTURED_OUTPUT_META_KEY in fields)) {
+    return {
+      kind: 'refused',
+      problem: `the agent completed without a structured answer (_meta.${STRUCTURED_OUTPUT_META_KEY} of its prompt response)`,
+    };
+  }
+  const value = fields[STRUCTURED_OUTPUT_META_KEY];
+  const problems = deliveredValueChecker(schema)(value);
+  if (problems.length === 0) return { kind: 'delivered', value };
+  const list = problems.map((problem) => `- ${problem}`).join('\n');
+  return {
+    kind: 'refused',
+    problem: `the agent's structured answer does not match the schema:\n${list}`,
+  };
+}
+
 function resultOf(
   base: Pick<SubagentResult, 'sessionId' | 'output' | 'usage'>,
   reason: TurnEndReason,
   error: TurnError | undefined,
   cancelled: string | undefined,
+  structured: { value: unknown } | undefined,
 ): SubagentResult {
-  if (reason === 'completed') return { ...base, stopReason: 'completed' };
+  if (reason === 'completed') {
+    if (!structured) return { ...base, stopReason: 'completed' };
+    const { value } = structured;
+    return { ...base, output: JSON.stringify(value), structured: value, stopReason: 'completed' };
+  }
   if (reason === 'aborted' || reason === 'interrupted') {
     return {
       ...base,

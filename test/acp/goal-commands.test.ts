@@ -4,7 +4,7 @@
  * a goal the model creates in a prompt turn, and session/cancel pausing a goal mid-round.
  */
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { SessionEvent } from '../../src/core/session-events.js';
@@ -15,6 +15,8 @@ import type { ScriptedToolCall } from '../../src/testing/scripted-rules.js';
 import { writeScriptedModel } from '../cli/loom-process.js';
 import { ROUND, roundsLogged } from '../goal/goal-fixture.js';
 import { initialize, isToolResult, promptFor, withAcpInProcess } from '../helpers/acp-client.js';
+import { waitUntil } from '../helpers/process-state.js';
+import { sessionPaths } from '../helpers/session-files.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 
 const complete = (revision: number): ScriptedToolCall => ({
@@ -253,4 +255,73 @@ test('acp: a failed round or a failed arming turn leaves the goal active and dis
     assert.match(after.text, /^Phase: active; disarmed in this process\.$/m);
     assert.match(after.text, /^Rounds: 2 of 20\.$/m);
   });
+});
+
+/**
+ * What the server writes, with its first `tool_call` held until `release` resolves: the server's
+ * writes back up behind it, as behind a client that reads its pipe slowly.
+ */
+function holdingFirstToolCall(release: () => Promise<void>) {
+  return (output: WritableStream<Uint8Array>): WritableStream<Uint8Array> => {
+    const decoder = new TextDecoder();
+    let held = false;
+    return new WritableStream<Uint8Array>({
+      async write(chunk) {
+        if (!held && decoder.decode(chunk).includes('"sessionUpdate":"tool_call"')) {
+          held = true;
+          await release();
+        }
+        const writer = output.getWriter();
+        try {
+          await writer.write(chunk);
+        } finally {
+          writer.releaseLock();
+        }
+      },
+    });
+  };
+}
+
+test('acp: a prompt whose turn fails is answered only after every update of that turn, also behind a slow reader', async () => {
+  const { home, workspace, model } = folders({
+    rules: [
+      {
+        when: '^set a goal then fail$',
+        steps: [
+          { tools: [{ name: 'create_goal', arguments: { objective: 'ship it' } }] },
+          { error: 'the provider fell over' },
+        ],
+      },
+    ],
+  });
+  // The turn has ended (its end is on disk) before the held update goes out.
+  const turnEnded = () =>
+    waitUntil(
+      () => sessionPaths(home).some((path) => readFileSync(path, 'utf8').includes('"turn/end"')),
+      'the failed turn to end',
+      Number.POSITIVE_INFINITY,
+    );
+  await withAcpInProcess(
+    { home, model, serverOutput: holdingFirstToolCall(turnEnded) },
+    async (agent, log) => {
+      await initialize(agent);
+      const { sessionId } = await agent.request('session/new', { cwd: workspace, mcpServers: [] });
+      await log.waitFor((update) => update.sessionUpdate === 'available_commands_update');
+      const from = log.updates.length;
+      await assert.rejects(
+        agent.request('session/prompt', {
+          sessionId,
+          prompt: [{ type: 'text', text: 'set a goal then fail' }],
+        }),
+        /the provider fell over/,
+      );
+      const before = log.updates.slice(from);
+      assert.deepEqual(
+        before.map((update) =>
+          'status' in update ? `${update.sessionUpdate} ${update.status}` : update.sessionUpdate,
+        ),
+        ['tool_call pending', 'tool_call_update in_progress', 'tool_call_update completed'],
+      );
+    },
+  );
 });

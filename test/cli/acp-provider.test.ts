@@ -177,18 +177,13 @@ test('subagent with an acp provider: SIGKILL of loom still ends an agent that ou
   await waitUntil(() => !isGroupAlive(pid), `the agent's group ${pid} to end`);
 });
 
-test('subagent: output_schema through an acp provider fails with UNSUPPORTED_CAPABILITY and starts no process', async () => {
+test('subagent: output_schema through a configured acp command fails with UNSUPPORTED_CAPABILITY and starts no process', async () => {
   const schema = { type: 'object', properties: { ok: { type: 'boolean' } } };
   const folders = scriptedFolders({
     rules: [
       callsThenReply(
         '^shape it$',
-        [
-          [
-            subagentCall('built in', 'audit x', { provider: 'acp', output_schema: schema }),
-            subagentCall('configured', 'audit y', { provider: 'marked', output_schema: schema }),
-          ],
-        ],
+        [[subagentCall('configured', 'audit y', { provider: 'marked', output_schema: schema })]],
         'done',
       ),
     ],
@@ -205,7 +200,7 @@ test('subagent: output_schema through an acp provider fails with UNSUPPORTED_CAP
     .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line) as { type: string; data: unknown });
   const results = toolResults(lines, 'subagent');
-  assert.equal(results.length, 2);
+  assert.equal(results.length, 1);
   for (const result of results) {
     assert.equal(result.isError, true);
     assert.equal(result.errorCode, 'UNSUPPORTED_CAPABILITY');

@@ -159,13 +159,19 @@ export async function withAcpInProcess<T>(
     elicitation?: (request: acp.CreateElicitationRequest) => acp.CreateElicitationResponse;
     /** Serves `fs/*` and `terminal/*` (advertise them with `initialize(agent, capabilities)`). */
     editor?: EditorHandlers;
+    /**
+     * Wraps what the server writes to the client (NDJSON bytes), such as to hold a message back
+     * the way a slow reader at the end of a pipe does; default as it is.
+     */
+    serverOutput?: (output: WritableStream<Uint8Array>) => WritableStream<Uint8Array>;
   },
   op: (agent: acp.ClientContext, log: UpdateLog) => Promise<T>,
 ): Promise<T> {
   const toServer = new TransformStream<Uint8Array, Uint8Array>();
   const toClient = new TransformStream<Uint8Array, Uint8Array>();
+  const output = options.serverOutput?.(toClient.writable) ?? toClient.writable;
   const server = serveAcp({
-    stream: acp.ndJsonStream(toClient.writable, toServer.readable),
+    stream: acp.ndJsonStream(output, toServer.readable),
     home: options.home,
     model: `scripted:${options.model}`,
   });

@@ -181,3 +181,57 @@ test('acp provider: a request it cannot serve fails before any process or sessio
   assert.deepEqual(agentPids(), []);
   assert.deepEqual(runtime.store.list(), []);
 });
+
+/** The provider itself, bypassing the registry's refusals: what it does after `initialize`. */
+function directProvider(env: Record<string, string>) {
+  const home = temporaryFolder('loom-acp-provider-');
+  const runtime = runtimeOver(waitingModel({ default: { reply: 'unused' } }), home);
+  const provider = createAcpProvider({
+    name: 'fake',
+    runtime,
+    command: process.execPath,
+    args: [fakeAgent],
+    env,
+  });
+  return (prompt: string, more: Partial<SubagentStartRequest>) =>
+    provider.start({ parent: { sessionId: null, delegationDepth: 0 }, prompt, ...more }).result;
+}
+
+const okSchema = {
+  type: 'object',
+  properties: { ok: { type: 'boolean' } },
+  required: ['ok'],
+};
+
+test('acp provider: an agent whose initialize does not advertise loom/subagent gets no schema, filter or persona; the run fails naming them', async () => {
+  const result = await directProvider({})('shaped', {
+    outputSchema: okSchema,
+    persona: 'a pirate',
+  });
+  assert.equal(result.stopReason, 'error');
+  assert.match(result.diagnostic ?? '', /the agent fake does not support outputSchema, persona/);
+  assert.match(result.diagnostic ?? '', /_meta\.loom\/subagent/);
+});
+
+test("acp provider: a Loom child's structured answer is checked against the schema by the parent", async () => {
+  const good = await directProvider({ FAKE_AGENT_VALUE: '{"ok":true}' })('shaped', {
+    outputSchema: okSchema,
+  });
+  assert.equal(good.stopReason, 'completed', good.diagnostic);
+  assert.deepEqual(good.structured, { ok: true });
+  assert.equal(good.output, '{"ok":true}');
+  const bad = await directProvider({ FAKE_AGENT_VALUE: '{"ok":"yes"}' })('shaped', {
+    outputSchema: okSchema,
+  });
+  assert.equal(bad.stopReason, 'error');
+  assert.equal(bad.structured, undefined);
+  assert.match(
+    bad.diagnostic ?? '',
+    /structured answer does not match the schema:\n- .*ok.*boolean/,
+  );
+  const none = await directProvider({ FAKE_AGENT_VALUE: '{"ok":true}' })('echo', {
+    outputSchema: okSchema,
+  });
+  assert.equal(none.stopReason, 'error');
+  assert.match(none.diagnostic ?? '', /completed without a structured answer/);
+});

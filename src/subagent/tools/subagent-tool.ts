@@ -52,7 +52,7 @@ const schemaFor = (zod: typeof z, forked: boolean) =>
       .min(1)
       .optional()
       .describe(
-        'Which subagent provider runs the task (default: the configured one). `acp` and configured ACP providers run another agent process, which cannot take output_schema or run in the background.',
+        'Which subagent provider runs the task (default: the configured one). `acp` and configured ACP providers run another agent process, which cannot run in the background; only `acp` (Loom itself) takes output_schema.',
       ),
     output_schema: zod
       .record(zod.string(), zod.unknown())
