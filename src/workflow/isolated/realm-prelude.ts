@@ -4,7 +4,9 @@
  * wrappers over one host function that takes and returns JSON text, the combinators, and the
  * value boundary (a copy of `materialize.ts`'s rules, so both engines refuse the same values with
  * the same messages). It must never hand the script anything but its own realm's values: the
- * host function and the internals object stay in this closure.
+ * host function and the internals object stay in this closure. Nothing the script changes may
+ * alter what it sends: it writes its JSON text itself (never `toJSON`, never `JSON.stringify` on an
+ * object), reads the host's replies by own keys only, and keeps its errors' codes in the closure.
  */
 
 /** The file name the prelude is compiled under; its frames are cut from what the script reads. */
@@ -48,22 +50,23 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
   const promiseRace = Promise.race;
   const promiseReject = Promise.reject;
   const promiseResolve = Promise.resolve;
-  const WeakSetConstructor = WeakSet;
-  const weakSetAdd = WeakSet.prototype.add;
-  const weakSetHas = WeakSet.prototype.has;
+  const WeakMapConstructor = WeakMap;
+  const weakMapGet = WeakMap.prototype.get;
+  const weakMapSet = WeakMap.prototype.set;
+  const weakMapHas = WeakMap.prototype.has;
   const stringSplit = String.prototype.split;
   const stringIncludes = String.prototype.includes;
   const stringSlice = String.prototype.slice;
   const regExpTest = RegExp.prototype.test;
   const arrayJoin = Array.prototype.join;
   const arrayFilter = Array.prototype.filter;
-  const arrayPush = Array.prototype.push;
   const arrayMap = Array.prototype.map;
   const ErrorConstructor = Error;
   const InternalErrorConstructor = typeof InternalError === 'function' ? InternalError : undefined;
   const settings = parse(settingsJson);
   const noop = function () {};
-  const fatalErrors = new WeakSetConstructor();
+  /** The engine's fatal errors, each with its code and message as made (a script may rewrite both). */
+  const fatalErrors = new WeakMapConstructor();
   const pending = new Map();
   const mapGet = Map.prototype.get;
   const mapSet = Map.prototype.set;
@@ -98,7 +101,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
     defineProperty(error, 'code', { value: code, enumerable: true, writable: true, configurable: true });
     defineProperty(error, 'fatal', { value: true, enumerable: true, writable: true, configurable: true });
     try { error.stack = scriptStack(error.stack); } catch {}
-    apply(weakSetAdd, fatalErrors, [error]);
+    apply(weakMapSet, fatalErrors, [error, { code: String(code), message: String(message) }]);
     return error;
   }
 
@@ -109,7 +112,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
 
   /** A fatal error only the engine made (or the realm running out of memory). */
   function isFatal(error) {
-    return (typeof error === 'object' && error !== null && apply(weakSetHas, fatalErrors, [error])) ||
+    return (typeof error === 'object' && error !== null && apply(weakMapHas, fatalErrors, [error])) ||
       isOutOfMemory(error);
   }
 
@@ -164,7 +167,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
       } catch {}
       text = constructorName ? 'an instance of ' + constructorName : 'an object with a non-plain prototype';
     }
-    const hint = hasOwnProperty.call(hints, tag) ? hints[tag] : 'convert it to a plain object or array';
+    const hint = apply(hasOwnProperty, hints, [tag]) ? hints[tag] : 'convert it to a plain object or array';
     return text + ' cannot leave the workflow; ' + hint;
   }
   function attempt(trail, action, operation) {
@@ -270,7 +273,12 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
       }
       const element = attempt(child, 'reading it', () => value[index]);
       walk.bytes -= 1;
-      copy[index] = copyValue(walk, element, child, depth + 1);
+      defineProperty(copy, index, {
+        value: copyValue(walk, element, child, depth + 1),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return copy;
   }
@@ -292,7 +300,53 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
     return copy;
   }
   function toJsonText(value, label, maxBytes) {
-    return stringify(materialize(value, label, maxBytes));
+    return jsonText(materialize(value, label, maxBytes));
+  }
+
+  /**
+   * The JSON text of a value the engine built (a materialized copy, a payload, a description),
+   * written here: JSON.stringify would call a toJSON the script put on a prototype. Only own
+   * keys are read, and JSON.stringify only ever sees a primitive.
+   */
+  function jsonText(value) {
+    const parts = { __proto__: null, length: 0 };
+    function put(text) {
+      parts[parts.length] = text;
+      parts.length += 1;
+    }
+    function write(item) {
+      if (item === null) return put('null');
+      switch (typeof item) {
+        case 'string': case 'number': case 'boolean': return put(stringify(item));
+        case 'object': break;
+        default: return put('null');
+      }
+      if (isArray(item)) {
+        put('[');
+        const length = item.length;
+        for (let index = 0; index < length; index += 1) {
+          if (index > 0) put(',');
+          write(apply(hasOwnProperty, item, [index]) ? item[index] : null);
+        }
+        return put(']');
+      }
+      put('{');
+      const keys = objectKeys(item);
+      for (let index = 0; index < keys.length; index += 1) {
+        if (index > 0) put(',');
+        put(stringify(keys[index]));
+        put(':');
+        write(item[keys[index]]);
+      }
+      return put('}');
+    }
+    write(value);
+    return apply(arrayJoin, parts, ['']);
+  }
+
+  /** A host reply's own key (a key the script put on Object.prototype is not the host's). */
+  function own(reply, key) {
+    return apply(hasOwnProperty, reply, [key]) ? reply[key] : undefined;
   }
 
   // --- rendering a thrown value: as render-thrown.ts, with QuickJS's stack under its message ---
@@ -323,14 +377,17 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
       return '<unrenderable thrown value>';
     }
   }
-  /** How a thrown value leaves the realm: a fatal error, running out of memory, or its rendering. */
+  /**
+   * How a thrown value leaves the realm: a fatal error (its code and message as the engine made
+   * them), running out of memory or an interrupt (with a rendering: the session believes either
+   * only when it caused it), or its rendering.
+   */
   function describeThrown(error) {
-    if (isOutOfMemory(error)) return { memory: true };
+    const made = typeof error === 'object' && error !== null ? apply(weakMapGet, fatalErrors, [error]) : undefined;
+    if (made !== undefined) return { code: made.code, message: made.message, fatal: true };
+    if (isOutOfMemory(error)) return { memory: true, rendered: renderThrown(error) };
     if (InternalErrorConstructor !== undefined && error instanceof InternalErrorConstructor &&
-      error.message === 'interrupted') return { interrupted: true };
-    if (isFatal(error)) {
-      return { code: String(error.code), message: String(error.message), fatal: true };
-    }
+      error.message === 'interrupted') return { interrupted: true, rendered: renderThrown(error) };
     return { rendered: renderThrown(error) };
   }
 
@@ -364,20 +421,31 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
   }
   function encodeOptions(value, prefix) {
     if (!isPlainObject(value)) return encode(value, prefix);
+    const keys = objectKeys(value);
     const entries = [];
-    for (const key of objectKeys(value)) apply(arrayPush, entries, [[key, encode(value[key], prefix + ' ' + key)]]);
+    for (let index = 0; index < keys.length; index += 1) {
+      const key = keys[index];
+      defineProperty(entries, index, {
+        value: [key, encode(value[key], prefix + ' ' + key)],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
     return { k: entries };
   }
   function call(op, payload) {
-    const reply = parse(hostCall(op, stringify(payload)));
-    if (reply.t !== undefined) throw makeFatal(reply.t.code, reply.t.message);
-    if (reply.p !== undefined) {
+    const reply = parse(hostCall(op, jsonText(payload)));
+    const thrown = own(reply, 't');
+    if (thrown !== undefined) throw makeFatal(own(thrown, 'code'), own(thrown, 'message'));
+    const id = own(reply, 'p');
+    if (id !== undefined) {
       const promise = new PromiseConstructor((resolve, reject) => {
-        apply(mapSet, pending, [reply.p, { resolve, reject }]);
+        apply(mapSet, pending, [id, { resolve, reject }]);
       });
       return handOut(promise);
     }
-    return reply.v;
+    return own(reply, 'v');
   }
 
   // --- the globals ---
@@ -394,8 +462,8 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
     return call('workflow', [encode(target, 'workflow() target'), encode(args, 'workflow() args')]);
   }
   function stopped() {
-    const reply = parse(hostCall('stopped', '[]'));
-    return reply.t === undefined ? undefined : makeFatal(reply.t.code, reply.t.message);
+    const thrown = own(parse(hostCall('stopped', '[]')), 't');
+    return thrown === undefined ? undefined : makeFatal(own(thrown, 'code'), own(thrown, 'message'));
   }
   let rejectCancellation = noop;
   const cancellation = handOut(new PromiseConstructor((_resolve, reject) => { rejectCancellation = reject; }));
@@ -487,6 +555,24 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
     defineProperty(globalThis, name, { value: globals[name], writable: true, enumerable: true, configurable: true });
   }
 
+  async function report(completion) {
+    let value;
+    try {
+      value = await completion;
+    } catch (error) {
+      hostCall('failed', jsonText(describeThrown(error)));
+      return;
+    }
+    let text;
+    try {
+      text = toJsonText(value, settings.returnLabel, settings.maxResultBytes);
+    } catch (error) {
+      hostCall('failed', jsonText(describeThrown(error)));
+      return;
+    }
+    hostCall('returned', text);
+  }
+
   // --- what the host holds; never reachable from the script ---
   return {
     /** Settles a pending host call: {v: value} or {t: {code, message}} or {r: rendered}. */
@@ -495,28 +581,24 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
       if (entry === undefined) return;
       apply(mapDelete, pending, [id]);
       const reply = parse(replyJson);
-      if (reply.t !== undefined) entry.reject(makeFatal(reply.t.code, reply.t.message));
-      else if (reply.r !== undefined) entry.reject(new ErrorConstructor(reply.r));
-      else entry.resolve(reply.v);
+      const thrown = own(reply, 't');
+      const rendered = own(reply, 'r');
+      if (thrown !== undefined) entry.reject(makeFatal(own(thrown, 'code'), own(thrown, 'message')));
+      else if (rendered !== undefined) entry.reject(new ErrorConstructor(rendered));
+      else entry.resolve(own(reply, 'v'));
     },
     /** The run is stopped: the combinators' cancellation race ends with this fatal error. */
     stop(code, message) {
       rejectCancellation(makeFatal(code, message));
     },
-    /** Reports how the script's completion settles, through the host function. */
+    /**
+     * Reports how the script's completion settles, through the host function. It awaits rather
+     * than calling then(): then() reads the promise's constructor, which the script can replace;
+     * with its own constructor the engine's promise is awaited directly.
+     */
     watch(completion) {
-      then(completion, (value) => {
-        let text;
-        try {
-          text = toJsonText(value, settings.returnLabel, settings.maxResultBytes);
-        } catch (error) {
-          hostCall('failed', stringify(describeThrown(error)));
-          return;
-        }
-        hostCall('returned', text);
-      }, (error) => {
-        hostCall('failed', stringify(describeThrown(error)));
-      });
+      defineProperty(completion, 'constructor', { value: PromiseConstructor });
+      report(completion);
     },
   };
 })`;
