@@ -117,3 +117,14 @@ test('a Promise.prototype.then that never calls back does not hang the run', asy
   assert.equal(result.stopReason, 'completed', result.error?.message);
   assert.deepEqual(result.value, { a: 1 });
 });
+
+test('a thrown proxy whose traps throw still ends the run as the script error', async () => {
+  const { result } = await outcome(
+    `throw new Proxy({}, {
+       getPrototypeOf() { throw new Error('trap'); },
+       get() { throw new Error('trap'); },
+     });`,
+  );
+  assert.equal(result.stopReason, 'error');
+  assert.equal(result.error?.code, 'SCRIPT_ERROR', result.error?.message);
+});

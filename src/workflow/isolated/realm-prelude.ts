@@ -383,6 +383,14 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
    * only when it caused it), or its rendering.
    */
   function describeThrown(error) {
+    try {
+      return describeThrownValue(error);
+    } catch {
+      // A proxy whose traps throw: its rendering is all that cannot be had.
+      return { rendered: '<unrenderable thrown value>' };
+    }
+  }
+  function describeThrownValue(error) {
     const made = typeof error === 'object' && error !== null ? apply(weakMapGet, fatalErrors, [error]) : undefined;
     if (made !== undefined) return { code: made.code, message: made.message, fatal: true };
     if (isOutOfMemory(error)) return { memory: true, rendered: renderThrown(error) };
