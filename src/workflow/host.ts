@@ -156,7 +156,7 @@ export class WorkerWorkflowService implements WorkflowService {
 
   start(request: WorkflowStartRequest): WorkflowRun {
     const meta = validateMeta(request.meta);
-    checkScriptBody(request.script);
+    this.checkBody(request);
     const limits = resolveLimits(request.limits, this.limits);
     const provider = this.providerOf(request);
     const runId = this.runIdOf(request);
@@ -206,6 +206,9 @@ export class WorkerWorkflowService implements WorkflowService {
       worker,
       onWorkerExit: () => this.running.delete(run),
       loadWorkflow: (target) => readWorkflowFile(this.resolveWorkflow(target, scriptFolder)),
+      ...(request.scriptPath !== undefined
+        ? { scriptFile: resolve(this.cwd, request.scriptPath) }
+        : {}),
       ...(kept ? { journal: kept.journal } : {}),
     });
     this.running.add(run);
@@ -217,6 +220,17 @@ export class WorkerWorkflowService implements WorkflowService {
   private scriptModels(request: WorkflowStartRequest): ScriptModels {
     const runModel = request.model ?? this.defaultModel;
     return { routes: this.modelRoutes, ...(runModel !== undefined ? { runModel } : {}) };
+  }
+
+  /** The body's pre-parse; a body from a file names the file in its error. */
+  private checkBody(request: WorkflowStartRequest): void {
+    try {
+      checkScriptBody(request.script);
+    } catch (error) {
+      if (request.scriptPath === undefined || !(error instanceof WorkflowError)) throw error;
+      const path = resolve(this.cwd, request.scriptPath);
+      throw new WorkflowError(error.code, `${path}: ${error.message}`, { cause: error });
+    }
   }
 
   private runIdOf(request: WorkflowStartRequest): string {

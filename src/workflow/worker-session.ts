@@ -14,7 +14,12 @@ import { createAgentHook, createLogHook, createPhaseHook, fatal, type HookHost }
 import { materializeFromRealm, realmPrototypes } from './materialize.js';
 import { createWorkflowHook, type NestedScript } from './nested-workflow.js';
 import type { DoneOutcome, WirePort, WorkerSessionData } from './protocol.js';
-import { renderForScript, SCRIPT_FILENAME, withScriptFrames } from './render-thrown.js';
+import {
+  nestedScriptFilename,
+  renderForScript,
+  SCRIPT_FILENAME,
+  withScriptFrames,
+} from './render-thrown.js';
 import { SessionWire } from './session-wire.js';
 
 /** Starts the session: posts `ready` and waits for the host. Returns at once. */
@@ -49,7 +54,7 @@ class WorkerSession extends SessionWire {
   async runNestedScript({ name, script, args, host }: NestedScript): Promise<unknown> {
     try {
       return await this.runScript(script, args, host, {
-        filename: `${name.replace(/[^\w.-]+/g, '-')}/${SCRIPT_FILENAME}`,
+        filename: nestedScriptFilename(name),
         label: `workflow(${JSON.stringify(name)}) return value`,
       });
     } catch (error) {

@@ -37,7 +37,7 @@ import {
   type WirePort,
   type WorkerSessionData,
 } from '../protocol.js';
-import { renderForScript, SCRIPT_FILENAME } from '../render-thrown.js';
+import { nestedScriptFilename, renderForScript, SCRIPT_FILENAME } from '../render-thrown.js';
 import { SessionWire } from '../session-wire.js';
 import { ENGINE_FILENAME, PRELUDE_SOURCE, type PreludeSettings } from './realm-prelude.js';
 import { type Encoded, type Replied, standInFor, standInOptions } from './stand-ins.js';
@@ -156,7 +156,7 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
     host.allowedPrototypes = hostPrototypes;
     return new Promise((resolve, reject) => {
       const names = {
-        filename: `${name.replace(/[^\w.-]+/g, '-')}/${SCRIPT_FILENAME}`,
+        filename: nestedScriptFilename(name),
         label: `workflow(${JSON.stringify(name)}) return value`,
       };
       const started = this.startRealm(script, args, host, names, (outcome) => {
