@@ -128,3 +128,17 @@ test('a thrown proxy whose traps throw still ends the run as the script error', 
   assert.equal(result.stopReason, 'error');
   assert.equal(result.error?.code, 'SCRIPT_ERROR', result.error?.message);
 });
+
+test('replacing the globals String, Number, Map, Object and Math changes nothing the engine sends', async () => {
+  const { result } = await outcome(
+    `globalThis.String = function () { return 'forged'; };
+     globalThis.Number = function () { return 0; };
+     globalThis.Map = function () { return {}; };
+     globalThis.Object = { prototype: Map.prototype };
+     globalThis.Math = {};
+     log('heard');
+     return { n: 12, list: [1, 'two'], spent: budget.spent(), left: budget.remaining() > 0 };`,
+  );
+  assert.equal(result.stopReason, 'completed', result.error?.message);
+  assert.deepEqual(result.value, { n: 12, list: [1, 'two'], spent: 0, left: true });
+});

@@ -5,8 +5,9 @@
  * value boundary (a copy of `materialize.ts`'s rules, so both engines refuse the same values with
  * the same messages). It must never hand the script anything but its own realm's values: the
  * host function and the internals object stay in this closure. Nothing the script changes may
- * alter what it sends: it writes its JSON text itself (never `toJSON`, never `JSON.stringify` on an
- * object), reads the host's replies by own keys only, and keeps its errors' codes in the closure.
+ * alter what it sends: it uses only builtins captured before the script ran, stringifies only
+ * null-prototype copies (no `toJSON` can be found), reads the host's replies by own keys only,
+ * and keeps its errors' codes in the closure.
  */
 
 /** The file name the prelude is compiled under; its frames are cut from what the script reads. */
@@ -39,6 +40,14 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
   const ownSymbols = Object.getOwnPropertySymbols;
   const defineProperty = Object.defineProperty;
   const freeze = Object.freeze;
+  const objectCreate = Object.create;
+  const setPrototypeOf = Object.setPrototypeOf;
+  const ObjectPrototype = Object.prototype;
+  const ArrayPrototype = Array.prototype;
+  const toText = String;
+  const toNumber = Number;
+  const MapConstructor = Map;
+  const mathMax = Math.max;
   const isArray = Array.isArray;
   const arrayFrom = Array.from;
   const hasOwnProperty = Object.prototype.hasOwnProperty;
@@ -67,7 +76,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
   const noop = function () {};
   /** The engine's fatal errors, each with its code and message as made (a script may rewrite both). */
   const fatalErrors = new WeakMapConstructor();
-  const pending = new Map();
+  const pending = new MapConstructor();
   const mapGet = Map.prototype.get;
   const mapSet = Map.prototype.set;
   const mapDelete = Map.prototype.delete;
@@ -101,7 +110,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
     defineProperty(error, 'code', { value: code, enumerable: true, writable: true, configurable: true });
     defineProperty(error, 'fatal', { value: true, enumerable: true, writable: true, configurable: true });
     try { error.stack = scriptStack(error.stack); } catch {}
-    apply(weakMapSet, fatalErrors, [error, { code: String(code), message: String(message) }]);
+    apply(weakMapSet, fatalErrors, [error, { code: toText(code), message: toText(message) }]);
     return error;
   }
 
@@ -138,7 +147,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
     return apply(regExpTest, /^[A-Za-z_$][\w$]*$/, [key]) ? path + '.' + key : path + '[' + stringify(key) + ']';
   }
   function renderTrail(trail) {
-    if (trail.parent === undefined) return String(trail.key);
+    if (trail.parent === undefined) return toText(trail.key);
     return appendPath(renderTrail(trail.parent), trail.key);
   }
   function refuse(trail, problem) {
@@ -185,7 +194,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
    * text is counted before its items are walked).
    */
   function materialize(value, label, maxBytes) {
-    const walk = { ancestors: new Map(), bytes: 0, maxBytes, label };
+    const walk = { ancestors: new MapConstructor(), bytes: 0, maxBytes, label };
     if (value === undefined) return null;
     return copyValue(walk, value, { parent: undefined, key: label }, 0);
   }
@@ -205,14 +214,14 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
         return value;
       case 'number':
         if (value === value && value !== Infinity && value !== -Infinity) {
-          count(walk, String(value).length);
+          count(walk, toText(value).length);
           return value;
         }
-        throw refuse(trail, String(value) + ' cannot leave the workflow; JSON has no non-finite numbers');
+        throw refuse(trail, toText(value) + ' cannot leave the workflow; JSON has no non-finite numbers');
       case 'bigint':
-        throw refuse(trail, 'a bigint (' + String(value) + 'n) cannot leave the workflow; use a string or number');
+        throw refuse(trail, 'a bigint (' + toText(value) + 'n) cannot leave the workflow; use a string or number');
       case 'symbol':
-        throw refuse(trail, 'a symbol (' + String(value) + ') cannot leave the workflow');
+        throw refuse(trail, 'a symbol (' + toText(value) + ') cannot leave the workflow');
       case 'function':
         throw refuse(trail, 'a function cannot leave the workflow');
       case 'undefined':
@@ -237,7 +246,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
     }
     const prototype = attempt(trail, 'reading its prototype', () => getPrototypeOf(value));
     const valueIsArray = attempt(trail, 'inspecting it', () => isArray(value));
-    const allowed = prototype === null || prototype === Object.prototype || prototype === Array.prototype;
+    const allowed = prototype === null || prototype === ObjectPrototype || prototype === ArrayPrototype;
     if (!allowed) throw refuse(trail, describeExotic(value, prototype));
     if (!valueIsArray && isArray(prototype)) {
       throw refuse(trail, 'an object inheriting from an array cannot leave the workflow; use an array');
@@ -245,7 +254,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
     const symbols = attempt(trail, 'listing its symbol keys', () =>
       apply(arrayFilter, ownSymbols(value), [(symbol) => apply(propertyIsEnumerable, value, [symbol])]));
     if (symbols.length > 0) {
-      throw refuse(trail, 'a symbol key (' + String(symbols[0]) + ') cannot leave the workflow');
+      throw refuse(trail, 'a symbol key (' + toText(symbols[0]) + ') cannot leave the workflow');
     }
     apply(mapSet, walk.ancestors, [value, trail]);
     const copy = valueIsArray ? copyArray(walk, value, trail, depth) : copyPlainObject(walk, value, trail, depth);
@@ -261,11 +270,11 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
     if (keys.length > length) {
       let named = '';
       for (const key of keys) {
-        if (!apply(regExpTest, /^(0|[1-9]\d*)$/, [key]) || Number(key) >= length) { named = key; break; }
+        if (!apply(regExpTest, /^(0|[1-9]\d*)$/, [key]) || toNumber(key) >= length) { named = key; break; }
       }
       throw refuse({ parent: trail, key: named }, 'a named property on an array cannot leave the workflow; use an object');
     }
-    const copy = [];
+    const copy = nullArray();
     for (let index = 0; index < length; index += 1) {
       const child = { parent: trail, key: index };
       if (!apply(hasOwnProperty, value, [index])) {
@@ -283,7 +292,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
     return copy;
   }
   function copyPlainObject(walk, value, trail, depth) {
-    const copy = {};
+    const copy = objectCreate(null);
     const keys = attempt(trail, 'listing its keys', () => objectKeys(value));
     count(walk, 2 + (keys.length > 0 ? keys.length - 1 : 0));
     for (const key of keys) {
@@ -299,49 +308,38 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
     }
     return copy;
   }
+  /** A value's JSON text, through its materialized copy (null prototypes throughout). */
   function toJsonText(value, label, maxBytes) {
-    return jsonText(materialize(value, label, maxBytes));
+    return stringify(materialize(value, label, maxBytes));
   }
 
   /**
-   * The JSON text of a value the engine built (a materialized copy, a payload, a description),
-   * written here: JSON.stringify would call a toJSON the script put on a prototype. Only own
-   * keys are read, and JSON.stringify only ever sees a primitive.
+   * The JSON text of a value the engine built (a payload, a description): JSON.stringify of a
+   * copy whose every object and array has a null prototype (a materialized copy has them already),
+   * so it finds no toJSON the script put on a prototype and reads own keys only.
    */
   function jsonText(value) {
-    const parts = { __proto__: null, length: 0 };
-    function put(text) {
-      parts[parts.length] = text;
-      parts.length += 1;
+    return stringify(detached(value));
+  }
+  function detached(value) {
+    if (typeof value !== 'object' || value === null) return value;
+    const copy = isArray(value) ? nullArray() : objectCreate(null);
+    const keys = objectKeys(value);
+    for (let index = 0; index < keys.length; index += 1) {
+      defineProperty(copy, keys[index], {
+        value: detached(value[keys[index]]),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
-    function write(item) {
-      if (item === null) return put('null');
-      switch (typeof item) {
-        case 'string': case 'number': case 'boolean': return put(stringify(item));
-        case 'object': break;
-        default: return put('null');
-      }
-      if (isArray(item)) {
-        put('[');
-        const length = item.length;
-        for (let index = 0; index < length; index += 1) {
-          if (index > 0) put(',');
-          write(apply(hasOwnProperty, item, [index]) ? item[index] : null);
-        }
-        return put(']');
-      }
-      put('{');
-      const keys = objectKeys(item);
-      for (let index = 0; index < keys.length; index += 1) {
-        if (index > 0) put(',');
-        put(stringify(keys[index]));
-        put(':');
-        write(item[keys[index]]);
-      }
-      return put('}');
-    }
-    write(value);
-    return apply(arrayJoin, parts, ['']);
+    return copy;
+  }
+  /** An array no prototype reaches: no index setter, no toJSON. */
+  function nullArray() {
+    const list = [];
+    setPrototypeOf(list, null);
+    return list;
   }
 
   /** A host reply's own key (a key the script put on Object.prototype is not the host's). */
@@ -372,7 +370,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
       return name ? '[function ' + name + ']' : '[function]';
     }
     try {
-      return String(value);
+      return toText(value);
     } catch {
       return '<unrenderable thrown value>';
     }
@@ -412,7 +410,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
       case 'bigint': return { b: 1 };
       case 'symbol': return { s: 1 };
       case 'number':
-        if (value !== value || value === Infinity || value === -Infinity) return { n: String(value) };
+        if (value !== value || value === Infinity || value === -Infinity) return { n: toText(value) };
         return { j: stringify(value) };
       case 'string': case 'boolean': return { j: stringify(value) };
       default:
@@ -554,7 +552,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
       return call('spent', []);
     },
     remaining: function remaining() {
-      return total === null ? Infinity : Math.max(0, total - call('spent', []));
+      return total === null ? Infinity : mathMax(0, total - call('spent', []));
     },
   });
 
