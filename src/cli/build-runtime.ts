@@ -157,6 +157,8 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
     home: flags.home,
     cwd: flags.cwd,
     ...(config.prices ? { prices: config.prices } : {}),
+    modelRoutes: Object.keys(config.models ?? {}),
+    defaultModel: modelSpec,
   });
   const goals = installGoals(runtime, config.goal ?? {});
   const todos = installTodos(runtime, config.todo ?? {});

@@ -33,6 +33,7 @@ import {
   WorkerMessage,
   type WorkflowLoadReply,
 } from './protocol.js';
+import { nestedScriptFilename, placeScriptFrames, SCRIPT_FILENAME } from './render-thrown.js';
 import { RunChildren, type RunSetup } from './run-children.js';
 import { readWorkerMessage } from './wire-check.js';
 import { WireOutbox } from './wire-outbox.js';
@@ -46,6 +47,8 @@ export interface HostRunSetup extends RunSetup {
    * `WorkflowError` naming what is wrong. Absent: the run cannot nest workflows.
    */
   loadWorkflow?(target: string): LoadedWorkflow;
+  /** The top script's file (absolute), when it came from one: its error frames name it. */
+  scriptFile?: string;
 }
 
 type RunOutcome =
@@ -71,6 +74,8 @@ export class HostRun implements WorkflowRun {
   private readonly currentPhases = new Map<string | undefined, string>();
   /** The meta of each nested workflow loaded so far, by its name. */
   private readonly nestedMetas = new Map<string, WorkflowMeta>();
+  /** The files of the scripts this run compiled, by the name each was compiled under. */
+  private readonly scriptFiles: Array<{ compiledAs: string; path: string }> = [];
   private lastCall = 0;
   private lastLoad = 0;
   private graceTimer: NodeJS.Timeout | undefined;
@@ -88,6 +93,9 @@ export class HostRun implements WorkflowRun {
   constructor(setup: HostRunSetup) {
     this.setup = setup;
     this.id = setup.runId;
+    if (setup.scriptFile !== undefined) {
+      this.scriptFiles.push({ compiledAs: SCRIPT_FILENAME, path: setup.scriptFile });
+    }
     this.worker = setup.worker;
     this.outbox = new WireOutbox(this.worker, () => {
       // Only a dead worker refuses a message; its exit settles the run.
@@ -341,6 +349,10 @@ export class HostRun implements WorkflowRun {
       }
       const loaded = this.setup.loadWorkflow(target);
       this.nestedMetas.set(loaded.name, loaded.meta);
+      this.scriptFiles.unshift({
+        compiledAs: nestedScriptFilename(loaded.name),
+        path: loaded.path,
+      });
       if (loaded.meta.budgetTokens !== undefined) {
         // One ceiling per run: said in the log rather than ignored in silence.
         this.setup.context.emit(workflowLog, {
@@ -412,9 +424,13 @@ export class HostRun implements WorkflowRun {
   private outcomeOfDone(done: DoneOutcome): RunOutcome {
     if (this.cancelReason !== undefined) return this.cancelledOutcome();
     if (done.kind === 'ok') return { stopReason: 'completed', value: done.value };
+    // The frames name the scripts' own files, not the names the engine compiled them under.
     return {
       stopReason: 'error',
-      error: { code: done.code ?? 'SCRIPT_ERROR', message: done.message },
+      error: {
+        code: done.code ?? 'SCRIPT_ERROR',
+        message: placeScriptFrames(done.message, this.scriptFiles),
+      },
     };
   }
 

@@ -30,6 +30,7 @@ import { RunBudget } from './run-budget.js';
 import type { JournalDisk } from './run-journal.js';
 import { checkRunId, readRunRecord } from './run-store.js';
 import { checkScriptBody } from './script-parse.js';
+import { type ScriptModels, workflowTargetRefusal, workspacePlace } from './script-reach.js';
 import { DEFAULT_WORKFLOW_ENGINE, spawnWorkflowWorker } from './worker-spawn.js';
 import { readWorkflowFile } from './workflow-file.js';
 
@@ -57,6 +58,10 @@ export interface WorkerWorkflowServiceOptions {
   resolveWorkflow?(target: string, relativeTo: string | undefined): string;
   /** Prices by model spec (config `prices`), for each agent's `costUsd`; default none. */
   prices?: PriceTable;
+  /** The config's route names: a script may name them as agents' models; default none. */
+  modelRoutes?: readonly string[];
+  /** The model a run's agents get when its request names none; a script may name it too. */
+  defaultModel?: string;
   /** For tests: how journal lines are written and made durable; default the file system. */
   journalDisk?: JournalDisk;
 }
@@ -81,8 +86,9 @@ function looksLikePath(target: string): boolean {
 }
 
 /**
- * The default `resolveWorkflow`: files only, relative to `relativeTo`, else `cwd`; a saved
- * workflow's name is refused, since this service knows no saved workflows.
+ * The default `resolveWorkflow`: files only, relative to `relativeTo`, else `cwd`, and only
+ * inside `cwd` (symlinks resolved; one outside is refused unread); a saved workflow's name is
+ * refused, since this service knows no saved workflows.
  */
 export function resolveWorkflowPath(cwd: string) {
   return (target: string, relativeTo: string | undefined): string => {
@@ -92,7 +98,9 @@ export function resolveWorkflowPath(cwd: string) {
         `no saved workflow named ${JSON.stringify(target.slice(0, 200))}: saved workflows are not available here; name a .js file by its path (relative to the script's folder)`,
       );
     }
-    return resolve(relativeTo ?? cwd, target);
+    const path = workspacePlace(resolve(relativeTo ?? cwd, target), cwd);
+    if (path === undefined) throw workflowTargetRefusal(cwd);
+    return path;
   };
 }
 
@@ -109,6 +117,8 @@ export class WorkerWorkflowService implements WorkflowService {
   private readonly home: string | undefined;
   private readonly journalDisk: JournalDisk | undefined;
   private readonly engine: WorkflowEngineKind;
+  private readonly modelRoutes: readonly string[];
+  private readonly defaultModel: string | undefined;
 
   /** Throws `WorkflowError('INVALID_ARGUMENT')` for a bad limit. */
   constructor(options: WorkerWorkflowServiceOptions) {
@@ -123,6 +133,8 @@ export class WorkerWorkflowService implements WorkflowService {
     this.home = options.home;
     this.journalDisk = options.journalDisk;
     this.engine = options.engine ?? DEFAULT_WORKFLOW_ENGINE;
+    this.modelRoutes = options.modelRoutes ?? [];
+    this.defaultModel = options.defaultModel;
   }
 
   /** The request's provider, else the service's; one the registry lacks cannot begin. */
@@ -144,7 +156,7 @@ export class WorkerWorkflowService implements WorkflowService {
 
   start(request: WorkflowStartRequest): WorkflowRun {
     const meta = validateMeta(request.meta);
-    checkScriptBody(request.script);
+    this.checkBody(request);
     const limits = resolveLimits(request.limits, this.limits);
     const provider = this.providerOf(request);
     const runId = this.runIdOf(request);
@@ -190,14 +202,35 @@ export class WorkerWorkflowService implements WorkflowService {
       childInstructions: this.childInstructions,
       budget,
       prices: this.prices,
+      scriptModels: this.scriptModels(request),
       worker,
       onWorkerExit: () => this.running.delete(run),
       loadWorkflow: (target) => readWorkflowFile(this.resolveWorkflow(target, scriptFolder)),
+      ...(request.scriptPath !== undefined
+        ? { scriptFile: resolve(this.cwd, request.scriptPath) }
+        : {}),
       ...(kept ? { journal: kept.journal } : {}),
     });
     this.running.add(run);
     if (!kept) return run;
     return kept.wrap(run);
+  }
+
+  /** What the run's script may name as models: the routes, and the run's own model. */
+  private scriptModels(request: WorkflowStartRequest): ScriptModels {
+    const runModel = request.model ?? this.defaultModel;
+    return { routes: this.modelRoutes, ...(runModel !== undefined ? { runModel } : {}) };
+  }
+
+  /** The body's pre-parse; a body from a file names the file in its error. */
+  private checkBody(request: WorkflowStartRequest): void {
+    try {
+      checkScriptBody(request.script);
+    } catch (error) {
+      if (request.scriptPath === undefined || !(error instanceof WorkflowError)) throw error;
+      const path = resolve(this.cwd, request.scriptPath);
+      throw new WorkflowError(error.code, `${path}: ${error.message}`, { cause: error });
+    }
   }
 
   private runIdOf(request: WorkflowStartRequest): string {

@@ -36,6 +36,10 @@ export interface WorkflowLayerOptions {
   cwd?: string;
   /** Prices by model spec (config `prices`), for each workflow agent's cost. */
   prices?: PriceTable;
+  /** The config's route names (`models:`): a script may name them as its agents' models. */
+  modelRoutes?: readonly string[];
+  /** The runs' default model (a run's own unless its request names one). */
+  defaultModel?: string;
 }
 
 export interface WorkflowLayer {
@@ -64,6 +68,8 @@ export function installWorkflows(
     ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
     resolveWorkflow: savedWorkflowResolver(places),
     ...(options.prices ? { prices: options.prices } : {}),
+    ...(options.modelRoutes ? { modelRoutes: options.modelRoutes } : {}),
+    ...(options.defaultModel !== undefined ? { defaultModel: options.defaultModel } : {}),
   });
   const policy = options.offerTool === 'always' ? WORKFLOW_POLICY_ALWAYS : WORKFLOW_POLICY_EXPLICIT;
   const disposers: Disposer[] = [

@@ -9,6 +9,31 @@
 /** The file name the script is compiled under; its stack frames name it. */
 export const SCRIPT_FILENAME = 'workflow-script.js';
 
+/** The file name a nested workflow's body is compiled under, by its meta name. */
+export function nestedScriptFilename(name: string): string {
+  return `${name.replace(/[^\w.-]+/g, '-')}/${SCRIPT_FILENAME}`;
+}
+
+/**
+ * `text` with each frame of a script compiled under `compiledAs` naming the script's own file
+ * instead (`workflow-script.js:4:9` becomes `/work/review.js:4:9`): bodies keep the file's line
+ * numbers (the header is blanked, not cut), so only the name changes. For what the user reads.
+ */
+export function placeScriptFrames(
+  text: string,
+  files: ReadonlyArray<{ compiledAs: string; path: string }>,
+): string {
+  let placed = text;
+  for (const { compiledAs, path } of files) {
+    const escaped = compiledAs.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    placed = placed.replace(
+      new RegExp(`(^|[\\s(])${escaped}:(?=\\d)`, 'g'),
+      (_match, before: string) => `${before}${path}:`,
+    );
+  }
+  return placed;
+}
+
 export const UNRENDERABLE_THROWN_VALUE = '<unrenderable thrown value>';
 
 /** Longer renderings are cut to this many characters plus a marker. */

@@ -33,6 +33,7 @@ import {
 import type { AgentReply, AgentStartOptions } from './protocol.js';
 import type { RunBudget } from './run-budget.js';
 import { type JournalRecord, journalKey, type RunJournal } from './run-journal.js';
+import { modelRefusal, type ScriptModels } from './script-reach.js';
 import { FifoSlots } from './slots.js';
 import { WORKFLOW_TOOL } from './tool.js';
 
@@ -52,6 +53,8 @@ export interface RunSetup {
   prices?: PriceTable;
   /** The run's journal: completed calls are recorded, and recorded ones answered without a child. */
   journal?: RunJournal;
+  /** The models the script may name (agent option, phase model); default: built-in providers only. */
+  scriptModels?: ScriptModels;
 }
 
 export interface RunChildrenSetup extends RunSetup {
@@ -151,6 +154,7 @@ export class RunChildren {
   private closed = false;
   private readonly prices: PriceTable;
   private readonly priced: boolean;
+  private readonly scriptModels: ScriptModels;
   /** The cost of every ended agent; undefined once one of them has an unknown cost. */
   private totalCost: number | undefined;
 
@@ -158,6 +162,11 @@ export class RunChildren {
     this.setup = setup;
     this.prices = setup.prices ?? {};
     this.priced = Object.keys(this.prices).length > 0;
+    const runModel = setup.request.model;
+    this.scriptModels = setup.scriptModels ?? {
+      routes: [],
+      ...(runModel !== undefined ? { runModel } : {}),
+    };
     this.totalCost = this.priced ? 0 : undefined;
     this.slots = new FifoSlots(setup.limits.maxConcurrentAgents);
     // One listener per running child (the provider's); more would be a leak worth hearing about.
@@ -199,6 +208,13 @@ export class RunChildren {
       });
       return;
     }
+    // Checked before a child (or its provider) could read the file a spec names.
+    const named = this.scriptModel(agent);
+    const refusal = named === undefined ? undefined : modelRefusal(named, this.scriptModels);
+    if (refusal !== undefined) {
+      this.setup.reply(agent.call, { kind: 'fatal', code: 'INVALID_ARGUMENT', message: refusal });
+      return;
+    }
     this.requested += 1;
     const place = this.journalPlace(agent);
     if (place?.hit) {
@@ -206,6 +222,13 @@ export class RunChildren {
       return;
     }
     this.slots.enqueue(() => this.launch(agent, place));
+  }
+
+  /** The model the script names for the call (its option, else its phase's); undefined: none. */
+  private scriptModel(agent: AgentCall): string | undefined {
+    const { workflow, phase, options } = agent;
+    const meta = workflow === undefined ? this.setup.meta : this.setup.nestedMeta?.(workflow);
+    return options.model ?? meta?.phases?.find((candidate) => candidate.title === phase)?.model;
   }
 
   /** Numbers the call among identical ones (in the order calls reach the host) and looks it up. */
@@ -300,11 +323,7 @@ export class RunChildren {
     const { request } = this.setup;
     const { call, prompt, options, phase, workflow } = agent;
     const label = options.label ?? defaultLabel(prompt);
-    const meta = workflow === undefined ? this.setup.meta : this.setup.nestedMeta?.(workflow);
-    const model =
-      options.model ??
-      meta?.phases?.find((candidate) => candidate.title === phase)?.model ??
-      request.model;
+    const model = this.scriptModel(agent) ?? request.model;
     const startRequest: SubagentStartRequest = {
       parent: request.parent,
       prompt,

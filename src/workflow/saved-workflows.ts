@@ -8,6 +8,7 @@ import { type Dirent, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { errorMessage } from '../core/errors.js';
 import { type LoadedWorkflow, WorkflowError, type WorkflowMeta } from './contract.js';
+import { workflowTargetRefusal, workspacePlace } from './script-reach.js';
 import { readWorkflowFile } from './workflow-file.js';
 
 export type SavedWorkflowScope = 'project' | 'personal';
@@ -169,25 +170,38 @@ export function resolveWorkflowTarget(
   if (isFile(path)) return { path };
   const saved = findSavedWorkflow(target, options);
   if (saved !== undefined) return saved;
+  throw missingTarget(target, path, options);
+}
+
+/** Neither a file at `path` nor a saved workflow named `target`: the error naming both. */
+function missingTarget(target: string, path: string, places: SavedWorkflowPlaces): WorkflowError {
   const named = isSavedWorkflowName(target)
-    ? `, and no saved workflow is named ${target} (saved: ${savedList(options)})`
-    : ` (saved workflows: ${savedList(options)})`;
+    ? `, and no saved workflow is named ${target} (saved: ${savedList(places)})`
+    : ` (saved workflows: ${savedList(places)})`;
   const found = isFolder(path) ? 'it is a folder, not a file' : 'no such file';
-  throw new WorkflowError(
+  return new WorkflowError(
     'INVALID_ARGUMENT',
     `cannot read the workflow script ${path}: ${found}${named}`,
   );
 }
 
-/** The `resolveWorkflow` of a workflow service: names and paths, as `resolveWorkflowTarget`. */
+/**
+ * The `resolveWorkflow` of a workflow service: a script's `workflow()` target, as
+ * `resolveWorkflowTarget` (a file first, then a saved NAME), except that a file must lie inside
+ * the workspace (`cwd`, symlinks resolved): one outside is refused before it is looked at.
+ */
 export function savedWorkflowResolver(
   places: SavedWorkflowPlaces,
 ): (target: string, relativeTo: string | undefined) => string {
-  return (target, relativeTo) =>
-    resolveWorkflowTarget(target, {
-      ...places,
-      ...(relativeTo !== undefined ? { relativeTo } : {}),
-    }).path;
+  const workspace = places.cwd ?? process.cwd();
+  return (target, relativeTo) => {
+    const path = workspacePlace(resolve(relativeTo ?? workspace, target), workspace);
+    if (path !== undefined && isFile(path)) return path;
+    const saved = findSavedWorkflow(target, places);
+    if (saved !== undefined) return saved.path;
+    if (path === undefined) throw workflowTargetRefusal(workspace);
+    throw missingTarget(target, path, places);
+  };
 }
 
 /** A saved workflow by NAME only (never a path), read and its header checked. */

@@ -14,7 +14,12 @@ import { createAgentHook, createLogHook, createPhaseHook, fatal, type HookHost }
 import { materializeFromRealm, realmPrototypes } from './materialize.js';
 import { createWorkflowHook, type NestedScript } from './nested-workflow.js';
 import type { DoneOutcome, WirePort, WorkerSessionData } from './protocol.js';
-import { renderForScript, SCRIPT_FILENAME, withScriptFrames } from './render-thrown.js';
+import {
+  nestedScriptFilename,
+  renderForScript,
+  SCRIPT_FILENAME,
+  withScriptFrames,
+} from './render-thrown.js';
 import { SessionWire } from './session-wire.js';
 
 /** Starts the session: posts `ready` and waits for the host. Returns at once. */
@@ -49,7 +54,7 @@ class WorkerSession extends SessionWire {
   async runNestedScript({ name, script, args, host }: NestedScript): Promise<unknown> {
     try {
       return await this.runScript(script, args, host, {
-        filename: `${name.replace(/[^\w.-]+/g, '-')}/${SCRIPT_FILENAME}`,
+        filename: nestedScriptFilename(name),
         label: `workflow(${JSON.stringify(name)}) return value`,
       });
     } catch (error) {
@@ -85,10 +90,15 @@ class WorkerSession extends SessionWire {
   ): Promise<unknown> {
     const compiled = compile(script, names.filename);
     const context = this.createRealm(args, host);
+    const settle = vm.runInContext(SETTLER_SOURCE, context) as Settler;
     const completion: unknown = compiled.runInContext(context, {
       timeout: this.limits.syncTimeoutMs,
     });
-    const value = await completion;
+    // Wrapped in this realm's object: resolving with the realm's value would call a `then` the
+    // script put on its Object.prototype.
+    const { value } = await new Promise<{ value: unknown }>((resolve, reject) => {
+      settle(completion, (settled) => resolve({ value: settled }), reject);
+    });
     return materializeFromRealm(value, {
       label: names.label,
       allowedPrototypes: host.allowedPrototypes,
@@ -175,6 +185,37 @@ const LOCAL_GLOBALS = [
   'Infinity',
 ] as const;
 const LOCALS_PREFIX = `{let ${LOCAL_GLOBALS.map((name) => `${name}=globalThis.${name}`).join(',')};`;
+
+/** Awaits a script's completion in its own realm (see `SETTLER_SOURCE`); never throws. */
+type Settler = (
+  completion: unknown,
+  fulfilled: (value: unknown) => void,
+  rejected: (error: unknown) => void,
+) => void;
+
+/**
+ * Run in each realm before the script: awaits the script's completion with the realm's own
+ * `Promise`, captured first and set as the completion's own constructor, so the await reads
+ * nothing the script can change (`Promise.prototype.then`, `constructor`, `Symbol.species`); the
+ * worker's own `await` on a foreign promise would call its `then`.
+ */
+const SETTLER_SOURCE = `(() => {
+  const PromiseConstructor = Promise;
+  const defineProperty = Object.defineProperty;
+  return (completion, fulfilled, rejected) => {
+    defineProperty(completion, 'constructor', { value: PromiseConstructor });
+    (async () => {
+      let value;
+      try {
+        value = await completion;
+      } catch (error) {
+        rejected(error);
+        return;
+      }
+      fulfilled(value);
+    })();
+  };
+})()`;
 
 /** The host checked the body already; a compile failure here still ends the run loud. */
 function compile(script: string, filename: string): vm.Script {

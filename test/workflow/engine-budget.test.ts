@@ -119,7 +119,8 @@ test('prices give each agent-end and the result a cost; one unpriced agent leave
   const prices = { 'fake:cheap': { input: 1, output: 2 }, 'fake:dear': { input: 10, output: 20 } };
   const fixture = engineFixture({
     respond: () => ({ output: 'ok', usage: { input: 1000, output: 500 } }),
-    service: { prices },
+    // `fake` is a configured route: a script may name its models.
+    service: { prices, modelRoutes: ['fake'] },
   });
   const priced = await settled(
     fixture,

@@ -21,7 +21,10 @@ function workflowFile(
   );
 }
 
-/** A project folder with `flows/`: the top script's folder, where relative targets are found. */
+/**
+ * A project folder with `flows/`: the top script's folder, where relative targets are found. The
+ * services run in `root` (their workspace): a script may run only files inside it.
+ */
 function project() {
   const root = temporaryFolder('loom-nested-');
   const flows = join(root, 'flows');
@@ -40,7 +43,11 @@ test("a nested workflow's value is the call's value; its agents, phases and logs
      const got = await agent('inner ' + args.n);
      return { got, n: args.n, parentMark: [].parentMark ?? null };`,
   );
-  const fixture = engineFixture({ respond: echoPrompt, service: { cwd: root } });
+  const fixture = engineFixture({
+    respond: echoPrompt,
+    // `inner` and `not` are configured routes: a script may name their models.
+    service: { cwd: root, modelRoutes: ['inner', 'not'] },
+  });
   const script = `Array.prototype.parentMark = 'leaked';
      phase('Outer');
      const first = await agent('outer');
@@ -134,7 +141,7 @@ test('without a script path a nested target is found from the service cwd; a cus
 });
 
 test('nested runs started at once each get a realm of their own', async () => {
-  const { flows, scriptPath } = project();
+  const { root, flows, scriptPath } = project();
   workflowFile(
     flows,
     'count.js',
@@ -143,7 +150,7 @@ test('nested runs started at once each get a realm of their own', async () => {
      const got = await agent('item ' + args.n);
      return { got, count };`,
   );
-  const fixture = engineFixture({ respond: echoPrompt });
+  const fixture = engineFixture({ service: { cwd: root }, respond: echoPrompt });
   const result = await settled(
     fixture,
     fixture.start(
@@ -163,7 +170,7 @@ test('nested runs started at once each get a realm of their own', async () => {
 });
 
 test("a nested run shares the run's slots, agent numbering and agent cap", async () => {
-  const { flows, scriptPath } = project();
+  const { root, flows, scriptPath } = project();
   workflowFile(
     flows,
     'one.js',
@@ -172,7 +179,7 @@ test("a nested run shares the run's slots, agent numbering and agent cap", async
      log('asked');
      return await asked;`,
   );
-  const fixture = engineFixture({ limits: { maxConcurrentAgents: 1 } });
+  const fixture = engineFixture({ service: { cwd: root }, limits: { maxConcurrentAgents: 1 } });
   const run = fixture.start(
     `const held = agent('outer held');
      const inner = await workflow('./one.js');
@@ -196,7 +203,11 @@ test("a nested run shares the run's slots, agent numbering and agent cap", async
   );
 
   workflowFile(flows, 'many.js', { name: 'many' }, `await agent('b'); await agent('c'); return 1;`);
-  const capped = engineFixture({ respond: echoPrompt, limits: { maxTotalAgents: 2 } });
+  const capped = engineFixture({
+    service: { cwd: root },
+    respond: echoPrompt,
+    limits: { maxTotalAgents: 2 },
+  });
   const over = await settled(
     capped,
     capped.start(`await agent('a'); return await workflow('./many.js');`, { scriptPath }),
@@ -207,9 +218,9 @@ test("a nested run shares the run's slots, agent numbering and agent cap", async
 });
 
 test("cancelling the run cancels the nested run's agents through both channels", async () => {
-  const { flows, scriptPath } = project();
+  const { root, flows, scriptPath } = project();
   workflowFile(flows, 'held.js', { name: 'held' }, `return await agent('held inner');`);
-  const fixture = engineFixture();
+  const fixture = engineFixture({ service: { cwd: root } });
   const run = fixture.start(`return await workflow('./held.js');`, { scriptPath });
   const child = await fixture.fake.child(/held inner/);
   run.cancel('the user stopped it');
@@ -223,11 +234,11 @@ test("cancelling the run cancels the nested run's agents through both channels",
 });
 
 test('a fatal error inside a nested run ends the run with its code; nesting twice is NESTING_LIMIT', async () => {
-  const { flows, scriptPath } = project();
+  const { root, flows, scriptPath } = project();
   workflowFile(flows, 'bad-option.js', { name: 'bad' }, `return await agent('x', { bogus: 1 });`);
   workflowFile(flows, 'b.js', { name: 'b' }, `return await workflow('./c.js');`);
   workflowFile(flows, 'c.js', { name: 'c' }, `return 'never';`);
-  const fixture = engineFixture({ respond: echoPrompt });
+  const fixture = engineFixture({ service: { cwd: root }, respond: echoPrompt });
   const option = await settled(
     fixture,
     fixture.start(`return await workflow('./bad-option.js');`, { scriptPath }),
@@ -246,7 +257,7 @@ test('a fatal error inside a nested run ends the run with its code; nesting twic
 });
 
 test('a target that cannot run ends the run with an error naming it, even when the script drops or catches the call', async () => {
-  const { flows, scriptPath } = project();
+  const { root, flows, scriptPath } = project();
   workflowFile(flows, 'bad-meta.js', { name: 'x', colour: 'red' }, `return 1;`);
   writeFile(flows, 'no-meta.js', `return 1;\n`);
   workflowFile(flows, 'bad-syntax.js', { name: 'x' }, `return (;`);
@@ -302,7 +313,7 @@ test('a target that cannot run ends the run with an error naming it, even when t
     },
   ];
   for (const { script, code, pattern } of cases) {
-    const fixture = engineFixture();
+    const fixture = engineFixture({ service: { cwd: root } });
     const result = await settled(fixture, fixture.start(script, { scriptPath }));
     assert.equal(result.stopReason, 'error', script);
     assert.equal(result.value, null, script);

@@ -137,6 +137,8 @@ test('children get the prompt, label, contract text, run signal, parent and reso
       request.outputSchema
         ? { output: '{"ok":true}', structured: { ok: true } }
         : echoPrompt(request),
+    // Configured routes: a script may name them as models.
+    service: { modelRoutes: ['own-model', 'phase-model'] },
   });
   const parent = { sessionId: 'parent-session', delegationDepth: 1 };
   const run = fixture.start(

@@ -197,3 +197,30 @@ test('forged messages: the script finds no port to post on, and the host hears o
     ['workflow/start', 'workflow/log', 'workflow/end'],
   );
 });
+
+async function ending(script: string) {
+  const fixture = engineFixture({ respond: echoPrompt, service: { engine: 'isolated' } });
+  return settled(fixture, fixture.start(script));
+}
+
+test("a script's own InternalError('out of memory') or ('interrupted') is a thrown value, not the engine's ending", async () => {
+  for (const text of ['out of memory', 'interrupted']) {
+    const result = await ending(`throw new InternalError(${JSON.stringify(text)});`);
+    assert.equal(result.stopReason, 'error');
+    assert.equal(result.error?.code, 'SCRIPT_ERROR', result.error?.message);
+    assert.match(result.error?.message ?? '', new RegExp(`InternalError: ${text}`));
+  }
+});
+
+test("rewriting a caught engine error's code and message does not forge the run's ending", async () => {
+  const result = await ending(
+    `try { agent('x', { bogus: 1 }); } catch (error) {
+       error.code = 'SCRIPT_MEMORY';
+       error.message = 'forged';
+       throw error;
+     }`,
+  );
+  assert.equal(result.stopReason, 'error');
+  assert.equal(result.error?.code, 'UNSUPPORTED_OPTION');
+  assert.match(result.error?.message ?? '', /agent\(\) has no option "bogus"/);
+});

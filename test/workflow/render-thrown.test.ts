@@ -2,8 +2,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import vm from 'node:vm';
 import {
+  nestedScriptFilename,
+  placeScriptFrames,
   RENDERED_THROWN_MAXIMUM_LENGTH,
   renderThrown,
+  SCRIPT_FILENAME,
   UNRENDERABLE_THROWN_VALUE,
 } from '../../src/workflow/render-thrown.js';
 
@@ -102,4 +105,20 @@ test('a function renders as its name, never its source', () => {
     },
   });
   assert.equal(renderThrown(hostileName), '[function]');
+});
+
+test('placeScriptFrames names each compiled script by its file, the nested name before the top one', () => {
+  const text =
+    'Error: boom\n    at inner (b/workflow-script.js:3:5)\n    at workflow-script.js:7:1\n    at main (workflow-script.js:9:2)';
+  assert.equal(
+    placeScriptFrames(text, [
+      { compiledAs: nestedScriptFilename('b'), path: '/work/flows/b.js' },
+      { compiledAs: SCRIPT_FILENAME, path: '/work/top.js' },
+    ]),
+    'Error: boom\n    at inner (/work/flows/b.js:3:5)\n    at /work/top.js:7:1\n    at main (/work/top.js:9:2)',
+  );
+  assert.equal(
+    placeScriptFrames('see workflow-script.js for details', []),
+    'see workflow-script.js for details',
+  );
 });

@@ -129,7 +129,11 @@ test('an existing file wins over a saved name; relative files resolve against re
     join(where.cwd, '.loom', 'workflows', 'review.js'),
     'no file review beside the script: the saved name',
   );
-  assert.throws(() => resolver('../../../etc/passwd-not-here', where.cwd), /no such file/);
+  assert.throws(() => resolver('missing.js', where.cwd), /no such file/);
+  assert.throws(
+    () => resolver('../../../etc/passwd-not-here', where.cwd),
+    /refused: a script may run only saved workflows and files inside the workspace/,
+  );
 });
 
 test('a saved file with a bad header is listed with its problem, and loading it fails naming the file', () => {

@@ -37,7 +37,7 @@ import {
   type WirePort,
   type WorkerSessionData,
 } from '../protocol.js';
-import { renderForScript, SCRIPT_FILENAME } from '../render-thrown.js';
+import { nestedScriptFilename, renderForScript, SCRIPT_FILENAME } from '../render-thrown.js';
 import { SessionWire } from '../session-wire.js';
 import { ENGINE_FILENAME, PRELUDE_SOURCE, type PreludeSettings } from './realm-prelude.js';
 import { type Encoded, type Replied, standInFor, standInOptions } from './stand-ins.js';
@@ -89,10 +89,14 @@ function quickJs(compiled: CompiledWasm | undefined): Promise<QuickJSWASMModule>
   return loadedModule;
 }
 
-/** How a realm's script ended, as its prelude reported it. */
+/**
+ * How a realm's script ended, as its prelude reported it. A script can throw an `InternalError`
+ * of its own, so `memory` and `interrupted` carry its rendering: the session believes them only
+ * when it caused them (`believed`).
+ */
 type Thrown =
-  | { memory: true }
-  | { interrupted: true }
+  | { memory: true; rendered: string }
+  | { interrupted: true; rendered: string }
   | { code: WorkflowError['code']; message: string; fatal: true }
   | { rendered: string };
 
@@ -152,7 +156,7 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
     host.allowedPrototypes = hostPrototypes;
     return new Promise((resolve, reject) => {
       const names = {
-        filename: `${name.replace(/[^\w.-]+/g, '-')}/${SCRIPT_FILENAME}`,
+        filename: nestedScriptFilename(name),
         label: `workflow(${JSON.stringify(name)}) return value`,
       };
       const started = this.startRealm(script, args, host, names, (outcome) => {
@@ -160,7 +164,7 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
           resolve(outcome.value);
           return;
         }
-        const { thrown } = outcome;
+        const thrown = this.believed(outcome.thrown);
         if ('memory' in thrown) {
           this.outOfMemory();
           reject(fatal('SCRIPT_MEMORY', this.memoryMessage()));
@@ -241,14 +245,28 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
     }
   }
 
-  private describeThrown(thrown: Thrown): DoneOutcome {
-    if ('interrupted' in thrown) {
-      if (this.overMemory()) return this.describeThrown({ memory: true });
-      const stop = this.stopError ?? this.stopping;
-      if (stop) return { kind: 'error', code: stop.code, message: stop.message, fatal: true };
-      return { kind: 'error', message: 'the script was interrupted', fatal: true };
+  /**
+   * What the realm reported, unless it claims an ending only the session causes (running out of
+   * memory, an interrupt) that the session did not cause: that is a value the script threw.
+   */
+  private believed(thrown: Thrown): Thrown {
+    if ('memory' in thrown && !this.overMemory()) return { rendered: thrown.rendered };
+    if ('interrupted' in thrown && !this.overMemory() && !(this.stopError ?? this.stopping)) {
+      return { rendered: thrown.rendered };
     }
-    if ('memory' in thrown) {
+    return thrown;
+  }
+
+  private describeThrown(reported: Thrown): DoneOutcome {
+    const thrown = this.believed(reported);
+    if ('interrupted' in thrown) {
+      // Believed: the session stopped the script, or its heap ran out meanwhile.
+      const stop = this.stopError ?? this.stopping;
+      if (stop && !this.overMemory()) {
+        return { kind: 'error', code: stop.code, message: stop.message, fatal: true };
+      }
+    }
+    if ('interrupted' in thrown || 'memory' in thrown) {
       return { kind: 'error', code: 'SCRIPT_MEMORY', message: this.memoryMessage(), fatal: true };
     }
     if ('fatal' in thrown) {
@@ -337,7 +355,7 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
       }
       if (result.error) {
         const error = this.read(context, result.error);
-        if (!this.sliceFailed(undefined, error)) {
+        if (!this.sliceFailed(undefined)) {
           realm.ended({
             thrown: {
               code: 'SCRIPT_PARSE',
@@ -368,7 +386,7 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
     const factory = this.enter(() => context.evalCode(PRELUDE_SOURCE, ENGINE_FILENAME));
     if (factory.error) {
       const error = this.read(context, factory.error);
-      if (!this.sliceFailed(this.takeInterruption(), error)) {
+      if (!this.sliceFailed(this.takeInterruption())) {
         this.finish({
           kind: 'error',
           message: `the isolated workflow engine failed to start: ${renderError(error)}`,
@@ -390,7 +408,7 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
     for (const handle of [factory.value, hostCall, settingsText, argsText]) handle.dispose();
     if (made.error) {
       const error = this.read(context, made.error);
-      if (!this.sliceFailed(this.takeInterruption(), error)) {
+      if (!this.sliceFailed(this.takeInterruption())) {
         this.finish({
           kind: 'error',
           message: `the isolated workflow engine failed to start: ${renderError(error)}`,
@@ -567,7 +585,7 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
       const result = this.enter(() => context.callFunction(method, realm.internals, ...handles));
       if (result.error) {
         const error = this.read(context, result.error);
-        if (!this.sliceFailed(this.takeInterruption(), error)) {
+        if (!this.sliceFailed(this.takeInterruption())) {
           this.finish({
             kind: 'error',
             message: `the isolated workflow engine failed: ${renderError(error)}`,
@@ -604,7 +622,7 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
       return;
     }
     const error = this.read(result.error.context, result.error);
-    if (!this.sliceFailed(interruption, error)) {
+    if (!this.sliceFailed(interruption)) {
       this.finish({ kind: 'error', message: renderForScript(renderError(error)), fatal: false });
     }
   }
@@ -613,9 +631,10 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
    * A slice that ended with an uncatchable error: a stop or memory. Returns false for anything
    * else (the caller decides).
    */
-  private sliceFailed(interruption: Interruption, error: ReadError): boolean {
+  private sliceFailed(interruption: Interruption): boolean {
     if (this.state === 'finished') return true;
-    if (isOutOfMemory(error) || interruption === 'memory' || this.overMemory()) {
+    // A script's own `new InternalError('out of memory')` is not the heap running out.
+    if (interruption === 'memory' || this.overMemory()) {
       this.outOfMemory();
       return true;
     }
@@ -765,10 +784,6 @@ interface ReadError {
   name: string;
   message: string;
   stack: string;
-}
-
-function isOutOfMemory(error: ReadError): boolean {
-  return error.name === 'InternalError' && error.message === 'out of memory';
 }
 
 function renderError(error: ReadError): string {

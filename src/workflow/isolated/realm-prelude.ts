@@ -4,7 +4,10 @@
  * wrappers over one host function that takes and returns JSON text, the combinators, and the
  * value boundary (a copy of `materialize.ts`'s rules, so both engines refuse the same values with
  * the same messages). It must never hand the script anything but its own realm's values: the
- * host function and the internals object stay in this closure.
+ * host function and the internals object stay in this closure. Nothing the script changes may
+ * alter what it sends: it uses only builtins captured before the script ran, stringifies only
+ * null-prototype copies (no `toJSON` can be found), reads the host's replies by own keys only,
+ * and keeps its errors' codes in the closure.
  */
 
 /** The file name the prelude is compiled under; its frames are cut from what the script reads. */
@@ -37,6 +40,14 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
   const ownSymbols = Object.getOwnPropertySymbols;
   const defineProperty = Object.defineProperty;
   const freeze = Object.freeze;
+  const objectCreate = Object.create;
+  const setPrototypeOf = Object.setPrototypeOf;
+  const ObjectPrototype = Object.prototype;
+  const ArrayPrototype = Array.prototype;
+  const toText = String;
+  const toNumber = Number;
+  const MapConstructor = Map;
+  const mathMax = Math.max;
   const isArray = Array.isArray;
   const arrayFrom = Array.from;
   const hasOwnProperty = Object.prototype.hasOwnProperty;
@@ -48,23 +59,24 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
   const promiseRace = Promise.race;
   const promiseReject = Promise.reject;
   const promiseResolve = Promise.resolve;
-  const WeakSetConstructor = WeakSet;
-  const weakSetAdd = WeakSet.prototype.add;
-  const weakSetHas = WeakSet.prototype.has;
+  const WeakMapConstructor = WeakMap;
+  const weakMapGet = WeakMap.prototype.get;
+  const weakMapSet = WeakMap.prototype.set;
+  const weakMapHas = WeakMap.prototype.has;
   const stringSplit = String.prototype.split;
   const stringIncludes = String.prototype.includes;
   const stringSlice = String.prototype.slice;
   const regExpTest = RegExp.prototype.test;
   const arrayJoin = Array.prototype.join;
   const arrayFilter = Array.prototype.filter;
-  const arrayPush = Array.prototype.push;
   const arrayMap = Array.prototype.map;
   const ErrorConstructor = Error;
   const InternalErrorConstructor = typeof InternalError === 'function' ? InternalError : undefined;
   const settings = parse(settingsJson);
   const noop = function () {};
-  const fatalErrors = new WeakSetConstructor();
-  const pending = new Map();
+  /** The engine's fatal errors, each with its code and message as made (a script may rewrite both). */
+  const fatalErrors = new WeakMapConstructor();
+  const pending = new MapConstructor();
   const mapGet = Map.prototype.get;
   const mapSet = Map.prototype.set;
   const mapDelete = Map.prototype.delete;
@@ -98,7 +110,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
     defineProperty(error, 'code', { value: code, enumerable: true, writable: true, configurable: true });
     defineProperty(error, 'fatal', { value: true, enumerable: true, writable: true, configurable: true });
     try { error.stack = scriptStack(error.stack); } catch {}
-    apply(weakSetAdd, fatalErrors, [error]);
+    apply(weakMapSet, fatalErrors, [error, { code: toText(code), message: toText(message) }]);
     return error;
   }
 
@@ -109,7 +121,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
 
   /** A fatal error only the engine made (or the realm running out of memory). */
   function isFatal(error) {
-    return (typeof error === 'object' && error !== null && apply(weakSetHas, fatalErrors, [error])) ||
+    return (typeof error === 'object' && error !== null && apply(weakMapHas, fatalErrors, [error])) ||
       isOutOfMemory(error);
   }
 
@@ -135,7 +147,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
     return apply(regExpTest, /^[A-Za-z_$][\w$]*$/, [key]) ? path + '.' + key : path + '[' + stringify(key) + ']';
   }
   function renderTrail(trail) {
-    if (trail.parent === undefined) return String(trail.key);
+    if (trail.parent === undefined) return toText(trail.key);
     return appendPath(renderTrail(trail.parent), trail.key);
   }
   function refuse(trail, problem) {
@@ -164,7 +176,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
       } catch {}
       text = constructorName ? 'an instance of ' + constructorName : 'an object with a non-plain prototype';
     }
-    const hint = hasOwnProperty.call(hints, tag) ? hints[tag] : 'convert it to a plain object or array';
+    const hint = apply(hasOwnProperty, hints, [tag]) ? hints[tag] : 'convert it to a plain object or array';
     return text + ' cannot leave the workflow; ' + hint;
   }
   function attempt(trail, action, operation) {
@@ -182,7 +194,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
    * text is counted before its items are walked).
    */
   function materialize(value, label, maxBytes) {
-    const walk = { ancestors: new Map(), bytes: 0, maxBytes, label };
+    const walk = { ancestors: new MapConstructor(), bytes: 0, maxBytes, label };
     if (value === undefined) return null;
     return copyValue(walk, value, { parent: undefined, key: label }, 0);
   }
@@ -202,14 +214,14 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
         return value;
       case 'number':
         if (value === value && value !== Infinity && value !== -Infinity) {
-          count(walk, String(value).length);
+          count(walk, toText(value).length);
           return value;
         }
-        throw refuse(trail, String(value) + ' cannot leave the workflow; JSON has no non-finite numbers');
+        throw refuse(trail, toText(value) + ' cannot leave the workflow; JSON has no non-finite numbers');
       case 'bigint':
-        throw refuse(trail, 'a bigint (' + String(value) + 'n) cannot leave the workflow; use a string or number');
+        throw refuse(trail, 'a bigint (' + toText(value) + 'n) cannot leave the workflow; use a string or number');
       case 'symbol':
-        throw refuse(trail, 'a symbol (' + String(value) + ') cannot leave the workflow');
+        throw refuse(trail, 'a symbol (' + toText(value) + ') cannot leave the workflow');
       case 'function':
         throw refuse(trail, 'a function cannot leave the workflow');
       case 'undefined':
@@ -234,7 +246,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
     }
     const prototype = attempt(trail, 'reading its prototype', () => getPrototypeOf(value));
     const valueIsArray = attempt(trail, 'inspecting it', () => isArray(value));
-    const allowed = prototype === null || prototype === Object.prototype || prototype === Array.prototype;
+    const allowed = prototype === null || prototype === ObjectPrototype || prototype === ArrayPrototype;
     if (!allowed) throw refuse(trail, describeExotic(value, prototype));
     if (!valueIsArray && isArray(prototype)) {
       throw refuse(trail, 'an object inheriting from an array cannot leave the workflow; use an array');
@@ -242,7 +254,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
     const symbols = attempt(trail, 'listing its symbol keys', () =>
       apply(arrayFilter, ownSymbols(value), [(symbol) => apply(propertyIsEnumerable, value, [symbol])]));
     if (symbols.length > 0) {
-      throw refuse(trail, 'a symbol key (' + String(symbols[0]) + ') cannot leave the workflow');
+      throw refuse(trail, 'a symbol key (' + toText(symbols[0]) + ') cannot leave the workflow');
     }
     apply(mapSet, walk.ancestors, [value, trail]);
     const copy = valueIsArray ? copyArray(walk, value, trail, depth) : copyPlainObject(walk, value, trail, depth);
@@ -258,11 +270,11 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
     if (keys.length > length) {
       let named = '';
       for (const key of keys) {
-        if (!apply(regExpTest, /^(0|[1-9]\d*)$/, [key]) || Number(key) >= length) { named = key; break; }
+        if (!apply(regExpTest, /^(0|[1-9]\d*)$/, [key]) || toNumber(key) >= length) { named = key; break; }
       }
       throw refuse({ parent: trail, key: named }, 'a named property on an array cannot leave the workflow; use an object');
     }
-    const copy = [];
+    const copy = nullArray();
     for (let index = 0; index < length; index += 1) {
       const child = { parent: trail, key: index };
       if (!apply(hasOwnProperty, value, [index])) {
@@ -270,12 +282,17 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
       }
       const element = attempt(child, 'reading it', () => value[index]);
       walk.bytes -= 1;
-      copy[index] = copyValue(walk, element, child, depth + 1);
+      defineProperty(copy, index, {
+        value: copyValue(walk, element, child, depth + 1),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return copy;
   }
   function copyPlainObject(walk, value, trail, depth) {
-    const copy = {};
+    const copy = objectCreate(null);
     const keys = attempt(trail, 'listing its keys', () => objectKeys(value));
     count(walk, 2 + (keys.length > 0 ? keys.length - 1 : 0));
     for (const key of keys) {
@@ -291,8 +308,43 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
     }
     return copy;
   }
+  /** A value's JSON text, through its materialized copy (null prototypes throughout). */
   function toJsonText(value, label, maxBytes) {
     return stringify(materialize(value, label, maxBytes));
+  }
+
+  /**
+   * The JSON text of a value the engine built (a payload, a description): JSON.stringify of a
+   * copy whose every object and array has a null prototype (a materialized copy has them already),
+   * so it finds no toJSON the script put on a prototype and reads own keys only.
+   */
+  function jsonText(value) {
+    return stringify(detached(value));
+  }
+  function detached(value) {
+    if (typeof value !== 'object' || value === null) return value;
+    const copy = isArray(value) ? nullArray() : objectCreate(null);
+    const keys = objectKeys(value);
+    for (let index = 0; index < keys.length; index += 1) {
+      defineProperty(copy, keys[index], {
+        value: detached(value[keys[index]]),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+    return copy;
+  }
+  /** An array no prototype reaches: no index setter, no toJSON. */
+  function nullArray() {
+    const list = [];
+    setPrototypeOf(list, null);
+    return list;
+  }
+
+  /** A host reply's own key (a key the script put on Object.prototype is not the host's). */
+  function own(reply, key) {
+    return apply(hasOwnProperty, reply, [key]) ? reply[key] : undefined;
   }
 
   // --- rendering a thrown value: as render-thrown.ts, with QuickJS's stack under its message ---
@@ -318,19 +370,30 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
       return name ? '[function ' + name + ']' : '[function]';
     }
     try {
-      return String(value);
+      return toText(value);
     } catch {
       return '<unrenderable thrown value>';
     }
   }
-  /** How a thrown value leaves the realm: a fatal error, running out of memory, or its rendering. */
+  /**
+   * How a thrown value leaves the realm: a fatal error (its code and message as the engine made
+   * them), running out of memory or an interrupt (with a rendering: the session believes either
+   * only when it caused it), or its rendering.
+   */
   function describeThrown(error) {
-    if (isOutOfMemory(error)) return { memory: true };
-    if (InternalErrorConstructor !== undefined && error instanceof InternalErrorConstructor &&
-      error.message === 'interrupted') return { interrupted: true };
-    if (isFatal(error)) {
-      return { code: String(error.code), message: String(error.message), fatal: true };
+    try {
+      return describeThrownValue(error);
+    } catch {
+      // A proxy whose traps throw: its rendering is all that cannot be had.
+      return { rendered: '<unrenderable thrown value>' };
     }
+  }
+  function describeThrownValue(error) {
+    const made = typeof error === 'object' && error !== null ? apply(weakMapGet, fatalErrors, [error]) : undefined;
+    if (made !== undefined) return { code: made.code, message: made.message, fatal: true };
+    if (isOutOfMemory(error)) return { memory: true, rendered: renderThrown(error) };
+    if (InternalErrorConstructor !== undefined && error instanceof InternalErrorConstructor &&
+      error.message === 'interrupted') return { interrupted: true, rendered: renderThrown(error) };
     return { rendered: renderThrown(error) };
   }
 
@@ -347,7 +410,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
       case 'bigint': return { b: 1 };
       case 'symbol': return { s: 1 };
       case 'number':
-        if (value !== value || value === Infinity || value === -Infinity) return { n: String(value) };
+        if (value !== value || value === Infinity || value === -Infinity) return { n: toText(value) };
         return { j: stringify(value) };
       case 'string': case 'boolean': return { j: stringify(value) };
       default:
@@ -364,20 +427,31 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
   }
   function encodeOptions(value, prefix) {
     if (!isPlainObject(value)) return encode(value, prefix);
+    const keys = objectKeys(value);
     const entries = [];
-    for (const key of objectKeys(value)) apply(arrayPush, entries, [[key, encode(value[key], prefix + ' ' + key)]]);
+    for (let index = 0; index < keys.length; index += 1) {
+      const key = keys[index];
+      defineProperty(entries, index, {
+        value: [key, encode(value[key], prefix + ' ' + key)],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
     return { k: entries };
   }
   function call(op, payload) {
-    const reply = parse(hostCall(op, stringify(payload)));
-    if (reply.t !== undefined) throw makeFatal(reply.t.code, reply.t.message);
-    if (reply.p !== undefined) {
+    const reply = parse(hostCall(op, jsonText(payload)));
+    const thrown = own(reply, 't');
+    if (thrown !== undefined) throw makeFatal(own(thrown, 'code'), own(thrown, 'message'));
+    const id = own(reply, 'p');
+    if (id !== undefined) {
       const promise = new PromiseConstructor((resolve, reject) => {
-        apply(mapSet, pending, [reply.p, { resolve, reject }]);
+        apply(mapSet, pending, [id, { resolve, reject }]);
       });
       return handOut(promise);
     }
-    return reply.v;
+    return own(reply, 'v');
   }
 
   // --- the globals ---
@@ -394,8 +468,8 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
     return call('workflow', [encode(target, 'workflow() target'), encode(args, 'workflow() args')]);
   }
   function stopped() {
-    const reply = parse(hostCall('stopped', '[]'));
-    return reply.t === undefined ? undefined : makeFatal(reply.t.code, reply.t.message);
+    const thrown = own(parse(hostCall('stopped', '[]')), 't');
+    return thrown === undefined ? undefined : makeFatal(own(thrown, 'code'), own(thrown, 'message'));
   }
   let rejectCancellation = noop;
   const cancellation = handOut(new PromiseConstructor((_resolve, reject) => { rejectCancellation = reject; }));
@@ -478,13 +552,31 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
       return call('spent', []);
     },
     remaining: function remaining() {
-      return total === null ? Infinity : Math.max(0, total - call('spent', []));
+      return total === null ? Infinity : mathMax(0, total - call('spent', []));
     },
   });
 
   const globals = { agent, parallel, pipeline, phase, log, args: parse(argsJson), budget, workflow };
   for (const name of objectKeys(globals)) {
     defineProperty(globalThis, name, { value: globals[name], writable: true, enumerable: true, configurable: true });
+  }
+
+  async function report(completion) {
+    let value;
+    try {
+      value = await completion;
+    } catch (error) {
+      hostCall('failed', jsonText(describeThrown(error)));
+      return;
+    }
+    let text;
+    try {
+      text = toJsonText(value, settings.returnLabel, settings.maxResultBytes);
+    } catch (error) {
+      hostCall('failed', jsonText(describeThrown(error)));
+      return;
+    }
+    hostCall('returned', text);
   }
 
   // --- what the host holds; never reachable from the script ---
@@ -495,28 +587,24 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, settingsJson, args
       if (entry === undefined) return;
       apply(mapDelete, pending, [id]);
       const reply = parse(replyJson);
-      if (reply.t !== undefined) entry.reject(makeFatal(reply.t.code, reply.t.message));
-      else if (reply.r !== undefined) entry.reject(new ErrorConstructor(reply.r));
-      else entry.resolve(reply.v);
+      const thrown = own(reply, 't');
+      const rendered = own(reply, 'r');
+      if (thrown !== undefined) entry.reject(makeFatal(own(thrown, 'code'), own(thrown, 'message')));
+      else if (rendered !== undefined) entry.reject(new ErrorConstructor(rendered));
+      else entry.resolve(own(reply, 'v'));
     },
     /** The run is stopped: the combinators' cancellation race ends with this fatal error. */
     stop(code, message) {
       rejectCancellation(makeFatal(code, message));
     },
-    /** Reports how the script's completion settles, through the host function. */
+    /**
+     * Reports how the script's completion settles, through the host function. It awaits rather
+     * than calling then(): then() reads the promise's constructor, which the script can replace;
+     * with its own constructor the engine's promise is awaited directly.
+     */
     watch(completion) {
-      then(completion, (value) => {
-        let text;
-        try {
-          text = toJsonText(value, settings.returnLabel, settings.maxResultBytes);
-        } catch (error) {
-          hostCall('failed', stringify(describeThrown(error)));
-          return;
-        }
-        hostCall('returned', text);
-      }, (error) => {
-        hostCall('failed', stringify(describeThrown(error)));
-      });
+      defineProperty(completion, 'constructor', { value: PromiseConstructor });
+      report(completion);
     },
   };
 })`;
