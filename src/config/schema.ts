@@ -203,7 +203,7 @@ function declareSchemas(z: typeof Zod) {
             timeoutMs: z.number().int().min(100).max(3_600_000).optional(),
             /** The program's heap; default 64 MB. */
             memoryMb: z.number().int().min(8).max(4096).optional(),
-            /** Console output kept; default 65536 bytes. */
+            /** One call's console output and returned text kept, together; default 65536 bytes. */
             outputBytes: z.number().int().min(1024).max(16_777_216).optional(),
           })
           .optional(),
