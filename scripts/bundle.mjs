@@ -13,7 +13,9 @@
 // next to tsc's unbundled engine (dist/workflow/), whose runs then start the same thread. tsc still writes
 // dist/**/*.d.ts (the types of the package's exports) and the unbundled modules the built-engine
 // test imports. Which sources each output holds is written to dist/bundle-meta.json (not
-// published), for the test that checks what each command loads.
+// published), for the test that checks what each command loads, with its paths named under
+// `dist/`. Run as `node scripts/bundle.mjs FOLDER` (scripts/build.mjs passes the new build's
+// folder; default `dist`), it writes only into FOLDER.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +23,9 @@ import { join, resolve } from 'node:path';
 import { parse } from 'acorn';
 import { build } from 'esbuild';
 
-const outdir = 'dist/bundle';
+/** The build's folder: tsc's output, which this completes. */
+const distFolder = process.argv[2] ?? 'dist';
+const outdir = join(distFolder, 'bundle');
 
 /**
  * zod's `z.locales` (the error messages in 40 languages, 366 KB, half of zod) is never used by
@@ -292,6 +296,9 @@ function checkAscii(source, start, end, file) {
  * one-agent workflow, so the caches hold what `loom run`, reading config (yaml), the agent loop,
  * the tool pipeline (ajv) and the workflow host (acorn) compile. A failed training leaves no cache (starts are slower, never wrong) and fails the build.
  */
+/** `node -e` code that runs this build's command line as bin/loom runs the current one. */
+const RUN_THIS_BUILD = `require(${JSON.stringify(resolve('bin/cached-bundle.js'))}).loadCachedBundle(${JSON.stringify(resolve(outdir, 'cli.cjs'))}).main([process.argv[0], 'loom', ...process.argv.slice(1)]);`;
+
 function trainCodeCache() {
   const home = mkdtempSync(join(tmpdir(), 'loom-code-cache-'));
   try {
@@ -323,7 +330,8 @@ function trainCodeCache() {
       { args: ['run', '--model', `scripted:${model}`, '--cwd', home, 'train'], says: 'trained' },
     ];
     for (const { args, says } of runs) {
-      const run = spawnSync(process.execPath, [resolve('bin/loom'), ...args], {
+      // bin/loom runs the build `dist` points to; this one is not swapped in yet.
+      const run = spawnSync(process.execPath, ['-e', RUN_THIS_BUILD, ...args], {
         cwd: home,
         env: { ...process.env, LOOM_HOME: home, LOOM_WRITE_CODE_CACHE: '1' },
         encoding: 'utf8',
@@ -409,9 +417,9 @@ for (const file of [
   'isolated-worker.cjs',
   'isolated-worker.cjs.map',
 ])
-  copyFileSync(join(outdir, file), `dist/workflow/${file}`);
+  copyFileSync(join(outdir, file), join(distFolder, 'workflow', file));
 for (const file of ['program-worker.cjs', 'program-worker.cjs.map'])
-  copyFileSync(join(outdir, file), `dist/code-mode/${file}`);
+  copyFileSync(join(outdir, file), join(distFolder, 'code-mode', file));
 const markdown = await lazyFile(
   'markdown',
   "export { Marked } from 'marked';\nexport { markedTerminal } from 'marked-terminal';",
@@ -427,11 +435,19 @@ const metafiles = [
   markdown.metafile,
   highlight.metafile,
 ];
+/** An output's path as `dist/…`, whichever folder this build is written to. */
+const underDist = (outputs) =>
+  Object.fromEntries(
+    Object.entries(outputs).map(([path, output]) => [
+      path.startsWith(`${distFolder}/`) ? `dist/${path.slice(distFolder.length + 1)}` : path,
+      output,
+    ]),
+  );
 writeFileSync(
-  'dist/bundle-meta.json',
+  join(distFolder, 'bundle-meta.json'),
   JSON.stringify({
     inputs: Object.assign({}, ...metafiles.map((metafile) => metafile.inputs)),
-    outputs: Object.assign({}, ...metafiles.map((metafile) => metafile.outputs)),
+    outputs: underDist(Object.assign({}, ...metafiles.map((metafile) => metafile.outputs))),
   }),
 );
 trainCodeCache();

@@ -5,10 +5,12 @@
 // `--isolated=FILTER` also runs the files matching FILTER a second time on the isolated workflow
 // engine (LOOM_TEST_WORKFLOW_ENGINE=isolated), alongside the first pass: its report is held back
 // and printed when the first pass ends, so the two never interleave, and the exit status fails
-// if either pass failed.
+// if either pass failed. Each pass reports in TAP; its own closing summary (`# tests N` …) is
+// taken out and ONE summary of both passes closes the output (scripts/test-summary.mjs).
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { combineSummaries, formatSummary, summaryFilter } from './test-summary.mjs';
 
 const CONCURRENCY = process.env.TEST_CONCURRENCY ?? '3';
 
@@ -30,20 +32,38 @@ const isolatedFilters = process.argv
   .map((arg) => arg.slice('--isolated='.length));
 const filters = process.argv.slice(2).filter((arg) => !arg.startsWith('--isolated='));
 
-/** One node --test run over `files`; resolves with its exit status and, when held, its output. */
+/**
+ * One node --test run over `files`; resolves with its exit status, its summary and, when held,
+ * its output. Its stdout is shown (or held) without its summary lines; stderr is passed on.
+ */
 function testRun(files, { env = process.env, hold = false } = {}) {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', '--test', `--test-concurrency=${CONCURRENCY}`, ...files],
-    { env, stdio: hold ? ['ignore', 'pipe', 'pipe'] : 'inherit' },
+    [
+      '--import',
+      'tsx',
+      '--test',
+      '--test-reporter=tap',
+      `--test-concurrency=${CONCURRENCY}`,
+      ...files,
+    ],
+    { env, stdio: ['ignore', 'pipe', hold ? 'pipe' : 'inherit'] },
   );
   const held = [];
-  if (hold) {
-    child.stdout.on('data', (chunk) => held.push(chunk));
-    child.stderr.on('data', (chunk) => held.push(chunk));
-  }
+  const filter = summaryFilter();
+  const show = (text) => {
+    if (text === '') return;
+    if (hold) held.push(text);
+    else process.stdout.write(text);
+  };
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk) => show(filter.write(chunk)));
+  if (hold) child.stderr.on('data', (chunk) => held.push(chunk));
   return new Promise((resolve) => {
-    child.on('close', (code, signal) => resolve({ status: code ?? (signal ? 1 : 0), held }));
+    child.on('close', (code, signal) => {
+      show(filter.end());
+      resolve({ status: code ?? (signal ? 1 : 0), held, summary: filter.summary });
+    });
   });
 }
 
@@ -56,5 +76,8 @@ const [first, isolated] = await Promise.all(runs);
 if (isolated) {
   process.stdout.write('\n# The workflow engine tests again, on the isolated engine:\n');
   for (const chunk of isolated.held) process.stdout.write(chunk);
+  process.stdout.write('\n# Both passes:\n');
 }
+const passes = isolated ? [first, isolated] : [first];
+process.stdout.write(formatSummary(combineSummaries(passes.map((pass) => pass.summary))));
 process.exitCode = Math.max(first.status, isolated?.status ?? 0);

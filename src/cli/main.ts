@@ -8,6 +8,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { loomVersion as version } from '../core/version.js';
 import { installOutputRedaction } from './output-redaction.js';
 import { exitAfterDrain, guardStandardOutput } from './standard-output.js';
+import { reportUsageErrorsOnOneLine, unknownCommandLine } from './usage-errors.js';
 
 const EXAMPLES = `
 Examples (from the repository root; ID is a session id from \`loom sessions list\`):
@@ -38,7 +39,6 @@ export function buildProgram(): Command {
   const program = new Command('loom')
     .description('An agent harness for multi-agent orchestration')
     .version(version, '-v, --version')
-    .showHelpAfterError()
     .exitOverride()
     .addHelpText('after', EXAMPLES)
     // Options of `loom` itself (the interactive session) are read before a command only.
@@ -50,9 +50,7 @@ export function buildProgram(): Command {
     .allowExcessArguments()
     .action(async (options: import('../tui/tui-command.js').TuiOptions, command: Command) => {
       if (command.args.length > 0) {
-        process.stderr.write(
-          `loom: unknown command '${command.args[0]}' (loom --help lists them)\n`,
-        );
+        process.stderr.write(unknownCommandLine(command, command.args[0] ?? ''));
         return exitAfterDrain(2);
       }
       const { tuiCommand } = await import('../tui/tui-command.js');
@@ -135,7 +133,7 @@ export function buildProgram(): Command {
 
   const workflow = program
     .command('workflow')
-    .description('run, check or list workflow scripts outside any chat');
+    .description('workflows: list, run, check; kept runs: runs, report');
   workflow
     .command('list')
     .description(
@@ -305,10 +303,32 @@ export function buildProgram(): Command {
     .command('acp')
     .description('serve the Agent Client Protocol on stdio, for editors and out-of-process agents')
     .option('--model <spec>', `the model of every session ${MODEL_DEFAULT}`)
+    .option(
+      '--cwd <dir>',
+      "the folder whose .loom/config.yaml is read at start, and the default of a session's cwd (default: the current folder)",
+    )
     .action(async (options: import('./acp-command.js').AcpOptions) => {
       const { acpCommand } = await import('./acp-command.js');
       await exitAfterDrain(await acpCommand(options));
     });
+  program
+    .command('help')
+    .description('show the help of loom or of a command (the same text as loom COMMAND --help)')
+    .argument('[command...]', 'the command, e.g. run or workflow run')
+    .action(async (names: string[]) => {
+      let target: Command = program;
+      for (const name of names) {
+        const next = target.commands.find((command) => command.name() === name);
+        if (!next) {
+          process.stderr.write(unknownCommandLine(target, name));
+          return exitAfterDrain(2);
+        }
+        target = next;
+      }
+      target.outputHelp();
+      await exitAfterDrain(0);
+    });
+  reportUsageErrorsOnOneLine(program);
   return program;
 }
 

@@ -2,7 +2,8 @@
  * Plan mode in `loom run`: `--plan` starts (or continues) the session in plan mode. A plan the
  * model presents is approved at once with `--approve-plan` and the turn goes on; otherwise it
  * is put to whoever answers the run's questions, and when nobody can (headless, `NO_USER`) the
- * run ends on it: the plan is printed and the run exits 0 with plan mode still on. It never
+ * run ends on it: the plan is printed with the session id and the commands that approve it or
+ * give feedback, and the run exits 0 with plan mode still on. It never
  * approves a plan without `--approve-plan` or an answer.
  */
 import type { AgentHandle } from '../core/create-agent.js';
@@ -55,8 +56,9 @@ export function preparePlanRun(
     handle.log.onAppend((event) => {
       if (event.type !== 'plan/presented') return;
       const { plan } = (event as SessionEvent<'plan/presented'>).data;
+      const session = handle.log.header.sessionId;
       print(
-        `\nPlan (not approved; plan mode stays on: continue the session with --approve-plan to carry it out, or give feedback):\n${plan}\n`,
+        `\nPlan (not approved; plan mode stays on) in session ${session}:\n${plan}\n\nTo carry it out: loom run --session ${session} --approve-plan "go ahead"\nTo change it: loom run --session ${session} --plan "FEEDBACK"\n`,
       );
     }),
   );

@@ -37,6 +37,7 @@ import { type PlanRunOptions, preparePlanRun } from './plan-run.js';
 import { plainRenderer } from './render-plain.js';
 import { runAnswerer } from './run-answerer.js';
 import { runWorkspace } from './session-workspace.js';
+import { writeStartError } from './start-error.js';
 import { describeStopSignal, handleStopSignals, SIGNAL_EXIT_CODES } from './stop-signals.js';
 
 export interface RunOptions extends PlanRunOptions {
@@ -108,10 +109,31 @@ export function exitCodeOf(outcome: TurnOutcome): number {
   return 1;
 }
 
+/** Usage mistakes found before the run starts exit 2; other start failures exit 1. */
+const USAGE_CODES: ReadonlySet<string> = new Set(['INVALID_ARGUMENT', 'MODEL_SPEC']);
+
+interface StartedRun {
+  setup: LoomSetup;
+  handle: AgentHandle;
+  run: SessionRunOptions;
+}
+
 export async function runCommand(
   argument: string | undefined,
   options: RunOptions,
 ): Promise<number> {
+  let started: StartedRun;
+  try {
+    started = await startRun(argument, options);
+  } catch (error) {
+    writeStartError(error, errorMessage(error), options.json);
+    return error instanceof UserError && USAGE_CODES.has(error.code) ? 2 : 1;
+  }
+  return runSession(started.setup, started.handle, started.run);
+}
+
+/** Everything before the first turn: flags, config, model, the session and the prompt. */
+async function startRun(argument: string | undefined, options: RunOptions): Promise<StartedRun> {
   const objective = options.goal;
   if (options.maxRounds !== undefined && objective === undefined) {
     throw new UserError(
@@ -132,8 +154,7 @@ export async function runCommand(
   } catch (error) {
     // A bad --answers file is a usage mistake (exit 2), reported before anything runs.
     if (!(error instanceof UserError)) throw error;
-    process.stderr.write(`loom: ${error.message}\n`);
-    return 2;
+    throw new UserError('INVALID_ARGUMENT', error.message, { cause: error });
   }
   const setup = buildRuntime({
     answerer,
@@ -154,7 +175,7 @@ export async function runCommand(
         ? argument
         : undefined;
   const handle = resumed ?? runtime.start();
-  return runSession(setup, handle, {
+  const run: SessionRunOptions = {
     ...(prompt !== undefined ? { prompt } : {}),
     ...(options.json ? { json: true } : {}),
     ...(options.plan ? { plan: true } : {}),
@@ -169,7 +190,8 @@ export async function runCommand(
             }),
         }
       : {}),
-  });
+  };
+  return { setup, handle, run };
 }
 
 export interface SessionRunOptions extends PlanRunOptions {

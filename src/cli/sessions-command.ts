@@ -10,7 +10,7 @@ import { SessionStore, type SessionSummary } from '../core/session-store.js';
 import { realFolder } from '../core/workspace-folder.js';
 import type { GoalChangeEvent } from '../goal/contract.js';
 import { describeGoalChange } from './goal-output.js';
-import { plainTable } from './plain-table.js';
+import { plainTable, tableTime } from './plain-table.js';
 import { todoSummary } from './render-todos.js';
 import { resolveWorkspace } from './session-workspace.js';
 
@@ -123,7 +123,7 @@ export function formatSessionTable(rows: readonly SessionRow[], withWorkspace = 
   const titles: string[] = [...LIST_COLUMNS, ...(withWorkspace ? [WORKSPACE_COLUMN] : [])];
   const cells = rows.map(({ summary, depth, parentListed }) => [
     `${depth > 0 ? `${'  '.repeat(depth - 1)}${parentListed ? '└' : '↳'} ` : ''}${summary.id}`,
-    summary.created,
+    tableTime(summary.created),
     summary.error
       ? `(unreadable: ${oneLine(summary.error, PROMPT_COLUMN_WIDTH - 14)})`
       : oneLine(summary.firstPrompt, PROMPT_COLUMN_WIDTH),

@@ -23,6 +23,7 @@ import { checkScriptBody } from '../workflow/script-parse.js';
 import { prewarmWorkflowWorker } from '../workflow/worker-spawn.js';
 import { buildRuntime, type LoomSetup } from './build-runtime.js';
 import { interruptLiveSessions } from './interrupt-sessions.js';
+import { writeStartError } from './start-error.js';
 import { describeStopSignal, handleStopSignals, SIGNAL_EXIT_CODES } from './stop-signals.js';
 import { type EventsFile, openEventsFile } from './workflow-events-file.js';
 import {
@@ -153,8 +154,8 @@ async function prepareReport(path: string): Promise<ReportAfterRun> {
   return { write: (runId) => writeReportOfRun(runId, absolute) };
 }
 
-function reportStartError(error: unknown): number {
-  process.stderr.write(`loom: ${describeStartError(error)}\n`);
+function reportStartError(error: unknown, json?: boolean): number {
+  writeStartError(error, describeStartError(error), json);
   return EXIT_NOT_STARTED;
 }
 
@@ -225,7 +226,7 @@ export async function workflowRunCommand(
     events = options.events ? openEventsFile(options.events) : undefined;
     if (options.report !== undefined) report = await prepareReport(options.report);
   } catch (error) {
-    return reportStartError(error);
+    return reportStartError(error, options.json);
   }
 
   const view = createProgressView({ output: process.stderr });
@@ -255,7 +256,7 @@ export async function workflowRunCommand(
     events?.close();
     setup.workflow.dispose();
     setup.subagents.dispose();
-    return reportStartError(error);
+    return reportStartError(error, options.json);
   }
   follower.started(run.id);
 

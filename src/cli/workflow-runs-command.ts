@@ -6,18 +6,13 @@
 import { loomHome } from '../core/home.js';
 import { formatTokens } from '../workflow/run-events.js';
 import { listRuns, type RunSummary } from '../workflow/run-store.js';
-import { plainTable } from './plain-table.js';
+import { plainTable, tableTime } from './plain-table.js';
 
 export interface WorkflowRunsOptions {
   json?: boolean;
 }
 
-const TITLES = ['id', 'name', 'status', 'agents', 'tokens', 'started'];
-
-/** `2026-12-01 10:30:05` in UTC, the time the run's first attempt started. */
-function startedText(time: number): string {
-  return new Date(time).toISOString().replace('T', ' ').slice(0, 19);
-}
+const TITLES = ['ID', 'NAME', 'STATUS', 'AGENTS', 'TOKENS', 'STARTED'];
 
 function jsonLine(run: RunSummary): string {
   return JSON.stringify({
@@ -52,7 +47,7 @@ export function workflowRunsCommand(options: WorkflowRunsOptions): number {
       ? `${run.agentsStarted} (${run.journaled} journaled)`
       : String(run.agentsStarted),
     formatTokens(run.tokens.input + run.tokens.output),
-    startedText(run.startedAt),
+    tableTime(run.startedAt),
   ]);
   process.stdout.write(plainTable(TITLES, rows));
   return 0;

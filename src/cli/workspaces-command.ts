@@ -7,7 +7,7 @@ import { loomHome } from '../core/home.js';
 import { SessionStore } from '../core/session-store.js';
 import type { WorkspaceEntry } from '../interaction/workspace-contract.js';
 import { readWorkspaces } from '../interaction/workspace-registry.js';
-import { plainTable } from './plain-table.js';
+import { plainTable, tableTime } from './plain-table.js';
 
 export interface WorkspaceRow extends WorkspaceEntry {
   /** Sessions users started there. */
@@ -47,7 +47,13 @@ function sessionCount(row: WorkspaceRow): string {
 }
 
 export function formatWorkspaceTable(rows: readonly WorkspaceRow[]): string {
-  const cells = rows.map((row) => [row.id, row.name, sessionCount(row), row.lastUsed, row.path]);
+  const cells = rows.map((row) => [
+    row.id,
+    row.name,
+    sessionCount(row),
+    tableTime(row.lastUsed),
+    row.path,
+  ]);
   return plainTable(COLUMNS, cells);
 }
 

@@ -223,7 +223,8 @@ export const PROGRAM_PRELUDE_SOURCE = String.raw`(function (hostCall) {
       throw new TypeErrorConstructor('the program returned a value JSON cannot hold: ' + renderThrown(error));
     }
     if (text === undefined) {
-      throw new TypeErrorConstructor('the program returned ' + (typeof value === 'function' ? 'a function' : 'a ' + typeof value) + ', which JSON cannot hold; return plain data');
+      const kind = typeof value;
+      throw new TypeErrorConstructor('the program returned ' + (/^[aeiou]/.test(kind) ? 'an ' : 'a ') + kind + ', which JSON cannot hold; return plain data');
     }
     return text;
   }

@@ -111,7 +111,7 @@ function resultOf(outcome: ProgramOutcome, outputBytes: number, calls: number): 
   switch (outcome.kind) {
     case 'returned':
       return {
-        content: `${consoleText}${consoleText ? 'Returned:\n' : ''}${valueText(outcome.json, outputBytes)}`,
+        content: `${consoleText}${consoleText ? 'Returned:\n' : ''}${valueText(outcome.json, Math.max(0, outputBytes - Buffer.byteLength(outcome.console)), outputBytes)}`,
         metadata: { innerCalls: calls },
       };
     case 'threw':
@@ -129,16 +129,19 @@ const STOP_CODES: Record<ProgramStop, LoomErrorCode> = {
   aborted: 'ABORTED',
 };
 
-/** The return value as the model reads it: a string as itself, anything else as JSON, capped. */
-function valueText(json: string | undefined, outputBytes: number): string {
+/**
+ * The return value as the model reads it: a string as itself, anything else as JSON, cut to
+ * `room`, what the call's console output left of its `outputBytes` (one cap a call, for both).
+ */
+function valueText(json: string | undefined, room: number, outputBytes: number): string {
   if (json === undefined) return '(the program returned nothing)';
   const parsed: unknown = JSON.parse(json);
   const text = typeof parsed === 'string' ? parsed : json;
   const bytes = Buffer.byteLength(text);
-  if (bytes <= outputBytes) return text;
+  if (bytes <= room) return text;
   const kept = Buffer.from(text)
-    .subarray(0, outputBytes)
+    .subarray(0, room)
     .toString('utf8')
     .replace(/\uFFFD$/, '');
-  return `${kept}\n[the value was ${bytes} bytes; cut at ${outputBytes}: return less, or summarize in the program]`;
+  return `${kept}\n[the value was ${bytes} bytes; cut at ${room} (console output and value share ${outputBytes} bytes a call): return less, or summarize in the program]`;
 }

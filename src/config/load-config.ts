@@ -1,16 +1,17 @@
 /**
  * Finds and reads config.yaml from `$LOOM_HOME` and `./.loom/` (the project's wins, key by key
- * at the top level and per section). An invalid file is one UserError naming the file, line
- * and field of every problem; so is one that is not UTF-8 text, is a folder, or whose aliases
- * expand too far. Reads only; never writes a config file. The YAML parser and the schema (with
+ * at the top level and per section). Invalid files are one UserError naming the file, line
+ * and field of every problem of every file at once (an unknown key with its "did you mean");
+ * so is one that is not UTF-8 text, is a folder, or whose aliases expand too far. Reads only; never writes a config file. The YAML parser and the schema (with
  * zod) are loaded only when there is a file to parse, so a start without config loads neither.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LineCounter, parseDocument } from 'yaml';
+import { didYouMean } from '../core/closest-name.js';
 import { errorMessage, UserError } from '../core/errors.js';
 import { loadLibrary } from '../core/load-library.js';
-import { configSchemas, type LoomConfig, type PermissionRule } from './schema.js';
+import { configKeysAt, configSchemas, type LoomConfig, type PermissionRule } from './schema.js';
 
 /** Alias expansions a config file may use; more is an error (a "billion laughs" file). */
 export const MAX_CONFIG_ALIASES = 100;
@@ -41,12 +42,30 @@ function yamlParser(): typeof import('yaml') {
   return yaml;
 }
 
+/** One problem of a config file, as its error lists it: `FILE:LINE: field: what is wrong`. */
+interface Problem {
+  line?: number;
+  text: string;
+}
+
 function invalid(file: string, problem: string): UserError {
   return new UserError('INVALID_CONFIG', `invalid config:\n${file}: ${problem}`);
 }
 
+/** One error listing every problem found, each file's in line order. */
+function invalidConfig(problems: readonly string[]): UserError {
+  return new UserError('INVALID_CONFIG', `invalid config:\n${problems.join('\n')}`);
+}
+
 export function configPaths(home: string, cwd: string): string[] {
   return [join(home, 'config.yaml'), join(cwd, '.loom', 'config.yaml')];
+}
+
+function placed(file: string, problems: Problem[]): string[] {
+  return problems
+    .map((problem, index) => ({ ...problem, index }))
+    .sort((left, right) => (left.line ?? 0) - (right.line ?? 0) || left.index - right.index)
+    .map((problem) => `${file}${problem.line ? `:${problem.line}` : ''}: ${problem.text}`);
 }
 
 export function parseConfig(text: string, file: string): LoomConfig {
@@ -60,9 +79,9 @@ export function parseConfig(text: string, file: string): LoomConfig {
         / at line \d+, column \d+:?$/,
         '',
       );
-      return `${file}${line ? `:${line}` : ''}: ${message}`;
+      return { ...(line ? { line } : {}), text: message };
     });
-    throw new UserError('INVALID_CONFIG', `invalid config:\n${problems.join('\n')}`);
+    throw invalidConfig(placed(file, problems));
   }
   let value: unknown;
   try {
@@ -78,26 +97,30 @@ export function parseConfig(text: string, file: string): LoomConfig {
     recordRuleOrigins(parsed.data, document, lineCounter, file);
     return parsed.data;
   }
-  const problems = parsed.error.issues.map((issue) => {
+  const lineOf = (path: string[]): number | undefined => {
+    const node = document.getIn(path, true) as { range?: [number, number, number] } | undefined;
+    const offset = locateKey(document, path) ?? node?.range?.[0];
+    return offset === undefined ? undefined : lineCounter.linePos(offset).line;
+  };
+  const fieldName = (path: string[]) => (path.length > 0 ? path.join('.') : '(top level)');
+  const problems = parsed.error.issues.flatMap((issue): Problem[] => {
     const path = issue.path.map(String);
-    const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
-    const fieldPath = keys.length === 1 ? [...path, String(keys[0])] : path;
-    const node = document.getIn(fieldPath, true) as
-      | { range?: [number, number, number] }
-      | undefined;
-    const keyNode = locateKey(document, fieldPath);
-    const offset = keyNode ?? node?.range?.[0];
-    const line = offset === undefined ? undefined : lineCounter.linePos(offset).line;
-    const field = fieldPath.length > 0 ? fieldPath.join('.') : '(top level)';
+    if (issue.code === 'unrecognized_keys') {
+      const known = configKeysAt(issue.path);
+      return issue.keys.map((key) => {
+        const line = lineOf([...path, String(key)]);
+        return {
+          ...(line ? { line } : {}),
+          text: `${fieldName([...path, String(key)])}: unknown field${didYouMean(String(key), known)}`,
+        };
+      });
+    }
+    const line = lineOf(path);
     const message =
-      issue.code === 'unrecognized_keys'
-        ? `unknown field${keys.length > 1 ? `s ${keys.join(', ')}` : ''}`
-        : issue.code === 'invalid_key'
-          ? (issue.issues[0]?.message ?? issue.message)
-          : issue.message;
-    return `${file}${line ? `:${line}` : ''}: ${field}: ${message}`;
+      issue.code === 'invalid_key' ? (issue.issues[0]?.message ?? issue.message) : issue.message;
+    return [{ ...(line ? { line } : {}), text: `${fieldName(path)}: ${message}` }];
   });
-  throw new UserError('INVALID_CONFIG', `invalid config:\n${problems.join('\n')}`);
+  throw invalidConfig(placed(file, problems));
 }
 
 /** The offset of the key of `path` in its parent map, when there is one. */
@@ -191,13 +214,23 @@ function merge(base: LoomConfig, override: LoomConfig): LoomConfig {
   return merged;
 }
 
-/** The merged config of every file that exists; `{}` when none does. */
+/**
+ * The merged config of every file that exists; `{}` when none does. Every file is read before
+ * anything fails, so one error lists the problems of both.
+ */
 export function loadConfig(home: string, cwd: string): LoomConfig {
   let config: LoomConfig = {};
+  const problems: string[] = [];
   for (const file of configPaths(home, cwd)) {
-    const text = readConfigFile(file);
-    if (text === undefined) continue;
-    config = merge(config, parseConfig(text, file));
+    try {
+      const text = readConfigFile(file);
+      if (text === undefined) continue;
+      config = merge(config, parseConfig(text, file));
+    } catch (error) {
+      if (!(error instanceof UserError) || error.code !== 'INVALID_CONFIG') throw error;
+      problems.push(...error.message.split('\n').slice(1));
+    }
   }
+  if (problems.length > 0) throw invalidConfig(problems);
   return config;
 }

@@ -35,6 +35,18 @@ export function unknownProviderMessage(
   return `no subagent provider named ${name} (known: ${known}; define others under subagents.providers)`;
 }
 
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Cross-field checks run even when other fields of the file are wrong, so one load reports every
+ * problem; they read the (then unchecked) value defensively.
+ */
+const EVEN_WITH_OTHER_PROBLEMS = {
+  when: (payload: { value: unknown }) => isRecord(payload.value),
+};
+
 /** Builds every schema of config.yaml (and `.mcp.json`) with the zod it is given. */
 function declareSchemas(z: typeof Zod) {
   const modelRouteSchema = z.strictObject({
@@ -191,7 +203,7 @@ function declareSchemas(z: typeof Zod) {
             timeoutMs: z.number().int().min(100).max(3_600_000).optional(),
             /** The program's heap; default 64 MB. */
             memoryMb: z.number().int().min(8).max(4096).optional(),
-            /** Console output kept; default 65536 bytes. */
+            /** One call's console output and returned text kept, together; default 65536 bytes. */
             outputBytes: z.number().int().min(1024).max(16_777_216).optional(),
           })
           .optional(),
@@ -251,7 +263,8 @@ function declareSchemas(z: typeof Zod) {
         presentation: z.enum(TOOL_PRESENTATIONS).optional(),
       })
       .superRefine((subagents, context) => {
-        for (const name of Object.keys(subagents.providers ?? {})) {
+        const providers = isRecord(subagents.providers) ? subagents.providers : undefined;
+        for (const name of Object.keys(providers ?? {})) {
           const problem = IN_PROCESS_PROVIDERS.includes(name)
             ? `${name} is an in-process provider; choose another name`
             : /^[a-z][a-z0-9-]*$/.test(name)
@@ -261,13 +274,13 @@ function declareSchemas(z: typeof Zod) {
             context.addIssue({ code: 'custom', path: ['providers', name], message: problem });
         }
         const provider = subagents.provider;
-        if (provider === undefined || knownProvider(provider, subagents.providers)) return;
+        if (typeof provider !== 'string' || knownProvider(provider, providers)) return;
         context.addIssue({
           code: 'custom',
           path: ['provider'],
-          message: unknownProviderMessage(provider, subagents.providers),
+          message: unknownProviderMessage(provider, providers),
         });
-      })
+      }, EVEN_WITH_OTHER_PROBLEMS)
       .optional(),
     workflow: z
       .strictObject({
@@ -393,14 +406,18 @@ function declareSchemas(z: typeof Zod) {
 
   /** The whole file: its fields, and `workflow.provider` naming a provider there is. */
   const configSchema = configObjectSchema.superRefine((config, context) => {
-    const provider = config.workflow?.provider;
-    if (provider === undefined || knownProvider(provider, config.subagents?.providers)) return;
+    const provider = isRecord(config.workflow) ? config.workflow.provider : undefined;
+    const providers =
+      isRecord(config.subagents) && isRecord(config.subagents.providers)
+        ? config.subagents.providers
+        : undefined;
+    if (typeof provider !== 'string' || knownProvider(provider, providers)) return;
     context.addIssue({
       code: 'custom',
       path: ['workflow', 'provider'],
-      message: unknownProviderMessage(provider, config.subagents?.providers),
+      message: unknownProviderMessage(provider, providers),
     });
-  });
+  }, EVEN_WITH_OTHER_PROBLEMS);
   /** The project's `.mcp.json` (`{"mcpServers": {...}}`, the format other tools share). */
   const mcpProjectFileSchema = z.object({
     mcpServers: z.record(
@@ -431,6 +448,48 @@ let schemas: ConfigSchemas | undefined;
 export function configSchemas(): ConfigSchemas {
   schemas ??= declareSchemas(loadLibrary('zod').z);
   return schemas;
+}
+
+/** The parts of a zod schema that `configKeysAt` walks (zod's own definition object). */
+interface SchemaDefinition {
+  type: string;
+  shape?: Record<string, unknown>;
+  innerType?: unknown;
+  in?: unknown;
+  valueType?: unknown;
+  element?: unknown;
+  options?: unknown[];
+}
+
+function definitionOf(schema: unknown): SchemaDefinition | undefined {
+  return (schema as { _zod?: { def?: SchemaDefinition } })._zod?.def;
+}
+
+/** `schema` without its optional, default and pipe wrappers. */
+function unwrapped(schema: unknown): SchemaDefinition[] {
+  const definition = definitionOf(schema);
+  if (!definition) return [];
+  if (definition.innerType !== undefined) return unwrapped(definition.innerType);
+  if (definition.type === 'pipe') return unwrapped(definition.in);
+  if (definition.type === 'union') return (definition.options ?? []).flatMap(unwrapped);
+  return [definition];
+}
+
+/**
+ * The keys config.yaml takes in the object at `path` (such as `['subagents']`), for the "did
+ * you mean" of an unknown key; empty where the path names no object.
+ */
+export function configKeysAt(path: readonly PropertyKey[]): string[] {
+  let current: SchemaDefinition[] = unwrapped(configSchemas().configSchema);
+  for (const segment of path) {
+    current = current.flatMap((definition) => {
+      if (definition.type === 'object') return unwrapped(definition.shape?.[String(segment)]);
+      if (definition.type === 'record') return unwrapped(definition.valueType);
+      if (definition.type === 'array') return unwrapped(definition.element);
+      return [];
+    });
+  }
+  return [...new Set(current.flatMap((definition) => Object.keys(definition.shape ?? {})))];
 }
 
 export type LoomConfig = Zod.infer<ConfigSchemas['configSchema']>;

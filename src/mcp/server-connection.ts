@@ -13,6 +13,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { redactCredentials } from '../core/credential-redaction.js';
 import { errorMessage } from '../core/errors.js';
 import { loomVersion } from '../core/version.js';
+import { describeHttpConnectError, urlWithoutCredentials } from './connect-error.js';
 import { McpError, type McpServerDeclaration } from './contract.js';
 import { expandVariables } from './expand-variables.js';
 
@@ -217,7 +218,11 @@ export class ServerConnection {
     } catch (error) {
       if (error instanceof McpStartFailure) throw error;
       await this.drop(live);
-      throw new McpStartFailure('error', this.clean(`${errorMessage(error)}${this.stderrNote()}`));
+      const reason =
+        server.transport === 'http'
+          ? describeHttpConnectError(server.url, error)
+          : errorMessage(error);
+      throw new McpStartFailure('error', this.clean(`${reason}${this.stderrNote()}`));
     } finally {
       clearTimeout(timer);
     }
@@ -253,6 +258,12 @@ export class ServerConnection {
       url = new URL(server.url);
     } catch {
       throw new McpStartFailure('error', this.clean(`its url ${server.url} is not a URL`));
+    }
+    if (url.username !== '' || url.password !== '') {
+      throw new McpStartFailure(
+        'error',
+        `its url ${urlWithoutCredentials(server.url)} must not embed credentials (user:password@); send them in a header such as Authorization: Bearer \${VARIABLE}`,
+      );
     }
     return new StreamableHTTPClientTransport(url, {
       requestInit: { headers: server.headers },

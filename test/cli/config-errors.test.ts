@@ -125,3 +125,41 @@ test('workflow run: --args and --meta nested 4000 deep are refused by name, not 
     assert.doesNotMatch(run.stderr, /call stack/);
   }
 });
+
+test('loom run: every problem of both config files is reported at once, unknown keys with "did you mean"', async () => {
+  const home = temporaryFolder();
+  const workspace = temporaryFolder();
+  const model = writeScriptedModel(home, { default: { reply: 'ran anyway' } });
+  writeFileSync(
+    join(home, 'config.yaml'),
+    [
+      'modle: x',
+      'agent:',
+      '  maxStep: 3',
+      'subagents:',
+      '  provider: nope',
+      '  maxDepth: "a"',
+    ].join('\n'),
+  );
+  mkdirSync(join(workspace, '.loom'));
+  writeFileSync(join(workspace, '.loom', 'config.yaml'), 'tols: {}\n');
+  const result = await runLoom(['run', '--model', `scripted:${model}`, 'hi'], {
+    home,
+    cwd: workspace,
+  });
+  assert.equal(result.code, 1);
+  const homeFile = join(home, 'config.yaml');
+  const projectFile = join(workspace, '.loom', 'config.yaml');
+  assert.equal(
+    result.stderr,
+    [
+      'loom: invalid config:',
+      `${homeFile}:1: modle: unknown field (did you mean model?)`,
+      `${homeFile}:3: agent.maxStep: unknown field (did you mean maxSteps?)`,
+      `${homeFile}:5: subagents.provider: no subagent provider named nope (known: spawn, fork, acp; define others under subagents.providers)`,
+      `${homeFile}:6: subagents.maxDepth: Invalid input: expected number, received string`,
+      `${projectFile}:1: tols: unknown field (did you mean tools?)`,
+      '',
+    ].join('\n'),
+  );
+});

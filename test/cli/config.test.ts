@@ -19,7 +19,7 @@ test('loom run: without a model or key Loom says how to set one up', async () =>
   const home = temporaryFolder();
   const env = { DEEPSEEK_API_KEY: '', OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '', LOOM_MODEL: '' };
   const result = await runLoom(['run', '--cwd', home, 'hi'], { home, env });
-  assert.equal(result.code, 1);
+  assert.equal(result.code, 2, 'a run that cannot start for want of a model is a usage error');
   assert.match(result.stderr, /DEEPSEEK_API_KEY/);
   assert.match(result.stderr, /--model scripted:FILE/);
 });

@@ -309,7 +309,7 @@ test('plain loom run keeps going when the model creates a goal on the human word
   assert.equal(shown.history[0]?.by, 'model');
 });
 
-test('a failing round exits 1; goal commands and --max-rounds fail clearly on bad input', async () => {
+test('a failing round exits 1; goal commands and --max-rounds fail clearly on bad input, exit 2', async () => {
   const folders = scriptedFolders({
     rules: [{ when: roundOf(2), error: 'upstream 500' }, worksEachRound],
     default: answersTheHuman,
@@ -333,15 +333,15 @@ test('a failing round exits 1; goal commands and --max-rounds fail clearly on ba
     [zero, '0'],
     [fraction, '1\\.5'],
   ] as const) {
-    assert.equal(run.code, 1);
+    assert.equal(run.code, 2);
     assert.match(
       run.stderr,
       new RegExp(`--max-rounds must be a whole number from 1 to \\d+ \\(got ${bad}\\)`),
     );
   }
-  assert.equal(withoutGoal.code, 1);
+  assert.equal(withoutGoal.code, 2);
   assert.match(withoutGoal.stderr, /--max-rounds needs --goal/);
-  assert.equal(emptyGoal.code, 1);
+  assert.equal(emptyGoal.code, 2);
   assert.match(emptyGoal.stderr, /--goal needs a non-empty objective/);
   assert.equal(noSession.code, 2);
   assert.match(noSession.stderr, /--session <id>/);

@@ -38,9 +38,11 @@ export function startLoom(
     keepStdinOpen?: boolean;
     /** The working folder; default the test's own. */
     cwd?: string;
+    /** The `bin/loom` to run; default this repository's. */
+    bin?: string;
   },
 ): LoomRun {
-  const child = spawn(process.execPath, [LOOM_BIN, ...args], {
+  const child = spawn(process.execPath, [options.bin ?? LOOM_BIN, ...args], {
     env: { ...process.env, ...options.env, LOOM_HOME: options.home },
     stdio: 'pipe',
     ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),

@@ -231,7 +231,7 @@ test('a malformed $LOOM_MODEL fails naming LOOM_MODEL; an empty --model is refus
     home: setup.home,
     env: { LOOM_MODEL: 'nonsense', DEEPSEEK_API_KEY: '' },
   });
-  assert.equal(malformed.code, 1);
+  assert.equal(malformed.code, 2);
   assert.match(malformed.stderr, /\$LOOM_MODEL .*"nonsense" names no provider/);
   assert.doesNotMatch(malformed.stdout, /answered by/);
 
@@ -239,7 +239,7 @@ test('a malformed $LOOM_MODEL fails naming LOOM_MODEL; an empty --model is refus
     home: setup.home,
     env: { LOOM_MODEL: setup.specs.variable },
   });
-  assert.equal(empty.code, 1);
+  assert.equal(empty.code, 2);
   assert.match(empty.stderr, /--model .*model spec is empty/);
   assert.doesNotMatch(empty.stdout, /answered by/);
 });

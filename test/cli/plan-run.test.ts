@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { runScripted, scriptedFolders } from './loom-process.js';
+import { runLoom, runScripted, scriptedFolders } from './loom-process.js';
 
 const PLAN = '1. Write notes.txt\n2. Check it';
 
@@ -30,6 +30,18 @@ test('loom run --plan refuses the write, prints the presented plan and exits 0',
   assert.match(stderr, /not allowed in plan mode/);
   assert.equal(existsSync(join(folders.workspace, 'notes.txt')), false);
   assert.doesNotMatch(stdout, /notes written/);
+});
+
+test('loom run --plan headless prints the session id and the commands that continue it', async () => {
+  const folders = scriptedFolders(planningModel);
+  const { code, stdout, stderr } = await runScripted(folders, 'add notes', { args: ['--plan'] });
+  assert.equal(code, 0, stderr);
+  const id = /in session (\S+):/.exec(stdout)?.[1] ?? '';
+  assert.ok(id, stdout);
+  assert.ok(stdout.includes(`loom run --session ${id} --approve-plan`), stdout);
+  const shown = await runLoom(['sessions', 'show', id, '--json'], { home: folders.home });
+  assert.equal(shown.code, 0, shown.stderr);
+  assert.match(shown.stdout, /"plan\/presented"/);
 });
 
 test('loom run --plan --approve-plan approves the plan and the turn goes on to write', async () => {

@@ -40,7 +40,10 @@ test('loom run --session continues a session; sessions list and show see both tu
 
   const list = await runLoom(['sessions', 'list', '--cwd', home], { home });
   assert.equal(list.code, 0, list.stderr);
-  assert.match(list.stdout, new RegExp(`^${id} +\\S+ +remember apples +2 turns$`, 'm'));
+  assert.match(
+    list.stdout,
+    new RegExp(`^${id} +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d +remember apples +2 turns$`, 'm'),
+  );
 
   const show = await runLoom(['sessions', 'show', id], { home });
   assert.equal(show.code, 0, show.stderr);
@@ -133,8 +136,14 @@ test('loom sessions list: a header row, id, created, first prompt, turns; childr
   const lines = list.stdout.trimEnd().split('\n');
   assert.match(lines[0] ?? '', /^ID +CREATED +FIRST PROMPT +TURNS$/);
   assert.equal(lines.length, 3, list.stdout);
-  assert.match(lines[1] ?? '', new RegExp(`^${parentId} +\\d{4}-\\S+ +ask the expert +1 turn$`));
-  assert.match(lines[2] ?? '', new RegExp(`^${otherId} +\\d{4}-\\S+ +remember pears +2 turns$`));
+  assert.match(
+    lines[1] ?? '',
+    new RegExp(`^${parentId} +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d +ask the expert +1 turn$`),
+  );
+  assert.match(
+    lines[2] ?? '',
+    new RegExp(`^${otherId} +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d +remember pears +2 turns$`),
+  );
   const promptColumn = (lines[0] ?? '').indexOf('FIRST PROMPT');
   assert.equal(lines[1]?.indexOf('ask the expert'), promptColumn);
   assert.equal(lines[2]?.indexOf('remember pears'), promptColumn);
@@ -145,10 +154,16 @@ test('loom sessions list: a header row, id, created, first prompt, turns; childr
   const allLines = all.stdout.trimEnd().split('\n');
   assert.equal(allLines.length, 5, all.stdout);
   assert.match(allLines[1] ?? '', new RegExp(`^${parentId} `));
-  assert.match(allLines[2] ?? '', /^└ \S+ +\d{4}-\S+ +six times seven\? +1 turn$/);
+  assert.match(
+    allLines[2] ?? '',
+    /^└ \S+ +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d +six times seven\? +1 turn$/,
+  );
   assert.match(allLines[3] ?? '', new RegExp(`^${otherId} `));
   // A `loom workflow run` child has no parent session: listed in its place, marked as a child.
-  assert.match(allLines[4] ?? '', /^↳ \S+ +\d{4}-\S+ +six times seven\? +1 turn$/);
+  assert.match(
+    allLines[4] ?? '',
+    /^↳ \S+ +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d +six times seven\? +1 turn$/,
+  );
   assert.equal(all.stderr, '');
 
   const json = await runLoom(['sessions', 'list', '--json', '--children'], { home, cwd: home });

@@ -8,7 +8,7 @@
  * (bench/cli.bench.ts, bench/tui.bench.ts); this pins the shape.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -17,6 +17,8 @@ import { KEYS, startScreen } from '../tui/pty-screen.js';
 import { scriptedFolders, startLoom, writeScriptedModel } from './loom-process.js';
 
 const root = resolve('.');
+/** The build `dist` links to (scripts/build.mjs): bin/loom loads from there, named `dist/` here. */
+const built = realpathSync('dist');
 const bundleMeta = JSON.parse(readFileSync('dist/bundle-meta.json', 'utf8')) as {
   outputs: Record<string, { inputs: Record<string, unknown> }>;
 };
@@ -70,6 +72,9 @@ function traced(home: string): { env: NodeJS.ProcessEnv; read: () => Loaded } {
         .filter((line) => line.length > 0 && !line.startsWith('node:'))
         .map((line) => (line.startsWith('file:') ? fileURLToPath(line) : line))
         .filter((path) => !path.startsWith(folder) && !path.startsWith(home))
+        .map((path) =>
+          path.startsWith(`${built}/`) ? `dist/${path.slice(built.length + 1)}` : path,
+        )
         .map((path) => (path.startsWith(`${root}/`) ? path.slice(root.length + 1) : path));
       const sources = new Set<string>();
       for (const file of files) {

@@ -126,7 +126,7 @@ test('ACCEPTANCE: a 40-agent run killed with SIGKILL after 20 agents completed r
   assert.equal(listed?.journaled, journaled);
   assert.ok((listed?.tokens.input ?? 0) > 0, 'tokens of both attempts are counted');
   const table = await runWorkflow(['runs'], { home });
-  assert.match(table.stdout, /^id\s+name\s+status\s+agents\s+tokens\s+started$/m);
+  assert.match(table.stdout, /^ID\s+NAME\s+STATUS\s+AGENTS\s+TOKENS\s+STARTED$/m);
   assert.match(
     table.stdout,
     new RegExp(`^${runId}\\s+forty\\s+completed\\s+40 \\(${journaled} journaled\\)`, 'm'),

@@ -124,7 +124,10 @@ test('an unknown NAME or a missing workflow argument exits 2, naming the missing
     cwd: project,
   });
   assert.equal(unknown.code, 2);
-  assert.equal(unknown.stdout, '');
+  assert.deepEqual(JSON.parse(unknown.stdout), {
+    error: `cannot read the workflow script ${join(project, 'greet')}: no such file, and no saved workflow is named greet (saved: broken, greet-all, tidy_up)`,
+    code: 'INVALID_ARGUMENT',
+  });
   assert.equal(
     unknown.stderr,
     `loom: INVALID_ARGUMENT: cannot read the workflow script ${join(project, 'greet')}: no such file, and no saved workflow is named greet (saved: broken, greet-all, tidy_up)\n`,

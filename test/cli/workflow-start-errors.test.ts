@@ -19,7 +19,9 @@ function setup() {
 async function bothRefuse(home: string, model: string, file: string, extra: string[] = []) {
   const run = await runWorkflow(['run', file, '--model', model, '--json', ...extra], { home });
   assert.equal(run.code, 2, `run: ${run.stderr}`);
-  assert.equal(run.stdout, '', 'a run that could not start prints no result');
+  const object = JSON.parse(run.stdout) as { error?: unknown; code?: unknown };
+  assert.equal(typeof object.error, 'string', 'a run that could not start prints its error object');
+  assert.equal(typeof object.code, 'string', run.stdout);
   const check = await runWorkflow(['check', file, ...extra], { home });
   assert.equal(check.code, 2, `check: ${check.stderr}`);
   assert.equal(check.stdout, '');

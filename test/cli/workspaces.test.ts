@@ -149,8 +149,16 @@ test('loom workspaces list: id, name (disambiguated), sessions, last used, path;
   assert.equal(table.code, 0, table.stderr);
   const lines = table.stdout.trimEnd().split('\n');
   assert.match(lines[0] ?? '', /^ID +NAME +SESSIONS +LAST USED +PATH$/);
-  assert.match(lines[1] ?? '', new RegExp(`^${rows[0]?.id} +\\S+/app +1 +\\d{4}-\\S+ +${right}$`));
-  assert.match(lines[2] ?? '', new RegExp(`^${rows[1]?.id} +app +2 +\\d{4}-\\S+ +${left}$`));
+  assert.match(
+    lines[1] ?? '',
+    new RegExp(
+      `^${rows[0]?.id} +\\S+/app +1 +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d +${right}$`,
+    ),
+  );
+  assert.match(
+    lines[2] ?? '',
+    new RegExp(`^${rows[1]?.id} +app +2 +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d +${left}$`),
+  );
 
   const none = await runLoom(['workspaces', 'list'], { home: temporaryFolder() });
   assert.equal(none.code, 0);

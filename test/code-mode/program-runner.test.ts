@@ -233,6 +233,20 @@ test('a return value JSON cannot hold ends the program as threw with a clear mes
   );
 });
 
+test('a returned value JSON cannot hold is named with the right article: "an object"', async () => {
+  const { run } = fixture();
+  const object = await run('return { toJSON() { return undefined; } };');
+  assert.equal(
+    object.kind === 'threw' && object.message,
+    'TypeError: the program returned an object, which JSON cannot hold; return plain data',
+  );
+  const symbol = await run("return Symbol('s');");
+  assert.equal(
+    symbol.kind === 'threw' && symbol.message,
+    'TypeError: the program returned a symbol, which JSON cannot hold; return plain data',
+  );
+});
+
 test('the time limit stops a spin and a program waiting on a call that never answers', async () => {
   const spin = await fixture().run("console.log('before');\nwhile (true) {}", {
     limits: { timeoutMs: 300 },

@@ -377,3 +377,34 @@ test('protection keeps the SDK section and run_code as declared, and no native c
   assert.match(sdk, /echo\(/);
   await fixture.close();
 });
+
+test('the output cap holds per call for console output and the returned value together', async () => {
+  const outputBytes = 1024;
+  const logged = 'x'.repeat(700);
+  const code = 'big';
+  const fixture = codeModeFixture({
+    model: runCodeModel(code),
+    presentation: 'code',
+    limits: { outputBytes },
+    runner: functionRunner({
+      async big({ log }) {
+        log(logged);
+        return 'y'.repeat(700);
+      },
+    }),
+  });
+  try {
+    await fixture.handle.agent.prompt('go');
+    const result = fixture.handle.log.events.find((event) => event.type === 'tool/result');
+    assert.ok(result, 'no tool/result was logged');
+    const content = String((result.data as Data<'tool/result'>).content);
+    const value = /Returned:\n(y*)/.exec(content)?.[1] ?? '';
+    assert.equal(logged.length + value.length, outputBytes, content);
+    assert.match(
+      content,
+      /\[the value was 700 bytes; cut at 324 \(console output and value share 1024 bytes a call\)/,
+    );
+  } finally {
+    await fixture.close();
+  }
+});
