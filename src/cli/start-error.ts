@@ -5,7 +5,7 @@
  * INTERNAL. Credential values of the environment never reach either stream.
  */
 import { errorMessage, LoomError } from '../core/errors.js';
-import { credentialValues, redactCredentials } from '../llm/credential-redaction.js';
+import { credentialValues, redactCredentials } from '../core/credential-redaction.js';
 
 /** What `--json` prints when a run cannot start. */
 export interface StartErrorObject {
