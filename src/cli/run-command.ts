@@ -142,6 +142,7 @@ export async function runCommand(
     ...(options.model !== undefined ? { model: options.model } : {}),
     ...(maxSteps ? { maxSteps } : {}),
     ...(toolsMode ? { toolsMode } : {}),
+    requireModelKey: true,
   });
   const { runtime } = setup;
   // A continued session is opened first, so a busy one fails before the prompt is read.

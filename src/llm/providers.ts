@@ -106,13 +106,34 @@ async function createLanguageModel(
 function readKey(env: NodeJS.ProcessEnv, variable: string | undefined): string | undefined {
   if (variable === undefined) return undefined;
   const value = env[variable];
-  if (value === undefined || value.trim().length === 0) {
+  if (!holdsKey(value)) {
     throw new LoomError(
       'MISSING_CREDENTIAL',
       `${variable} is not set; export it or choose another model with --model`,
     );
   }
   return value.trim();
+}
+
+/** Blank counts as unset, as in requests. */
+function holdsKey(value: string | undefined): value is string {
+  return value !== undefined && value.trim().length > 0;
+}
+
+/**
+ * The variable that must hold the key of `spec` when it holds none (unset or blank); undefined
+ * when the spec needs no key (scripted, a local server) or its key is there. Read before any
+ * request, so a command can refuse to start; throws a UserError for a malformed spec or route.
+ */
+export function missingKeyVariable(
+  spec: string,
+  options: Pick<CreateModelClientOptions, 'routes' | 'env'> = {},
+): string | undefined {
+  const parsed = parseModelSpec(spec, options.routes);
+  if (parsed.provider === 'scripted') return undefined;
+  const variable = parsed.apiKeyEnv ?? defaultKeyVariables[parsed.provider];
+  if (variable === undefined) return undefined;
+  return holdsKey((options.env ?? process.env)[variable]) ? undefined : variable;
 }
 
 /** The values of this client's key variable, the default ones, every route's, and `*_API_KEY`s. */

@@ -303,3 +303,23 @@ test('lines and state show a nested run by name, journal hits, and cost when eve
   state.apply({ ...nested[5], seq: 3, costUsd: undefined } as WorkflowEventRecord);
   assert.equal(state.costUsd, undefined, 'one agent without a price makes the cost unknown');
 });
+
+test('on a terminal a run that completed with failed agents ends, after its amber summary, with them and the report and resume commands', () => {
+  const { writes, output } = capture(true);
+  const { redrawTimer } = manualTimer();
+  const view = createProgressView({ output, now: () => 0, redrawTimer });
+  for (const event of events) view.record(event);
+  view.finish({
+    ...result,
+    failures: [{ seq: 3, label: 'audit b.ts', outcome: 'failed', reason: 'upstream\n500' }],
+  });
+  const lines = stripColour(writes.join('')).trimEnd().split('\n');
+  assert.deepEqual(lines.slice(-4), [
+    'failed agents of run run-1:',
+    '  #3 audit b.ts: upstream 500',
+    'see the run: loom workflow report run-1',
+    'run the failed agents again: loom workflow run --resume run-1',
+  ]);
+  assert.match(lines.at(-5) ?? '', /workflow review completed with 1 failed agent in /);
+  assert.ok(writes.join('').includes(`${ESC}[33mworkflow review completed with`), 'in yellow');
+});
