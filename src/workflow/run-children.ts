@@ -297,10 +297,10 @@ export class RunChildren {
     const { call, prompt, options, phase, workflow } = agent;
     const label = options.label ?? defaultLabel(prompt);
     const meta = workflow === undefined ? this.setup.meta : this.setup.nestedMeta?.(workflow);
-    const model =
-      options.model ??
-      meta?.phases?.find((candidate) => candidate.title === phase)?.model ??
-      request.model;
+    // The call's or its phase's model is explicit; the run's is the default of children naming none.
+    const explicitModel =
+      options.model ?? meta?.phases?.find((candidate) => candidate.title === phase)?.model;
+    const model = explicitModel ?? request.model;
     const startRequest: SubagentStartRequest = {
       parent: request.parent,
       prompt,
@@ -311,7 +311,8 @@ export class RunChildren {
     const spend: AgentSpend = { input: 0, output: 0, costUsd: this.priced ? 0 : undefined };
     startRequest.onUsage = (report) => this.charge(spend, report.model, report.usage);
     if (options.schema !== undefined) startRequest.outputSchema = options.schema;
-    if (model !== undefined) startRequest.model = model;
+    if (explicitModel !== undefined) startRequest.model = explicitModel;
+    else if (request.model !== undefined) startRequest.defaultModel = request.model;
     // The same call of the same run (every attempt of it) is the same start: a provider that
     // queues children re-attaches to it instead of paying again.
     if (place) startRequest.idempotencyKey = `${this.setup.runId}/${place.key}/${place.n}`;
