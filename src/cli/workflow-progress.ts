@@ -9,7 +9,7 @@
 import type { Usage } from '../llm/contract.js';
 import { formatCost } from '../llm/prices.js';
 import type { WorkflowEventRecord, WorkflowResult } from '../workflow/contract.js';
-import { describeWorkflowEvent, formatTokens } from '../workflow/run-events.js';
+import { describeWorkflowEvent, formatTokens, slotsText } from '../workflow/run-events.js';
 import { describeEnding, failedAgentsOf } from '../workflow/run-outcome.js';
 import { WorkflowProgressState } from './workflow-progress-state.js';
 
@@ -143,11 +143,12 @@ export function liveBlock(
     plainLines.push({ text: `  phases  ${marks.join('   ')}`, colour: CYAN });
   }
   const { running, completed, failed, cancelled } = state.counts;
+  const slots = state.slots !== undefined ? ` of ${slotsText(state.slots)}` : '';
   const journal = state.journaled > 0 ? ` (${state.journaled} journal)` : '';
   const cost = state.costUsd !== undefined ? ` · ${formatCost(state.costUsd)}` : '';
   plainLines.push({
     text:
-      `  agents  ${running} running · ${completed} done${journal} · ${failed} failed · ${cancelled} cancelled` +
+      `  agents  ${running} running${slots} · ${completed} done${journal} · ${failed} failed · ${cancelled} cancelled` +
       `   tokens ${formatTokens(state.usage.input)} in / ${formatTokens(state.usage.output)} out${cost}`,
     colour: failed > 0 ? YELLOW : GREEN,
   });
