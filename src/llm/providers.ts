@@ -23,7 +23,7 @@ export interface CreateModelClientOptions {
   routes?: Record<string, ModelRoute>;
   /** Where keys are read, at request time. Default: `process.env`. */
   env?: NodeJS.ProcessEnv;
-  /** Retry policy for API providers, or `false` for single attempts. Default: `defaultRetryPolicy`. */
+  /** Retry policy for every provider (scripted too), or `false` for single attempts. Default: `defaultRetryPolicy`. */
   retry?: Partial<RetryPolicy> | false;
   /** The fetch the providers use (tests, proxies). Default: the global fetch. */
   fetch?: typeof fetch;
@@ -49,7 +49,8 @@ export function createModelClient(
 ): ModelClient {
   const parsed = parseModelSpec(spec, options.routes);
   if (parsed.provider === 'scripted') {
-    return createScriptedModel(parsed.model, { recordCalls: false });
+    // Retried and classified as every provider is, so offline runs see what users see.
+    return withRetryPolicy(createScriptedModel(parsed.model, { recordCalls: false }), options);
   }
   const provider = parsed.provider;
   const env = options.env ?? process.env;
@@ -61,8 +62,11 @@ export function createModelClient(
       createLanguageModel(provider, parsed, readKey(env, keyVariable), options.fetch),
     secrets: credentials,
   });
-  const retrying = options.retry === false ? client : withRetry(client, options.retry ?? {});
-  return redactingModelClient(retrying, credentials);
+  return redactingModelClient(withRetryPolicy(client, options), credentials);
+}
+
+function withRetryPolicy(client: ModelClient, options: CreateModelClientOptions): ModelClient {
+  return options.retry === false ? client : withRetry(client, options.retry ?? {});
 }
 
 async function createLanguageModel(
