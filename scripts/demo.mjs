@@ -79,7 +79,7 @@ function reviewWorkflow(workspace, env) {
   );
   process.stderr.write(
     `exit ${workflow.status}, as expected: the script completed, but ${failed} of its children failed ` +
-      '(on purpose here; their items became null). Without failures it exits 0.\n',
+      "(on purpose here; a failed child's item becomes null). Without failures it exits 0.\n",
   );
   if (process.env.LOOM_HOME === undefined) {
     process.stderr.write(
