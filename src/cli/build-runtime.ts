@@ -34,7 +34,7 @@ import { installTodos } from '../todo/install.js';
 import { builtinTools } from '../tools/index.js';
 import { installProcessGroupLog } from '../tools/process-group-log.js';
 import { installWorkflows, type WorkflowLayer } from '../workflow/install.js';
-import { blameModelSource, chooseModel } from './choose-model.js';
+import { blameModelSource, chooseModel, requireModelKey } from './choose-model.js';
 import { configCredentials } from './config-credentials.js';
 import { redactOutputWith } from './output-redaction.js';
 
@@ -50,6 +50,11 @@ export interface RuntimeFlags {
   toolsMode?: ToolPresentation;
   /** The merged config, when the caller has read it already; else it is read here. */
   config?: LoomConfig;
+  /**
+   * Refuse to build (a UserError, `MISSING_CREDENTIAL`) when the chosen model's key variable is
+   * not set, before anything runs; default false (the first request then fails naming it).
+   */
+  requireModelKey?: boolean;
 }
 
 export interface LoomSetup {
@@ -102,6 +107,12 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
     resolveModel();
   } catch (error) {
     throw blameModelSource(choice, error);
+  }
+  if (flags.requireModelKey) {
+    requireModelKey(choice, {
+      env: process.env,
+      ...(config.models ? { routes: config.models } : {}),
+    });
   }
   const maxSteps = flags.maxSteps ?? config.agent?.maxSteps;
   const root = new Context();

@@ -2,10 +2,12 @@
  * The one rule for the default model of every command that runs one (SPEC §3): `--model`, then
  * `$LOOM_MODEL`, then `model:` in config, then DeepSeek when its key is set. Commands reach it
  * through `buildRuntime`; children without a spec of their own use what it chose. It reads only
- * what it is given and never parses, loads or contacts a model.
+ * what it is given and never loads or contacts a model; `requireModelKey` refuses a choice whose
+ * key variable is empty before anything runs.
  */
 import { UserError } from '../core/errors.js';
-import { defaultModelSpec } from '../llm/providers.js';
+import type { ModelRoute } from '../llm/model-spec.js';
+import { defaultModelSpec, missingKeyVariable } from '../llm/providers.js';
 
 /** Where the chosen spec came from. */
 export type ModelSource = 'flag' | 'environment' | 'config' | 'deepseek-key';
@@ -70,5 +72,23 @@ export function blameModelSource(choice: ModelChoice, error: unknown): unknown {
     error.code,
     `the model from ${describeModelSource(choice.source)} is not usable: ${error.message}`,
     { cause: error },
+  );
+}
+
+/**
+ * Throws a UserError (`MISSING_CREDENTIAL`) naming the variable, the spec and where it came from
+ * when the chosen model's key variable holds no key: the command could not start. Never reads
+ * more of the variable than whether it is set.
+ */
+export function requireModelKey(
+  choice: ModelChoice,
+  options: { env: NodeJS.ProcessEnv; routes?: Record<string, ModelRoute> },
+): void {
+  const variable = missingKeyVariable(choice.spec, options);
+  if (variable === undefined) return;
+  throw new UserError(
+    'MISSING_CREDENTIAL',
+    `could not start: the model ${choice.spec.trim()} (from ${describeModelSource(choice.source)}) ` +
+      `needs ${variable}, which is not set; export it, or choose another model with --model`,
   );
 }

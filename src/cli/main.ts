@@ -168,7 +168,7 @@ export function buildProgram(): Command {
       '--provider <name>',
       'the subagent provider of the agents: spawn (default), acp (each a `loom acp` process) or one of subagents.providers',
     )
-    .option('--max-concurrent <n>', 'agents running at once (1-256)')
+    .option('--max-concurrent <n>', 'agents running at once (1-256, default 8)')
     .option('--max-agents <n>', 'agents the run may start (default 1000)')
     .option(
       '--budget-tokens <n>',

@@ -109,8 +109,15 @@ export function exitCodeOf(outcome: TurnOutcome): number {
   return 1;
 }
 
-/** Usage mistakes found before the run starts exit 2; other start failures exit 1. */
-const USAGE_CODES: ReadonlySet<string> = new Set(['INVALID_ARGUMENT', 'MODEL_SPEC']);
+/**
+ * Usage mistakes and a missing model key found before the run starts exit 2 (could not start),
+ * as `loom workflow run` does; other start failures exit 1.
+ */
+const USAGE_CODES: ReadonlySet<string> = new Set([
+  'INVALID_ARGUMENT',
+  'MODEL_SPEC',
+  'MISSING_CREDENTIAL',
+]);
 
 interface StartedRun {
   setup: LoomSetup;
@@ -163,6 +170,7 @@ async function startRun(argument: string | undefined, options: RunOptions): Prom
     ...(options.model !== undefined ? { model: options.model } : {}),
     ...(maxSteps ? { maxSteps } : {}),
     ...(toolsMode ? { toolsMode } : {}),
+    requireModelKey: true,
   });
   const { runtime } = setup;
   // A continued session is opened first, so a busy one fails before the prompt is read.

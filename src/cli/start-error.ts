@@ -4,8 +4,9 @@
  * reads stdout learns why instead of reading nothing. `code` is the error's LoomError code, else
  * INTERNAL. Credential values of the environment never reach either stream.
  */
-import { errorMessage, LoomError } from '../core/errors.js';
+
 import { credentialValues, redactCredentials } from '../core/credential-redaction.js';
+import { errorMessage, LoomError } from '../core/errors.js';
 
 /** What `--json` prints when a run cannot start. */
 export interface StartErrorObject {

@@ -1,8 +1,10 @@
 /**
  * `loom workflow run|check NAME|FILE` (SPEC §3): an existing FILE, else a saved NAME; meta from
  * `--meta` or the file's Claude Code header; the run starts through the workflow seam outside any
- * chat. Exit 0 completed, 1 error, 2 could not start, 130/143/129 cancelled by SIGINT/SIGTERM/
- * SIGHUP. stdout carries only the result (`--json`: the result object; else the value as JSON).
+ * chat. Exit 0 completed with every agent completed, 3 completed with failed agents (listed on
+ * stderr with the run id), 1 error, 2 could not start (the run's model without its key included),
+ * 130/143/129 cancelled by SIGINT/SIGTERM/SIGHUP. stdout carries only the result (`--json`: the
+ * result object; else the value as JSON).
  */
 import { readFileSync } from 'node:fs';
 import { loadConfig } from '../config/load-config.js';
@@ -18,6 +20,7 @@ import type {
 import { validateMeta } from '../workflow/meta.js';
 import { splitMetaHeader } from '../workflow/meta-header.js';
 import { followWorkflowRun } from '../workflow/run-events.js';
+import { failedAgentsOf } from '../workflow/run-outcome.js';
 import { resolveWorkflowTarget, type SavedWorkflowPlaces } from '../workflow/saved-workflows.js';
 import { checkScriptBody } from '../workflow/script-parse.js';
 import { prewarmWorkflowWorker } from '../workflow/worker-spawn.js';
@@ -38,6 +41,7 @@ import { createProgressView } from './workflow-progress.js';
 export const EXIT_COMPLETED = 0;
 export const EXIT_ERROR = 1;
 export const EXIT_NOT_STARTED = 2;
+export const EXIT_FAILED_AGENTS = 3;
 export const EXIT_CANCELLED = 130;
 
 export interface WorkflowCheckOptions {
@@ -136,7 +140,9 @@ export function jsonResult(result: WorkflowResult): Record<string, unknown> {
 }
 
 export function exitCodeOf(result: WorkflowResult, interrupted: boolean): number {
-  if (result.stopReason === 'completed') return EXIT_COMPLETED;
+  if (result.stopReason === 'completed') {
+    return failedAgentsOf(result) > 0 ? EXIT_FAILED_AGENTS : EXIT_COMPLETED;
+  }
   if (result.stopReason === 'cancelled' || interrupted) return EXIT_CANCELLED;
   return EXIT_ERROR;
 }
@@ -157,6 +163,19 @@ async function prepareReport(path: string): Promise<ReportAfterRun> {
 function reportStartError(error: unknown, json?: boolean): number {
   writeStartError(error, describeStartError(error), json);
   return EXIT_NOT_STARTED;
+}
+
+/**
+ * Whether the run's children use the run's model, so its key must be there before the run starts:
+ * not when they run in an ACP agent other than Loom, which chooses its own model.
+ */
+function childrenUseRunModel(
+  config: LoomConfig | undefined,
+  provider: string | undefined,
+): boolean {
+  const name = provider ?? config?.workflow?.provider ?? 'spawn';
+  const declared = config?.subagents?.providers?.[name];
+  return !(declared?.type === 'acp' && declared.command !== undefined);
 }
 
 /** `run` and `check` take the workflow as an optional argument, so it is checked here. */
@@ -222,6 +241,7 @@ export async function workflowRunCommand(
       home: loomHome(),
       ...(model !== undefined ? { model } : {}),
       ...(config !== undefined ? { config } : {}),
+      requireModelKey: childrenUseRunModel(config, provider),
     });
     events = options.events ? openEventsFile(options.events) : undefined;
     if (options.report !== undefined) report = await prepareReport(options.report);

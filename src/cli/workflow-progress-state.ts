@@ -16,6 +16,8 @@ const KEPT_LOGS = 4;
 
 export class WorkflowProgressState {
   name = '';
+  /** How many agents may run at once, from `workflow/start`. */
+  slots: number | undefined;
   phase: string | undefined;
   /** The phase of the nested run (`workflow()`) now running, as `[name] title`. */
   nestedPhase: string | undefined;
@@ -37,6 +39,7 @@ export class WorkflowProgressState {
     switch (event.type) {
       case 'workflow/start':
         this.name = event.name;
+        this.slots = event.slots;
         this.declaredPhases = [...event.phases];
         return;
       case 'workflow/phase':

@@ -2,13 +2,15 @@
  * Progress of `loom workflow run` on stderr, rendered from the `workflow/*` events alone. On a
  * terminal a small block is redrawn in place (at most ten times a second, by an unref'd timer);
  * elsewhere each event is one plain line, the lines of one turn of the event loop written
- * together at its end (and before anything else the view writes). Never writes to stdout, which
- * belongs to `--json`, and never throws into the emitter.
+ * together at its end (and before anything else the view writes). A run that completed with
+ * failed agents ends with them (label, reason) and the commands that report and resume it. Never
+ * writes to stdout, which belongs to `--json`, and never throws into the emitter.
  */
 import type { Usage } from '../llm/contract.js';
 import { formatCost } from '../llm/prices.js';
 import type { WorkflowEventRecord, WorkflowResult } from '../workflow/contract.js';
-import { describeWorkflowEvent, formatTokens } from '../workflow/run-events.js';
+import { describeWorkflowEvent, formatTokens, slotsText } from '../workflow/run-events.js';
+import { describeEnding, failedAgentsOf } from '../workflow/run-outcome.js';
 import { WorkflowProgressState } from './workflow-progress-state.js';
 
 export interface ProgressOutput {
@@ -80,10 +82,37 @@ export function summaryLine(
   const journal = state.journaled > 0 ? ` (${state.journaled} from the journal)` : '';
   const cost = result.costUsd !== undefined ? `, cost ${formatCost(result.costUsd)}` : '';
   return (
-    `workflow ${result.name} ${result.stopReason} in ${formatElapsed(elapsedMs)}: ` +
+    `workflow ${result.name} ${describeEnding(result)} in ${formatElapsed(elapsedMs)}: ` +
     `${result.agentsStarted} agents (${completed} done${journal}, ${failed} failed, ${cancelled} cancelled), ` +
     `tokens ${formatTokens(state.usage.input)} in / ${formatTokens(state.usage.output)} out${cost}${error}`
   );
+}
+
+/** Characters of a failed agent's reason in the closing lines; `--json` has all of it. */
+const REASON_LENGTH = 300;
+
+/**
+ * The lines after the summary of a run that completed with failed agents: each one (seq, label,
+ * reason), then the run id with the commands that report it and run the failed agents again.
+ * None for any other ending.
+ */
+export function closingLines(result: WorkflowResult): string[] {
+  if (failedAgentsOf(result) === 0) return [];
+  const { runId } = result;
+  return [
+    `failed agents of run ${runId}:`,
+    ...result.failures.map(({ seq, label, outcome, reason }) => {
+      const why = clip(oneLine(reason), REASON_LENGTH);
+      return `  #${seq} ${oneLine(label)}: ${outcome === 'cancelled' ? 'cancelled: ' : ''}${why}`;
+    }),
+    `see the run: loom workflow report ${runId}`,
+    `run the failed agents again: loom workflow run --resume ${runId}`,
+  ];
+}
+
+/** Line breaks, tabs and terminal control characters (an agent's stderr may hold some) as spaces. */
+function oneLine(text: string): string {
+  return text.replace(/\p{Cc}+/gu, ' ').trim();
 }
 
 /** One plain line for an event (non-terminal output). */
@@ -114,11 +143,12 @@ export function liveBlock(
     plainLines.push({ text: `  phases  ${marks.join('   ')}`, colour: CYAN });
   }
   const { running, completed, failed, cancelled } = state.counts;
+  const slots = state.slots !== undefined ? ` of ${slotsText(state.slots)}` : '';
   const journal = state.journaled > 0 ? ` (${state.journaled} journal)` : '';
   const cost = state.costUsd !== undefined ? ` · ${formatCost(state.costUsd)}` : '';
   plainLines.push({
     text:
-      `  agents  ${running} running · ${completed} done${journal} · ${failed} failed · ${cancelled} cancelled` +
+      `  agents  ${running} running${slots} · ${completed} done${journal} · ${failed} failed · ${cancelled} cancelled` +
       `   tokens ${formatTokens(state.usage.input)} in / ${formatTokens(state.usage.output)} out${cost}`,
     colour: failed > 0 ? YELLOW : GREEN,
   });
@@ -211,10 +241,18 @@ export function createProgressView(options: ProgressOptions): ProgressView {
       finished = true;
       timer?.stop();
       if (live) draw();
+      const failed = failedAgentsOf(result) > 0;
       const colour =
-        result.stopReason === 'completed' ? GREEN : result.stopReason === 'error' ? RED : YELLOW;
+        result.stopReason === 'completed' && !failed
+          ? GREEN
+          : result.stopReason === 'error'
+            ? RED
+            : YELLOW;
       const summary = summaryLine(state, result, now() - began);
-      write(live ? `${colour}${summary}${RESET}\n` : `${summary}\n`);
+      const closing = closingLines(result)
+        .map((line) => `${line}\n`)
+        .join('');
+      write(live ? `${colour}${summary}${RESET}\n${closing}` : `${summary}\n${closing}`);
     },
     tokens: () => ({ ...state.usage }),
   };

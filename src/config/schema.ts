@@ -284,7 +284,7 @@ function declareSchemas(z: typeof Zod) {
       .optional(),
     workflow: z
       .strictObject({
-        /** Workflow children running at once; default min(16, max(1, cpus - 2)); 1..256. */
+        /** Workflow children running at once (slots); default 8 on every machine; 1..256. */
         maxConcurrentAgents: z.number().int().min(1).max(256).optional(),
         /** Children one run may start; default 1000. */
         maxTotalAgents: z.number().int().min(1).max(100_000).optional(),

@@ -23,7 +23,7 @@ export interface CreateModelClientOptions {
   routes?: Record<string, ModelRoute>;
   /** Where keys are read, at request time. Default: `process.env`. */
   env?: NodeJS.ProcessEnv;
-  /** Retry policy for API providers, or `false` for single attempts. Default: `defaultRetryPolicy`. */
+  /** Retry policy for every provider (scripted too), or `false` for single attempts. Default: `defaultRetryPolicy`. */
   retry?: Partial<RetryPolicy> | false;
   /** The fetch the providers use (tests, proxies). Default: the global fetch. */
   fetch?: typeof fetch;
@@ -49,7 +49,8 @@ export function createModelClient(
 ): ModelClient {
   const parsed = parseModelSpec(spec, options.routes);
   if (parsed.provider === 'scripted') {
-    return createScriptedModel(parsed.model, { recordCalls: false });
+    // Retried and classified as every provider is, so offline runs see what users see.
+    return withRetryPolicy(createScriptedModel(parsed.model, { recordCalls: false }), options);
   }
   const provider = parsed.provider;
   const env = options.env ?? process.env;
@@ -61,8 +62,11 @@ export function createModelClient(
       createLanguageModel(provider, parsed, readKey(env, keyVariable), options.fetch),
     secrets: credentials,
   });
-  const retrying = options.retry === false ? client : withRetry(client, options.retry ?? {});
-  return redactingModelClient(retrying, credentials);
+  return redactingModelClient(withRetryPolicy(client, options), credentials);
+}
+
+function withRetryPolicy(client: ModelClient, options: CreateModelClientOptions): ModelClient {
+  return options.retry === false ? client : withRetry(client, options.retry ?? {});
 }
 
 async function createLanguageModel(
@@ -106,13 +110,34 @@ async function createLanguageModel(
 function readKey(env: NodeJS.ProcessEnv, variable: string | undefined): string | undefined {
   if (variable === undefined) return undefined;
   const value = env[variable];
-  if (value === undefined || value.trim().length === 0) {
+  if (!holdsKey(value)) {
     throw new LoomError(
       'MISSING_CREDENTIAL',
       `${variable} is not set; export it or choose another model with --model`,
     );
   }
   return value.trim();
+}
+
+/** Blank counts as unset, as in requests. */
+function holdsKey(value: string | undefined): value is string {
+  return value !== undefined && value.trim().length > 0;
+}
+
+/**
+ * The variable that must hold the key of `spec` when it holds none (unset or blank); undefined
+ * when the spec needs no key (scripted, a local server) or its key is there. Read before any
+ * request, so a command can refuse to start; throws a UserError for a malformed spec or route.
+ */
+export function missingKeyVariable(
+  spec: string,
+  options: Pick<CreateModelClientOptions, 'routes' | 'env'> = {},
+): string | undefined {
+  const parsed = parseModelSpec(spec, options.routes);
+  if (parsed.provider === 'scripted') return undefined;
+  const variable = parsed.apiKeyEnv ?? defaultKeyVariables[parsed.provider];
+  if (variable === undefined) return undefined;
+  return holdsKey((options.env ?? process.env)[variable]) ? undefined : variable;
 }
 
 /** The values of this client's key variable, the default ones, every route's, and `*_API_KEY`s. */

@@ -151,7 +151,9 @@ function startChild(shared: Shared, request: SubagentStartRequest): SubagentRun 
     parentDepth: request.parent.delegationDepth,
   };
   if (request.description !== undefined) data.description = request.description;
-  if (request.model !== undefined) data.model = request.model;
+  // A worker is Loom: it runs the caller's default as it would an explicit model.
+  const model = request.model ?? request.defaultModel;
+  if (model !== undefined) data.model = model;
   if (schema !== undefined) data.outputSchema = schema;
   if (request.maxDepth !== undefined) data.maxDepth = request.maxDepth;
   if (request.toolFilter !== undefined) data.toolFilter = [...request.toolFilter];

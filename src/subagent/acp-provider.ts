@@ -108,13 +108,14 @@ interface Launch {
 
 function launchOf(options: AcpProviderOptions, request: SubagentStartRequest): Launch {
   if (options.command === undefined) {
-    const model = request.model ?? options.defaultModel;
+    const model = request.model ?? request.defaultModel ?? options.defaultModel;
     return {
       command: process.execPath,
       args: [loomBin, 'acp', ...(model !== undefined ? ['--model', model] : [])],
       loom: true,
     };
   }
+  // Only a model the caller named is refused; a default (`defaultModel`) is the agent's to choose.
   if (request.model !== undefined) {
     throw new SubagentError(
       'UNSUPPORTED_CAPABILITY',

@@ -39,8 +39,16 @@ export interface SubagentStartRequest {
   prompt: string;
   /** A short label for progress views and `list_agents`. */
   description?: string;
-  /** A model spec for the child; default: the runtime's default model. */
+  /**
+   * A model spec the child must run (the caller named it); default: `defaultModel`. A provider
+   * whose agent chooses its own model refuses it.
+   */
   model?: string;
+  /**
+   * The caller's default for a child that names no `model` (a workflow run's model choice);
+   * default: the runtime's default model. A provider whose agent chooses its own model ignores it.
+   */
+  defaultModel?: string;
   /** A JSON Schema (the supported subset) the child's answer must match. */
   outputSchema?: JsonSchema;
   /** Depth limit for this child's line; default from config (3). 0 forbids delegation. */

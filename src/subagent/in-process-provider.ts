@@ -82,7 +82,8 @@ function describe(name: string, request: SubagentStartRequest): ChildDescriptor 
     description: request.description ?? '',
     continuable: request.continuable === true,
   };
-  if (request.model !== undefined) descriptor.model = request.model;
+  const model = request.model ?? request.defaultModel;
+  if (model !== undefined) descriptor.model = model;
   if (request.toolFilter !== undefined) descriptor.toolFilter = [...request.toolFilter];
   if (request.persona !== undefined) descriptor.persona = request.persona;
   if (request.instructions !== undefined) descriptor.instructions = request.instructions;
@@ -113,7 +114,7 @@ function startChild(
     parentSession: request.parent.sessionId,
     delegationDepth: depth,
     ...(seed ? { seed } : {}),
-    ...(request.model !== undefined ? { model: request.model } : {}),
+    ...(descriptor.model !== undefined ? { model: descriptor.model } : {}),
     ...(request.persona !== undefined ? { persona: request.persona } : {}),
     // Many children start at once in a workflow: their files are made without stalling the host,
     // and hold no copy of the system prompt and tool schemas they share.

@@ -68,7 +68,7 @@ export interface WorkflowMeta {
 }
 
 export interface WorkflowLimits {
-  /** Children running at once; default min(16, max(1, cpus - 2)); 1..256. */
+  /** Children running at once (the run's slots); default 8 on every machine; 1..256. */
   maxConcurrentAgents: number;
   /** Children a run may start; default 1000. */
   maxTotalAgents: number;
@@ -194,7 +194,13 @@ interface AgentEvent extends RunEvent {
   phase: string;
 }
 
-export type WorkflowStartEvent = RunEvent & { name: string; description: string; phases: string[] };
+/** `slots`: how many of its agents run at once (`maxConcurrentAgents`); absent in older runs' events. */
+export type WorkflowStartEvent = RunEvent & {
+  name: string;
+  description: string;
+  phases: string[];
+  slots?: number;
+};
 /** `workflow`: the nested run's name, on events of a run that `workflow()` started. */
 export type WorkflowPhaseEvent = RunEvent & { title: string; workflow?: string };
 export type WorkflowLogEvent = RunEvent & { message: string; workflow?: string };

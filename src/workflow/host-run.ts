@@ -137,6 +137,7 @@ export class HostRun implements WorkflowRun {
       name: setup.meta.name,
       description: setup.meta.description,
       phases: (setup.meta.phases ?? []).map((phase) => phase.title),
+      slots: setup.limits.maxConcurrentAgents,
     });
     if (setup.request.signal?.aborted) this.onAbort();
   }

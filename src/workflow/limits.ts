@@ -3,7 +3,6 @@
  * stated range; a bad or unknown field throws `WorkflowError('INVALID_ARGUMENT')` naming it. It
  * must never clamp or drop a value silently.
  */
-import { availableParallelism } from 'node:os';
 import { WorkflowError, type WorkflowLimits } from './contract.js';
 
 interface Range {
@@ -24,14 +23,15 @@ export const LIMIT_RANGES: Readonly<Record<keyof WorkflowLimits, Range>> = {
   stallMs: { minimum: 1, maximum: 2_147_483_647 },
 };
 
-/** Children at once by default: min(16, max(1, cpus - 2)). */
-export function defaultConcurrency(cpus = availableParallelism()): number {
-  return Math.min(16, Math.max(1, cpus - 2));
-}
+/**
+ * Children at once by default, on every machine: a child waits on its model's network, and the
+ * host spends well under a millisecond of CPU on each, so the machine's cores are not the limit.
+ */
+export const DEFAULT_CONCURRENCY = 8;
 
 export function defaultLimits(): WorkflowLimits {
   return {
-    maxConcurrentAgents: defaultConcurrency(),
+    maxConcurrentAgents: DEFAULT_CONCURRENCY,
     maxTotalAgents: 1000,
     maxItemsPerCall: 4096,
     syncTimeoutMs: 5000,

@@ -323,7 +323,9 @@ export class RunChildren {
     const { request } = this.setup;
     const { call, prompt, options, phase, workflow } = agent;
     const label = options.label ?? defaultLabel(prompt);
-    const model = this.scriptModel(agent) ?? request.model;
+    // The call's or its phase's model is explicit; the run's is the default of children naming none.
+    const explicitModel = this.scriptModel(agent);
+    const model = explicitModel ?? request.model;
     const startRequest: SubagentStartRequest = {
       parent: request.parent,
       prompt,
@@ -334,7 +336,8 @@ export class RunChildren {
     const spend: AgentSpend = { input: 0, output: 0, costUsd: this.priced ? 0 : undefined };
     startRequest.onUsage = (report) => this.charge(spend, report.model, report.usage);
     if (options.schema !== undefined) startRequest.outputSchema = options.schema;
-    if (model !== undefined) startRequest.model = model;
+    if (explicitModel !== undefined) startRequest.model = explicitModel;
+    else if (request.model !== undefined) startRequest.defaultModel = request.model;
     // The same call of the same run (every attempt of it) is the same start: a provider that
     // queues children re-attaches to it instead of paying again.
     if (place) startRequest.idempotencyKey = `${this.setup.runId}/${place.key}/${place.n}`;

@@ -73,12 +73,21 @@ export function nestedPrefix(event: { workflow?: string }): string {
   return event.workflow !== undefined ? `[${event.workflow}] ` : '';
 }
 
+/** `8 slots`: how many agents of a run may run at once. */
+export function slotsText(slots: number): string {
+  return `${slots} slot${slots === 1 ? '' : 's'}`;
+}
+
 /** One plain line for an event: progress without a terminal, and a background job's output. */
 export function describeWorkflowEvent(event: WorkflowEventRecord): string {
   switch (event.type) {
     case 'workflow/start': {
-      const phases = event.phases.length > 0 ? ` (phases: ${event.phases.join(', ')})` : '';
-      return `workflow ${event.name}: ${event.description}${phases}`;
+      const facts = [
+        ...(event.phases.length > 0 ? [`phases: ${event.phases.join(', ')}`] : []),
+        ...(event.slots !== undefined ? [slotsText(event.slots)] : []),
+      ];
+      const details = facts.length > 0 ? ` (${facts.join('; ')})` : '';
+      return `workflow ${event.name}: ${event.description}${details}`;
     }
     case 'workflow/phase':
       return `${nestedPrefix(event)}phase: ${event.title}`;

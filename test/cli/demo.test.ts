@@ -1,7 +1,8 @@
 /**
  * `npm run demo` as a user runs it (`node scripts/demo.mjs` in a child process, its own LOOM_HOME
  * and TMPDIR): it says its answers are scripted, prints no raw tool output as the answer, counts
- * the workflow's children as they happened, and removes its scratch folder.
+ * the workflow's children as they happened, says its workflow run exited 3 for the child that
+ * fails on purpose (and still exits 0 itself), and removes its scratch folder.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -10,7 +11,7 @@ import { resolve } from 'node:path';
 import { test } from 'node:test';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 
-test('the demo says it is scripted, counts its children and cleans up after itself', async () => {
+test('the demo says it is scripted, counts its children, expects exit 3 for its failing child and cleans up after itself', async () => {
   const home = temporaryFolder();
   const scratchParent = temporaryFolder();
   const child = spawn(process.execPath, [resolve('scripts/demo.mjs')], {
@@ -40,6 +41,14 @@ test('the demo says it is scripted, counts its children and cleans up after itse
     stderr,
     new RegExp(
       `^${started} children started, ${started - failed} succeeded, ${failed} failed$`,
+      'm',
+    ),
+  );
+  assert.match(stderr, /^failed agents of run \S+:$/m, 'the run itself lists its failed agents');
+  assert.match(
+    stderr,
+    new RegExp(
+      `^exit 3, as expected: the script completed, but ${failed} of its children failed`,
       'm',
     ),
   );

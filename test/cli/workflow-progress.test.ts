@@ -20,6 +20,7 @@ const events: WorkflowEventRecord[] = [
     name: 'review',
     description: 'Review',
     phases: ['list', 'audit', 'verify'],
+    slots: 8,
   },
   { type: 'workflow/phase', runId, time, title: 'list' },
   { type: 'workflow/agent-start', runId, time, seq: 1, label: 'list files', phase: 'list' },
@@ -85,7 +86,7 @@ test('progress state folds phases, agents, tokens and logs from the events', () 
   assert.deepEqual(state.runningLabels(3), { shown: ['audit a.ts'], more: 0 });
 });
 
-test('the live block shows the name, phase list, counts, tokens, running labels and logs', () => {
+test('the live block shows the name, phase list, counts of the slots, tokens, running labels and logs', () => {
   const state = new WorkflowProgressState();
   for (const event of events) state.apply(event);
   const text = liveBlock(state, 2500, 200).map((line) => stripColour(line));
@@ -93,7 +94,7 @@ test('the live block shows the name, phase list, counts, tokens, running labels 
   assert.match(text[1] ?? '', /✓ list {3}▸ audit {3}· verify/);
   assert.match(
     text[2] ?? '',
-    /1 running · 1 done · 1 failed · 0 cancelled {3}tokens 1\.2k in \/ 300 out/,
+    /^ {2}agents {2}1 running of 8 slots · 1 done · 1 failed · 0 cancelled {3}tokens 1\.2k in \/ 300 out/,
   );
   assert.match(text[3] ?? '', /running audit a\.ts$/);
   assert.match(text[4] ?? '', /log {5}found 3 files/);
@@ -175,7 +176,7 @@ test('off a terminal every event is one plain line with no control codes', () =>
   view.notice('cancelling…');
   view.finish({ ...result, stopReason: 'error', error: { code: 'SCRIPT_ERROR', message: 'boom' } });
   assert.deepEqual(writes.join('').trimEnd().split('\n'), [
-    'workflow review: Review (phases: list, audit, verify)',
+    'workflow review: Review (phases: list, audit, verify; 8 slots)',
     'phase: list',
     'agent #1 started: list files [list]',
     'agent #1 completed: list files (1.2k in / 300 out)',
@@ -196,7 +197,7 @@ test('off a terminal the lines of one turn of the loop are written together, bef
   assert.deepEqual(writes, [], 'nothing is written inside the turn');
   await new Promise<void>((resolve) => setImmediate(resolve));
   assert.deepEqual(writes, [
-    'workflow review: Review (phases: list, audit, verify)\nphase: list\nagent #1 started: list files [list]\n',
+    'workflow review: Review (phases: list, audit, verify; 8 slots)\nphase: list\nagent #1 started: list files [list]\n',
   ]);
   view.record(events[3] as WorkflowEventRecord);
   view.notice('cancelling…');
@@ -302,4 +303,24 @@ test('lines and state show a nested run by name, journal hits, and cost when eve
   );
   state.apply({ ...nested[5], seq: 3, costUsd: undefined } as WorkflowEventRecord);
   assert.equal(state.costUsd, undefined, 'one agent without a price makes the cost unknown');
+});
+
+test('on a terminal a run that completed with failed agents ends, after its amber summary, with them and the report and resume commands', () => {
+  const { writes, output } = capture(true);
+  const { redrawTimer } = manualTimer();
+  const view = createProgressView({ output, now: () => 0, redrawTimer });
+  for (const event of events) view.record(event);
+  view.finish({
+    ...result,
+    failures: [{ seq: 3, label: 'audit b.ts', outcome: 'failed', reason: 'upstream\n500' }],
+  });
+  const lines = stripColour(writes.join('')).trimEnd().split('\n');
+  assert.deepEqual(lines.slice(-4), [
+    'failed agents of run run-1:',
+    '  #3 audit b.ts: upstream 500',
+    'see the run: loom workflow report run-1',
+    'run the failed agents again: loom workflow run --resume run-1',
+  ]);
+  assert.match(lines.at(-5) ?? '', /workflow review completed with 1 failed agent in /);
+  assert.ok(writes.join('').includes(`${ESC}[33mworkflow review completed with`), 'in yellow');
 });

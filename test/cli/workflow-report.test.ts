@@ -55,12 +55,19 @@ function agentsOf(path: string): Map<number, [string, string]> {
   return agents;
 }
 
-function statusOf(path: string): string {
+function badgeOf(path: string) {
   const tree = parseReport(readFileSync(path, 'utf8'));
-  const badge = tree.elements.find((element) =>
-    (attribute(element, 'class') ?? '').startsWith('status '),
-  );
+  return tree.elements.find((element) => (attribute(element, 'class') ?? '').startsWith('status '));
+}
+
+function statusOf(path: string): string {
+  const badge = badgeOf(path);
   return badge ? textOf(badge) : '';
+}
+
+function classOf(path: string): string {
+  const badge = badgeOf(path);
+  return badge ? (attribute(badge, 'class') ?? '') : '';
 }
 
 test('ACCEPTANCE: loom workflow run --report writes the report when the run completes; loom workflow report RUN_ID [-o FILE] writes it again; an unknown run id exits 2 naming it', async () => {
@@ -72,7 +79,7 @@ test('ACCEPTANCE: loom workflow run --report writes the report when the run comp
     ['--json', '--report', reportPath],
   );
   const run = await loom.exited;
-  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.code, 3, `completed with a failed agent: ${run.stderr}`);
   const runId = parseResult(run).runId as string;
   const agents = agentsOf(reportPath);
   assert.equal(agents.size, 6);
@@ -82,7 +89,8 @@ test('ACCEPTANCE: loom workflow run --report writes the report when the run comp
     'the hostile label is text, and its agent failed',
   );
   assert.equal([...agents.values()].filter(([, state]) => state === 'completed').length, 5);
-  assert.equal(statusOf(reportPath), 'completed');
+  assert.equal(statusOf(reportPath), 'completed with 1 failed agent');
+  assert.equal(classOf(reportPath), 'status failed-agents', 'the amber badge, not the green one');
 
   const again = join(home, 'again.html');
   const written = await runWorkflow(['report', runId, '-o', again], { home });

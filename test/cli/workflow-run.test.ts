@@ -194,7 +194,7 @@ test('workflow run: progress on a non-terminal stderr is one plain line per even
   assert.ok(!run.stderr.includes('\u001b['), 'no terminal control codes when stderr is not a TTY');
 });
 
-test('workflow run: a failed child nulls its item; the run completes and lists the failure', async () => {
+test('workflow run: a failed child nulls its item; the run completes with a failed agent (exit 3) and lists the failure', async () => {
   const home = temporaryFolder();
   const script = writeFile(
     home,
@@ -214,7 +214,7 @@ return { results, audited: results.filter(Boolean).length };
   const run = await runWorkflow(['run', script, '--model', `scripted:${model}`, '--json'], {
     home,
   });
-  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.code, 3, run.stderr);
   const result = parseResult(run);
   assert.equal(result.stopReason, 'completed');
   assert.deepEqual(result.value, { results: ['clean: a.ts', null, 'clean: c.ts'], audited: 2 });

@@ -23,9 +23,10 @@ return await parallel([
 ]);
 `;
 
+/** The script returns with the stuck child failed: completed with a failed agent, exit 3. */
 async function finished(loom: ReturnType<typeof startScriptedWorkflow>['loom']) {
   const run = await loom.exited;
-  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.code, 3, run.stderr);
   return { run, result: parseResult(run) };
 }
 

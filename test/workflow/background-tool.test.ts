@@ -100,7 +100,7 @@ test('a background workflow is a job: progress to read, the rendered result when
     await gate.arrived('alpha');
     assert.equal(
       read('workflow-1'),
-      'workflow shouter: Shouts a word (phases: shout)\nphase: shout\nlog: about to shout\nagent #1 started: alpha [shout]\n',
+      'workflow shouter: Shouts a word (phases: shout; 8 slots)\nphase: shout\nlog: about to shout\nagent #1 started: alpha [shout]\n',
     );
     gate.open('alpha');
     const record = await settlement;

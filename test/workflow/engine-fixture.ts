@@ -124,7 +124,10 @@ export function fakeProvider(options: FakeProviderOptions = {}) {
           child.usage.input += usage.input;
           child.usage.output += usage.output;
           if (!options.silent) {
-            request.onUsage?.({ usage, model: model ?? request.model ?? 'fake:default' });
+            request.onUsage?.({
+              usage,
+              model: model ?? request.model ?? request.defaultModel ?? 'fake:default',
+            });
           }
         },
         activity(kind) {

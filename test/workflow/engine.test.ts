@@ -131,7 +131,7 @@ test('a script may declare and assign the names of the hooks and builtins as its
   ]);
 });
 
-test('children get the prompt, label, contract text, run signal, parent and resolved model', async () => {
+test('children get the prompt, label, contract text, run signal, parent, their explicit model or the run model as default', async () => {
   const fixture = engineFixture({
     respond: (request) =>
       request.outputSchema
@@ -157,12 +157,18 @@ test('children get the prompt, label, contract text, run signal, parent and reso
   assert.deepEqual(result.value, ['<a>', '<b>', { ok: true }]);
   const requests = fixture.fake.children.map((child) => child.request);
   assert.deepEqual(
-    requests.map((request) => [request.prompt, request.description, request.model]),
+    requests.map((request) => [
+      request.prompt,
+      request.description,
+      request.model,
+      request.defaultModel,
+    ]),
     [
-      ['a', 'a', 'phase-model'],
-      ['b', 'b', 'own-model'],
-      ['c', 'c', 'run-model'],
+      ['a', 'a', 'phase-model', undefined],
+      ['b', 'b', 'own-model', undefined],
+      ['c', 'c', undefined, 'run-model'],
     ],
+    "the run's model is the default of a child naming none, not an explicit model",
   );
   assert.deepEqual(requests[0]?.parent, parent);
   assert.match(requests[0]?.instructions ?? '', /returned verbatim to the script as a string/);

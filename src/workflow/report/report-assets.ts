@@ -12,7 +12,7 @@ main{max-width:1200px;margin:0 auto;padding:20px}
 h1{font-size:22px;margin:0 0 2px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid var(--line);padding-bottom:4px}
 .description{color:var(--muted);margin:0 0 12px}
 .status{display:inline-block;padding:1px 8px;border-radius:10px;color:#fff;font-weight:600;font-size:13px;vertical-align:middle;margin-left:8px}
-.status.completed{background:var(--completed)}.status.error{background:var(--failed)}.status.cancelled{background:var(--cancelled)}.status.running,.status.interrupted{background:var(--unfinished)}
+.status.completed{background:var(--completed)}.status.error{background:var(--failed)}.status.cancelled,.status.failed-agents{background:var(--cancelled)}.status.running,.status.interrupted{background:var(--unfinished)}
 dl.facts{display:grid;grid-template-columns:repeat(auto-fill,minmax(170px,1fr));gap:8px;margin:12px 0}
 dl.facts div{background:var(--panel);border:1px solid var(--line);border-radius:6px;padding:6px 10px}
 dt{color:var(--muted);font-size:12px}dd{margin:0;font-weight:600;overflow-wrap:anywhere}

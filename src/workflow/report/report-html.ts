@@ -5,6 +5,7 @@
  * Content-Security-Policy forbids every fetch. Every text from the run goes through `escapeHtml`.
  */
 import { formatCost } from '../../llm/prices.js';
+import { describeCompleted } from '../run-outcome.js';
 import {
   escapeHtml,
   formatBytes,
@@ -40,10 +41,31 @@ function detail(title: string, value: string): string {
   return `<dt>${text(title)}</dt><dd>${text(value)}</dd>`;
 }
 
+/**
+ * The badge: the run's state, except that a completed run with failed agents says so in amber
+ * (from its result, else the agents' counts), never a green "completed".
+ */
+function badge(report: RunReport): { status: string; className: string } {
+  const { record, state, result } = report.input;
+  const code = report.error?.code ?? record.code;
+  if (state === 'error' && code !== undefined) return { status: `error ${code}`, className: state };
+  if (state !== 'completed') return { status: state, className: state };
+  const failed = Array.isArray(result?.failures)
+    ? result.failures.length
+    : report.counts.failed + report.counts.cancelled;
+  return { status: describeCompleted(failed), className: failed > 0 ? 'failed-agents' : state };
+}
+
+/** The run's slots (`maxConcurrentAgents`), from `run.json`, which is read, not trusted. */
+function slots(report: RunReport): string {
+  const value = (report.input.record.limits as { maxConcurrentAgents?: unknown } | undefined)
+    ?.maxConcurrentAgents;
+  return typeof value === 'number' && Number.isFinite(value) ? String(value) : 'unknown';
+}
+
 function header(report: RunReport, generatedAt: number): string {
   const { record, meta, state } = report.input;
-  const code = report.error?.code ?? record.code;
-  const status = state === 'error' && code !== undefined ? `error ${code}` : state;
+  const { status, className } = badge(report);
   const ended = record.endedAt !== undefined && state !== 'running' && state !== 'interrupted';
   const tokens = { input: whole(record.tokens?.input), output: whole(record.tokens?.output) };
   const facts = [
@@ -56,6 +78,7 @@ function header(report: RunReport, generatedAt: number): string {
         : String(record.agentsStarted),
     ),
     fact('failed / cancelled', `${report.counts.failed} / ${report.counts.cancelled}`),
+    fact('slots', slots(report)),
     fact('tokens', `${formatTokens(tokens.input + tokens.output)} (${formatUsage(tokens)})`),
     fact('cost', typeof record.costUsd === 'number' ? formatCost(record.costUsd) : 'unknown'),
     fact('started', formatTime(record.startedAt)),
@@ -83,7 +106,7 @@ function header(report: RunReport, generatedAt: number): string {
     report.input.skippedEventLines > 0
       ? `<p class="note">${report.input.skippedEventLines} line(s) of events.ndjson were not events (a write cut short) and were skipped.</p>`
       : '';
-  return `<header><h1>${text(meta.name || record.name)}<span class="status ${text(state)}">${text(status)}</span></h1>
+  return `<header><h1>${text(meta.name || record.name)}<span class="status ${text(className)}">${text(status)}</span></h1>
 <p class="description">${text(meta.description ?? '')}</p>
 <dl class="facts">${facts.join('')}</dl>${attemptNote}${skipped}
 <dl class="where">${where.join('')}</dl></header>`;
