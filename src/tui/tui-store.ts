@@ -1,7 +1,7 @@
 /**
  * The interactive terminal's state, outside React: the open session's transcript (folded from
- * its log), the pending request, workflow runs (folded from `workflow/*` events), jobs and
- * children counts, and the footer. Components read immutable snapshots through
+ * its log), the pending request, the running turn's activity, workflow runs (folded from `workflow/*`
+ * events), jobs and children counts, and the footer. Components read immutable snapshots through
  * `useSyncExternalStore`; changes are coalesced to one notification per frame, so hundreds of
  * agents do not redraw the screen hundreds of times. It never writes the log.
  */
@@ -16,6 +16,7 @@ import { jobSettled, jobStarted } from '../jobs/contract.js';
 import { planModeOf } from '../plan/install.js';
 import { subagentStart } from '../subagent/contract.js';
 import { onWorkflowEvents } from '../workflow/run-events.js';
+import { ActivityFold, type TurnActivity, type WaitingFor } from './activity-state.js';
 import type { FooterState, PendingRequest, TranscriptItem } from './contract.js';
 import { describeRule, type InteractionBroker } from './interaction-broker.js';
 import { TranscriptFold } from './transcript-fold.js';
@@ -41,6 +42,8 @@ export interface TuiSnapshot {
   pending: PendingRequest | undefined;
   footer: FooterState;
   workflows: readonly WorkflowView[];
+  /** The running turn's activity (the status line); undefined while idle. */
+  activity: TurnActivity | undefined;
   /** Oldest first; each leaves when its `user/message` is logged. */
   queuedMessages: readonly QueuedMessage[];
   /** Bumped on every change, so views keyed on it redraw. */
@@ -49,6 +52,7 @@ export interface TuiSnapshot {
 
 export class TuiStore {
   private fold = new TranscriptFold();
+  private activity = new ActivityFold();
   private readonly workflows = new WorkflowRuns();
   private readonly listeners = new Set<() => void>();
   private snapshot: TuiSnapshot;
@@ -77,7 +81,10 @@ export class TuiStore {
       root.on(agentStatus, () => this.changed()),
       root.on(jobStarted, () => this.changed()),
       root.on(jobSettled, () => this.changed()),
-      broker.onChange(() => this.changed()),
+      broker.onChange(() => {
+        this.activity.waiting(waitingFor(broker.current), Date.now());
+        this.changed();
+      }),
       broker.onRuleAdded((rule) =>
         this.add({
           kind: 'notice',
@@ -102,6 +109,8 @@ export class TuiStore {
     this.detachSession();
     this.handle = handle;
     this.fold = new TranscriptFold();
+    this.activity = new ActivityFold();
+    this.activity.waiting(waitingFor(this.broker.current), Date.now());
     this.contextTokens = 0;
     this.queuedMessages = [];
     for (const event of handle.log.events) this.applySession(event);
@@ -110,6 +119,7 @@ export class TuiStore {
     const undo = [
       handle.log.onAppend((event) => {
         this.applySession(event);
+        this.activity.apply(event);
         this.ledger.applyRoot(event);
         this.changed();
       }),
@@ -179,13 +189,15 @@ export class TuiStore {
     const goals = goalOf(handle);
     const goal = goals?.service.problem ? null : goals?.service.goal;
     const spent = this.ledger.total();
+    const runningChildren = setup.subagents.services.children.runningUnder(sessionId);
+    this.activity.agents(runningChildren);
     const footer: FooterState = {
       model: handle.agent.model.id,
       workspace: setup.runtime.cwd,
       contextTokens: this.contextTokens,
       tokens: spent.tokens,
       ...(spent.costUsd !== undefined && this.ledger.priced ? { costUsd: spent.costUsd } : {}),
-      runningChildren: setup.subagents.services.children.runningUnder(sessionId),
+      runningChildren,
       runningJobs: setup.jobs.service.running().length,
       runningWorkflows: this.workflows.running,
       mode: planModeOf(handle)?.mode ?? 'default',
@@ -209,8 +221,15 @@ export class TuiStore {
       pending: this.broker.current,
       footer,
       workflows: this.workflows.list,
+      activity: this.activity.current,
       queuedMessages: this.queuedMessages,
       version: (this.snapshot?.version ?? 0) + 1,
     };
   }
+}
+
+function waitingFor(request: PendingRequest | undefined): WaitingFor | undefined {
+  if (!request) return undefined;
+  if (request.kind === 'approval') return 'approval';
+  return request.kind === 'questions' ? 'answers' : 'review';
 }
