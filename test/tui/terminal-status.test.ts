@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
-import { type ScriptedFolders, scriptedFolders } from '../cli/loom-process.js';
+import { runScripted, type ScriptedFolders, scriptedFolders } from '../cli/loom-process.js';
 import { bashCall, callsThenReply } from '../helpers/scripted-turns.js';
 import { KEYS, type ScreenRun, send, startScreen } from './pty-screen.js';
 
@@ -66,4 +66,35 @@ test('a command waiting for approval shows "waiting for your approval" on the st
   await screen.waitFor((text) => /· running bash ·/.test(statusRow(text) ?? ''));
   screen.type(KEYS.escape);
   await screen.waitFor((text) => statusRow(text) === undefined && text.includes('ask loom'));
+});
+
+test('loom run on a terminal draws the status line on stderr while the model works, counting the seconds up', async (t) => {
+  const folders = scriptedFolders({ rules: [{ when: 'slow', hang: true }] });
+  const screen = startScreen(
+    ['run', '--model', `scripted:${folders.model}`, '--cwd', folders.workspace, 'slow'],
+    { home: folders.home, cwd: folders.workspace },
+  );
+  let exited = false;
+  void screen.exited.then(() => {
+    exited = true;
+  });
+  t.after(() => {
+    if (!exited) screen.kill();
+  });
+  const row = (text: string) => text.split('\n').find((line) => line.includes('to interrupt'));
+  const first = await screen.waitFor((text) => / 1s · /.test(row(text) ?? ''));
+  assert.match(row(first) ?? '', /^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] 1s · 0↑ 0↓ · thinking · ctrl\+c to interrupt$/);
+  await screen.waitFor((text) => / 2s · /.test(row(text) ?? ''));
+  screen.type(KEYS.ctrlC);
+  const { exitCode } = await screen.exited;
+  assert.equal(exitCode, 130);
+});
+
+test('loom run with stderr piped prints no status line, however long the model takes', async () => {
+  const folders = scriptedFolders({ rules: [{ when: 'slow', delayMs: 1200, reply: 'done' }] });
+  const result = await runScripted(folders, 'slow');
+  assert.equal(result.code, 0);
+  assert.equal(result.stdout, 'done\n');
+  assert.doesNotMatch(result.stderr, /to interrupt|[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
+  assert.ok(!result.stderr.includes('\x1b[2K'), 'no line is erased on a piped stderr');
 });
