@@ -1,7 +1,8 @@
 /**
  * The interactive terminal's root component: finished transcript blocks in ink's static region
  * (printed once), then what is still changing (streaming text, running tools, the pending
- * request or the open view), the running turn's status line, the prompt box and the footer.
+ * request or the open view), the todo list while it has unfinished items, the running turn's
+ * status line, the prompt box and the footer.
  * Keys: Esc interrupts the turn (or closes a view), Ctrl+C clears the input and twice within a
  * second exits, Ctrl+D on an empty prompt exits, Shift+Tab cycles the mode, Ctrl+O opens (and
  * closes) the expanded transcript. While a turn runs, Enter queues the message as a steer and
@@ -20,6 +21,7 @@ import { LiveItems } from './components/live-items.js';
 import { PromptInput, type SubmitDelivery } from './components/prompt-input.js';
 import { RequestWidget } from './components/request-widget.js';
 import { StatusLine } from './components/status-line.js';
+import { showsLiveTodos, TodoChecklist } from './components/todo-checklist.js';
 import { TranscriptItemView } from './components/transcript-item.js';
 import { ViewPanel } from './components/view-panel.js';
 import type { FirstFrame } from './first-frame.js';
@@ -69,6 +71,9 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
   const pending = snapshot.pending;
   const { rows } = useTerminalSize();
   const redraws = useWidthRedraw();
+  const liveTodos = view === 'chat' && showsLiveTodos(snapshot.todos) ? snapshot.todos : [];
+  // The status line and the live checklist take rows of their own.
+  const liveRows = rows - CHROME_ROWS - liveTodos.length - (snapshot.activity ? 1 : 0);
 
   useCurrentInput((text, key) => {
     if (key.ctrl && text === 'c') {
@@ -175,8 +180,13 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
       </Static>
       <Box flexDirection="column">
         {view === 'transcript' ? null : (
-          <LiveItems items={snapshot.live} width={width} rows={rows - CHROME_ROWS} />
+          <LiveItems items={snapshot.live} width={width} rows={liveRows} />
         )}
+        {liveTodos.length > 0 ? (
+          <Box marginTop={1}>
+            <TodoChecklist todos={liveTodos} />
+          </Box>
+        ) : null}
         <ViewPanel
           view={view}
           snapshot={snapshot}

@@ -1,6 +1,6 @@
 /**
  * The interactive terminal's state, outside React: the open session's transcript (folded from
- * its log), the pending request, the running turn's activity, workflow runs (folded from `workflow/*`
+ * its log), the pending request, the todo list, the running turn's activity, workflow runs (folded from `workflow/*`
  * events), jobs and children counts, and the footer. Components read immutable snapshots through
  * `useSyncExternalStore`; changes are coalesced to one notification per frame, so hundreds of
  * agents do not redraw the screen hundreds of times. It never writes the log.
@@ -15,6 +15,8 @@ import { goalOf } from '../goal/install.js';
 import { jobSettled, jobStarted } from '../jobs/contract.js';
 import { planModeOf } from '../plan/install.js';
 import { subagentStart } from '../subagent/contract.js';
+import type { TodoItem } from '../todo/contract.js';
+import { TodoFold } from '../todo/fold.js';
 import { onWorkflowEvents } from '../workflow/run-events.js';
 import { ActivityFold, type TurnActivity, type WaitingFor } from './activity-state.js';
 import type { FooterState, PendingRequest, TranscriptItem } from './contract.js';
@@ -42,6 +44,8 @@ export interface TuiSnapshot {
   pending: PendingRequest | undefined;
   footer: FooterState;
   workflows: readonly WorkflowView[];
+  /** The session's current todo list (empty before its first write). */
+  todos: readonly TodoItem[];
   /** The running turn's activity (the status line); undefined while idle. */
   activity: TurnActivity | undefined;
   /** Oldest first; each leaves when its `user/message` is logged. */
@@ -53,6 +57,8 @@ export interface TuiSnapshot {
 export class TuiStore {
   private fold = new TranscriptFold();
   private activity = new ActivityFold();
+  private todos = new TodoFold();
+  private todoList: readonly TodoItem[] = [];
   private readonly workflows = new WorkflowRuns();
   private readonly listeners = new Set<() => void>();
   private snapshot: TuiSnapshot;
@@ -110,6 +116,8 @@ export class TuiStore {
     this.handle = handle;
     this.fold = new TranscriptFold();
     this.activity = new ActivityFold();
+    this.todos = new TodoFold();
+    this.todoList = [];
     this.activity.waiting(waitingFor(this.broker.current), Date.now());
     this.contextTokens = 0;
     this.queuedMessages = [];
@@ -160,6 +168,10 @@ export class TuiStore {
 
   private applySession(event: SessionEvent): void {
     this.fold.apply(event);
+    if (event.type === 'todo/write') {
+      this.todos.apply(event);
+      this.todoList = this.todos.todos;
+    }
     if (event.type === 'user/message')
       this.delivered(event.data as SessionEvent<'user/message'>['data']);
     if (event.type === 'assistant/message') {
@@ -221,6 +233,7 @@ export class TuiStore {
       pending: this.broker.current,
       footer,
       workflows: this.workflows.list,
+      todos: this.todoList,
       activity: this.activity.current,
       queuedMessages: this.queuedMessages,
       version: (this.snapshot?.version ?? 0) + 1,
