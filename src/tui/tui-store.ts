@@ -17,6 +17,7 @@ import { planModeOf } from '../plan/install.js';
 import { subagentStart } from '../subagent/contract.js';
 import type { TodoItem } from '../todo/contract.js';
 import { TodoFold } from '../todo/fold.js';
+import type { WorkflowEventRecord } from '../workflow/contract.js';
 import { onWorkflowEvents } from '../workflow/run-events.js';
 import { ActivityFold, type TurnActivity, type WaitingFor } from './activity-state.js';
 import type { FooterState, PendingRequest, TranscriptItem } from './contract.js';
@@ -81,6 +82,7 @@ export class TuiStore {
       this.ledger.follow(setup.runtime, () => this.changed()),
       onWorkflowEvents(root, (record) => {
         this.workflows.apply(record);
+        if (record.type === 'workflow/agent-end' && !record.journaled) this.noteAgentEnd(record);
         this.changed();
       }),
       root.on(subagentStart, (event) => this.workflows.noteChildStart(event)),
@@ -177,6 +179,17 @@ export class TuiStore {
     if (event.type === 'assistant/message') {
       this.contextTokens = (event.data as SessionEvent<'assistant/message'>['data']).usage.input;
     }
+  }
+
+  /** A workflow agent's reported tokens join the ledger when its log is not seen here. */
+  private noteAgentEnd(record: Extract<WorkflowEventRecord, { type: 'workflow/agent-end' }>): void {
+    const agent = this.workflows.get(record.runId)?.agents.get(record.seq);
+    this.ledger.noteReported({
+      sessionId: agent?.sessionId ?? `${record.runId}#${record.seq}`,
+      label: agent?.label ?? record.label,
+      model: agent?.model ?? this.handle.agent.model.id,
+      tokens: { input: record.usage.input, output: record.usage.output },
+    });
   }
 
   private delivered(data: SessionEvent<'user/message'>['data']): void {
