@@ -20,7 +20,7 @@ import { TodoFold } from '../todo/fold.js';
 import type { WorkflowEventRecord } from '../workflow/contract.js';
 import { onWorkflowEvents } from '../workflow/run-events.js';
 import { ActivityFold, type TurnActivity, type WaitingFor } from './activity-state.js';
-import type { FooterState, PendingRequest, TranscriptItem } from './contract.js';
+import type { FooterState, PendingRequest, ToolLineState, TranscriptItem } from './contract.js';
 import { describeRule, type InteractionBroker } from './interaction-broker.js';
 import { TranscriptFold } from './transcript-fold.js';
 import { WorkflowRuns, type WorkflowView } from './workflow-runs.js';
@@ -242,7 +242,7 @@ export class TuiStore {
     return {
       sessionId,
       finished: this.fold.finished.slice(),
-      live: this.fold.live,
+      live: markAwaiting(this.fold.live, this.broker.awaitingCalls),
       pending: this.broker.current,
       footer,
       workflows: this.workflows.list,
@@ -252,6 +252,26 @@ export class TuiStore {
       version: (this.snapshot?.version ?? 0) + 1,
     };
   }
+}
+
+/** The live items with each call that waits for its approval marked so (new objects only there). */
+function markAwaiting(
+  items: readonly TranscriptItem[],
+  awaiting: ReadonlySet<string>,
+): readonly TranscriptItem[] {
+  if (awaiting.size === 0) return items;
+  return items.map((item) =>
+    item.kind === 'tool' ? { ...item, tool: markCall(item.tool, awaiting) } : item,
+  );
+}
+
+function markCall(tool: ToolLineState, awaiting: ReadonlySet<string>): ToolLineState {
+  const children = tool.children?.map((child) => markCall(child, awaiting));
+  return {
+    ...tool,
+    ...(children ? { children } : {}),
+    ...(awaiting.has(tool.callId) ? { awaitingApproval: true as const } : {}),
+  };
 }
 
 function waitingFor(request: PendingRequest | undefined): WaitingFor | undefined {

@@ -51,7 +51,7 @@ test('while the model works, a status line above the prompt shows a spinner, the
   await screen.waitFor((text) => statusRow(text) === undefined && text.includes('ask loom'));
 });
 
-test('a command waiting for approval shows "waiting for your approval" on the status line, and the running tool after the answer', async (t) => {
+test('a command waiting for approval shows "waiting for your approval" on the status line and "waiting for approval" on its tool line, then running after the answer', async (t) => {
   const folders = scriptedFolders({
     rules: [callsThenReply('run it', [bashCall('echo hi && sleep 30')], 'done')],
   });
@@ -62,8 +62,11 @@ test('a command waiting for approval shows "waiting for your approval" on the st
   const screen = await openLoom(t, folders);
   await send(screen, 'run it');
   await screen.waitFor((text) => /waiting for your approval/.test(statusRow(text) ?? ''));
+  await screen.waitFor(/… bash echo hi && sleep 30 · waiting for approval/);
   screen.type('y');
   await screen.waitFor((text) => /· running bash ·/.test(statusRow(text) ?? ''));
+  await screen.waitFor(/… bash echo hi && sleep 30 · running/);
+  assert.doesNotMatch(screen.text(), /· waiting for approval/);
   screen.type(KEYS.escape);
   await screen.waitFor((text) => statusRow(text) === undefined && text.includes('ask loom'));
 });

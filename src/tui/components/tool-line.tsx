@@ -20,6 +20,12 @@ const MARKS: Record<ToolStatus, { mark: string; color: string }> = {
   cancelled: { mark: '◌', color: 'gray' },
 };
 
+/** What a call's line says of its status, after its name: nothing for a call that is done. */
+export function statusLabel(tool: ToolLineState): string {
+  if (tool.status === 'running' && tool.awaitingApproval) return 'waiting for approval';
+  return tool.status === 'done' ? '' : tool.status;
+}
+
 /** Argument names that say what a call is about, most telling first. */
 const TELLING_ARGUMENTS = [
   'command',
@@ -122,7 +128,9 @@ function InnerCallLine({ tool }: { tool: ToolLineState }) {
     <Text wrap="truncate-end">
       <Text color={color}>{mark}</Text> <Text bold>{tool.name}</Text>{' '}
       <Text dimColor>{describeArguments(tool.arguments, 80)}</Text>
-      {tool.status === 'done' ? null : <Text color={color}>{` · ${tool.status}${problem}`}</Text>}
+      {tool.status === 'done' ? null : (
+        <Text color={color}>{` · ${statusLabel(tool)}${problem}`}</Text>
+      )}
     </Text>
   );
 }
@@ -144,7 +152,7 @@ export function ToolLine({ tool, expanded = false }: ToolLineProps) {
         <Text dimColor>
           {todos ? '' : describeArguments(tool.arguments, expanded ? 2000 : 100)}
         </Text>
-        {tool.status === 'done' ? null : <Text color={color}>{` · ${tool.status}`}</Text>}
+        {tool.status === 'done' ? null : <Text color={color}>{` · ${statusLabel(tool)}`}</Text>}
       </Text>
       {checklist ? <TodoChecklist todos={todos} indent={2} /> : null}
       <InnerCalls tool={tool} expanded={expanded} />
