@@ -2,8 +2,8 @@
  * The one clock every animation of the terminal follows (the status line's spinner and elapsed
  * time, the views' running times): a single interval, running only while something listens, so
  * spinners never each start their own timer and redraw out of step. Listeners must not throw.
+ * Free of React and ink, so `loom run` uses it without loading them (use-tick.ts is the hook).
  */
-import { useEffect, useState } from 'react';
 
 /** How often the shared ticker ticks. */
 export const TICK_MS = 100;
@@ -58,19 +58,3 @@ export class Ticker {
 
 /** The terminal's ticker. */
 export const sharedTicker = new Ticker(TICK_MS);
-
-/**
- * The shared ticker's count, redrawing the component about every `everyMs` while `active`
- * (default: every tick). Inactive, it never redraws and holds no timer.
- */
-export function useTick(active: boolean, everyMs = TICK_MS): number {
-  const [tick, setTick] = useState(sharedTicker.count);
-  useEffect(() => {
-    if (!active) return;
-    const step = Math.max(1, Math.round(everyMs / sharedTicker.intervalMs));
-    return sharedTicker.subscribe((count) => {
-      if (count % step === 0) setTick(count);
-    });
-  }, [active, everyMs]);
-  return tick;
-}

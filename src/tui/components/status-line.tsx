@@ -5,7 +5,7 @@
  */
 import { Text } from 'ink';
 import { activityLine, describeActivity, type TurnActivity } from '../activity-state.js';
-import { useTick } from '../ticker.js';
+import { useTick } from '../use-tick.js';
 
 export interface StatusLineProps {
   activity: TurnActivity | undefined;

@@ -4,7 +4,7 @@
  * the window of rows that keeps the selection visible, and short times. No drawing here.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { useTick } from '../ticker.js';
+import { useTick } from '../use-tick.js';
 
 /** Set by the open view; the app calls it on Esc and closes the view when it returns false. */
 export interface EscapeSlot {
