@@ -12,6 +12,8 @@ export interface PlainRenderer {
   render(event: SessionEvent): void;
   /** Ends the answer with a newline if it streamed any text. */
   finish(): void;
+  /** Whether the answer's last line is still open (streamed text without its newline). */
+  readonly lineOpen: boolean;
 }
 
 function summarize(value: unknown, limit = 80): string {
@@ -110,5 +112,8 @@ export function plainRenderer(
       }
     },
     finish: endLine,
+    get lineOpen() {
+      return openLine;
+    },
   };
 }

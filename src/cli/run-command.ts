@@ -36,6 +36,7 @@ import { interruptLiveSessions } from './interrupt-sessions.js';
 import { type PlanRunOptions, preparePlanRun } from './plan-run.js';
 import { plainRenderer } from './render-plain.js';
 import { runAnswerer } from './run-answerer.js';
+import { withRunStatusLine } from './run-status-line.js';
 import { runWorkspace } from './session-workspace.js';
 import { writeStartError } from './start-error.js';
 import { describeStopSignal, handleStopSignals, SIGNAL_EXIT_CODES } from './stop-signals.js';
@@ -242,7 +243,11 @@ async function runOpenSession(
   const sessionId = handle.log.header.sessionId;
   const goal = goalOf(handle);
   const output = options.json ? jsonPrinter(sessionId, () => handle.log.flush()) : undefined;
-  const renderer = options.json ? undefined : plainRenderer(process.stdout, process.stderr);
+  const renderer = options.json
+    ? undefined
+    : withRunStatusLine(plainRenderer(process.stdout, process.stderr), process.stderr, {
+        agents: () => subagents.services.children.runningUnder(sessionId),
+      });
   const goalProgress = options.json ? undefined : goalProgressWriter(process.stderr);
   let roundsStarted = false;
   handle.log.onAppend((event) => {

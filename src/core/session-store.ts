@@ -21,6 +21,8 @@ export interface SessionSummary {
   id: string;
   /** ISO 8601; for an unreadable file, its modification time. */
   created: string;
+  /** ISO 8601: when the session was last used (its last event; else when it was created). */
+  lastUsed: string;
   /** The first user message, on one line, at most 80 characters; empty when there is none. */
   firstPrompt: string;
   /** How many turns started. */
@@ -90,6 +92,7 @@ export class SessionStore {
       return {
         id,
         created: header.created,
+        lastUsed: lastUse(header.created, events),
         firstPrompt: firstMessage ? preview(firstMessage.data.text) : '',
         turns: events.filter((event) => event.type === 'turn/start').length,
         parentSession: header.parentSession,
@@ -97,9 +100,11 @@ export class SessionStore {
         ...(header.cwd !== undefined ? { workspace: header.cwd } : {}),
       };
     } catch (error) {
+      const modified = modificationTime(path);
       return {
         id,
-        created: modificationTime(path),
+        created: modified,
+        lastUsed: modified,
         firstPrompt: '',
         turns: 0,
         parentSession: null,
@@ -115,6 +120,13 @@ function preview(text: string): string {
   return line.length <= PROMPT_PREVIEW_LENGTH
     ? line
     : `${line.slice(0, PROMPT_PREVIEW_LENGTH - 1)}…`;
+}
+
+function lastUse(created: string, events: readonly SessionEvent[]): string {
+  const last = events.at(-1)?.time;
+  if (last === undefined || !Number.isFinite(last)) return created;
+  const used = new Date(last).toISOString();
+  return used > created ? used : created;
 }
 
 function modificationTime(path: string): string {

@@ -1,13 +1,15 @@
 /**
  * The interactive terminal's root component: finished transcript blocks in ink's static region
  * (printed once), then what is still changing (streaming text, running tools, the pending
- * request or the open view), the prompt box and the footer. Keys: Esc interrupts the turn (or
- * closes a view), Ctrl+C clears the input and twice within a second exits, Ctrl+D on an empty
- * prompt exits, Shift+Tab cycles the mode, Ctrl+O opens (and closes) the expanded transcript.
- * While a turn runs, Enter queues the message as a steer and Ctrl+F as a follow-up; `!command`
- * runs a shell command whose output joins the conversation. After the width changes the static
- * region is printed again (see terminal-size.ts). Key handlers read refs, never a drawn frame's
- * state, since several keys may arrive before the next frame.
+ * request or the open view), the todo list while it has unfinished items, the running turn's
+ * status line, the prompt box and the footer.
+ * Keys: Esc interrupts the turn (or closes a view), Ctrl+C clears the input and twice within a
+ * second exits, Ctrl+D on an empty prompt exits, Shift+Tab cycles the mode, Ctrl+O opens (and
+ * closes) the expanded transcript. While a turn runs, Enter queues the message as a steer and
+ * Ctrl+F as a follow-up; `!command` runs a shell command whose output joins the conversation.
+ * After the width changes the static region is printed again (see terminal-size.ts). Key
+ * handlers read refs, never a drawn frame's state, since several keys may arrive before the
+ * next frame.
  */
 import { Box, type Instance, render, Static, Text } from 'ink';
 import { useCallback, useRef, useState, useSyncExternalStore } from 'react';
@@ -18,6 +20,8 @@ import { Footer } from './components/footer.js';
 import { LiveItems } from './components/live-items.js';
 import { PromptInput, type SubmitDelivery } from './components/prompt-input.js';
 import { RequestWidget } from './components/request-widget.js';
+import { StatusLine } from './components/status-line.js';
+import { showsLiveTodos, TodoChecklist } from './components/todo-checklist.js';
 import { TranscriptItemView } from './components/transcript-item.js';
 import { ViewPanel } from './components/view-panel.js';
 import type { FirstFrame } from './first-frame.js';
@@ -67,6 +71,9 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
   const pending = snapshot.pending;
   const { rows } = useTerminalSize();
   const redraws = useWidthRedraw();
+  const liveTodos = view === 'chat' && showsLiveTodos(snapshot.todos) ? snapshot.todos : [];
+  // The status line and the live checklist take rows of their own.
+  const liveRows = rows - CHROME_ROWS - liveTodos.length - (snapshot.activity ? 1 : 0);
 
   useCurrentInput((text, key) => {
     if (key.ctrl && text === 'c') {
@@ -173,8 +180,13 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
       </Static>
       <Box flexDirection="column">
         {view === 'transcript' ? null : (
-          <LiveItems items={snapshot.live} width={width} rows={rows - CHROME_ROWS} />
+          <LiveItems items={snapshot.live} width={width} rows={liveRows} />
         )}
+        {liveTodos.length > 0 ? (
+          <Box marginTop={1}>
+            <TodoChecklist todos={liveTodos} />
+          </Box>
+        ) : null}
         <ViewPanel
           view={view}
           snapshot={snapshot}
@@ -191,6 +203,7 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
             {`queued ${message.delivery === 'steer' ? 'steer' : 'follow-up'}: ${message.text.split('\n', 1)[0]}`}
           </Text>
         ))}
+        {view === 'chat' ? <StatusLine activity={snapshot.activity} /> : null}
         <PromptInput
           editor={editor}
           onSubmit={submit}

@@ -17,6 +17,8 @@ export interface ToolLineState {
   result?: string;
   /** Calls made inside this one (a `run_code` program's), in call order. */
   children?: ToolLineState[];
+  /** A running call whose permission the person has yet to give (set by the store). */
+  awaitingApproval?: true;
 }
 
 /** One block of the transcript. Finished items never change again (ink's static region). */
@@ -41,6 +43,8 @@ export type PendingRequest =
   | {
       kind: 'approval';
       id: string;
+      /** The call asking, so its tool line can say it waits. */
+      callId: string;
       /** Who asks, when not the session's own agent (a subagent, a workflow child). */
       from?: string;
       tool: string;

@@ -28,6 +28,13 @@ export class InteractionBroker {
     return this.queue[0];
   }
 
+  /** The calls whose approval is asked or queued to be asked. */
+  get awaitingCalls(): ReadonlySet<string> {
+    const calls = new Set<string>();
+    for (const request of this.queue) if (request.kind === 'approval') calls.add(request.callId);
+    return calls;
+  }
+
   /** The allow rules "yes, always" added, oldest first. */
   get rules(): readonly PermissionRule[] {
     return this.sessionRules;
@@ -69,6 +76,7 @@ export class InteractionBroker {
         const request: PendingRequest = {
           kind: 'approval',
           id: `ask-${++this.sequence}`,
+          callId: call.callId,
           ...(from !== undefined ? { from } : {}),
           tool: call.name,
           arguments: call.arguments,

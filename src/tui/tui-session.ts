@@ -67,7 +67,7 @@ export class TuiSession {
     store.attach(this.handle);
   }
 
-  /** The root sessions of this workspace, newest first. */
+  /** The root sessions of this workspace, the one used last first. */
   storedSessions(): SessionSummary[] {
     return workspaceSessions(this.setup.runtime.home, this.setup.runtime.cwd);
   }
@@ -93,11 +93,15 @@ export class TuiSession {
   }
 }
 
-/** The sessions a person started in `cwd` (compared by real path), newest first. */
+/**
+ * The sessions a person started in `cwd` (compared by real path), the one used last first (its
+ * last event), so `--continue` reopens the session worked in last, not the one created last.
+ */
 export function workspaceSessions(home: string, cwd: string): SessionSummary[] {
   const workspace = realFolder(cwd);
   return new SessionStore(home)
     .list()
     .filter((summary) => summary.workspace === workspace && summary.delegationDepth === 0)
-    .reverse();
+    .reverse()
+    .sort((left, right) => right.lastUsed.localeCompare(left.lastUsed));
 }

@@ -1,7 +1,7 @@
 /**
  * The interactive terminal's state, outside React: the open session's transcript (folded from
- * its log), the pending request, workflow runs (folded from `workflow/*` events), jobs and
- * children counts, and the footer. Components read immutable snapshots through
+ * its log), the pending request, the todo list, the running turn's activity, workflow runs (folded from `workflow/*`
+ * events), jobs and children counts, and the footer. Components read immutable snapshots through
  * `useSyncExternalStore`; changes are coalesced to one notification per frame, so hundreds of
  * agents do not redraw the screen hundreds of times. It never writes the log.
  */
@@ -15,8 +15,12 @@ import { goalOf } from '../goal/install.js';
 import { jobSettled, jobStarted } from '../jobs/contract.js';
 import { planModeOf } from '../plan/install.js';
 import { subagentStart } from '../subagent/contract.js';
+import type { TodoItem } from '../todo/contract.js';
+import { TodoFold } from '../todo/fold.js';
+import type { WorkflowEventRecord } from '../workflow/contract.js';
 import { onWorkflowEvents } from '../workflow/run-events.js';
-import type { FooterState, PendingRequest, TranscriptItem } from './contract.js';
+import { ActivityFold, type TurnActivity, type WaitingFor } from './activity-state.js';
+import type { FooterState, PendingRequest, ToolLineState, TranscriptItem } from './contract.js';
 import { describeRule, type InteractionBroker } from './interaction-broker.js';
 import { TranscriptFold } from './transcript-fold.js';
 import { WorkflowRuns, type WorkflowView } from './workflow-runs.js';
@@ -41,6 +45,10 @@ export interface TuiSnapshot {
   pending: PendingRequest | undefined;
   footer: FooterState;
   workflows: readonly WorkflowView[];
+  /** The session's current todo list (empty before its first write). */
+  todos: readonly TodoItem[];
+  /** The running turn's activity (the status line); undefined while idle. */
+  activity: TurnActivity | undefined;
   /** Oldest first; each leaves when its `user/message` is logged. */
   queuedMessages: readonly QueuedMessage[];
   /** Bumped on every change, so views keyed on it redraw. */
@@ -49,6 +57,9 @@ export interface TuiSnapshot {
 
 export class TuiStore {
   private fold = new TranscriptFold();
+  private activity = new ActivityFold();
+  private todos = new TodoFold();
+  private todoList: readonly TodoItem[] = [];
   private readonly workflows = new WorkflowRuns();
   private readonly listeners = new Set<() => void>();
   private snapshot: TuiSnapshot;
@@ -71,13 +82,17 @@ export class TuiStore {
       this.ledger.follow(setup.runtime, () => this.changed()),
       onWorkflowEvents(root, (record) => {
         this.workflows.apply(record);
+        if (record.type === 'workflow/agent-end' && !record.journaled) this.noteAgentEnd(record);
         this.changed();
       }),
       root.on(subagentStart, (event) => this.workflows.noteChildStart(event)),
       root.on(agentStatus, () => this.changed()),
       root.on(jobStarted, () => this.changed()),
       root.on(jobSettled, () => this.changed()),
-      broker.onChange(() => this.changed()),
+      broker.onChange(() => {
+        this.activity.waiting(waitingFor(broker.current), Date.now());
+        this.changed();
+      }),
       broker.onRuleAdded((rule) =>
         this.add({
           kind: 'notice',
@@ -102,6 +117,10 @@ export class TuiStore {
     this.detachSession();
     this.handle = handle;
     this.fold = new TranscriptFold();
+    this.activity = new ActivityFold();
+    this.todos = new TodoFold();
+    this.todoList = [];
+    this.activity.waiting(waitingFor(this.broker.current), Date.now());
     this.contextTokens = 0;
     this.queuedMessages = [];
     for (const event of handle.log.events) this.applySession(event);
@@ -110,6 +129,7 @@ export class TuiStore {
     const undo = [
       handle.log.onAppend((event) => {
         this.applySession(event);
+        this.activity.apply(event);
         this.ledger.applyRoot(event);
         this.changed();
       }),
@@ -150,11 +170,26 @@ export class TuiStore {
 
   private applySession(event: SessionEvent): void {
     this.fold.apply(event);
+    if (event.type === 'todo/write') {
+      this.todos.apply(event);
+      this.todoList = this.todos.todos;
+    }
     if (event.type === 'user/message')
       this.delivered(event.data as SessionEvent<'user/message'>['data']);
     if (event.type === 'assistant/message') {
       this.contextTokens = (event.data as SessionEvent<'assistant/message'>['data']).usage.input;
     }
+  }
+
+  /** A workflow agent's reported tokens join the ledger when its log is not seen here. */
+  private noteAgentEnd(record: Extract<WorkflowEventRecord, { type: 'workflow/agent-end' }>): void {
+    const agent = this.workflows.get(record.runId)?.agents.get(record.seq);
+    this.ledger.noteReported({
+      sessionId: agent?.sessionId ?? `${record.runId}#${record.seq}`,
+      label: agent?.label ?? record.label,
+      model: agent?.model ?? this.handle.agent.model.id,
+      tokens: { input: record.usage.input, output: record.usage.output },
+    });
   }
 
   private delivered(data: SessionEvent<'user/message'>['data']): void {
@@ -179,13 +214,15 @@ export class TuiStore {
     const goals = goalOf(handle);
     const goal = goals?.service.problem ? null : goals?.service.goal;
     const spent = this.ledger.total();
+    const runningChildren = setup.subagents.services.children.runningUnder(sessionId);
+    this.activity.agents(runningChildren);
     const footer: FooterState = {
       model: handle.agent.model.id,
       workspace: setup.runtime.cwd,
       contextTokens: this.contextTokens,
       tokens: spent.tokens,
       ...(spent.costUsd !== undefined && this.ledger.priced ? { costUsd: spent.costUsd } : {}),
-      runningChildren: setup.subagents.services.children.runningUnder(sessionId),
+      runningChildren,
       runningJobs: setup.jobs.service.running().length,
       runningWorkflows: this.workflows.running,
       mode: planModeOf(handle)?.mode ?? 'default',
@@ -205,12 +242,40 @@ export class TuiStore {
     return {
       sessionId,
       finished: this.fold.finished.slice(),
-      live: this.fold.live,
+      live: markAwaiting(this.fold.live, this.broker.awaitingCalls),
       pending: this.broker.current,
       footer,
       workflows: this.workflows.list,
+      todos: this.todoList,
+      activity: this.activity.current,
       queuedMessages: this.queuedMessages,
       version: (this.snapshot?.version ?? 0) + 1,
     };
   }
+}
+
+/** The live items with each call that waits for its approval marked so (new objects only there). */
+function markAwaiting(
+  items: readonly TranscriptItem[],
+  awaiting: ReadonlySet<string>,
+): readonly TranscriptItem[] {
+  if (awaiting.size === 0) return items;
+  return items.map((item) =>
+    item.kind === 'tool' ? { ...item, tool: markCall(item.tool, awaiting) } : item,
+  );
+}
+
+function markCall(tool: ToolLineState, awaiting: ReadonlySet<string>): ToolLineState {
+  const children = tool.children?.map((child) => markCall(child, awaiting));
+  return {
+    ...tool,
+    ...(children ? { children } : {}),
+    ...(awaiting.has(tool.callId) ? { awaitingApproval: true as const } : {}),
+  };
+}
+
+function waitingFor(request: PendingRequest | undefined): WaitingFor | undefined {
+  if (!request) return undefined;
+  if (request.kind === 'approval') return 'approval';
+  return request.kind === 'questions' ? 'answers' : 'review';
 }

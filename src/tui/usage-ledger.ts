@@ -1,7 +1,9 @@
 /**
  * Tokens and cost per agent of the open session's tree (the session itself, its subagents and
  * workflow children, at any depth), from the `assistant/message` events of their logs, priced
- * by the `prices` config per model spec. A fork's copied events are not counted again. It reads
+ * by the `prices` config per model spec. A fork's copied events are not counted again. A
+ * workflow agent whose log this process never sees (an ACP child in its own process) counts
+ * with the tokens its `workflow/agent-end` reported, so `/cost` and `/workflows` agree. It reads
  * logs only; it never writes one, and a model without a price leaves the cost unknown, not 0.
  */
 import type { Disposer } from '../core/context.js';
@@ -38,6 +40,18 @@ interface Entry {
   label: string;
   delegationDepth: number;
   models: Map<string, TokenCount>;
+  /** Requests counted from the agent's own log. */
+  requests: number;
+}
+
+/** A workflow agent's end as its run reported it. */
+export interface ReportedAgent {
+  /** Its session when known, else any id unique to the agent (run id and seq). */
+  sessionId: string;
+  label: string;
+  /** The model spec it ran on. */
+  model: string;
+  tokens: TokenCount;
 }
 
 export class UsageLedger {
@@ -91,6 +105,26 @@ export class UsageLedger {
     });
   }
 
+  /**
+   * Counts a workflow agent's reported tokens unless its own log was counted (an agent of this
+   * process); returns whether the counts changed.
+   */
+  noteReported(agent: ReportedAgent): boolean {
+    const known = this.entries.get(agent.sessionId);
+    if (known && known.requests > 0) return false;
+    if (agent.tokens.input === 0 && agent.tokens.output === 0 && known) return false;
+    const models = new Map<string, TokenCount>();
+    add(models, agent.model, agent.tokens);
+    this.entries.set(agent.sessionId, {
+      sessionId: agent.sessionId,
+      label: agent.label,
+      delegationDepth: known?.delegationDepth ?? 1,
+      models,
+      requests: 0,
+    });
+    return true;
+  }
+
   /** Counts one event of the root session (the store already listens to its log). */
   applyRoot(event: SessionEvent): void {
     this.apply(this.rootId, event);
@@ -142,6 +176,7 @@ export class UsageLedger {
       label: header.delegationDepth === 0 ? 'main' : header.sessionId,
       delegationDepth: header.delegationDepth,
       models: new Map(),
+      requests: 0,
     });
     for (const event of events.slice(header.seedLength)) this.apply(header.sessionId, event);
   }
@@ -157,6 +192,9 @@ export class UsageLedger {
     }
     if (event.type !== 'assistant/message') return false;
     const { model, usage } = (event as SessionEvent<'assistant/message'>).data;
+    // A reported count gives way to the log's own, which is then counted from its start.
+    if (entry.requests === 0) entry.models.clear();
+    entry.requests += 1;
     add(entry.models, model, usage);
     return true;
   }

@@ -69,6 +69,10 @@ describe('SessionStore', () => {
     );
     const firstSummary = byId.get('a-first');
     assert.equal(firstSummary?.turns, 2);
+    assert.ok(
+      (firstSummary?.lastUsed ?? '') >= (firstSummary?.created ?? '~'),
+      'a session is last used at its last event, never before it was created',
+    );
     assert.equal(firstSummary?.parentSession, null);
     assert.equal(firstSummary?.firstPrompt.length, 80);
     assert.ok(firstSummary?.firstPrompt.startsWith('fix the build xxx'));
@@ -76,6 +80,7 @@ describe('SessionStore', () => {
     assert.deepEqual(byId.get('b-child'), {
       id: 'b-child',
       created: byId.get('b-child')?.created,
+      lastUsed: byId.get('b-child')?.created,
       firstPrompt: '',
       turns: 0,
       parentSession: 'a-first',

@@ -14,6 +14,7 @@ function approvalOf(tool: string, args: unknown) {
   const request: ApprovalRequest = {
     kind: 'approval',
     id: 'ask-1',
+    callId: 'call_1',
     tool,
     arguments: args,
     reason: `rule ${tool} asks for approval`,

@@ -130,11 +130,20 @@ test('a large paste is kept whole, shown folded until sent, and never sent by it
   ]);
 });
 
-test('a multi-line chunk read at once (a paste without brackets) is inserted, not sent', async () => {
+test('keys read at once are split: the Enter among them sends what came before it, the rest is typed', async () => {
   const prompt = await mount();
   prompt.type('first\rsecond');
+  assert.deepEqual(prompt.sent, [{ text: 'first', delivery: 'send' }]);
+  assert.equal(prompt.editor.state.text, 'second');
+  prompt.type('x\x7f\n2\x06');
+  assert.deepEqual(prompt.sent[1], { text: 'second\n2', delivery: 'followup' });
+});
+
+test('a bracketed paste ending in a line end stays in the editor, unsent', async () => {
+  const prompt = await mount();
+  prompt.type(KEY.pasteStart, 'a\nb\n', KEY.pasteEnd);
   assert.equal(prompt.sent.length, 0);
-  assert.equal(prompt.editor.state.text, 'first\nsecond');
+  assert.equal(prompt.editor.state.text, 'a\nb\n');
 });
 
 test('Up and Down walk the history only from the first and last line, keeping the draft', async () => {

@@ -17,8 +17,9 @@ import { InteractionBroker } from '../../src/tui/interaction-broker.js';
 import { runSlash, type SlashContext, type TuiView } from '../../src/tui/slash-commands.js';
 import { TuiSession } from '../../src/tui/tui-session.js';
 import { TuiStore } from '../../src/tui/tui-store.js';
+import type { WorkflowRuns } from '../../src/tui/workflow-runs.js';
 import { writeScriptedModel } from '../cli/loom-process.js';
-import { subagentCall } from '../helpers/scripted-turns.js';
+import { callsThenReply, subagentCall } from '../helpers/scripted-turns.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 
 interface Terminal {
@@ -257,6 +258,46 @@ test('/cost lists each agent with its tokens and cost, the subagent included, al
   } finally {
     store.dispose();
     await session.close();
+  }
+});
+
+test('/cost counts a workflow agent running in its own process (an ACP child) at the tokens /workflows shows', async () => {
+  const terminal = openTerminal(
+    {
+      rules: [
+        callsThenReply(
+          '^go$',
+          [
+            {
+              name: 'workflow',
+              arguments: {
+                meta: { name: 'w', description: 'one child', phases: [{ title: 'a' }] },
+                script: "phase('a'); return await agent('x', { label: 'one' });",
+              },
+            },
+          ],
+          'ok',
+        ),
+      ],
+      default: { reply: 'child done' },
+    },
+    'workflow:\n  offerTool: always\n  provider: acp\n',
+  );
+  try {
+    await terminal.session.current.agent.prompt('go');
+    const workflows = (terminal.store as unknown as { workflows: WorkflowRuns }).workflows;
+    const agent = workflows.list[0]?.agents.get(1);
+    assert.equal(agent?.status, 'completed');
+    const usage = agent?.usage;
+    assert.ok(usage && usage.input > 0, "the workflow reported the child's tokens");
+    const lines = (await terminal.slash('/cost')).text.split('\n');
+    const child = lines.find((line) => line.trim().startsWith('one:'));
+    assert.ok(
+      child?.startsWith(`    one: ${usage.input} in, ${usage.output} out`),
+      lines.join('\n'),
+    );
+  } finally {
+    await terminal.close();
   }
 });
 

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { render } from 'ink-testing-library';
 import type { SessionSummary } from '../../src/core/session-store.js';
 import { Footer, shortWorkspace } from '../../src/tui/components/footer.js';
-import { SessionPicker } from '../../src/tui/components/session-picker.js';
+import { localTime, SessionPicker } from '../../src/tui/components/session-picker.js';
 import type { FooterState } from '../../src/tui/contract.js';
 
 async function frameMatching(
@@ -26,6 +26,7 @@ function summary(id: string, firstPrompt: string, turns: number): SessionSummary
   return {
     id,
     created: '2026-11-30T10:00:00.000Z',
+    lastUsed: '2026-11-30T10:00:05.000Z',
     firstPrompt,
     turns,
     parentSession: null,
@@ -46,8 +47,9 @@ test('the resume picker selects with the arrows and picks with Enter', async () 
   );
   try {
     const first = await frameMatching(lastFrame, /enter reopens/);
-    assert.match(first, /› 20261130-120000-cccccc {2}2026-11-30 10:00 {2}3 turns {2}newest/);
-    assert.match(first, / {2}20261130-110000-bbbbbb .*1 turn {2}middle/);
+    const when = localTime('2026-11-30T10:00:05.000Z');
+    assert.ok(first.includes(`› 20261130-120000-cccccc  ${when}      3  newest`), first);
+    assert.ok(first.includes(`  20261130-110000-bbbbbb  ${when}      1  middle`), first);
     stdin.write('\x1b[B');
     await frameMatching(lastFrame, /› 20261130-110000-bbbbbb/);
     stdin.write('\r');
@@ -57,6 +59,61 @@ test('the resume picker selects with the arrows and picks with Enter', async () 
     await frameMatching(lastFrame, /› 20261130-100000-aaaaaa/);
     stdin.write('\x1b[A\r');
     assert.deepEqual(picked, ['20261130-110000-bbbbbb', '20261130-110000-bbbbbb']);
+  } finally {
+    unmount();
+  }
+});
+
+test('the resume picker lines its columns up under a header, whatever the turns and prompts', async () => {
+  const sessions = [
+    summary('20261130-120000-cccccc', 'newest', 3),
+    summary('20261130-110000-bbbbbb', 'middle', 12),
+    { ...summary('20261130-100000-aaaaaa', '', 0), error: 'not a session file' },
+  ];
+  const { lastFrame, unmount } = render(
+    <SessionPicker sessions={sessions} width={120} onPick={() => {}} />,
+  );
+  try {
+    const frame = await frameMatching(lastFrame, /enter reopens/);
+    const rows = frame.split('\n').filter((line) => /session|2026113/.test(line));
+    const header = rows.find((line) => line.includes('first prompt')) ?? '';
+    assert.match(header, /session {2,}last used {2,}turns {2}first prompt/);
+    const promptColumn = header.indexOf('first prompt');
+    const turnsEnd = header.indexOf('turns') + 'turns'.length;
+    const expected: Array<[string, string]> = [
+      ['newest', '3'],
+      ['middle', '12'],
+      ['(unreadable: not a session file)', ''],
+    ];
+    for (const [text, turns] of expected) {
+      const row = rows.find((line) => line.includes(text)) ?? '';
+      assert.equal(
+        row.indexOf(text),
+        promptColumn,
+        `the prompt of ${text} starts under its header`,
+      );
+      if (turns) assert.equal(row.slice(turnsEnd - turns.length, turnsEnd), turns);
+    }
+  } finally {
+    unmount();
+  }
+});
+
+test('typing filters the resume picker by id or first prompt; Backspace widens it; Enter picks among the matches', async () => {
+  const picked: string[] = [];
+  const { lastFrame, stdin, unmount } = render(
+    <SessionPicker sessions={SESSIONS} width={100} onPick={(id) => picked.push(id)} />,
+  );
+  try {
+    await frameMatching(lastFrame, /enter reopens/);
+    stdin.write('MID');
+    const filtered = await frameMatching(lastFrame, /filter: MID \(1 of 3\)/);
+    assert.doesNotMatch(filtered, /newest|oldest/);
+    assert.match(filtered, /› 20261130-110000-bbbbbb/);
+    stdin.write('\x7f\x7f\x7f100000');
+    await frameMatching(lastFrame, /filter: 100000 \(1 of 3\)/);
+    stdin.write('\r');
+    assert.deepEqual(picked, ['20261130-100000-aaaaaa']);
   } finally {
     unmount();
   }

@@ -208,3 +208,41 @@ test('Tab completes @paths (node_modules skipped) and slash commands; Up recalls
   await again.waitFor(/│ > +ask loom/);
   await exitWithCtrlD(again);
 });
+
+test('text and Enter written in one chunk (typing ahead, tmux send-keys) send the text; while busy it queues as a steer', async () => {
+  const { folders, screen } = openScreen({
+    rules: [{ when: 'stuck', hang: true }],
+    default: { reply: 'ok: {{prompt}}' },
+  });
+  await screen.waitFor('ask loom');
+  screen.type('hello\r');
+  await screen.waitFor('ok: hello');
+  screen.type('stuck\r');
+  await screen.waitFor('esc interrupts');
+  screen.type('ahead\r');
+  await screen.waitFor('queued steer: ahead');
+  screen.type(KEYS.escape);
+  await screen.waitFor('ok: ahead');
+  await exitWithCtrlD(screen);
+  assert.deepEqual(
+    userMessages(folders.home).map((message) => message.text),
+    ['hello', 'stuck', 'ahead'],
+  );
+});
+
+test('a bracketed paste ending in a line end stays in the prompt, unsent, until Enter', async () => {
+  const { folders, screen } = openScreen({ default: { reply: 'ok: {{prompt}}' } });
+  await screen.waitFor('ask loom');
+  screen.type(`${PASTE_START}a\nb\n${PASTE_END}`);
+  await screen.waitFor(/> a\s*│\n│ {3}b\s*│\n│\s*│/);
+  screen.type('c');
+  await screen.waitFor(/> a\s*│\n│ {3}b\s*│\n│ {3}c/);
+  assert.equal(userMessages(folders.home).length, 0, 'nothing was sent');
+  screen.type(KEYS.enter);
+  await screen.waitFor(/ok: a\s+b\s+c/);
+  await exitWithCtrlD(screen);
+  assert.deepEqual(
+    userMessages(folders.home).map((message) => message.text),
+    ['a\nb\nc'],
+  );
+});

@@ -63,7 +63,7 @@ test('/resume picks the previous session of this workspace and the transcript sh
   await send(second, '/resume');
   await second.waitFor('enter reopens');
   const picker = await second.waitFor(firstId);
-  assert.match(picker, new RegExp(`› ${firstId} .*1 turn .*first question`));
+  assert.match(picker, new RegExp(`› ${firstId} .* 1  first question`));
   second.type(KEYS.enter);
   await second.waitFor(`resumed session ${firstId}`);
   assert.match(
@@ -100,6 +100,22 @@ test('loom --continue reopens the latest session of this workspace, loom --resum
   await resumed.waitFor('answer to older question');
   assert.doesNotMatch(resumed.text(), /newer question/);
   assert.equal(await exitWithId(resumed), olderId);
+});
+
+test('loom --continue reopens the session used last, not the one created last', async () => {
+  const folders = scriptedFolders({ default: { reply: 'answer to {{prompt}}' } });
+  assert.equal((await runScripted(folders, 'older question')).code, 0);
+  assert.equal((await runScripted(folders, 'newer question')).code, 0);
+  const [olderId] = new SessionStore(folders.home).list().map((summary) => summary.id) as [string];
+  // The older session is worked in again, after the newer one was created.
+  const again = await runScripted(folders, 'older again', { args: ['--session', olderId] });
+  assert.equal(again.code, 0, again.stderr);
+
+  const continued = open(folders, ['--continue']);
+  await continued.waitFor('ask loom');
+  await continued.waitFor('answer to older again');
+  assert.doesNotMatch(continued.text(), /newer question/);
+  assert.equal(await exitWithId(continued), olderId);
 });
 
 test('/goal OBJECTIVE runs its rounds here with the round in the footer, and /goal resume goes on after Esc', async () => {

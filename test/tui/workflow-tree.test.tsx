@@ -150,6 +150,44 @@ test('the tree ends with the run: completed, its time frozen at the end', () => 
   unmount();
 });
 
+test('a finished run marks its last phase done, not in progress; a run that failed marks where it stopped', () => {
+  for (const stopReason of ['completed', 'error'] as const) {
+    const runs = new WorkflowRuns();
+    startedRun(runs);
+    for (const seq of [1, 2, 3]) {
+      runs.apply({
+        type: 'workflow/agent-end',
+        runId: 'run-1',
+        time: T0 + 1000,
+        seq,
+        label: `read ${'abc'[seq - 1]}.ts`,
+        phase: 'read',
+        outcome: 'completed',
+        usage: { input: 10, output: 5 },
+      });
+    }
+    runs.apply({ type: 'workflow/phase', runId: 'run-1', time: T0 + 1000, title: 'judge' });
+    const { lastFrame, unmount } = render(
+      <WorkflowTree runs={runs.list} now={T0 + 1200} width={100} />,
+    );
+    assert.match(lastFrame() ?? '', /▸ judge/, 'the phase is in progress while the run runs');
+    runs.apply({
+      type: 'workflow/end',
+      runId: 'run-1',
+      time: T0 + 1500,
+      stopReason,
+      agentsStarted: 3,
+    });
+    unmount();
+    const ended = render(<WorkflowTree runs={runs.list} now={T0 + 90_000} width={100} />);
+    const frame = ended.lastFrame() ?? '';
+    assert.doesNotMatch(frame, /▸/, `no phase in progress after the run ${stopReason}`);
+    assert.match(frame, stopReason === 'completed' ? /✓ judge/ : /✗ judge/);
+    assert.match(frame, /✓ read \(3 done\)/);
+    ended.unmount();
+  }
+});
+
 test('hundreds of agents draw only the rows around the selection', () => {
   const runs = new WorkflowRuns();
   runs.apply({

@@ -2,11 +2,13 @@
  * The prompt box. Enter sends; Shift+Enter (Alt+Enter, Ctrl+J, or a trailing `\`) starts a new
  * line; Ctrl+F sends as a follow-up after the running turn; arrows, Home/End and Ctrl+A/E/U/K/W
  * edit; Up and Down walk the history from the first and last line; Tab takes a completion. A
- * paste (bracketed, or many characters at once) is kept whole and a large one shown folded. The
+ * bracketed paste is kept whole (its line ends never send) and a large one shown folded; keys
+ * read at once arrive one by one (use-current-input.ts), so an Enter among them sends. The
  * text lives in a `PromptEditor` the owner holds, so it can clear it (Ctrl+C) or read it.
  */
 import { Box, type Key, Text } from 'ink';
 import { useRef, useSyncExternalStore } from 'react';
+import { PASTE_END, PASTE_START } from '../input-keys.js';
 import type { Completion } from '../prompt-completion.js';
 import {
   deleteBackward,
@@ -33,10 +35,6 @@ import { CompletionMenu } from './completion-menu.js';
 
 /** How a message is sent: now (a turn, or a steer while one runs) or after the running turn. */
 export type SubmitDelivery = 'send' | 'followup';
-
-/** What a terminal sends around a bracketed paste (ink strips the leading escape). */
-const PASTE_START = '[200~';
-const PASTE_END = '[201~';
 
 export interface PromptInputProps {
   editor: PromptEditor;

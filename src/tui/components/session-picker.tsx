@@ -1,7 +1,9 @@
 /**
- * The `/resume` picker: this workspace's other sessions, newest first, with when each started,
- * its first prompt and its turns. Up and Down select, Enter reopens the selected one (its
- * history fills the transcript); Esc (handled by the app) returns. Never lists the open session.
+ * The `/resume` picker: this workspace's other sessions, the one used last first, in aligned
+ * columns (id, when it was last used in local time, turns, first prompt). Typing filters the
+ * list (by id or first prompt, ignoring case; Backspace takes a character back); Up and Down
+ * select, Enter reopens the selected one (its history fills the transcript); Esc (handled by
+ * the app) returns. Never lists the open session.
  */
 import { Box, Text } from 'ink';
 import { useEffect, useMemo, useRef, useState } from 'react';
@@ -9,6 +11,7 @@ import type { SessionSummary } from '../../core/session-store.js';
 import type { TuiSession } from '../tui-session.js';
 import type { TuiStore } from '../tui-store.js';
 import { useCurrentInput } from '../use-current-input.js';
+import { editLine } from './text-field.js';
 import type { ViewProps } from './view-panel.js';
 
 /** Sessions shown at once; the list scrolls to keep the selection visible. */
@@ -20,52 +23,113 @@ export interface SessionPickerProps {
   onPick(sessionId: string): void;
 }
 
-function describe(summary: SessionSummary): string {
-  if (summary.error) return `${summary.id}  (unreadable: ${summary.error})`;
-  const when = summary.created.replace('T', ' ').slice(0, 16);
-  const prompt = summary.firstPrompt === '' ? '(no prompt)' : summary.firstPrompt;
-  return `${summary.id}  ${when}  ${summary.turns} ${summary.turns === 1 ? 'turn' : 'turns'}  ${prompt}`;
+/** `2026-11-30 10:00:05` in the local time zone; the text itself when it is not a time. */
+export function localTime(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  const two = (value: number) => String(value).padStart(2, '0');
+  return `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())} ${two(date.getHours())}:${two(date.getMinutes())}:${two(date.getSeconds())}`;
+}
+
+const HEADERS = { id: 'session', when: 'last used', turns: 'turns', prompt: 'first prompt' };
+
+interface PickerRow {
+  id: string;
+  when: string;
+  turns: string;
+  prompt: string;
+}
+
+function rowOf(summary: SessionSummary): PickerRow {
+  return {
+    id: summary.id,
+    when: localTime(summary.lastUsed),
+    turns: summary.error ? '' : String(summary.turns),
+    prompt: summary.error
+      ? `(unreadable: ${summary.error})`
+      : summary.firstPrompt === ''
+        ? '(no prompt)'
+        : summary.firstPrompt,
+  };
+}
+
+/** The rows' text with every column padded to its widest cell, the header first. */
+export function alignedRows(rows: readonly PickerRow[]): { header: string; lines: string[] } {
+  const widths = {
+    id: Math.max(HEADERS.id.length, ...rows.map((row) => row.id.length)),
+    when: Math.max(HEADERS.when.length, ...rows.map((row) => row.when.length)),
+    turns: Math.max(HEADERS.turns.length, ...rows.map((row) => row.turns.length)),
+  };
+  const line = (row: PickerRow) =>
+    `${row.id.padEnd(widths.id)}  ${row.when.padEnd(widths.when)}  ${row.turns.padStart(widths.turns)}  ${row.prompt}`;
+  return { header: line(HEADERS), lines: rows.map(line) };
+}
+
+/** Whether a session matches the typed filter (its id or first prompt, ignoring case). */
+export function matchesFilter(summary: SessionSummary, filter: string): boolean {
+  const wanted = filter.trim().toLowerCase();
+  if (wanted === '') return true;
+  return `${summary.id} ${summary.firstPrompt}`.toLowerCase().includes(wanted);
 }
 
 export function SessionPicker({ sessions, width, onPick }: SessionPickerProps) {
   const [selected, setSelected] = useState(0);
+  const [filter, setFilter] = useState('');
   const [listening, setListening] = useState(false);
-  // Keys that arrive together are handled before a redraw: each reads the latest selection.
+  // Keys that arrive together are handled before a redraw: each reads the latest state.
   const selection = useRef(0);
-  const select = (index: number) => {
-    selection.current = Math.max(0, Math.min(sessions.length - 1, index));
+  const filterRef = useRef('');
+  const matching = (text: string) => sessions.filter((summary) => matchesFilter(summary, text));
+  const select = (index: number, count: number) => {
+    selection.current = Math.max(0, Math.min(count - 1, index));
     setSelected(selection.current);
   };
-  useCurrentInput((_input, key) => {
-    if (key.upArrow) select(selection.current - 1);
-    else if (key.downArrow) select(selection.current + 1);
+  useCurrentInput((input, key) => {
+    const shownNow = matching(filterRef.current);
+    if (key.upArrow) select(selection.current - 1, shownNow.length);
+    else if (key.downArrow) select(selection.current + 1, shownNow.length);
     else if (key.return) {
-      const pick = sessions[selection.current];
+      const pick = shownNow[selection.current];
       if (pick && !pick.error) onPick(pick.id);
+    } else {
+      const edit = editLine(filterRef.current, input, key);
+      if (edit.text === filterRef.current) return;
+      filterRef.current = edit.text;
+      setFilter(edit.text);
+      select(0, matching(edit.text).length);
     }
   });
   // Effects run in order: once this one ran, the keys above are read, and the hint says so.
   useEffect(() => setListening(true), []);
-  const first = Math.max(0, Math.min(selected - VISIBLE_ROWS + 1, sessions.length - VISIBLE_ROWS));
-  const shown = useMemo(() => sessions.slice(first, first + VISIBLE_ROWS), [sessions, first]);
+  const filtered = useMemo(
+    () => sessions.filter((summary) => matchesFilter(summary, filter)),
+    [sessions, filter],
+  );
+  const table = useMemo(() => alignedRows(filtered.map(rowOf)), [filtered]);
+  const first = Math.max(0, Math.min(selected - VISIBLE_ROWS + 1, filtered.length - VISIBLE_ROWS));
   if (sessions.length === 0) {
     return <Text dimColor>no other session in this workspace · esc returns</Text>;
   }
+  const keys = ' · type to filter · ↑↓ select · enter reopens · esc returns';
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="cyan" paddingX={1} width={width}>
-      <Text
-        bold
-      >{`resume a session${listening ? ' · ↑↓ select · enter reopens · esc returns' : ''}`}</Text>
-      {shown.map((summary, offset) => {
-        const isSelected = first + offset === selected;
+      <Text bold>{`resume a session${listening ? keys : ''}`}</Text>
+      {filter !== '' ? (
+        <Text color="cyan">{`filter: ${filter} (${filtered.length} of ${sessions.length})`}</Text>
+      ) : null}
+      <Text dimColor wrap="truncate-end">{`  ${table.header}`}</Text>
+      {table.lines.slice(first, first + VISIBLE_ROWS).map((line, offset) => {
+        const index = first + offset;
+        const isSelected = index === selected;
         return (
-          <Text key={summary.id} wrap="truncate-end" inverse={isSelected}>
-            {`${isSelected ? '›' : ' '} ${describe(summary)}`}
+          <Text key={filtered[index]?.id} wrap="truncate-end" inverse={isSelected}>
+            {`${isSelected ? '›' : ' '} ${line}`}
           </Text>
         );
       })}
-      {sessions.length > VISIBLE_ROWS ? (
-        <Text dimColor>{`${selected + 1} of ${sessions.length}`}</Text>
+      {filtered.length === 0 ? <Text dimColor>no session matches</Text> : null}
+      {filtered.length > VISIBLE_ROWS ? (
+        <Text dimColor>{`${selected + 1} of ${filtered.length}`}</Text>
       ) : null}
     </Box>
   );

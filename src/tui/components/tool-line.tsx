@@ -2,7 +2,7 @@
  * One tool call: a line with its status mark (running, done, failed, denied, cancelled), the
  * tool's name and the gist of its arguments; once it ended, a short result under it (folded to
  * a few lines, errors in the status colour) and, for `edit_file` / `write_file`, the edit as a
- * coloured diff. Calls made inside it (a `run_code` program's) are indented under its line, one
+ * coloured diff; a `todo_write` shows its list as a checklist instead of its arguments. Calls made inside it (a `run_code` program's) are indented under its line, one
  * line each with their own status (the latest few while it runs, the first few once it ended).
  * `expanded` (the transcript view) shows everything. Draws only.
  */
@@ -10,6 +10,7 @@ import { Box, Text } from 'ink';
 import type { ToolLineState, ToolStatus } from '../contract.js';
 import { diffOfCall, EditDiff } from './edit-diff.js';
 import { FoldHint, foldLines, RESULT_PREVIEW_LINES, textLines } from './folded-lines.js';
+import { TodoChecklist, todosOfCall } from './todo-checklist.js';
 
 const MARKS: Record<ToolStatus, { mark: string; color: string }> = {
   running: { mark: '…', color: 'yellow' },
@@ -18,6 +19,12 @@ const MARKS: Record<ToolStatus, { mark: string; color: string }> = {
   denied: { mark: '⊘', color: 'red' },
   cancelled: { mark: '◌', color: 'gray' },
 };
+
+/** What a call's line says of its status, after its name: nothing for a call that is done. */
+export function statusLabel(tool: ToolLineState): string {
+  if (tool.status === 'running' && tool.awaitingApproval) return 'waiting for approval';
+  return tool.status === 'done' ? '' : tool.status;
+}
 
 /** Argument names that say what a call is about, most telling first. */
 const TELLING_ARGUMENTS = [
@@ -45,10 +52,11 @@ export function foldInnerCalls(tool: ToolLineState, expanded: boolean) {
     : { shown: children.slice(0, INNER_CALL_PREVIEW_LINES), hidden };
 }
 
-/** The rows a running call takes in the live region: its line and its inner calls'. */
+/** The rows a running call takes in the live region: its line, its checklist, its inner calls'. */
 export function liveToolRows(tool: ToolLineState): number {
   const { shown, hidden } = foldInnerCalls(tool, false);
-  return 1 + shown.length + (hidden > 0 ? 1 : 0);
+  const checklist = todosOfCall(tool.name, tool.arguments)?.length ?? 0;
+  return 1 + checklist + shown.length + (hidden > 0 ? 1 : 0);
 }
 
 export function gist(value: unknown, limit = 80): string {
@@ -120,7 +128,9 @@ function InnerCallLine({ tool }: { tool: ToolLineState }) {
     <Text wrap="truncate-end">
       <Text color={color}>{mark}</Text> <Text bold>{tool.name}</Text>{' '}
       <Text dimColor>{describeArguments(tool.arguments, 80)}</Text>
-      {tool.status === 'done' ? null : <Text color={color}>{` · ${tool.status}${problem}`}</Text>}
+      {tool.status === 'done' ? null : (
+        <Text color={color}>{` · ${statusLabel(tool)}${problem}`}</Text>
+      )}
     </Text>
   );
 }
@@ -129,16 +139,22 @@ export function ToolLine({ tool, expanded = false }: ToolLineProps) {
   const { mark, color } = MARKS[tool.status];
   const ended = tool.status !== 'running';
   const diff = tool.status === 'done' ? diffOfCall(tool.name, tool.arguments) : undefined;
-  const result = ended ? textLines(tool.result ?? '') : [];
+  // A todo list is shown as its checklist, not as JSON; a refused or failed write says why.
+  const todos = todosOfCall(tool.name, tool.arguments);
+  const checklist = todos && (tool.status === 'done' || tool.status === 'running');
+  const result = ended && !checklist ? textLines(tool.result ?? '') : [];
   const { shown, hidden } = foldLines(result, RESULT_PREVIEW_LINES, expanded);
   const wrap = expanded ? 'wrap' : 'truncate-end';
   return (
     <Box flexDirection="column">
       <Text wrap={wrap}>
         <Text color={color}>{mark}</Text> <Text bold>{tool.name}</Text>{' '}
-        <Text dimColor>{describeArguments(tool.arguments, expanded ? 2000 : 100)}</Text>
-        {tool.status === 'done' ? null : <Text color={color}>{` · ${tool.status}`}</Text>}
+        <Text dimColor>
+          {todos ? '' : describeArguments(tool.arguments, expanded ? 2000 : 100)}
+        </Text>
+        {tool.status === 'done' ? null : <Text color={color}>{` · ${statusLabel(tool)}`}</Text>}
       </Text>
+      {checklist ? <TodoChecklist todos={todos} indent={2} /> : null}
       <InnerCalls tool={tool} expanded={expanded} />
       {ended
         ? shown.map((line, index) => (

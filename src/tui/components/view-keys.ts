@@ -1,9 +1,10 @@
 /**
  * What the navigable views share: the Esc slot a view claims while it shows a nested pane (so
- * Esc goes back one level instead of closing the view), a clock that ticks while something runs,
+ * Esc goes back one level instead of closing the view), a clock that ticks (on the shared ticker) while something runs,
  * the window of rows that keeps the selection visible, and short times. No drawing here.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { useTick } from '../use-tick.js';
 
 /** Set by the open view; the app calls it on Esc and closes the view when it returns false. */
 export interface EscapeSlot {
@@ -37,14 +38,9 @@ export function useKeyState<Value>(
   return [value, ref, set];
 }
 
-/** The time now, refreshed every `intervalMs` while `active` (running agents' times go on). */
+/** The time now, refreshed about every `intervalMs` while `active` (running agents' times go on). */
 export function useNow(active: boolean, intervalMs = 1000): number {
-  const [, setTicks] = useState(0);
-  useEffect(() => {
-    if (!active) return;
-    const timer = setInterval(() => setTicks((ticks) => ticks + 1), intervalMs);
-    return () => clearInterval(timer);
-  }, [active, intervalMs]);
+  useTick(active, intervalMs);
   return Date.now();
 }
 

@@ -17,8 +17,11 @@ export interface AgentKey {
 
 export type TreeRow =
   | { kind: 'run'; run: WorkflowView }
-  | { kind: 'phase'; run: WorkflowView; title: string; status: 'done' | 'current' | 'pending' }
+  | { kind: 'phase'; run: WorkflowView; title: string; status: PhaseRowStatus }
   | { kind: 'agent'; run: WorkflowView; agent: WorkflowAgentView };
+
+/** A phase's state in the tree; `stopped` is the phase a failed or cancelled run ended in. */
+type PhaseRowStatus = 'done' | 'current' | 'pending' | 'stopped';
 
 /** Every row of the tree in drawing order: a run, its phases, each phase's agents. */
 export function treeRows(runs: readonly WorkflowView[]): TreeRow[] {
@@ -36,12 +39,18 @@ export function treeRows(runs: readonly WorkflowView[]): TreeRow[] {
     for (const phase of phases) {
       const agents = run.phases.get(phase.title)?.agents ?? [];
       const running = agents.some((agent) => agent.status === 'running');
-      const status = running ? 'current' : phase.status;
+      const status = running ? 'current' : phaseAfterEnd(run, phase.status);
       rows.push({ kind: 'phase', run, title: phase.title, status });
       for (const agent of agents) rows.push({ kind: 'agent', run, agent });
     }
   }
   return rows;
+}
+
+/** Once a run ended, no phase of it is in progress: its last one is done, or where it stopped. */
+function phaseAfterEnd(run: WorkflowView, status: 'done' | 'current' | 'pending'): PhaseRowStatus {
+  if (status !== 'current' || run.stopReason === undefined) return status;
+  return run.stopReason === 'completed' ? 'done' : 'stopped';
 }
 
 export const isSelected = (row: TreeRow, selected: AgentKey | undefined): boolean =>
@@ -55,6 +64,13 @@ const STATUS_MARK: Record<WorkflowAgentStatus, { mark: string; color: string }> 
   completed: { mark: '✓', color: 'green' },
   failed: { mark: '✗', color: 'red' },
   cancelled: { mark: '⊘', color: 'gray' },
+};
+
+const PHASE_MARK: Record<PhaseRowStatus, string> = {
+  done: '✓',
+  current: '▸',
+  pending: '·',
+  stopped: '✗',
 };
 
 export interface WorkflowTreeProps {
@@ -160,7 +176,7 @@ function TreeRowView({
       );
     }
     case 'phase': {
-      const mark = row.status === 'done' ? '✓' : row.status === 'current' ? '▸' : '·';
+      const mark = PHASE_MARK[row.status];
       const counts = row.run.phases.get(row.title)?.counts;
       const summary = counts
         ? ` (${[
