@@ -72,6 +72,12 @@ export class WorkflowProgressState {
         } else if (!event.journaled) this.costUnknown = true;
         return;
       case 'workflow/end':
+        // A run that completed has no phase in progress; one that stopped keeps the phase it
+        // stopped in marked.
+        if (event.stopReason === 'completed') {
+          this.phase = undefined;
+          this.nestedPhase = undefined;
+        }
         return;
       default:
         assertNever(event, 'workflow event');

@@ -86,6 +86,26 @@ test('progress state folds phases, agents, tokens and logs from the events', () 
   assert.deepEqual(state.runningLabels(3), { shown: ['audit a.ts'], more: 0 });
 });
 
+test('once the run completed no phase is in progress; a run that stopped keeps its phase marked', () => {
+  const end = (stopReason: 'completed' | 'error'): WorkflowEventRecord => ({
+    type: 'workflow/end',
+    runId,
+    time,
+    stopReason,
+    agentsStarted: 3,
+  });
+  const completed = new WorkflowProgressState();
+  for (const event of [...events, end('completed')]) completed.apply(event);
+  assert.deepEqual(completed.phaseList(), [
+    { title: 'list', status: 'done' },
+    { title: 'audit', status: 'done' },
+    { title: 'verify', status: 'pending' },
+  ]);
+  const stopped = new WorkflowProgressState();
+  for (const event of [...events, end('error')]) stopped.apply(event);
+  assert.equal(stopped.phaseList()[1]?.status, 'current');
+});
+
 test('the live block shows the name, phase list, counts of the slots, tokens, running labels and logs', () => {
   const state = new WorkflowProgressState();
   for (const event of events) state.apply(event);
