@@ -30,6 +30,14 @@ const completesInRound = (round: number, revision: number) => ({
   steps: [{ tools: [complete(revision)] }, { reply: 'done' }],
 });
 const reportsRound = { when: ROUND, reply: 'worked on round {{1}}' };
+/** The prompt `set a goal then fail` creates goal-1, then its turn fails at the provider. */
+const setsGoalThenFails = {
+  when: '^set a goal then fail$',
+  steps: [
+    { tools: [{ name: 'create_goal', arguments: { objective: 'ship it' } }] },
+    { error: 'the provider fell over' },
+  ],
+};
 
 function storedEvents(home: string, sessionId: string): SessionEvent[] {
   const events = loadSessionFile(join(home, 'sessions', `${sessionId}.jsonl`)).events;
@@ -222,13 +230,7 @@ test('acp: session/cancel during a round pauses the goal as the human and the pr
 test('acp: a failed round or a failed arming turn leaves the goal active and disarmed, answered as such', async () => {
   const { home, workspace, model } = folders({
     rules: [
-      {
-        when: '^set a goal then fail$',
-        steps: [
-          { tools: [{ name: 'create_goal', arguments: { objective: 'ship it' } }] },
-          { error: 'the provider fell over' },
-        ],
-      },
+      setsGoalThenFails,
       { when: '^\\[goal round 2 of', error: 'the provider fell over again' },
       reportsRound,
     ],
@@ -284,15 +286,7 @@ function holdingFirstToolCall(release: () => Promise<void>) {
 
 test('acp: a prompt whose turn fails is answered only after every update of that turn, also behind a slow reader', async () => {
   const { home, workspace, model } = folders({
-    rules: [
-      {
-        when: '^set a goal then fail$',
-        steps: [
-          { tools: [{ name: 'create_goal', arguments: { objective: 'ship it' } }] },
-          { error: 'the provider fell over' },
-        ],
-      },
-    ],
+    rules: [setsGoalThenFails],
   });
   // The turn has ended (its end is on disk) before the held update goes out.
   const turnEnded = () =>

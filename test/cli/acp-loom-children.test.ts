@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { LoadedSession } from '../../src/core/session-load.js';
 import { callsThenReply, subagentCall } from '../helpers/scripted-turns.js';
-import { sessions, toolResults } from '../helpers/session-files.js';
+import { ndjsonLines, sessions, toolResults } from '../helpers/session-files.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { runLoom, runScripted, scriptedFolders } from './loom-process.js';
 import { parseResult } from './workflow-fixture.js';
@@ -125,10 +125,7 @@ test('subagent with output_schema: the built-in acp (Loom) returns the structure
   );
   const run = await runScripted(folders, 'shape it', { json: true });
   assert.equal(run.code, 0, run.stderr);
-  const lines = run.stdout
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as { type: string; data: unknown });
+  const lines = ndjsonLines(run.stdout);
   const [loomChild, foreignChild] = toolResults(lines, 'subagent');
   assert.equal(loomChild?.isError, false, loomChild?.content);
   assert.deepEqual(JSON.parse(loomChild?.content ?? ''), { ok: true });

@@ -13,7 +13,7 @@ import type { LoadedSession } from '../../src/core/session-load.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
 import { isGroupAlive, noneLeft, processesIn, waitUntil } from '../helpers/process-state.js';
 import { bashCall, callsThenReply, subagentCall } from '../helpers/scripted-turns.js';
-import { sessionPaths, sessions, toolResults } from '../helpers/session-files.js';
+import { ndjsonLines, sessionPaths, sessions, toolResults } from '../helpers/session-files.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { runScripted, scriptedFolders, startScriptedRun } from './loom-process.js';
 import {
@@ -195,10 +195,7 @@ test('subagent: output_schema through a configured acp command fails with UNSUPP
   );
   const run = await runScripted(folders, 'shape it', { json: true });
   assert.equal(run.code, 0, run.stderr);
-  const lines = run.stdout
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as { type: string; data: unknown });
+  const lines = ndjsonLines(run.stdout);
   const results = toolResults(lines, 'subagent');
   assert.equal(results.length, 1);
   for (const result of results) {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { ndjsonLines, toolResults } from '../helpers/session-files.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { runLoom, writeScriptedModel } from './loom-process.js';
 
@@ -19,44 +20,47 @@ function everyFile(folder: string): Array<{ path: string; text: string }> {
     .map((path) => ({ path, text: readFileSync(path, 'utf8') }));
 }
 
-async function echoEnvironment(config: string) {
-  const home = temporaryFolder();
+/**
+ * Runs `loom run --json` with a scripted model whose turn `env` runs `command` in bash, the
+ * scripted model kept in `modelFolder`; the bash result's content and the run's output.
+ */
+async function bashThroughLoom(options: {
+  home: string;
+  command: string;
+  env: Record<string, string>;
+  modelFolder?: string;
+}) {
+  const { home, command, env, modelFolder = home } = options;
   const workspace = temporaryFolder();
-  writeFileSync(join(home, 'config.yaml'), config);
-  const model = writeScriptedModel(home, {
+  const model = writeScriptedModel(modelFolder, {
     rules: [
       {
         when: 'env',
-        steps: [
-          {
-            tools: [
-              {
-                name: 'bash',
-                arguments: {
-                  command:
-                    'echo "deepseek=[$DEEPSEEK_API_KEY] route=[$ROUTE_CREDENTIAL] ' +
-                    'token=[$FOO_TOKEN] plain=[$PLAIN_SETTING]"',
-                },
-              },
-            ],
-          },
-          { reply: 'done' },
-        ],
+        steps: [{ tools: [{ name: 'bash', arguments: { command } }] }, { reply: 'done' }],
       },
     ],
   });
   const result = await runLoom(
     ['run', '--json', '--model', `scripted:${model}`, '--cwd', workspace, 'env'],
-    { home, env: { ...secrets, PLAIN_SETTING: 'visible' } },
+    { home, env },
   );
   assert.equal(result.code, 0, result.stderr);
-  const toolResult = result.stdout
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as { type: string; data: { content?: string } })
-    .find((line) => line.type === 'tool/result');
+  const [toolResult] = toolResults(ndjsonLines(result.stdout));
   assert.ok(toolResult, result.stdout);
-  return { home, content: toolResult.data.content ?? '', stdout: result.stdout };
+  return { content: toolResult.content ?? '', stdout: result.stdout, stderr: result.stderr };
+}
+
+async function echoEnvironment(config: string) {
+  const home = temporaryFolder();
+  writeFileSync(join(home, 'config.yaml'), config);
+  const { content, stdout } = await bashThroughLoom({
+    home,
+    command:
+      'echo "deepseek=[$DEEPSEEK_API_KEY] route=[$ROUTE_CREDENTIAL] ' +
+      'token=[$FOO_TOKEN] plain=[$PLAIN_SETTING]"',
+    env: { ...secrets, PLAIN_SETTING: 'visible' },
+  });
+  return { home, content, stdout };
 }
 
 const routeConfig = [
@@ -100,34 +104,20 @@ test('loom run: tools.bash.env is a strict schema', async () => {
 
 test('loom run: with a queue provider configured, `env` in bash shows no Redis URL or password anywhere Loom writes', async () => {
   const home = temporaryFolder();
-  const workspace = temporaryFolder();
-  const models = temporaryFolder();
   const password = 'redis-pass-7d41c0e9b2';
   const url = `redis://:${password}@127.0.0.1:6390/0`;
   writeFileSync(
     join(home, 'config.yaml'),
     'subagents:\n  providers:\n    farm:\n      type: queue\n      redis: { urlEnv: LOOM_REDIS_URL }\n',
   );
-  const model = writeScriptedModel(models, {
-    rules: [
-      {
-        when: 'env',
-        steps: [{ tools: [{ name: 'bash', arguments: { command: 'env' } }] }, { reply: 'done' }],
-      },
-    ],
+  const result = await bashThroughLoom({
+    home,
+    command: 'env',
+    env: { LOOM_REDIS_URL: url, PLAIN_SETTING: 'visible' },
+    modelFolder: temporaryFolder(),
   });
-  const result = await runLoom(
-    ['run', '--json', '--model', `scripted:${model}`, '--cwd', workspace, 'env'],
-    { home, env: { LOOM_REDIS_URL: url, PLAIN_SETTING: 'visible' } },
-  );
-  assert.equal(result.code, 0, result.stderr);
-  const toolResult = result.stdout
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as { type: string; data: { content?: string } })
-    .find((line) => line.type === 'tool/result');
-  assert.match(toolResult?.data.content ?? '', /^PLAIN_SETTING=visible$/m, 'env ran');
-  assert.doesNotMatch(toolResult?.data.content ?? '', /LOOM_REDIS_URL/);
+  assert.match(result.content, /^PLAIN_SETTING=visible$/m, 'env ran');
+  assert.doesNotMatch(result.content, /LOOM_REDIS_URL/);
   const outputs = [
     { path: 'stdout', text: result.stdout },
     { path: 'stderr', text: result.stderr },
