@@ -3,9 +3,11 @@
  * it draws in a headless xterm (@xterm/headless), so tests assert on the screen a person sees.
  * Tests wait for text to appear on the screen, never on time.
  */
+
+import type { TestContext } from 'node:test';
 import { spawn } from '@lydell/node-pty';
 import xterm from '@xterm/headless';
-import { LOOM_BIN } from '../cli/loom-process.js';
+import { LOOM_BIN, type ScriptedFolders } from '../cli/loom-process.js';
 
 export const KEYS = {
   enter: '\r',
@@ -181,4 +183,26 @@ export async function quit(screen: ScreenRun): Promise<void> {
 function withoutCi(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const { CI: _ci, CONTINUOUS_INTEGRATION: _continuous, ...rest } = env;
   return rest;
+}
+
+/** `loom` on the scripted model of `folders` in a pty, ready for input; killed when the test ends. */
+export async function openLoom(
+  t: TestContext,
+  folders: ScriptedFolders,
+  columns?: number,
+): Promise<ScreenRun> {
+  const screen = startScreen(['--model', `scripted:${folders.model}`], {
+    home: folders.home,
+    cwd: folders.workspace,
+    ...(columns !== undefined ? { columns } : {}),
+  });
+  let exited = false;
+  void screen.exited.then(() => {
+    exited = true;
+  });
+  t.after(() => {
+    if (!exited) screen.kill();
+  });
+  await screen.waitFor('ask loom');
+  return screen;
 }

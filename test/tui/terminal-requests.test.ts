@@ -6,11 +6,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type TestContext, test } from 'node:test';
+import { test } from 'node:test';
 import { SessionStore } from '../../src/core/session-store.js';
-import { type ScriptedFolders, scriptedFolders } from '../cli/loom-process.js';
+import { scriptedFolders } from '../cli/loom-process.js';
 import { bashCall, callsThenReply, subagentCall } from '../helpers/scripted-turns.js';
-import { KEYS, quit, type ScreenRun, send, startScreen } from './pty-screen.js';
+import { KEYS, openLoom, quit, send } from './pty-screen.js';
 
 function askBashFolders() {
   const folders = scriptedFolders({
@@ -21,28 +21,6 @@ function askBashFolders() {
     'permissions:\n  - tool: bash\n    match: { command: "echo *" }\n    action: ask\n',
   );
   return folders;
-}
-
-/** `loom` on the scripted model in a pty, killed when the test ends however it ends. */
-async function openLoom(
-  t: TestContext,
-  folders: ScriptedFolders,
-  columns = 100,
-): Promise<ScreenRun> {
-  const screen = startScreen(['--model', `scripted:${folders.model}`], {
-    home: folders.home,
-    cwd: folders.workspace,
-    columns,
-  });
-  let exited = false;
-  void screen.exited.then(() => {
-    exited = true;
-  });
-  t.after(() => {
-    if (!exited) screen.kill();
-  });
-  await screen.waitFor('ask loom');
-  return screen;
 }
 
 /**

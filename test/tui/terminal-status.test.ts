@@ -7,26 +7,10 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type TestContext, test } from 'node:test';
-import { runScripted, type ScriptedFolders, scriptedFolders } from '../cli/loom-process.js';
+import { test } from 'node:test';
+import { runScripted, scriptedFolders } from '../cli/loom-process.js';
 import { bashCall, callsThenReply } from '../helpers/scripted-turns.js';
-import { KEYS, type ScreenRun, send, startScreen } from './pty-screen.js';
-
-async function openLoom(t: TestContext, folders: ScriptedFolders): Promise<ScreenRun> {
-  const screen = startScreen(['--model', `scripted:${folders.model}`], {
-    home: folders.home,
-    cwd: folders.workspace,
-  });
-  let exited = false;
-  void screen.exited.then(() => {
-    exited = true;
-  });
-  t.after(() => {
-    if (!exited) screen.kill();
-  });
-  await screen.waitFor('ask loom');
-  return screen;
-}
+import { KEYS, openLoom, send, startScreen } from './pty-screen.js';
 
 /** The status line's row of `screen`, or undefined when none shows. */
 function statusRow(screen: string): string | undefined {

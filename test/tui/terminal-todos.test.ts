@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { scriptedFolders } from '../cli/loom-process.js';
 import { callsThenReply } from '../helpers/scripted-turns.js';
-import { quit, send, startScreen } from './pty-screen.js';
+import { openLoom, quit, send } from './pty-screen.js';
 
 const planned = [
   { content: 'Read the code', status: 'completed' },
@@ -23,18 +23,7 @@ test('a todo_write shows as a checklist, and the live checklist stays under the 
       callsThenReply('finish it', [{ name: 'todo_write', arguments: { todos: done } }], 'finished'),
     ],
   });
-  const screen = startScreen(['--model', `scripted:${folders.model}`], {
-    home: folders.home,
-    cwd: folders.workspace,
-  });
-  let exited = false;
-  void screen.exited.then(() => {
-    exited = true;
-  });
-  t.after(() => {
-    if (!exited) screen.kill();
-  });
-  await screen.waitFor('ask loom');
+  const screen = await openLoom(t, folders);
   await send(screen, 'plan it');
   const shown = await screen.waitFor(/planned[\s\S]*\[>\] Running the tests[\s\S]*ask loom/);
   assert.match(

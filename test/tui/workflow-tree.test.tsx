@@ -114,8 +114,8 @@ test("the tree shows each phase with its agents running, done and failed, with t
   unmount();
 });
 
-test('the tree ends with the run: completed, its time frozen at the end', () => {
-  const runs = new WorkflowRuns();
+/** The started run's three agents complete and the script enters its `judge` phase. */
+function readPhaseDoneThenJudge(runs: WorkflowRuns): void {
   startedRun(runs);
   for (const seq of [1, 2, 3]) {
     runs.apply({
@@ -130,6 +130,11 @@ test('the tree ends with the run: completed, its time frozen at the end', () => 
     });
   }
   runs.apply({ type: 'workflow/phase', runId: 'run-1', time: T0 + 1000, title: 'judge' });
+}
+
+test('the tree ends with the run: completed, its time frozen at the end', () => {
+  const runs = new WorkflowRuns();
+  readPhaseDoneThenJudge(runs);
   runs.apply({
     type: 'workflow/end',
     runId: 'run-1',
@@ -153,20 +158,7 @@ test('the tree ends with the run: completed, its time frozen at the end', () => 
 test('a finished run marks its last phase done, not in progress; a run that failed marks where it stopped', () => {
   for (const stopReason of ['completed', 'error'] as const) {
     const runs = new WorkflowRuns();
-    startedRun(runs);
-    for (const seq of [1, 2, 3]) {
-      runs.apply({
-        type: 'workflow/agent-end',
-        runId: 'run-1',
-        time: T0 + 1000,
-        seq,
-        label: `read ${'abc'[seq - 1]}.ts`,
-        phase: 'read',
-        outcome: 'completed',
-        usage: { input: 10, output: 5 },
-      });
-    }
-    runs.apply({ type: 'workflow/phase', runId: 'run-1', time: T0 + 1000, title: 'judge' });
+    readPhaseDoneThenJudge(runs);
     const { lastFrame, unmount } = render(
       <WorkflowTree runs={runs.list} now={T0 + 1200} width={100} />,
     );
