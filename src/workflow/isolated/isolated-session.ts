@@ -9,16 +9,12 @@
  * posts, and only after those checks.
  */
 import { performance } from 'node:perf_hooks';
-import {
-  newQuickJSWASMModuleFromVariant,
-  newVariant,
-  type QuickJSContext,
-  type QuickJSHandle,
-  type QuickJSRuntime,
-  type QuickJSWASMModule,
-  RELEASE_SYNC,
+import type {
+  QuickJSContext,
+  QuickJSHandle,
+  QuickJSRuntime,
+  QuickJSWASMModule,
 } from 'quickjs-emscripten';
-import { type CompiledWasm, quickJsWasm } from '../../core/quickjs-wasm.js';
 import { WorkflowError } from '../contract.js';
 import {
   createAgentHook,
@@ -40,7 +36,16 @@ import {
 import { nestedScriptFilename, renderForScript, SCRIPT_FILENAME } from '../render-thrown.js';
 import { SessionWire } from '../session-wire.js';
 import { ENGINE_FILENAME, PRELUDE_SOURCE, type PreludeSettings } from './realm-prelude.js';
+import {
+  describeError,
+  readError,
+  renderError,
+  replyText,
+  type Thrown,
+  withoutHashBang,
+} from './realm-values.js';
 import { type Encoded, type Replied, standInFor, standInOptions } from './stand-ins.js';
+import { quickJs } from './thread-quickjs.js';
 
 /** A port the session can also read synchronously, so a spinning script still hears `cancel`. */
 export interface IsolatedPort extends WirePort {
@@ -78,27 +83,6 @@ export function startIsolatedSession(port: IsolatedPort, data: WorkerSessionData
   };
   port.on('message', onData);
 }
-
-let loadedModule: Promise<QuickJSWASMModule> | undefined;
-
-/** QuickJS, instantiated once per thread from the host's compiled module (else its own). */
-function quickJs(compiled: CompiledWasm | undefined): Promise<QuickJSWASMModule> {
-  loadedModule ??= newQuickJSWASMModuleFromVariant(
-    newVariant(RELEASE_SYNC, { wasmModule: compiled ?? quickJsWasm() }),
-  );
-  return loadedModule;
-}
-
-/**
- * How a realm's script ended, as its prelude reported it. A script can throw an `InternalError`
- * of its own, so `memory` and `interrupted` carry its rendering: the session believes them only
- * when it caused them (`believed`).
- */
-type Thrown =
-  | { memory: true; rendered: string }
-  | { interrupted: true; rendered: string }
-  | { code: WorkflowError['code']; message: string; fatal: true }
-  | { rendered: string };
 
 interface RealmNames {
   filename: string;
@@ -354,7 +338,7 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
         return 'stopped';
       }
       if (result.error) {
-        const error = this.read(context, result.error);
+        const error = readError(context, result.error);
         if (!this.sliceFailed(undefined)) {
           realm.ended({
             thrown: {
@@ -385,7 +369,7 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
     const { context } = realm;
     const factory = this.enter(() => context.evalCode(PRELUDE_SOURCE, ENGINE_FILENAME));
     if (factory.error) {
-      const error = this.read(context, factory.error);
+      const error = readError(context, factory.error);
       if (!this.sliceFailed(this.takeInterruption())) {
         this.finish({
           kind: 'error',
@@ -407,7 +391,7 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
     );
     for (const handle of [factory.value, hostCall, settingsText, argsText]) handle.dispose();
     if (made.error) {
-      const error = this.read(context, made.error);
+      const error = readError(context, made.error);
       if (!this.sliceFailed(this.takeInterruption())) {
         this.finish({
           kind: 'error',
@@ -584,7 +568,7 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
       made.push(method);
       const result = this.enter(() => context.callFunction(method, realm.internals, ...handles));
       if (result.error) {
-        const error = this.read(context, result.error);
+        const error = readError(context, result.error);
         if (!this.sliceFailed(this.takeInterruption())) {
           this.finish({
             kind: 'error',
@@ -621,7 +605,7 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
       else if (interruption !== undefined) this.stopInterrupted();
       return;
     }
-    const error = this.read(result.error.context, result.error);
+    const error = readError(result.error.context, result.error);
     if (!this.sliceFailed(interruption)) {
       this.finish({ kind: 'error', message: renderForScript(renderError(error)), fatal: false });
     }
@@ -758,49 +742,4 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
       }
     }
   }
-
-  /** A QuickJS error value as plain data; the handle is disposed. */
-  private read(context: QuickJSContext, handle: QuickJSHandle): ReadError {
-    try {
-      const dumped: unknown = context.dump(handle);
-      if (typeof dumped === 'object' && dumped !== null) {
-        const { name, message, stack } = dumped as Record<string, unknown>;
-        return {
-          name: typeof name === 'string' ? name : 'Error',
-          message: typeof message === 'string' ? message : String(dumped),
-          stack: typeof stack === 'string' ? stack : '',
-        };
-      }
-      return { name: 'Error', message: String(dumped), stack: '' };
-    } catch {
-      return { name: 'InternalError', message: 'out of memory', stack: '' };
-    } finally {
-      handle.dispose();
-    }
-  }
-}
-
-interface ReadError {
-  name: string;
-  message: string;
-  stack: string;
-}
-
-function renderError(error: ReadError): string {
-  const head = `${error.name}: ${error.message}`;
-  return error.stack ? `${head}\n${error.stack}` : head;
-}
-
-function describeError(error: unknown): { code: string; message: string } {
-  if (error instanceof WorkflowError) return { code: error.code, message: error.message };
-  return { code: 'SCRIPT_ERROR', message: renderForScript(error) };
-}
-
-function replyText(reply: Record<string, unknown>): string {
-  return JSON.stringify(reply);
-}
-
-/** A `#!` line is allowed by the pre-parse at the very start only; inside the wrapper it is blanked. */
-function withoutHashBang(script: string): string {
-  return script.startsWith('#!') ? script.replace(/^#![^\r\n\u2028\u2029]*/, '') : script;
 }
