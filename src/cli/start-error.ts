@@ -2,11 +2,10 @@
  * A run that could not start (`loom run`, `loom workflow run`): one line on stderr and, with
  * `--json`, one JSON object on stdout, `{"error": "message", "code": "CODE"}`, so a program that
  * reads stdout learns why instead of reading nothing. `code` is the error's LoomError code, else
- * INTERNAL. Credential values of the environment never reach either stream.
+ * INTERNAL. Both streams pass the command line's output redaction (`output-redaction.ts`).
  */
-
-import { credentialValues, redactCredentials } from '../core/credential-redaction.js';
 import { errorMessage, LoomError } from '../core/errors.js';
+import { redactedJson } from './output-redaction.js';
 
 /** What `--json` prints when a run cannot start. */
 export interface StartErrorObject {
@@ -16,13 +15,13 @@ export interface StartErrorObject {
 
 export function startErrorObject(error: unknown): StartErrorObject {
   return {
-    error: redactCredentials(errorMessage(error), credentialValues(process.env)),
+    error: errorMessage(error),
     code: error instanceof LoomError ? error.code : 'INTERNAL',
   };
 }
 
 /** Writes `loom: LINE` to stderr and, when `json`, the error object to stdout. */
 export function writeStartError(error: unknown, line: string, json: boolean | undefined): void {
-  process.stderr.write(`loom: ${redactCredentials(line, credentialValues(process.env))}\n`);
-  if (json) process.stdout.write(`${JSON.stringify(startErrorObject(error))}\n`);
+  process.stderr.write(`loom: ${line}\n`);
+  if (json) process.stdout.write(`${redactedJson(startErrorObject(error))}\n`);
 }
