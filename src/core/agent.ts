@@ -19,7 +19,8 @@ import type { Delivery } from './session-events.js';
 import type { SessionLog } from './session-log.js';
 import type { SystemPrompt } from './system-prompt.js';
 import type { ToolPipeline } from './tool-pipeline.js';
-import { type IncomingMessage, runTurn, type TurnLimits } from './turn.js';
+import { type IncomingMessage, runTurn } from './turn.js';
+import type { TurnLimits } from './turn-environment.js';
 
 export interface AgentOptions {
   /** The agent's own scope; its id labels the agent's registrations. */

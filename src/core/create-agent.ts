@@ -12,7 +12,7 @@ import { SessionStore } from './session-store.js';
 import { SystemPrompt, systemPromptKey } from './system-prompt.js';
 import type { ToolDefinition } from './tool-contract.js';
 import { ToolPipeline, toolPipelineKey } from './tool-pipeline.js';
-import type { TurnLimits } from './turn.js';
+import type { TurnLimits } from './turn-environment.js';
 
 export interface AssembleAgentOptions {
   /** The runtime's root scope; the agent's scope is made under it. */

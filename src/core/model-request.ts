@@ -12,7 +12,7 @@ import { storePrompt } from './prompt-store.js';
 import { hasPromptBlob, promptBlob } from './request-prompt.js';
 import type { SessionEventMap, TurnError } from './session-events.js';
 import { presentedTools } from './tool-presentation.js';
-import type { StepOutcome, TurnEnvironment } from './turn.js';
+import type { StepOutcome, TurnEnvironment } from './turn-environment.js';
 
 export async function requestModel(
   environment: TurnEnvironment,

@@ -13,7 +13,7 @@ import type { SessionEvent } from './session-events.js';
 import { SessionStore } from './session-store.js';
 import { ToolCatalog } from './tool-catalog.js';
 import type { ToolDefinition } from './tool-contract.js';
-import type { TurnLimits } from './turn.js';
+import type { TurnLimits } from './turn-environment.js';
 
 /** Prepares a new agent (tools, prompt sections) before its first turn; returns its undo. */
 export type AgentSetup = (handle: AgentHandle) => Disposer | undefined;

@@ -4,43 +4,12 @@
  * cancelled. Every started event gets its end, on every path; failures of the model become a
  * `turn/end` with reason `error`, never an exception out of `runTurn`.
  */
-import {
-  addUsage,
-  emptyUsage,
-  type FinishReason,
-  type ModelClient,
-  type ModelToolCall,
-  type Usage,
-} from '../llm/contract.js';
+import { addUsage, emptyUsage } from '../llm/contract.js';
 import { agentTurnStopping, type TurnEnding, type TurnOutcome } from './agent-hooks.js';
-import type { Context } from './context.js';
 import { errorMessage } from './errors.js';
-import type { MessageProjection } from './messages.js';
 import { requestModel } from './model-request.js';
-import type { Delivery, SessionEventMap, TurnError } from './session-events.js';
-import type { SessionLog } from './session-log.js';
-import type { SystemPrompt } from './system-prompt.js';
-import type { ToolPipeline } from './tool-pipeline.js';
-
-export interface TurnLimits {
-  /** Steps (model requests) a turn may take; reaching it ends the turn with `STEP_LIMIT`. */
-  maxSteps: number;
-  maxOutputTokens?: number;
-  temperature?: number;
-}
-
-export interface TurnEnvironment {
-  agentId: string;
-  context: Context;
-  log: SessionLog;
-  model: ModelClient;
-  tools: ToolPipeline;
-  prompt: SystemPrompt;
-  projection: MessageProjection;
-  limits: TurnLimits;
-  /** Steering messages that arrived since the last step; each is taken once. */
-  takeSteering(): Array<{ text: string; source?: string; round?: number }>;
-}
+import type { Delivery, SessionEventMap } from './session-events.js';
+import type { StepOutcome, TurnEnvironment } from './turn-environment.js';
 
 export interface IncomingMessage {
   text: string;
@@ -61,17 +30,6 @@ function userMessage(message: IncomingMessage, turnId: string): SessionEventMap[
   if (message.round !== undefined) data.round = message.round;
   return data;
 }
-
-/** One model request's result: the model finished (possibly calling tools), or it failed. */
-export type StepOutcome =
-  | {
-      kind: 'finished';
-      text: string;
-      toolCalls: ModelToolCall[];
-      finishReason: FinishReason;
-      usage: Usage;
-    }
-  | { kind: 'error'; text: string; finishReason: 'error'; usage: Usage; error: TurnError };
 
 export async function runTurn(
   environment: TurnEnvironment,

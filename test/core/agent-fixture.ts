@@ -4,7 +4,7 @@
 import { Context } from '../../src/core/context.js';
 import { type AgentHandle, createAgent } from '../../src/core/create-agent.js';
 import type { ToolDefinition } from '../../src/core/tool-contract.js';
-import type { TurnLimits } from '../../src/core/turn.js';
+import type { TurnLimits } from '../../src/core/turn-environment.js';
 import type { ModelClient } from '../../src/llm/contract.js';
 import { createScriptedModel } from '../../src/testing/scripted-model.js';
 import type { ScriptedModelFile } from '../../src/testing/scripted-rules.js';
