@@ -9,9 +9,9 @@ import type { BackgroundHooks, BackgroundOutcome } from '../core/background.js';
 import { backgroundRunnerKey } from '../core/background.js';
 import { errorMessage } from '../core/errors.js';
 import type { ToolExecution, ToolOutput } from '../core/tool-contract.js';
-import type { RunSettings } from './bash.js';
 import { BoundedOutput } from './bounded-output.js';
 import { recordGroup } from './process-group-log.js';
+import type { RunSettings } from './run-settings.js';
 import { type ShellExit, type ShellProcess, spawnShell } from './shell-process.js';
 
 export interface BackgroundCommandRequest {

@@ -17,6 +17,7 @@ import { BoundedOutput } from './bounded-output.js';
 import { commandEnvironment } from './command-environment.js';
 import { commandRunnerOf } from './command-runner.js';
 import { recordGroup } from './process-group-log.js';
+import type { RunSettings } from './run-settings.js';
 import { findShell, type ShellExit } from './shell-process.js';
 import type { Workspace } from './workspace.js';
 
@@ -48,16 +49,6 @@ export interface BashToolOptions {
   environment?: NodeJS.ProcessEnv;
   /** Credential variables passed to commands on purpose (`tools.bash.env.passthrough`). Default none. */
   passthroughVariables?: readonly string[];
-}
-
-/** How a command is run, shared by the foreground call and background jobs. */
-export interface RunSettings {
-  shell: string;
-  cwd: string;
-  outputLimit: number;
-  drainGraceMs: number;
-  /** The command's environment, credentials already taken out. */
-  env: NodeJS.ProcessEnv;
 }
 
 const BACKGROUND_DESCRIPTION =
