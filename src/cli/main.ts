@@ -183,7 +183,7 @@ export function buildProgram(): Command {
     .action(
       async (
         target: string | undefined,
-        options: import('./workflow-command.js').WorkflowRunOptions,
+        options: import('./workflow-options.js').WorkflowRunOptions,
       ) => {
         const { workflowRunCommand } = await import('./workflow-command.js');
         await exitAfterDrain(await workflowRunCommand(target, options));
@@ -200,7 +200,7 @@ export function buildProgram(): Command {
     .action(
       async (
         target: string | undefined,
-        options: import('./workflow-command.js').WorkflowCheckOptions,
+        options: import('./workflow-options.js').WorkflowCheckOptions,
       ) => {
         const { workflowCheckCommand } = await import('./workflow-command.js');
         await exitAfterDrain(workflowCheckCommand(target, options));

@@ -6,22 +6,13 @@
  * 130/143/129 cancelled by SIGINT/SIGTERM/SIGHUP. stdout carries only the result (`--json`: the
  * result object; else the value as JSON).
  */
-import { readFileSync } from 'node:fs';
 import { loadConfig } from '../config/load-config.js';
 import type { LoomConfig } from '../config/schema.js';
 import { UserError } from '../core/errors.js';
 import { loomHome } from '../core/home.js';
-import type {
-  WorkflowLimits,
-  WorkflowMeta,
-  WorkflowResult,
-  WorkflowRun,
-} from '../workflow/contract.js';
-import { validateMeta } from '../workflow/meta.js';
-import { splitMetaHeader } from '../workflow/meta-header.js';
+import type { WorkflowLimits, WorkflowResult, WorkflowRun } from '../workflow/contract.js';
 import { followWorkflowRun } from '../workflow/run-events.js';
 import { failedAgentsOf } from '../workflow/run-outcome.js';
-import { resolveWorkflowTarget, type SavedWorkflowPlaces } from '../workflow/saved-workflows.js';
 import { checkScriptBody } from '../workflow/script-parse.js';
 import { prewarmWorkflowWorker } from '../workflow/worker-spawn.js';
 import { buildRuntime, type LoomSetup } from './build-runtime.js';
@@ -34,72 +25,17 @@ import {
   flagLimits,
   parseArgsOption,
   parseBudgetTokens,
-  readJsonOption,
+  type WorkflowCheckOptions,
+  type WorkflowRunOptions,
 } from './workflow-options.js';
 import { createProgressView } from './workflow-progress.js';
+import { type PreparedScript, prepareScript } from './workflow-script.js';
 
 export const EXIT_COMPLETED = 0;
 export const EXIT_ERROR = 1;
 export const EXIT_NOT_STARTED = 2;
 export const EXIT_FAILED_AGENTS = 3;
 export const EXIT_CANCELLED = 130;
-
-export interface WorkflowCheckOptions {
-  meta?: string;
-}
-
-export interface WorkflowRunOptions extends WorkflowCheckOptions {
-  args?: string;
-  model?: string;
-  provider?: string;
-  maxConcurrent?: string;
-  maxAgents?: string;
-  budgetTokens?: string;
-  json?: boolean;
-  events?: string;
-  /** A kept run's id: run again, answering the calls its journal holds without a child. */
-  resume?: string;
-  /** Where to write the run's HTML report when it ends (completed, error or cancelled). */
-  report?: string;
-}
-
-export interface PreparedScript {
-  meta: WorkflowMeta;
-  /** The script body, without its meta header. */
-  body: string;
-  /** The absolute path of the file the script came from. */
-  path: string;
-}
-
-/**
- * Finds the script (an existing FILE, else a saved NAME) and reads it; meta comes from `--meta`
- * when given, else from the file's header, else fails.
- */
-export function prepareScript(
-  target: string,
-  metaOption: string | undefined,
-  places: SavedWorkflowPlaces = { cwd: process.cwd(), home: loomHome() },
-): PreparedScript {
-  const { path } = resolveWorkflowTarget(target, places);
-  let source: string;
-  try {
-    source = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new UserError(
-      'INVALID_ARGUMENT',
-      `cannot read the workflow script ${path}: ${(error as Error).message}`,
-    );
-  }
-  const split = splitMetaHeader(source, path);
-  const body = split ? split.body : source;
-  if (metaOption !== undefined)
-    return { meta: validateMeta(readJsonOption('--meta', metaOption)), body, path };
-  if (split) return { meta: validateMeta(split.meta), body, path };
-  throw new UserError(
-    'INVALID_ARGUMENT',
-    `${path} has no meta: pass --meta JSON|FILE, or start the file with a header \`export const meta = { name: …, description: … };\``,
-  );
-}
 
 /**
  * The `--json` result of SPEC §3-§4, keys in its order; `error` and `code` only when not

@@ -1,6 +1,6 @@
 /**
- * Option values of `loom workflow run|check`: `--meta` and `--args` as inline JSON or a JSON
- * file, the limit flags, and how a start failure is worded. Every mistake is a UserError that
+ * Option values of `loom workflow run|check`: the options each command takes, `--meta` and
+ * `--args` as inline JSON or a JSON file, the limit flags, and how a start failure is worded. Every mistake is a UserError that
  * names the flag; nothing is accepted and then ignored.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -8,6 +8,25 @@ import { errorMessage, UserError } from '../core/errors.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan, parseJsonText } from '../core/json-text.js';
 import { WorkflowError, type WorkflowLimits } from '../workflow/contract.js';
 import { LIMIT_RANGES } from '../workflow/limits.js';
+
+export interface WorkflowCheckOptions {
+  meta?: string;
+}
+
+export interface WorkflowRunOptions extends WorkflowCheckOptions {
+  args?: string;
+  model?: string;
+  provider?: string;
+  maxConcurrent?: string;
+  maxAgents?: string;
+  budgetTokens?: string;
+  json?: boolean;
+  events?: string;
+  /** A kept run's id: run again, answering the calls its journal holds without a child. */
+  resume?: string;
+  /** Where to write the run's HTML report when it ends (completed, error or cancelled). */
+  report?: string;
+}
 
 export interface LimitFlags {
   maxConcurrent?: string;

@@ -7,9 +7,13 @@
 import type { WorkflowLimits } from '../workflow/contract.js';
 import { validateMeta } from '../workflow/meta.js';
 import { checkRunId, readStoredRun } from '../workflow/run-store.js';
-import type { PreparedScript, WorkflowRunOptions } from './workflow-command.js';
-import { prepareScript } from './workflow-command.js';
-import { flagLimits, parseArgsOption, readJsonOption } from './workflow-options.js';
+import {
+  flagLimits,
+  parseArgsOption,
+  readJsonOption,
+  type WorkflowRunOptions,
+} from './workflow-options.js';
+import { type PreparedScript, prepareScript } from './workflow-script.js';
 
 export interface PreparedResume extends Omit<PreparedScript, 'path'> {
   /** The file the script came from, when it came from one. */
