@@ -22,6 +22,12 @@ export interface Schedule {
   createdAt: number;
 }
 
+/** A schedule found due when the session was opened: `dueAt` is when it should have fired. */
+export interface MissedSchedule extends Schedule {
+  /** For a recurring one: when it fires next. */
+  nextDueAt?: number;
+}
+
 export interface ScheduleCreateEvent {
   scheduleId: string;
   prompt: string;

@@ -14,6 +14,7 @@ import {
   MAX_PENDING_SCHEDULES,
   MAX_PROMPT_CHARACTERS,
   MIN_EVERY_SECONDS,
+  type MissedSchedule,
   type Schedule,
   type ScheduleClock,
   ScheduleError,
@@ -21,12 +22,6 @@ import {
 } from './schedule-contract.js';
 import { ScheduleFold } from './schedule-fold.js';
 import { firedText, missedText } from './schedule-text.js';
-
-/** A schedule found due when the session was opened: `dueAt` is when it should have fired. */
-export interface MissedSchedule extends Schedule {
-  /** For a recurring one: when it fires next. */
-  nextDueAt?: number;
-}
 
 export const scheduleServiceKey = serviceKey<ScheduleService>('interaction/schedules');
 

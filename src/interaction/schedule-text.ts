@@ -3,8 +3,7 @@
  * missed while no process held the session, the JSON view the tools return, and the line
  * `loom run` prints for each pending one. Pure functions of schedules and a time.
  */
-import type { Schedule } from './schedule-contract.js';
-import type { MissedSchedule } from './schedule-service.js';
+import type { MissedSchedule, Schedule } from './schedule-contract.js';
 
 /** `[schedule schedule-1] PROMPT`: what the agent is woken with. */
 export function firedText(schedule: Schedule): string {
