@@ -48,7 +48,7 @@ export function buildProgram(): Command {
     .option('--model <spec>', `the model of the interactive session ${MODEL_DEFAULT}`)
     .option('--cwd <dir>', 'the workspace folder (default: the current folder)')
     .allowExcessArguments()
-    .action(async (options: import('../tui/tui-command.js').TuiOptions, command: Command) => {
+    .action(async (options: import('../tui/tui-options.js').TuiOptions, command: Command) => {
       if (command.args.length > 0) {
         process.stderr.write(unknownCommandLine(command, command.args[0] ?? ''));
         return exitAfterDrain(2);

@@ -4,28 +4,9 @@
  * is reported with the names that exist, never sent to the model.
  */
 import { planModeOf } from '../plan/install.js';
+import type { SlashCommand, SlashContext } from './commands/contract.js';
 import { SESSION_COMMANDS } from './commands/session.js';
 import { VIEW_COMMANDS } from './commands/views.js';
-import type { TuiSession } from './tui-session.js';
-import type { TuiStore } from './tui-store.js';
-
-/** What the area above the prompt shows; Esc returns to the chat. */
-export type TuiView = 'chat' | 'workflows' | 'agents' | 'jobs' | 'transcript' | 'sessions';
-
-export interface SlashContext {
-  session: TuiSession;
-  store: TuiStore;
-  setView(view: TuiView): void;
-  exit(): void;
-}
-
-export interface SlashCommand {
-  name: string;
-  /** Shown after the name in `/help`, such as `[SPEC]`. */
-  usage?: string;
-  description: string;
-  run(args: string, context: SlashContext): void | Promise<void>;
-}
 
 export const SLASH_COMMANDS: readonly SlashCommand[] = [
   {

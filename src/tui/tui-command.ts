@@ -9,13 +9,7 @@
 import { resolve } from 'node:path';
 import { UserError } from '../core/errors.js';
 import { colorsEnabled, drawFirstFrame } from './first-frame.js';
-
-export interface TuiOptions {
-  resume?: string;
-  continue?: boolean;
-  model?: string;
-  cwd?: string;
-}
+import type { TuiOptions } from './tui-options.js';
 
 export const NO_TERMINAL_USAGE = `loom: the interactive session needs a terminal (stdin and stdout).
 For one headless turn: loom run "your prompt" (or pipe the prompt: echo "..." | loom run)

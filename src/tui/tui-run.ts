@@ -11,7 +11,7 @@ import { loomHome } from '../core/home.js';
 import type { FirstFrame } from './first-frame.js';
 import { InteractionBroker } from './interaction-broker.js';
 import { appendHistory, historyFileOf, readHistory } from './prompt-history.js';
-import type { TuiOptions } from './tui-command.js';
+import type { TuiOptions } from './tui-options.js';
 import { TuiSession, workspaceSessions } from './tui-session.js';
 import { TuiStore } from './tui-store.js';
 

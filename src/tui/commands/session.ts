@@ -14,9 +14,9 @@ import type { TokenCount } from '../../llm/prices.js';
 import { todosOf } from '../../todo/install.js';
 import { formatTokens } from '../../workflow/run-events.js';
 import { formatCost } from '../components/footer.js';
-import type { SlashCommand, SlashContext } from '../slash-commands.js';
 import type { TuiStore } from '../tui-store.js';
 import type { AgentUsage } from '../usage-ledger.js';
+import type { SlashCommand, SlashContext } from './contract.js';
 
 function info(store: TuiStore, text: string): void {
   store.add({ kind: 'notice', tone: 'info', text });

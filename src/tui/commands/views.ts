@@ -3,7 +3,7 @@
  * children) and `/jobs` (its background jobs). `/workflows` sits with the skeleton's commands.
  * They only switch the view; the views act.
  */
-import type { SlashCommand } from '../slash-commands.js';
+import type { SlashCommand } from './contract.js';
 
 export const VIEW_COMMANDS: SlashCommand[] = [
   {

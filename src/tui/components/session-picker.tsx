@@ -12,7 +12,6 @@ import type { TuiSession } from '../tui-session.js';
 import type { TuiStore } from '../tui-store.js';
 import { useCurrentInput } from '../use-current-input.js';
 import { editLine } from './text-field.js';
-import type { ViewProps } from './view-panel.js';
 
 /** Sessions shown at once; the list scrolls to keep the selection visible. */
 const VISIBLE_ROWS = 10;
@@ -135,13 +134,16 @@ export function SessionPicker({ sessions, width, onPick }: SessionPickerProps) {
   );
 }
 
+export interface ResumeViewProps {
+  session: TuiSession;
+  store: TuiStore;
+  width: number;
+  /** Back to the chat. */
+  close(): void;
+}
+
 /** The picker over the terminal's session: picking reopens that session and returns to the chat. */
-export function ResumeView({
-  session,
-  store,
-  width,
-  close,
-}: Pick<ViewProps, 'session' | 'store' | 'width' | 'close'>) {
+export function ResumeView({ session, store, width, close }: ResumeViewProps) {
   const sessions = useMemo(
     () => session.storedSessions().filter((summary) => summary.id !== session.sessionId),
     [session],

@@ -2,7 +2,7 @@
  * The open view above the prompt (opened by a slash command, closed with Esc): one case per
  * view, each drawn by its own component. The chat itself draws nothing here.
  */
-import type { TuiView } from '../slash-commands.js';
+import type { TuiView } from '../contract.js';
 import type { TuiSession } from '../tui-session.js';
 import type { TuiSnapshot, TuiStore } from '../tui-store.js';
 import { AgentsView } from './agents-view.js';
