@@ -2,6 +2,15 @@
  * The `loom` package: the agent core (layer 0) and the model seam, for programs that embed Loom.
  * Each export is a contract or a ready part; capability layers add their own entry points.
  */
+
+export {
+  assertNever,
+  errorMessage,
+  LoomError,
+  type LoomErrorCode,
+  type LoomErrorCodeMap,
+  UserError,
+} from './base/errors.js';
 export { Agent, type AgentOptions, DEFAULT_MAX_STEPS } from './core/agent.js';
 export {
   type AgentStatus,
@@ -35,14 +44,6 @@ export {
   looksLikeCredential,
 } from './core/credential-variables.js';
 export { defineTool } from './core/define-tool.js';
-export {
-  assertNever,
-  errorMessage,
-  LoomError,
-  type LoomErrorCode,
-  type LoomErrorCodeMap,
-  UserError,
-} from './core/errors.js';
 export { loomHome } from './core/home.js';
 export { deriveMessages, MessageProjection } from './core/messages.js';
 export {

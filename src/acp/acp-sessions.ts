@@ -14,10 +14,10 @@ import {
   RequestError,
   type SessionUpdate,
 } from '@agentclientprotocol/sdk';
+import { UserError } from '../base/errors.js';
 import { buildRuntime, type LoomSetup } from '../cli/build-runtime.js';
 import { closeOpenWork, interruptLiveSessions } from '../cli/interrupt-sessions.js';
 import type { AgentHandle } from '../core/create-agent.js';
-import { UserError } from '../core/errors.js';
 import type { StartAgentOptions } from '../core/runtime.js';
 import { permissionAskerKey, toolExecute, toolResultObserved } from '../core/tool-execution.js';
 import { commandRunnerKey, workspaceFileAccessKey } from '../tools/index.js';

@@ -8,8 +8,8 @@
  * The subagent layer is imported on use, so `initialize` still loads no runtime.
  */
 import { RequestError } from '@agentclientprotocol/sdk';
+import { LoomError } from '../base/errors.js';
 import type { AgentHandle } from '../core/create-agent.js';
-import { LoomError } from '../core/errors.js';
 import type { JsonSchema } from '../llm/contract.js';
 import type { StructuredCapture } from '../subagent/structured-output/capture.js';
 import {

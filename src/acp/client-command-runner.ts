@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AgentContext, EnvVariable, TerminalHandle } from '@agentclientprotocol/sdk';
-import { errorMessage } from '../core/errors.js';
+import { errorMessage } from '../base/errors.js';
 import type { CommandRunner, ShellExit, ShellOptions, ShellProcess } from '../tools/index.js';
 import { COMMAND_ID_VARIABLE } from '../tools/shell-process.js';
 

@@ -5,12 +5,12 @@
  * the path against the workspace and the permission rules before calling it.
  */
 import type { AgentContext, FileSystemCapabilities } from '@agentclientprotocol/sdk';
-import { errorMessage, LoomError } from '../core/errors.js';
+import { errorMessage, LoomError } from '../base/errors.js';
 import { binaryFileError, textLooksBinary } from '../tools/file-access.js';
 import { localFileAccess, type WorkspaceFileAccess } from '../tools/index.js';
 import { cancelledBy } from './editor-request.js';
 
-declare module '../core/errors.js' {
+declare module '../base/errors.js' {
   interface LoomErrorCodeMap {
     /** The editor refused or failed a request made on a tool's behalf (a file, a terminal). */
     EDITOR_REQUEST: true;

@@ -3,7 +3,7 @@
  * (rejecting with the signal's reason) and whose failure means nobody could answer (`NO_USER`,
  * with the editor's error), never a protocol error that escapes to the tool.
  */
-import { errorMessage } from '../core/errors.js';
+import { errorMessage } from '../base/errors.js';
 import { NO_USER_MESSAGE, UserQuestionError } from '../interaction/user-questions.js';
 
 /** The request's options for the SDK: stop waiting once `signal` aborts. */

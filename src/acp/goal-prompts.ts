@@ -13,7 +13,7 @@
  * queued has been written.
  */
 import type { StopReason } from '@agentclientprotocol/sdk';
-import { LoomError } from '../core/errors.js';
+import { LoomError } from '../base/errors.js';
 import { type Goal, GoalError } from '../goal/contract.js';
 import type { GoalService } from '../goal/goal-service.js';
 import { goalOf } from '../goal/install.js';

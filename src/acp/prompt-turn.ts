@@ -4,8 +4,8 @@
  * reason in ACP, so it rejects the request with an internal error carrying the turn's message.
  */
 import { type ContentBlock, RequestError, type StopReason } from '@agentclientprotocol/sdk';
+import { assertNever } from '../base/errors.js';
 import type { TurnOutcome } from '../core/agent-hooks.js';
-import { assertNever } from '../core/errors.js';
 
 /** Text blocks verbatim, resource links as their URI; any other block is refused by name. */
 export function promptTextOf(blocks: readonly ContentBlock[]): string {

@@ -5,7 +5,7 @@
  * and never reaches the model; anything after the name makes it an ordinary prompt.
  */
 import type { AvailableCommand, SessionUpdate } from '@agentclientprotocol/sdk';
-import { assertNever } from '../core/errors.js';
+import { assertNever } from '../base/errors.js';
 import type { Usage } from '../llm/contract.js';
 import { planModeOf } from '../plan/install.js';
 import { todosOf } from '../todo/install.js';

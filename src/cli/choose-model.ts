@@ -5,7 +5,7 @@
  * what it is given and never loads or contacts a model; `requireModelKey` refuses a choice whose
  * key variable is empty before anything runs.
  */
-import { UserError } from '../core/errors.js';
+import { UserError } from '../base/errors.js';
 import type { ModelRoute } from '../llm/model-spec.js';
 import { defaultModelSpec, missingKeyVariable } from '../llm/providers.js';
 

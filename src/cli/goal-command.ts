@@ -5,7 +5,7 @@
  * human at the goal's current revision; `resume` then arms the goal and runs its rounds here.
  */
 import { existsSync } from 'node:fs';
-import { UserError } from '../core/errors.js';
+import { UserError } from '../base/errors.js';
 import { loomHome } from '../core/home.js';
 import { loadSessionFile } from '../core/session-load.js';
 import { SessionStore } from '../core/session-store.js';

@@ -5,7 +5,7 @@
  * it never changes a goal.
  */
 
-import { LoomError } from '../core/errors.js';
+import { LoomError } from '../base/errors.js';
 import type { SessionEvent } from '../core/session-events.js';
 import type { Goal, GoalChangeEvent, GoalSettlement } from '../goal/contract.js';
 import { GOAL_SOURCE } from '../goal/contract.js';

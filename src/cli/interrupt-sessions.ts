@@ -5,7 +5,7 @@
  * then flushes and seals the logs (later appends are dropped). For a process that must exit now;
  * it never waits and never throws.
  */
-import { errorMessage } from '../core/errors.js';
+import { errorMessage } from '../base/errors.js';
 import { closingEvents } from '../core/session-load.js';
 import type { SessionLog } from '../core/session-log.js';
 import type { LoomSetup } from './build-runtime.js';

@@ -341,7 +341,7 @@ export async function main(argv: string[]): Promise<void> {
   } catch (error) {
     if (error instanceof CommanderError) await exitAfterDrain(error.exitCode === 0 ? 0 : 2);
     const message = error instanceof Error ? error.message : String(error);
-    const { credentialValues, redactCredentials } = await import('../core/credential-redaction.js');
+    const { credentialValues, redactCredentials } = await import('../base/credential-redaction.js');
     process.stderr.write(`loom: ${redactCredentials(message, credentialValues(process.env))}\n`);
     await exitAfterDrain(1);
   }

@@ -5,8 +5,9 @@
  * `installOutputRedaction` puts it in front of both streams once, so no writer can go around it.
  * It never throws into a writer: a redactor that fails leaves the text to the next one.
  */
+
+import type { TextRedactor } from '../base/credential-redactor.js';
 import type { Disposer } from '../core/context.js';
-import type { TextRedactor } from '../core/credential-redactor.js';
 import { CredentialVariables } from '../core/credential-variables.js';
 
 /** Credential-like variables of Loom's environment, before any config is read. */

@@ -6,8 +6,9 @@
  * give feedback, and the run exits 0 with plan mode still on. It never
  * approves a plan without `--approve-plan` or an answer.
  */
+
+import { LoomError } from '../base/errors.js';
 import type { AgentHandle } from '../core/create-agent.js';
-import { LoomError } from '../core/errors.js';
 import type { SessionEvent } from '../core/session-events.js';
 import { userQuestionsKey } from '../interaction/user-questions.js';
 import { type PlanReviewer, planReviewerKey } from '../plan/contract.js';

@@ -3,7 +3,7 @@
  * `[x]` completed, `[>]` in progress (its activeForm when given), `[ ]` pending. Pure: it reads
  * lists and events and never writes anything itself.
  */
-import { assertNever } from '../core/errors.js';
+import { assertNever } from '../base/errors.js';
 import type { SessionEvent } from '../core/session-events.js';
 import type { TodoItem } from '../todo/contract.js';
 import { foldTodos } from '../todo/fold.js';

@@ -8,6 +8,8 @@
  * With `--goal` (or once the model arms a goal) it runs the goal's rounds until they settle and
  * exits by the settlement; a stop signal pauses the goal first, so it is never lost.
  */
+
+import { errorMessage, UserError } from '../base/errors.js';
 import {
   isToolPresentation,
   TOOL_PRESENTATIONS,
@@ -16,7 +18,6 @@ import {
 import { agentTurnEnd, type TurnOutcome } from '../core/agent-hooks.js';
 import type { Context } from '../core/context.js';
 import type { AgentHandle } from '../core/create-agent.js';
-import { errorMessage, UserError } from '../core/errors.js';
 import { loomHome } from '../core/home.js';
 import type { SessionEvent } from '../core/session-events.js';
 import { GOAL_SOURCE, type Goal, type GoalSettlement } from '../goal/contract.js';

@@ -5,7 +5,7 @@
  */
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { UserError } from '../core/errors.js';
+import { UserError } from '../base/errors.js';
 import { loadSessionFile } from '../core/session-load.js';
 import { SessionStore } from '../core/session-store.js';
 import { checkSessionWorkspace } from '../interaction/workspace-check.js';

@@ -4,7 +4,7 @@
  * reads stdout learns why instead of reading nothing. `code` is the error's LoomError code, else
  * INTERNAL. Both streams pass the command line's output redaction (`output-redaction.ts`).
  */
-import { errorMessage, LoomError } from '../core/errors.js';
+import { errorMessage, LoomError } from '../base/errors.js';
 import { redactedJson } from './output-redaction.js';
 
 /** What `--json` prints when a run cannot start. */

@@ -4,7 +4,7 @@
  * pending end event and result synchronously, then exits with 128 + the signal's number once output
  * has drained. The forced stop must never wait for anything; no handler may throw.
  */
-import { assertNever, errorMessage } from '../core/errors.js';
+import { assertNever, errorMessage } from '../base/errors.js';
 import { exitAfterDrain, onStdoutClosed } from './standard-output.js';
 
 export type StopSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';

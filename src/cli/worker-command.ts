@@ -6,8 +6,8 @@
  * provider, flag or missing Redis variable; 1 when Redis cannot be reached. Never prints the URL.
  */
 import { resolve } from 'node:path';
+import { errorMessage, LoomError, UserError } from '../base/errors.js';
 import { loadConfig } from '../config/load-config.js';
-import { errorMessage, LoomError, UserError } from '../core/errors.js';
 import { loomHome } from '../core/home.js';
 import { type ChildWorker, startChildWorker } from '../queue/child-worker.js';
 import type { QueueProviderConfig } from '../queue/contract.js';

@@ -6,9 +6,10 @@
  * 130/143/129 cancelled by SIGINT/SIGTERM/SIGHUP. stdout carries only the result (`--json`: the
  * result object; else the value as JSON).
  */
+
+import { UserError } from '../base/errors.js';
 import { loadConfig } from '../config/load-config.js';
 import type { LoomConfig } from '../config/schema.js';
-import { UserError } from '../core/errors.js';
 import { loomHome } from '../core/home.js';
 import type { WorkflowLimits, WorkflowResult, WorkflowRun } from '../workflow/contract.js';
 import { followWorkflowRun } from '../workflow/run-events.js';

@@ -6,7 +6,7 @@
  * into the emitter: a failed write is remembered and reported once by `close`.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { errorMessage, UserError } from '../core/errors.js';
+import { errorMessage, UserError } from '../base/errors.js';
 import type { WorkflowEventRecord } from '../workflow/contract.js';
 import { redactedJson } from './output-redaction.js';
 

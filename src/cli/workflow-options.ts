@@ -4,7 +4,7 @@
  * names the flag; nothing is accepted and then ignored.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { errorMessage, UserError } from '../core/errors.js';
+import { errorMessage, UserError } from '../base/errors.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan, parseJsonText } from '../core/json-text.js';
 import { WorkflowError, type WorkflowLimits } from '../workflow/contract.js';
 import { LIMIT_RANGES } from '../workflow/limits.js';

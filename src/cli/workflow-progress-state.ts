@@ -4,7 +4,7 @@
  * and the last few log lines. Pure data; it never renders and never throws on an event it has not
  * seen a start for.
  */
-import { assertNever } from '../core/errors.js';
+import { assertNever } from '../base/errors.js';
 import type { Usage } from '../llm/contract.js';
 import type { WorkflowEventRecord } from '../workflow/contract.js';
 import { nestedPrefix } from '../workflow/run-events.js';

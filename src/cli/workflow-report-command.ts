@@ -6,7 +6,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { errorMessage, UserError } from '../core/errors.js';
+import { errorMessage, UserError } from '../base/errors.js';
 import { loomHome } from '../core/home.js';
 import { WorkflowError } from '../workflow/contract.js';
 import { renderRunReport, writeRunReport } from '../workflow/report/write-report.js';

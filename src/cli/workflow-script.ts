@@ -4,7 +4,7 @@
  * (workflow-resume.ts); it must never start or resume a run itself.
  */
 import { readFileSync } from 'node:fs';
-import { UserError } from '../core/errors.js';
+import { UserError } from '../base/errors.js';
 import { loomHome } from '../core/home.js';
 import type { WorkflowMeta } from '../workflow/contract.js';
 import { validateMeta } from '../workflow/meta.js';

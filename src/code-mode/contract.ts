@@ -33,7 +33,7 @@ export interface CodeModeSettings {
 
 export type CodeModeErrorCode = 'CODE_TIMEOUT' | 'CODE_MEMORY' | 'CODE_ERROR';
 
-declare module '../core/errors.js' {
+declare module '../base/errors.js' {
   interface LoomErrorCodeMap extends Record<CodeModeErrorCode, true> {}
 }
 

@@ -5,8 +5,9 @@
  * program that throws or hits a limit is an error result. It must never give a program anything
  * but the tools the SDK describes, and never return before every inner call is logged as ended.
  */
+
+import { assertNever, LoomError, type LoomErrorCode } from '../base/errors.js';
 import type { AgentHandle } from '../core/create-agent.js';
-import { assertNever, LoomError, type LoomErrorCode } from '../core/errors.js';
 import type { SessionEventMap } from '../core/session-events.js';
 import type { SessionLog } from '../core/session-log.js';
 import type { ToolDefinition, ToolExecution, ToolOutput } from '../core/tool-contract.js';

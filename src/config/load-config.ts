@@ -8,8 +8,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LineCounter, parseDocument } from 'yaml';
+import { errorMessage, UserError } from '../base/errors.js';
 import { didYouMean } from '../core/closest-name.js';
-import { errorMessage, UserError } from '../core/errors.js';
 import { loadLibrary } from '../core/load-library.js';
 import { configKeysAt, configSchemas, type LoomConfig, type PermissionRule } from './schema.js';
 

@@ -5,8 +5,9 @@
  * are known only once it has started. Every problem names the file, line and closest valid name.
  * Pure: it reads the catalog entries it is given and never installs anything.
  */
+
+import { UserError } from '../base/errors.js';
 import { closestName } from '../core/closest-name.js';
-import { UserError } from '../core/errors.js';
 import type { CatalogEntry } from '../core/tool-catalog.js';
 import { MCP_TOOL_PREFIX } from '../mcp/contract.js';
 import { ruleOrigin } from './load-config.js';

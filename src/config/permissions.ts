@@ -5,8 +5,9 @@
  * `command` pattern is matched against each simple command of the line instead (see
  * shell-commands.ts): deny and ask apply when any one matches, allow only when all do.
  */
+
+import { assertNever } from '../base/errors.js';
 import type { Context, Disposer } from '../core/context.js';
-import { assertNever } from '../core/errors.js';
 import { type PreExecuteDecision, toolPreExecute } from '../core/tool-pipeline.js';
 import { toolsAvailable } from '../core/tool-presentation.js';
 import type { PermissionRule } from './schema.js';

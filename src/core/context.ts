@@ -5,7 +5,7 @@
  * breaks the emitter), `waterfall` wraps (middleware may short-circuit), `serial` folds a value
  * through handlers awaited in order. The context must never know any capability's types.
  */
-import { errorMessage, LoomError } from './errors.js';
+import { errorMessage, LoomError } from '../base/errors.js';
 
 export type Disposer = () => void;
 

@@ -6,16 +6,17 @@
  * values (and those of credential-like names) in every form. Layers register the names they
  * read; each registration returns its undo. The matcher is rebuilt only when the names change.
  */
+
+import type { CredentialKind, CredentialValue } from '../base/credential-forms.js';
+import { minimumEncodedLength } from '../base/credential-forms.js';
+import { isCredentialVariable, looksLikeCredential } from '../base/credential-names.js';
+import { minimumValueLength } from '../base/credential-redaction.js';
+import { CredentialRedactor, type JsonRedactor } from '../base/credential-redactor.js';
 import type { Disposer } from './context.js';
 import { serviceKey } from './context.js';
-import type { CredentialKind, CredentialValue } from './credential-forms.js';
-import { minimumEncodedLength } from './credential-forms.js';
-import { isCredentialVariable, looksLikeCredential } from './credential-names.js';
-import { minimumValueLength } from './credential-redaction.js';
-import { CredentialRedactor, type JsonRedactor } from './credential-redactor.js';
 
-export type { CredentialKind } from './credential-forms.js';
-export { credentialNameEndings, looksLikeCredential } from './credential-names.js';
+export type { CredentialKind } from '../base/credential-forms.js';
+export { credentialNameEndings, looksLikeCredential } from '../base/credential-names.js';
 
 export class CredentialVariables implements JsonRedactor {
   private readonly registered: { names: ReadonlySet<string>; kind: CredentialKind }[] = [];

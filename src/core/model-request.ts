@@ -6,8 +6,8 @@
  * stream is returned as data, never thrown.
  */
 import { dirname } from 'node:path';
+import { assertNever } from '../base/errors.js';
 import { emptyUsage, type ModelRequest, type ModelToolCall } from '../llm/contract.js';
-import { assertNever } from './errors.js';
 import { storePrompt } from './prompt-store.js';
 import { hasPromptBlob, promptBlob } from './request-prompt.js';
 import type { SessionEventMap, TurnError } from './session-events.js';

@@ -6,8 +6,8 @@
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { errorMessage, LoomError } from '../base/errors.js';
 import { createCompleteFile } from './complete-file.js';
-import { errorMessage, LoomError } from './errors.js';
 import type { SessionEventMap } from './session-events.js';
 
 /** The store's folder, beside the session files. */

@@ -6,9 +6,9 @@
  * never read anything but logged events and the store files they name.
  */
 import { createHash } from 'node:crypto';
+import { LoomError } from '../base/errors.js';
 import type { ModelToolSpec } from '../llm/contract.js';
 import { deepFreeze } from './deep-freeze.js';
-import { LoomError } from './errors.js';
 import { readStoredPrompt } from './prompt-store.js';
 import type { SessionEvent, SessionEventMap } from './session-events.js';
 import { isSharedTool } from './system-prompt.js';

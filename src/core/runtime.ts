@@ -4,11 +4,12 @@
  * ones by id. It knows nothing of delegation: layers above decide depth, seeds and parentage.
  * It never closes an agent it did not make.
  */
+
+import { UserError } from '../base/errors.js';
 import type { ModelClient } from '../llm/contract.js';
 import { type Context, type Disposer, serviceKey } from './context.js';
 import { type AgentHandle, assembleAgent } from './create-agent.js';
 import { credentialVariablesKey } from './credential-variables.js';
-import { UserError } from './errors.js';
 import type { SessionEvent } from './session-events.js';
 import { SessionStore } from './session-store.js';
 import { ToolCatalog } from './tool-catalog.js';

@@ -5,7 +5,7 @@
  * link; a link found there is LINKED_FILE naming the path, and nothing is written through it.
  */
 import { closeSync, constants, lstatSync, openSync, writeSync } from 'node:fs';
-import { UserError } from './errors.js';
+import { UserError } from '../base/errors.js';
 
 /** The error for a symbolic link where Loom writes a file of its own. */
 export function linkedFileError(path: string): UserError {

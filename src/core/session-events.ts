@@ -4,6 +4,8 @@
  * (`declare module 'loom/core/session-events'`), never by editing this file. Everything a model
  * saw must be rebuildable from these events.
  */
+
+import type { LoomErrorCode } from '../base/errors.js';
 import type {
   FinishReason,
   ModelErrorInfo,
@@ -11,7 +13,6 @@ import type {
   ModelToolSpec,
   Usage,
 } from '../llm/contract.js';
-import type { LoomErrorCode } from './errors.js';
 
 export const SESSION_FORMAT_VERSION = 1;
 

@@ -7,8 +7,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import { UserError } from '../base/errors.js';
 import { addUsage, emptyUsage, type Usage } from '../llm/contract.js';
-import { UserError } from './errors.js';
 import {
   isEvent,
   SESSION_FORMAT_VERSION,

@@ -21,8 +21,8 @@ import {
   unlinkSync,
 } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { UserError } from '../base/errors.js';
 import { createCompleteFile, replaceWithCompleteFile } from './complete-file.js';
-import { UserError } from './errors.js';
 import { requireRealFolder } from './safe-write.js';
 
 export interface SessionLock {

@@ -9,14 +9,14 @@
 import { randomInt } from 'node:crypto';
 import { closeSync, ftruncateSync, mkdirSync, statSync, writeSync } from 'node:fs';
 import { basename, isAbsolute, join, resolve } from 'node:path';
+import type { JsonRedactor } from '../base/credential-redactor.js';
+import { errorMessage, LoomError, UserError } from '../base/errors.js';
 import {
   createCompleteFileForAppending,
   createCompleteFileForAppendingInBackground,
   replaceWithCompleteFile,
 } from './complete-file.js';
 import type { Disposer } from './context.js';
-import type { JsonRedactor } from './credential-redactor.js';
-import { errorMessage, LoomError, UserError } from './errors.js';
 import { type FileCreationPace, sharedFileCreationPace } from './file-creation-pace.js';
 import { openForAppending, refuseSymbolicLink, writeFully } from './safe-write.js';
 import {

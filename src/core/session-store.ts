@@ -5,8 +5,8 @@
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { JsonRedactor } from './credential-redactor.js';
-import { errorMessage, UserError } from './errors.js';
+import type { JsonRedactor } from '../base/credential-redactor.js';
+import { errorMessage, UserError } from '../base/errors.js';
 import { sessionsDirectory } from './home.js';
 import { isEvent, type SessionEvent } from './session-events.js';
 import { loadSessionFile } from './session-load.js';

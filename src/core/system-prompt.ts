@@ -5,10 +5,11 @@
  * protected sections and tools always come out exactly as their owner declared them. Assembly
  * must never mutate a registered tool definition or section, whatever a listener does.
  */
+
+import { errorMessage, LoomError, UserError } from '../base/errors.js';
 import type { ModelToolSpec } from '../llm/contract.js';
 import { type Context, type Disposer, defineWaterfall, serviceKey } from './context.js';
 import { deepFreeze } from './deep-freeze.js';
-import { errorMessage, LoomError, UserError } from './errors.js';
 
 export interface PromptSection {
   id: string;

@@ -9,7 +9,7 @@
  */
 import type { Ajv as AjvDraft07 } from 'ajv';
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
-import { errorMessage } from './errors.js';
+import { errorMessage } from '../base/errors.js';
 import { loadLibrary } from './load-library.js';
 import type { ToolDefinition } from './tool-contract.js';
 

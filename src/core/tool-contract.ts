@@ -4,9 +4,10 @@
  * against. A tool must honour `signal` (the pipeline owns cancellation) and may throw: a throw
  * becomes an error result the model sees, never a crash.
  */
+
+import type { LoomErrorCode } from '../base/errors.js';
 import type { JsonSchema } from '../llm/contract.js';
 import type { Context } from './context.js';
-import type { LoomErrorCode } from './errors.js';
 
 export type ToolOutput =
   | string

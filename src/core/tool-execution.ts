@@ -5,9 +5,10 @@
  * the `tools/result` observation. Running a call never rejects: every throw, at any stage,
  * becomes an error result the model sees. Scheduling several calls is `tool-pipeline.ts`'s job.
  */
+
+import { errorMessage, LoomError, type LoomErrorCode } from '../base/errors.js';
 import type { ModelToolCall } from '../llm/contract.js';
 import { type Context, defineEmit, defineWaterfall, serviceKey } from './context.js';
-import { errorMessage, LoomError, type LoomErrorCode } from './errors.js';
 import { validateToolArguments } from './tool-arguments.js';
 import type { ToolDefinition, ToolExecution, ToolResult } from './tool-contract.js';
 

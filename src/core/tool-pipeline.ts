@@ -5,9 +5,10 @@
  * only `tools/pre-execute` and guards decide whether a visible tool may run. Executing a step
  * must never reject because of a tool; each call's stages live in `tool-execution.ts`.
  */
+
+import { UserError } from '../base/errors.js';
 import type { ModelToolCall, ModelToolSpec } from '../llm/contract.js';
 import { type Context, type Disposer, serviceKey } from './context.js';
-import { UserError } from './errors.js';
 import type { ToolDefinition, ToolResult } from './tool-contract.js';
 import { runToolCall, type ToolGuard } from './tool-execution.js';
 

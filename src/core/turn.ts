@@ -4,9 +4,10 @@
  * cancelled. Every started event gets its end, on every path; failures of the model become a
  * `turn/end` with reason `error`, never an exception out of `runTurn`.
  */
+
+import { errorMessage } from '../base/errors.js';
 import { addUsage, emptyUsage } from '../llm/contract.js';
 import { agentTurnStopping, type TurnEnding, type TurnOutcome } from './agent-hooks.js';
-import { errorMessage } from './errors.js';
 import { requestModel } from './model-request.js';
 import type { Delivery, SessionEventMap } from './session-events.js';
 import type { StepOutcome, TurnEnvironment } from './turn-environment.js';

@@ -5,8 +5,8 @@
  * silently skipped. zod comes in as an argument, so that a caller that loads it late can use this.
  */
 import type { z } from 'zod';
+import { errorMessage, UserError } from '../base/errors.js';
 import type { JsonSchema } from '../llm/contract.js';
-import { errorMessage, UserError } from './errors.js';
 
 export function zodParameters(zod: typeof z, name: string, schema: z.ZodType): JsonSchema {
   let generated: Record<string, unknown>;

@@ -4,7 +4,7 @@
  * `goal/change` events and goal-sourced user messages; whether this process drives rounds
  * (`armed`) is local and never written. Every change names the revision it read.
  */
-import { LoomError } from '../core/errors.js';
+import { LoomError } from '../base/errors.js';
 
 /** Durable: folded from the log. */
 export type GoalPhase = 'active' | 'paused' | 'blocked' | 'complete';
@@ -65,7 +65,7 @@ export type GoalErrorCode =
   | 'GOAL_PHASE'
   | 'GOAL_REPLAY';
 
-declare module '../core/errors.js' {
+declare module '../base/errors.js' {
   interface LoomErrorCodeMap extends Record<GoalErrorCode, true> {}
 }
 

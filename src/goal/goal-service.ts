@@ -5,8 +5,9 @@
  * ask for a change) is the caller's: the tools check it, commands act for the human. A log that
  * cannot be folded leaves the service refusing every change with that replay error.
  */
+
+import { UserError } from '../base/errors.js';
 import { type Disposer, serviceKey } from '../core/context.js';
-import { UserError } from '../core/errors.js';
 import type { SessionLog } from '../core/session-log.js';
 import {
   DEFAULT_GOAL_SETTINGS,

@@ -6,7 +6,7 @@
  * never invents an answer the file does not give.
  */
 import { readFileSync } from 'node:fs';
-import { errorMessage, UserError } from '../core/errors.js';
+import { errorMessage, UserError } from '../base/errors.js';
 import {
   NO_USER_MESSAGE,
   type Question,

@@ -6,9 +6,9 @@
  * `question/ask` and one `question/answer` per call; it never decides an answer itself.
  */
 import type { z } from 'zod';
+import { errorMessage, LoomError, UserError } from '../base/errors.js';
 import { defineBuiltinTool } from '../core/builtin-tool.js';
 import type { Disposer } from '../core/context.js';
-import { errorMessage, LoomError, UserError } from '../core/errors.js';
 import type { AgentRuntime } from '../core/runtime.js';
 import type { SessionLog } from '../core/session-log.js';
 import type { ToolDefinition } from '../core/tool-contract.js';

@@ -3,7 +3,7 @@
  * goes out and exactly one `question/answer` for it (answered, refused or cancelled), paired by
  * the tool call's id. The log holds the human's answers, never anything the model could forge.
  */
-import type { LoomErrorCode } from '../core/errors.js';
+import type { LoomErrorCode } from '../base/errors.js';
 import type { Question, QuestionAnswer } from './user-questions.js';
 
 export interface QuestionAskEvent {

@@ -4,7 +4,7 @@
  * local to the process that holds the session and are never written. Times are epoch
  * milliseconds; ids are `schedule-N`, numbered per session in creation order.
  */
-import { UserError } from '../core/errors.js';
+import { UserError } from '../base/errors.js';
 
 /** The `source` of a schedule's follow-up (and of the note about a missed one). */
 export const SCHEDULE_SOURCE = 'schedule';
@@ -56,7 +56,7 @@ declare module '../core/session-events.js' {
 
 export type ScheduleErrorCode = 'SCHEDULE_NOT_FOUND' | 'SCHEDULE_INVALID';
 
-declare module '../core/errors.js' {
+declare module '../base/errors.js' {
   interface LoomErrorCodeMap extends Record<ScheduleErrorCode, true> {}
 }
 

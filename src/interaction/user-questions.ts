@@ -7,8 +7,9 @@
  * Answerers (a terminal prompt, an answers file, an editor over ACP) sit behind `UserAnswerer`;
  * this module holds no UI.
  */
+
+import { LoomError } from '../base/errors.js';
 import { serviceKey } from '../core/context.js';
-import { LoomError } from '../core/errors.js';
 
 export interface QuestionOption {
   label: string;
@@ -61,7 +62,7 @@ export interface UserQuestions {
 
 export type UserQuestionErrorCode = 'DELEGATED_CALLER' | 'NO_USER';
 
-declare module '../core/errors.js' {
+declare module '../base/errors.js' {
   interface LoomErrorCodeMap extends Record<UserQuestionErrorCode, true> {}
 }
 

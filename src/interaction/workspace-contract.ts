@@ -3,7 +3,7 @@
  * folder it works in, and `$LOOM_HOME/workspaces.json` lists the workspaces sessions were made
  * or opened in. Types and error codes only.
  */
-import { LoomError } from '../core/errors.js';
+import { LoomError } from '../base/errors.js';
 
 export interface WorkspaceEntry {
   /** Stable: derived from the path, so every process gives a folder the same id. */
@@ -24,7 +24,7 @@ export interface WorkspaceRegistryFile {
 
 export type WorkspaceErrorCode = 'WORKSPACE_MISMATCH' | 'WORKSPACES_CORRUPT' | 'WORKSPACES_BUSY';
 
-declare module '../core/errors.js' {
+declare module '../base/errors.js' {
   interface LoomErrorCodeMap extends Record<WorkspaceErrorCode, true> {}
 }
 

@@ -3,8 +3,9 @@
  * its first agent of any kind), the session's workspace is recorded as used. A registry that
  * cannot be updated never stops a session: it is reported once, and the file is left alone.
  */
+
+import { errorMessage } from '../base/errors.js';
 import type { Disposer } from '../core/context.js';
-import { errorMessage } from '../core/errors.js';
 import type { AgentRuntime } from '../core/runtime.js';
 import { realFolder } from '../core/workspace-folder.js';
 import { recordWorkspaceUse } from './workspace-registry.js';

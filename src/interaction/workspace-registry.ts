@@ -8,8 +8,8 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { errorMessage, LoomError } from '../base/errors.js';
 import { replaceWithCompleteFile } from '../core/complete-file.js';
-import { errorMessage, LoomError } from '../core/errors.js';
 import { acquireSessionLock } from '../core/session-lock.js';
 import type { WorkspaceEntry, WorkspaceRegistryFile } from './workspace-contract.js';
 import { WorkspaceError } from './workspace-contract.js';

@@ -5,6 +5,7 @@
  * observer has seen the committed record. Producers reach it through core's `BackgroundRunner`.
  */
 
+import { LoomError } from '../base/errors.js';
 import type {
   BackgroundHooks,
   BackgroundRunner,
@@ -12,7 +13,6 @@ import type {
   BackgroundWork,
 } from '../core/background.js';
 import { type Disposer, defineEmit, serviceKey } from '../core/context.js';
-import { LoomError } from '../core/errors.js';
 
 export type JobStatus = 'running' | 'stopping' | BackgroundStatus;
 
@@ -39,7 +39,7 @@ export interface JobController {
 
 export type JobErrorCode = 'NO_CONTROLLER' | 'JOB_CAP' | 'UNKNOWN_JOB' | 'NOT_OWNER' | 'JOB_START';
 
-declare module '../core/errors.js' {
+declare module '../base/errors.js' {
   interface LoomErrorCodeMap extends Record<JobErrorCode, true> {}
 }
 

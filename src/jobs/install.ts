@@ -4,10 +4,11 @@
  * and the job tools. An agent that closes takes its jobs with it; so does the process: at exit
  * every unsettled job is cancelled and logged as killed. It never leaves work running unowned.
  */
+
+import { errorMessage } from '../base/errors.js';
 import { backgroundRunnerKey } from '../core/background.js';
 import type { Disposer } from '../core/context.js';
 import type { AgentHandle } from '../core/create-agent.js';
-import { errorMessage } from '../core/errors.js';
 import type { AgentRuntime } from '../core/runtime.js';
 import { addSessionRepairer } from '../core/session-load.js';
 import { jobServiceKey } from './contract.js';

@@ -3,8 +3,9 @@
  * of the layer shares about a job's state. Invalid settings fail at construction, naming the
  * field; a producer's malformed outcome becomes a failure, never a crash.
  */
+
+import { UserError } from '../base/errors.js';
 import type { BackgroundOutcome, BackgroundStatus } from '../core/background.js';
-import { UserError } from '../core/errors.js';
 import type { JobStatus } from './contract.js';
 
 export interface JobLimits {

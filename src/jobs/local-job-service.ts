@@ -4,9 +4,10 @@
  * notice (skipped while the owner waits on the job: the wait reports it). It must never start
  * work no controller can collect, nor let a producer ignoring `cancel` outlive the kill grace.
  */
+
+import { errorMessage, UserError } from '../base/errors.js';
 import type { BackgroundHooks, BackgroundOutcome, BackgroundWork } from '../core/background.js';
 import type { Context, Disposer } from '../core/context.js';
-import { errorMessage, UserError } from '../core/errors.js';
 import {
   type JobCaller,
   type JobController,

@@ -4,9 +4,10 @@
  * woken by a follow-up turn, but only a few times in a row without human input; after that the
  * notice waits for the next turn. It must never write to a closed log or throw from `deliver`.
  */
+
+import { UserError } from '../base/errors.js';
 import type { Context } from '../core/context.js';
 import type { AgentHandle } from '../core/create-agent.js';
-import { UserError } from '../core/errors.js';
 import { isEvent } from '../core/session-events.js';
 import { type JobController, type JobRecord, jobSettled, jobStarted } from './contract.js';
 import { isSettled } from './job-settings.js';

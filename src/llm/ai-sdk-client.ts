@@ -15,7 +15,7 @@ import type {
   LanguageModelV3ToolResultPart,
   LanguageModelV3Usage,
 } from '@ai-sdk/provider';
-import { assertNever, LoomError } from '../core/errors.js';
+import { assertNever, LoomError } from '../base/errors.js';
 import type {
   FinishReason,
   ModelClient,

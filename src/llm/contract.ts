@@ -52,7 +52,7 @@ export type FinishReason = 'stop' | 'tool-calls' | 'length' | 'content-filter' |
 /** A model spec that cannot be parsed or resolved, and a provider whose credential is unset. */
 export type ModelSetupErrorCode = 'MODEL_SPEC' | 'MISSING_CREDENTIAL';
 
-declare module '../core/errors.js' {
+declare module '../base/errors.js' {
   interface LoomErrorCodeMap extends Record<ModelSetupErrorCode, true> {}
 }
 

@@ -2,10 +2,10 @@
  * Turns whatever a provider call threw or streamed as an error into `ModelErrorInfo`: the HTTP
  * status, whether trying again may help (429, 5xx, network), the provider's requested wait and
  * whether it was an abort. Never throws. The descriptions are not redacted: callers pass every
- * message through `redactCredentials` (core/credential-redaction.ts) before it leaves the model seam.
+ * message through `redactCredentials` (base/credential-redaction.ts) before it leaves the model seam.
  */
 import { APICallError } from '@ai-sdk/provider';
-import { errorMessage, LoomError } from '../core/errors.js';
+import { errorMessage, LoomError } from '../base/errors.js';
 import type { ModelErrorInfo } from './contract.js';
 
 const networkErrorCodes = new Set([

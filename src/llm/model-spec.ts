@@ -4,7 +4,7 @@
  * route is a UserError whose message names the problem and the accepted forms. Routes hold the
  * name of a key's environment variable, never its value.
  */
-import { UserError } from '../core/errors.js';
+import { UserError } from '../base/errors.js';
 
 export const apiProviders = ['deepseek', 'openai', 'anthropic', 'openai-compatible'] as const;
 export type ApiProvider = (typeof apiProviders)[number];

@@ -7,8 +7,8 @@
  * package is loaded at its first request, so a start that needs none (scripted) loads none.
  */
 import type { LanguageModelV3 } from '@ai-sdk/provider';
-import { credentialValues } from '../core/credential-redaction.js';
-import { assertNever, LoomError } from '../core/errors.js';
+import { credentialValues } from '../base/credential-redaction.js';
+import { assertNever, LoomError } from '../base/errors.js';
 import { createScriptedModel } from '../testing/scripted-model.js';
 import { AiSdkModelClient } from './ai-sdk-client.js';
 import type { ModelClient } from './contract.js';

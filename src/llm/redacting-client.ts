@@ -6,10 +6,10 @@
  * an `error` part, redacted like the rest.
  */
 
-import { redactCredentials } from '../core/credential-redaction.js';
-import { type CredentialRedactor, redactorFor } from '../core/credential-redactor.js';
-import { CredentialTextStream } from '../core/credential-stream.js';
-import { errorMessage } from '../core/errors.js';
+import { redactCredentials } from '../base/credential-redaction.js';
+import { type CredentialRedactor, redactorFor } from '../base/credential-redactor.js';
+import { CredentialTextStream } from '../base/credential-stream.js';
+import { errorMessage } from '../base/errors.js';
 import type { ModelClient, ModelErrorInfo, ModelRequest, ModelStreamPart } from './contract.js';
 import { abortedError } from './model-failure.js';
 

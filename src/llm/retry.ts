@@ -4,7 +4,7 @@
  * an exponential, jittered, abortable wait. It never retries once content was streamed, after an
  * abort, or past `maxAttempts` (the last `error` part then passes through), and it never throws.
  */
-import { errorMessage, UserError } from '../core/errors.js';
+import { errorMessage, UserError } from '../base/errors.js';
 import type { ModelClient, ModelRequest, ModelStreamPart } from './contract.js';
 import { abortedError } from './model-failure.js';
 

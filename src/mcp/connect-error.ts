@@ -3,7 +3,7 @@
  * user info, query and fragment (where credentials sit) and the network's reason (`ECONNREFUSED`),
  * never the bare "fetch failed". Pure; never throws.
  */
-import { errorMessage } from '../core/errors.js';
+import { errorMessage } from '../base/errors.js';
 
 /** `https://host:port/path` of `url`: no `user:password@`, no `?query`, no `#fragment`. */
 export function urlWithoutCredentials(url: string): string {

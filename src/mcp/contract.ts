@@ -4,7 +4,7 @@
  * and the error codes of MCP tools. Declarations only; the SDK is never imported from here, so
  * reading this module never loads it.
  */
-import { LoomError } from '../core/errors.js';
+import { LoomError } from '../base/errors.js';
 
 /** Where a server was declared, for messages and `loom mcp list`. */
 export type McpServerSource = 'config' | 'project' | 'client';
@@ -77,7 +77,7 @@ declare module '../core/session-events.js' {
 
 export type McpErrorCode = 'MCP_SERVER_UNAVAILABLE' | 'MCP_TOOL_ERROR';
 
-declare module '../core/errors.js' {
+declare module '../base/errors.js' {
   interface LoomErrorCodeMap extends Record<McpErrorCode, true> {}
 }
 

@@ -6,9 +6,10 @@
  * rejects and never waits longer than the slowest start timeout. Installing starts nothing and
  * loads no SDK; no server process outlives `dispose()` or the Loom process.
  */
+
+import { errorMessage, LoomError } from '../base/errors.js';
 import type { Disposer } from '../core/context.js';
 import type { AgentHandle } from '../core/create-agent.js';
-import { errorMessage, LoomError } from '../core/errors.js';
 import type { AgentRuntime } from '../core/runtime.js';
 import type { ToolDefinition } from '../core/tool-contract.js';
 import {

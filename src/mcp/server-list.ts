@@ -6,8 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { errorMessage, UserError } from '../base/errors.js';
 import { configSchemas, type LoomConfig, type McpServerConfig } from '../config/schema.js';
-import { errorMessage, UserError } from '../core/errors.js';
 import {
   DEFAULT_START_TIMEOUT_MS,
   type McpServerDeclaration,

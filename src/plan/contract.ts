@@ -4,8 +4,9 @@
  * mode lives only in the session log (`plan/mode`, last one wins), never in the model's
  * transcript; approved plans are logged as `plan/approved`. Nothing here talks to a UI.
  */
+
+import { LoomError } from '../base/errors.js';
 import { serviceKey } from '../core/context.js';
-import { LoomError } from '../core/errors.js';
 
 export type PlanMode = 'plan' | 'default';
 
@@ -31,7 +32,7 @@ declare module '../core/session-events.js' {
 
 export type PlanErrorCode = 'PLAN_MODE_OFF' | 'PLAN_NO_REVIEWER';
 
-declare module '../core/errors.js' {
+declare module '../base/errors.js' {
   interface LoomErrorCodeMap extends Record<PlanErrorCode, true> {}
 }
 

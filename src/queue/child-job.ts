@@ -5,7 +5,7 @@
  * result, not a throw; a job that can never run here throws ChildJobRefusal (not retried); only
  * an infrastructure fault throws anything else.
  */
-import { errorMessage, LoomError, type LoomErrorCode } from '../core/errors.js';
+import { errorMessage, LoomError, type LoomErrorCode } from '../base/errors.js';
 import type { SubagentRun, SubagentStartRequest } from '../subagent/contract.js';
 import type { SubagentRegistry } from '../subagent/registry.js';
 import { throttleActivity } from './activity-throttle.js';

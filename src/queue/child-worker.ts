@@ -8,8 +8,8 @@
 import { hostname } from 'node:os';
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { credentialValues, redactCredentials } from '../core/credential-redaction.js';
-import { errorMessage } from '../core/errors.js';
+import { credentialValues, redactCredentials } from '../base/credential-redaction.js';
+import { errorMessage } from '../base/errors.js';
 import type { SubagentRegistry } from '../subagent/registry.js';
 import { ChildJobRefusal, runChildJob } from './child-job.js';
 import {

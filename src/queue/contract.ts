@@ -94,6 +94,6 @@ export function childJobId(idempotencyKey: string): string {
 
 export type QueueErrorCode = 'WORKSPACE_MISMATCH' | 'QUEUE_UNAVAILABLE';
 
-declare module '../core/errors.js' {
+declare module '../base/errors.js' {
   interface LoomErrorCodeMap extends Record<QueueErrorCode, true> {}
 }

@@ -2,8 +2,9 @@
  * Finds a queue provider in config by name for `loom worker`: a name that is not one is a
  * UserError listing the queue providers config has.
  */
+
+import { UserError } from '../base/errors.js';
 import type { LoomConfig } from '../config/schema.js';
-import { UserError } from '../core/errors.js';
 import type { QueueProviderConfig } from './contract.js';
 
 export function queueProviderOf(config: LoomConfig, name: string): QueueProviderConfig {

@@ -6,7 +6,7 @@
  */
 import type { Job, Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { errorMessage } from '../core/errors.js';
+import { errorMessage } from '../base/errors.js';
 import { type ChildJobData, type ChildJobResult, cancelChannel } from './contract.js';
 import { QueueError } from './queue-error.js';
 import { loadQueueLibraries } from './queue-libraries.js';

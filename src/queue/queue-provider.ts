@@ -7,7 +7,7 @@
  * result with QUEUE_UNAVAILABLE, and never with the Redis URL in the message.
  */
 import { randomUUID } from 'node:crypto';
-import { errorMessage } from '../core/errors.js';
+import { errorMessage } from '../base/errors.js';
 import { addUsage, type Usage } from '../llm/contract.js';
 import {
   type SubagentActivity,

@@ -5,7 +5,7 @@
  * driver's message).
  */
 import type { Redis } from 'ioredis';
-import { errorMessage } from '../core/errors.js';
+import { errorMessage } from '../base/errors.js';
 import { type QueueProviderConfig, queueNameOf } from './contract.js';
 import { QueueError } from './queue-error.js';
 import { loadQueueLibraries } from './queue-libraries.js';

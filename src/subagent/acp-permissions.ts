@@ -10,8 +10,8 @@ import type {
   RequestPermissionRequest,
   RequestPermissionResponse,
 } from '@agentclientprotocol/sdk';
+import { errorMessage } from '../base/errors.js';
 import type { Context } from '../core/context.js';
-import { errorMessage } from '../core/errors.js';
 import type { ToolDefinition } from '../core/tool-contract.js';
 import {
   type PermissionAnswer,

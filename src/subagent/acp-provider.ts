@@ -22,7 +22,7 @@ import {
   STRUCTURED_OUTPUT_META_KEY,
   TOOL_FILTER_META_KEY,
 } from '../acp/loom-child-meta.js';
-import { errorMessage } from '../core/errors.js';
+import { errorMessage } from '../base/errors.js';
 import type { AgentRuntime } from '../core/runtime.js';
 import type { TurnEndReason, TurnError } from '../core/session-events.js';
 import { loomVersion } from '../core/version.js';

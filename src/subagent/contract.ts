@@ -4,8 +4,9 @@
  * (completed, error, cancelled) and rejects only for an infrastructure fault. `subagent/start` and
  * `subagent/end` are observe-only and paired exactly once per run.
  */
+
+import { LoomError } from '../base/errors.js';
 import { defineEmit } from '../core/context.js';
-import { LoomError } from '../core/errors.js';
 import type { JsonSchema, Usage } from '../llm/contract.js';
 
 export interface SubagentCapabilities {
@@ -156,7 +157,7 @@ export type SubagentErrorCode =
   | 'NOT_AUTHORIZED'
   | 'DELEGATED_CALLER';
 
-declare module '../core/errors.js' {
+declare module '../base/errors.js' {
   interface LoomErrorCodeMap extends Record<SubagentErrorCode, true> {}
 }
 

@@ -5,7 +5,7 @@
  * that cannot be filled in and an abort (at any point) end the stream with exactly one `error`
  * part. Each request is recorded (`calls`) when `stream()` is called.
  */
-import { assertNever, errorMessage } from '../core/errors.js';
+import { assertNever, errorMessage } from '../base/errors.js';
 import type {
   ModelClient,
   ModelErrorInfo,

@@ -5,14 +5,14 @@
  * evaluate anything from the file beyond compiling each `when` as a regular expression.
  */
 import { readFileSync } from 'node:fs';
-import { errorMessage, UserError } from '../core/errors.js';
+import { errorMessage, UserError } from '../base/errors.js';
 import { parseJsonText } from '../core/json-text.js';
 import { findMalformedPaths } from './scripted-substitution.js';
 
 /** The one code of the scripted model: a file that does not describe a valid model. */
 export type ScriptedModelErrorCode = 'INVALID_SCRIPTED_MODEL';
 
-declare module '../core/errors.js' {
+declare module '../base/errors.js' {
   interface LoomErrorCodeMap extends Record<ScriptedModelErrorCode, true> {}
 }
 

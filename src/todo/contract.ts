@@ -4,7 +4,7 @@
  * the current list is simply the last write in the log (no merging). Each session, root or
  * child, keeps its own list; nothing here is shared between sessions or kept outside the log.
  */
-import { LoomError } from '../core/errors.js';
+import { LoomError } from '../base/errors.js';
 
 export const TODO_STATUSES = ['pending', 'in_progress', 'completed'] as const;
 export type TodoStatus = (typeof TODO_STATUSES)[number];
@@ -30,7 +30,7 @@ declare module '../core/session-events.js' {
 
 export type TodoErrorCode = 'TODO_INVALID';
 
-declare module '../core/errors.js' {
+declare module '../base/errors.js' {
   interface LoomErrorCodeMap extends Record<TodoErrorCode, true> {}
 }
 

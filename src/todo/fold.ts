@@ -4,7 +4,7 @@
  * valid list (a hand-edited log) is not taken: the list stays the previous one and `problem`
  * names the event until a later valid write replaces it. Folding never throws.
  */
-import { errorMessage } from '../core/errors.js';
+import { errorMessage } from '../base/errors.js';
 import type { SessionEvent } from '../core/session-events.js';
 import type { TodoItem } from './contract.js';
 import { checkTodoList } from './todo-list.js';

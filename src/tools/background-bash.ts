@@ -5,9 +5,10 @@
  * incremental reads. A timeout or a cancel kills the whole group, and nothing of the group
  * outlives the job: the watchdog ends what the shell leaves behind when the shell exits.
  */
+
+import { errorMessage } from '../base/errors.js';
 import type { BackgroundHooks, BackgroundOutcome } from '../core/background.js';
 import { backgroundRunnerKey } from '../core/background.js';
-import { errorMessage } from '../core/errors.js';
 import type { ToolExecution, ToolOutput } from '../core/tool-contract.js';
 import { BoundedOutput } from './bounded-output.js';
 import { recordGroup } from './process-group-log.js';

@@ -4,8 +4,8 @@
  * Must never change a file when the call is ambiguous or finds nothing.
  */
 import type { z } from 'zod';
+import { UserError } from '../base/errors.js';
 import { defineBuiltinTool } from '../core/builtin-tool.js';
-import { UserError } from '../core/errors.js';
 import type { ToolDefinition } from '../core/tool-contract.js';
 import { binaryFileError, changeOf, fileAccessOf, textLooksBinary } from './file-access.js';
 import { statFileOrFolder } from './regular-file.js';

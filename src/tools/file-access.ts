@@ -7,8 +7,8 @@
  */
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { UserError } from '../base/errors.js';
 import { serviceKey } from '../core/context.js';
-import { UserError } from '../core/errors.js';
 import type { ToolExecution } from '../core/tool-contract.js';
 import { binaryProbeBytes, startsBinary } from './is-binary-file.js';
 import { openRegularFile, writeRegularFile } from './regular-file.js';

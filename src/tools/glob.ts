@@ -6,8 +6,8 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { z } from 'zod';
+import { UserError } from '../base/errors.js';
 import { defineBuiltinTool } from '../core/builtin-tool.js';
-import { UserError } from '../core/errors.js';
 import type { ToolDefinition } from '../core/tool-contract.js';
 import { compileGlob, splitGlobBase } from './compile-glob.js';
 import { walkFiles } from './walk-files.js';

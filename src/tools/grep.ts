@@ -6,8 +6,8 @@
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { z } from 'zod';
+import { errorMessage, UserError } from '../base/errors.js';
 import { defineBuiltinTool } from '../core/builtin-tool.js';
-import { errorMessage, UserError } from '../core/errors.js';
 import type { ToolDefinition } from '../core/tool-contract.js';
 import { compileGlob } from './compile-glob.js';
 import { containsNulByte } from './is-binary-file.js';

@@ -4,8 +4,8 @@
  * a binary file's bytes or anything outside the workspace.
  */
 import type { z } from 'zod';
+import { UserError } from '../base/errors.js';
 import { defineBuiltinTool } from '../core/builtin-tool.js';
-import { UserError } from '../core/errors.js';
 import type { ToolDefinition } from '../core/tool-contract.js';
 import { fileAccessOf } from './file-access.js';
 import { statFileOrFolder } from './regular-file.js';

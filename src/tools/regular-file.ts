@@ -6,7 +6,7 @@
  */
 import { constants, type Stats } from 'node:fs';
 import { type FileHandle, open, stat } from 'node:fs/promises';
-import { UserError } from '../core/errors.js';
+import { UserError } from '../base/errors.js';
 import { hasOtherLinks, replaceHardLinkedFile } from './hard-linked-file.js';
 
 /** What a path is, in words a model and a user understand. */

@@ -5,7 +5,7 @@
  */
 import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { UserError } from '../core/errors.js';
+import { UserError } from '../base/errors.js';
 
 export interface Workspace {
   /** The folder relative paths resolve against; commands run here. */

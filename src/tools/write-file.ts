@@ -5,8 +5,8 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { z } from 'zod';
+import { UserError } from '../base/errors.js';
 import { defineBuiltinTool } from '../core/builtin-tool.js';
-import { UserError } from '../core/errors.js';
 import type { ToolDefinition } from '../core/tool-contract.js';
 import { changeOf, fileAccessOf, maximumChangeBytes } from './file-access.js';
 import { statFileOrFolder } from './regular-file.js';

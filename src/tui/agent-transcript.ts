@@ -4,8 +4,9 @@
  * views, counted incrementally so a refresh reads only events it has not seen. Reads only: it
  * never writes a log and never resumes a session.
  */
+
+import { errorMessage } from '../base/errors.js';
 import type { AgentHandle } from '../core/create-agent.js';
-import { errorMessage } from '../core/errors.js';
 import type { AgentRuntime } from '../core/runtime.js';
 import type { SessionEvent } from '../core/session-events.js';
 import { loadSessionFile } from '../core/session-load.js';

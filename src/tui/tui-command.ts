@@ -7,7 +7,7 @@
  * runtime, ink and React. Other commands never load this path. At exit the session id is printed.
  */
 import { resolve } from 'node:path';
-import { UserError } from '../core/errors.js';
+import { UserError } from '../base/errors.js';
 import { colorsEnabled, drawFirstFrame } from './first-frame.js';
 import type { TuiOptions } from './tui-options.js';
 

@@ -4,9 +4,10 @@
  * replaces the drawn one) and waits until the person leaves; then closes the session and prints
  * its id. Loaded only by tui-command.ts, after that first frame.
  */
+
+import { UserError } from '../base/errors.js';
 import { buildRuntime } from '../cli/build-runtime.js';
 import { resolveWorkspace, runWorkspace } from '../cli/session-workspace.js';
-import { UserError } from '../core/errors.js';
 import { loomHome } from '../core/home.js';
 import type { FirstFrame } from './first-frame.js';
 import { InteractionBroker } from './interaction-broker.js';

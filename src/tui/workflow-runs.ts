@@ -4,8 +4,9 @@
  * `subagent/start` names it). Each event costs O(1), so a run of hundreds of agents stays cheap;
  * views read the runs and draw. It never changes a run and never throws on an unknown event.
  */
+
+import { assertNever } from '../base/errors.js';
 import { WorkflowProgressState } from '../cli/workflow-progress-state.js';
-import { assertNever } from '../core/errors.js';
 import type { Usage } from '../llm/contract.js';
 import type { SubagentStartEvent } from '../subagent/contract.js';
 import type {

@@ -4,8 +4,9 @@
  * begin; a started run's `result` never rejects. The `workflow/*` events are observe-only data
  * snapshots: `workflow/end` carries no value, and every `agent-start` has exactly one `agent-end`.
  */
+
+import { LoomError } from '../base/errors.js';
 import { defineEmit, serviceKey } from '../core/context.js';
-import { LoomError } from '../core/errors.js';
 import type { Usage } from '../llm/contract.js';
 import type { SubagentParent } from '../subagent/contract.js';
 
@@ -26,7 +27,7 @@ export type WorkflowErrorCode =
   | 'RESULT_TOO_LARGE'
   | 'RUN_TIMEOUT';
 
-declare module '../core/errors.js' {
+declare module '../base/errors.js' {
   interface LoomErrorCodeMap extends Record<WorkflowErrorCode, true> {}
 }
 

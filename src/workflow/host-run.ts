@@ -8,8 +8,8 @@
  * (RUN_TIMEOUT).
  */
 import type { Worker } from 'node:worker_threads';
+import { assertNever, errorMessage } from '../base/errors.js';
 import type { Disposer } from '../core/context.js';
-import { assertNever, errorMessage } from '../core/errors.js';
 import {
   type LoadedWorkflow,
   WorkflowError,

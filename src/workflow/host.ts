@@ -7,8 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import type { Worker } from 'node:worker_threads';
+import { errorMessage } from '../base/errors.js';
 import type { Context } from '../core/context.js';
-import { errorMessage } from '../core/errors.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../core/json-text.js';
 import type { PriceTable } from '../llm/prices.js';
 import type { SubagentRegistry } from '../subagent/registry.js';

@@ -8,8 +8,8 @@
  */
 
 import { join } from 'node:path';
+import { errorMessage, LoomError } from '../base/errors.js';
 import type { Context, Disposer } from '../core/context.js';
-import { errorMessage, LoomError } from '../core/errors.js';
 import { acquireLockFile, type SessionLock } from '../core/session-lock.js';
 import {
   WorkflowError,

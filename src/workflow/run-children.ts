@@ -6,8 +6,8 @@
  * worker cannot relay a cancel. It never talks to the worker except through `reply`.
  */
 import { setMaxListeners } from 'node:events';
+import { assertNever, errorMessage } from '../base/errors.js';
 import type { Context } from '../core/context.js';
-import { assertNever, errorMessage } from '../core/errors.js';
 import type { Usage } from '../llm/contract.js';
 import { costOf, type PriceTable, type TokenCount } from '../llm/prices.js';
 import {

@@ -4,8 +4,9 @@
  * keeps what arrives until the run id is known, then delivers only that run's events. Reads
  * events only; never changes a run.
  */
+
+import { assertNever } from '../base/errors.js';
 import type { Context, Disposer } from '../core/context.js';
-import { assertNever } from '../core/errors.js';
 import { formatCost } from '../llm/prices.js';
 import {
   type WorkflowEventRecord,

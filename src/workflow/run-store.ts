@@ -14,8 +14,8 @@ import {
   renameSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { errorMessage, LoomError } from '../base/errors.js';
 import { replaceWithCompleteFile } from '../core/complete-file.js';
-import { errorMessage, LoomError } from '../core/errors.js';
 import { openForAppending, openNewFile, writeFully } from '../core/safe-write.js';
 import { WorkflowError, type WorkflowLimits, type WorkflowMeta } from './contract.js';
 import { JOURNAL_FILE, readJournalText } from './run-journal.js';

@@ -6,7 +6,7 @@
  */
 import { type Dirent, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { errorMessage } from '../core/errors.js';
+import { errorMessage } from '../base/errors.js';
 import { type LoadedWorkflow, WorkflowError, type WorkflowMeta } from './contract.js';
 import { workflowTargetRefusal, workspacePlace } from './script-reach.js';
 import { readWorkflowFile } from './workflow-file.js';

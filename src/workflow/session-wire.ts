@@ -5,7 +5,7 @@
  * runs (`execute`, `runNestedScript`) and what a stop does to a running script (`stop`). It never
  * touches script values: replies resolve plain JSON data.
  */
-import { assertNever } from '../core/errors.js';
+import { assertNever } from '../base/errors.js';
 import type { WorkflowError, WorkflowLimits } from './contract.js';
 import { fatal, handOut } from './hooks.js';
 import type { NestedScript, NestingSession } from './nested-workflow.js';

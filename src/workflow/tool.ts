@@ -5,9 +5,10 @@
  * the JSON value (capped, with a note when cut); a run that did not complete is an error result
  * naming why and the failed agents. With `run_in_background` it is a job (workflow-job.ts).
  */
+
+import { errorMessage } from '../base/errors.js';
 import { backgroundRunnerKey } from '../core/background.js';
 import type { Context } from '../core/context.js';
-import { errorMessage } from '../core/errors.js';
 import type { ToolDefinition, ToolOutput } from '../core/tool-contract.js';
 import { callerOf, type SubagentServices } from '../subagent/services.js';
 import { WORKFLOW_TOOL_DESCRIPTION, workflowToolDescription } from './authoring-guide.js';

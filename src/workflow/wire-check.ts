@@ -4,7 +4,7 @@
  * port (see README.md), so the host trusts nothing it did not check here. It never throws and
  * never reads a value in a way that runs script code (structured clones carry no getters).
  */
-import { assertNever } from '../core/errors.js';
+import { assertNever } from '../base/errors.js';
 import type { WorkflowErrorCode } from './contract.js';
 import { DEFAULT_MAXIMUM_DEPTH } from './materialize.js';
 import { type WorkerEnvelope, WorkerMessage } from './protocol.js';

@@ -5,7 +5,7 @@
  * blocks on a special file (a FIFO would hold the host's loop until a writer came).
  */
 import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
-import { errorMessage } from '../core/errors.js';
+import { errorMessage } from '../base/errors.js';
 import { type LoadedWorkflow, WorkflowError } from './contract.js';
 import { validateMeta } from './meta.js';
 import { splitMetaHeader } from './meta-header.js';

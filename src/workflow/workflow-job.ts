@@ -4,9 +4,10 @@
  * tool returns. The run starts only once the runner has accepted the job; it has no tool signal
  * (the job's cancel cancels it) and it is always disposed when it settles.
  */
+
+import { assertNever, errorMessage } from '../base/errors.js';
 import type { BackgroundOutcome, BackgroundRunner } from '../core/background.js';
 import type { Context } from '../core/context.js';
-import { assertNever, errorMessage } from '../core/errors.js';
 import type { ToolOutput } from '../core/tool-contract.js';
 import type {
   WorkflowResult,

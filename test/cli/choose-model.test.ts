@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { UserError } from '../../src/base/errors.js';
 import { chooseModel } from '../../src/cli/choose-model.js';
-import { UserError } from '../../src/core/errors.js';
 
 const key = { DEEPSEEK_API_KEY: 'sk-test' };
 

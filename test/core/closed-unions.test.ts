@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { LoomErrorCode } from '../../src/base/errors.js';
 import { agentTurnStopping, type TurnOutcome } from '../../src/core/agent-hooks.js';
 import { Context } from '../../src/core/context.js';
-import type { LoomErrorCode } from '../../src/core/errors.js';
 import type { SessionEvent } from '../../src/core/session-events.js';
 import type { ToolDefinition, ToolResult } from '../../src/core/tool-contract.js';
 import { ToolPipeline, toolPreExecute } from '../../src/core/tool-pipeline.js';

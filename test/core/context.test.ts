@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { LoomError } from '../../src/base/errors.js';
 import {
   Context,
   defineEmit,
@@ -7,7 +8,6 @@ import {
   defineWaterfall,
   serviceKey,
 } from '../../src/core/context.js';
-import { LoomError } from '../../src/core/errors.js';
 
 const observed = defineEmit<string>('test/observed');
 const wrapped = defineWaterfall<string, string>('test/wrapped');

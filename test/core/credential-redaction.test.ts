@@ -5,9 +5,9 @@ import {
   credentialValues,
   redactCredentials,
   redactedMarker,
-} from '../../src/core/credential-redaction.js';
-import { CredentialRedactor } from '../../src/core/credential-redactor.js';
-import { CredentialTextStream } from '../../src/core/credential-stream.js';
+} from '../../src/base/credential-redaction.js';
+import { CredentialRedactor } from '../../src/base/credential-redactor.js';
+import { CredentialTextStream } from '../../src/base/credential-stream.js';
 import { CredentialVariables } from '../../src/core/credential-variables.js';
 
 const key = 'sk-live/Q7+x2f9c41d07a5b4e38b6a1=';

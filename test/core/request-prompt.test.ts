@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { LoomError } from '../../src/base/errors.js';
 import { Context } from '../../src/core/context.js';
 import { createAgent } from '../../src/core/create-agent.js';
-import { LoomError } from '../../src/core/errors.js';
 import { storePrompt } from '../../src/core/prompt-store.js';
 import {
   hasPromptBlob,

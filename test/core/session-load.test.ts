@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { LoomError } from '../../src/core/errors.js';
+import { LoomError } from '../../src/base/errors.js';
 import type { SessionEvent } from '../../src/core/session-events.js';
 import {
   INTERRUPTED_CALL_TEXT,

@@ -14,7 +14,7 @@ import fs, {
 import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { LoomError } from '../../src/core/errors.js';
+import { LoomError } from '../../src/base/errors.js';
 import { loadSessionFile } from '../../src/core/session-load.js';
 import { acquireSessionLock, lockPathOf } from '../../src/core/session-lock.js';
 import { SessionLog } from '../../src/core/session-log.js';

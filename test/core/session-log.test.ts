@@ -5,7 +5,7 @@ import fs, { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { LoomError } from '../../src/core/errors.js';
+import { LoomError } from '../../src/base/errors.js';
 import { FileCreationPace } from '../../src/core/file-creation-pace.js';
 import { SESSION_FORMAT_VERSION, type SessionEvent } from '../../src/core/session-events.js';
 import { loadSessionFile } from '../../src/core/session-load.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { LoomError } from '../../src/core/errors.js';
+import { LoomError } from '../../src/base/errors.js';
 import { SessionStore } from '../../src/core/session-store.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { LoomError } from '../../src/base/errors.js';
 import { Context } from '../../src/core/context.js';
-import { LoomError } from '../../src/core/errors.js';
 import { type PromptDraft, promptAssemble, SystemPrompt } from '../../src/core/system-prompt.js';
 import type { ModelToolSpec } from '../../src/llm/contract.js';
 

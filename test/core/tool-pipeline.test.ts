@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { z } from 'zod';
+import { LoomError } from '../../src/base/errors.js';
 import { Context } from '../../src/core/context.js';
 import { defineTool } from '../../src/core/define-tool.js';
-import { LoomError } from '../../src/core/errors.js';
 import { validateToolArguments } from '../../src/core/tool-arguments.js';
 import type {
   ToolDefinition,

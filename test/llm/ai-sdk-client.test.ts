@@ -10,7 +10,7 @@ import type {
   LanguageModelV3StreamPart,
 } from '@ai-sdk/provider';
 import { APICallError } from 'ai';
-import { LoomError } from '../../src/core/errors.js';
+import { LoomError } from '../../src/base/errors.js';
 import { AiSdkModelClient, toUsage } from '../../src/llm/ai-sdk-client.js';
 import { parseRetryAfter } from '../../src/llm/model-failure.js';
 import { deferred } from '../helpers/deferred.js';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { UserError } from '../../src/core/errors.js';
+import { UserError } from '../../src/base/errors.js';
 import type { ModelRoute } from '../../src/llm/model-spec.js';
 import { createModelClient, defaultModelSpec, parseModelSpec } from '../../src/llm/providers.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { UserError } from '../../src/core/errors.js';
+import { UserError } from '../../src/base/errors.js';
 import type { ModelClient, ModelErrorInfo, ModelStreamPart } from '../../src/llm/contract.js';
 import { defaultRetryPolicy, retryDelay, sleepWithTimers, withRetry } from '../../src/llm/retry.js';
 import { collectParts, makeRequest, recordingSleep } from './stream-helpers.js';

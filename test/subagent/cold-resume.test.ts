@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { LoomError } from '../../src/core/errors.js';
+import { LoomError } from '../../src/base/errors.js';
 import { lockPathOf } from '../../src/core/session-lock.js';
 import { SubagentError, type SubagentStartRequest } from '../../src/subagent/contract.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';

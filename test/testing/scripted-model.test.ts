@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { UserError } from '../../src/core/errors.js';
+import { UserError } from '../../src/base/errors.js';
 import type {
   ModelClient,
   ModelMessage,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { UserError } from '../../src/core/errors.js';
+import { UserError } from '../../src/base/errors.js';
 import type {
   ModelClient,
   ModelMessage,

@@ -5,6 +5,8 @@
  * retries of invalid arguments, and a turn rule that makes a missing or invalid answer an error.
  * Registers on the agent's own scoped parts only; must never report a value whose call failed.
  */
+
+import { assertNever, LoomError, UserError } from '../../base/errors.js';
 import {
   agentTurnStopping,
   type TurnEnding,
@@ -12,7 +14,6 @@ import {
 } from '../../core/agent-hooks.js';
 import type { Disposer } from '../../core/context.js';
 import type { AgentHandle } from '../../core/create-agent.js';
-import { assertNever, LoomError, UserError } from '../../core/errors.js';
 import { validateToolArguments } from '../../core/tool-arguments.js';
 import type { ToolDefinition, ToolExecution } from '../../core/tool-contract.js';
 import {
@@ -60,7 +61,7 @@ export interface StructuredCapture {
 
 export type StructuredOutputErrorCode = 'NO_STRUCTURED_OUTPUT' | 'INVALID_STRUCTURED_OUTPUT';
 
-declare module '../../core/errors.js' {
+declare module '../../base/errors.js' {
   interface LoomErrorCodeMap extends Record<StructuredOutputErrorCode, true> {}
 }
 

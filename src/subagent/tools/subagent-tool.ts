@@ -9,6 +9,7 @@
  * and their results commit in model order.
  */
 import type { z } from 'zod';
+import { assertNever, errorMessage } from '../../base/errors.js';
 import {
   type BackgroundHooks,
   type BackgroundOutcome,
@@ -16,7 +17,6 @@ import {
   backgroundRunnerKey,
 } from '../../core/background.js';
 import { defineBuiltinTool } from '../../core/builtin-tool.js';
-import { assertNever, errorMessage } from '../../core/errors.js';
 import { isEvent } from '../../core/session-events.js';
 import type { ToolDefinition } from '../../core/tool-contract.js';
 import type { JsonSchema } from '../../llm/contract.js';

@@ -4,10 +4,11 @@
  * `/todos` and `/cost`. They act as the human; a refused change is reported as a notice and
  * never reaches the model.
  */
+
+import { UserError } from '../../base/errors.js';
 import { normalizeSettlement } from '../../cli/goal-output.js';
 import { todoLines } from '../../cli/render-todos.js';
 import type { AgentHandle } from '../../core/create-agent.js';
-import { UserError } from '../../core/errors.js';
 import type { Goal, GoalSettlement } from '../../goal/contract.js';
 import { goalOf } from '../../goal/install.js';
 import type { TokenCount } from '../../llm/prices.js';

@@ -6,7 +6,7 @@
  */
 import { Box, Text, useInput, useStdout } from 'ink';
 import { useCallback, useMemo, useState } from 'react';
-import { errorMessage } from '../../core/errors.js';
+import { errorMessage } from '../../base/errors.js';
 import type { AgentRuntime } from '../../core/runtime.js';
 import type { ChildRegistry, ChildState } from '../../subagent/children.js';
 import { formatTokens } from '../../workflow/run-events.js';

@@ -5,7 +5,7 @@
  */
 import { Box, Text, useInput, useStdout } from 'ink';
 import { useCallback, useState } from 'react';
-import { errorMessage } from '../../core/errors.js';
+import { errorMessage } from '../../base/errors.js';
 import type { JobRecord, JobService, JobStatus } from '../../jobs/contract.js';
 import {
   type EscapeSlot,

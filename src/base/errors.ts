@@ -7,11 +7,12 @@
 
 /**
  * Every code an error, a turn's ending or a tool result may carry, as keys (the value is unused).
- * Core's codes are listed here; a layer that adds codes declares them where it lives, never here:
+ * The codes of base and core are listed here; a layer that adds codes declares them where it
+ * lives, never here:
  *
  * ```ts
  * export type GoalErrorCode = 'GOAL_EXISTS' | 'GOAL_NOT_FOUND';
- * declare module '../core/errors.js' {
+ * declare module '../base/errors.js' {
  *   interface LoomErrorCodeMap extends Record<GoalErrorCode, true> {}
  * }
  * export class GoalError extends LoomError<GoalErrorCode> {}
@@ -41,7 +42,7 @@ export interface LoomErrorCodeMap {
   INTERNAL: true;
 }
 
-/** Every declared code: core's and those the loaded layers added. */
+/** Every declared code: base's and core's, and those the loaded layers added. */
 export type LoomErrorCode = keyof LoomErrorCodeMap;
 
 /** Capability layers pass their own code union as `Code`; every declared code is the default. */
