@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createAgent } from '../src/core/create-agent.js';
 import type { ToolDefinition } from '../src/core/tool-contract.js';
-import { createScriptedModel } from '../src/testing/scripted-model.js';
+import { createScriptedModel } from '../src/llm/scripted-model.js';
 import type { BenchRow } from './run.js';
 
 const STEPS = 500;

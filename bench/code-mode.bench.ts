@@ -16,9 +16,8 @@ const { installCodeMode } =
 const { Context } = await importBuilt<typeof import('../src/core/context.js')>('core/context.js');
 const { AgentRuntime } =
   await importBuilt<typeof import('../src/core/runtime.js')>('core/runtime.js');
-const { createScriptedModel } = await importBuilt<
-  typeof import('../src/testing/scripted-model.js')
->('testing/scripted-model.js');
+const { createScriptedModel } =
+  await importBuilt<typeof import('../src/llm/scripted-model.js')>('llm/scripted-model.js');
 const { temporaryFolder } = await import('../test/helpers/temporary-folder.js');
 
 const STARTS = 40;

@@ -12,9 +12,9 @@ import { runInNewContext } from 'node:vm';
 import { Context } from '../src/core/context.js';
 import { AgentRuntime } from '../src/core/runtime.js';
 import type { ModelClient } from '../src/llm/contract.js';
+import { createScriptedModel } from '../src/llm/scripted-model.js';
 import type { SubagentStartRequest } from '../src/subagent/contract.js';
 import { installSubagents, type SubagentLayer } from '../src/subagent/install.js';
-import { createScriptedModel } from '../src/testing/scripted-model.js';
 import type { BenchRow } from './run.js';
 
 const STARTS = 200;

@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { errorMessage, UserError } from '../base/errors.js';
-import { MAX_JSON_DEPTH, nestedDeeperThan, parseJsonText } from '../core/json-text.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan, parseJsonText } from '../base/json-text.js';
 import { WorkflowError, type WorkflowLimits } from '../workflow/contract.js';
 import { LIMIT_RANGES } from '../workflow/limits.js';
 

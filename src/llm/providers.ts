@@ -9,12 +9,12 @@
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { credentialValues } from '../base/credential-redaction.js';
 import { assertNever, LoomError } from '../base/errors.js';
-import { createScriptedModel } from '../testing/scripted-model.js';
 import { AiSdkModelClient } from './ai-sdk-client.js';
 import type { ModelClient } from './contract.js';
 import { type ApiProvider, type ModelRoute, type ModelSpec, parseModelSpec } from './model-spec.js';
 import { redactingModelClient } from './redacting-client.js';
 import { type RetryPolicy, withRetry } from './retry.js';
+import { createScriptedModel } from './scripted-model.js';
 
 export { type ModelRoute, type ModelSpec, parseModelSpec } from './model-spec.js';
 

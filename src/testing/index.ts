@@ -1,24 +1,20 @@
 /**
  * `loom/testing`: the public test kit. The scripted model answers model requests from rules so
  * workflows and agents run offline; the invariant checker proves an event stream is well formed.
- * Tests of Loom itself use exactly what users get.
+ * Tests of Loom itself use exactly what users get. The scripted model lives in src/llm, beside the
+ * seam it implements; it is re-exported here.
  */
-export {
-  assertSessionInvariants,
-  checkPairs,
-  checkSessionInvariants,
-  type PairRule,
-} from './invariants.js';
+
 export type {
   ScriptedAnswerer,
   ScriptedCall,
   UnusedScriptedRule,
-} from './scripted-calls.js';
+} from '../llm/scripted-calls.js';
 export {
   createScriptedModel,
   type ScriptedModelClient,
   type ScriptedModelOptions,
-} from './scripted-model.js';
+} from '../llm/scripted-model.js';
 export {
   loadScriptedModel,
   parseScriptedModel,
@@ -31,4 +27,10 @@ export {
   type ScriptedUsage,
   type ValidScriptedModel,
   validateScriptedModel,
-} from './scripted-rules.js';
+} from '../llm/scripted-rules.js';
+export {
+  assertSessionInvariants,
+  checkPairs,
+  checkSessionInvariants,
+  type PairRule,
+} from './invariants.js';

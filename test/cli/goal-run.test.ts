@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ScriptedRule } from '../../src/testing/scripted-rules.js';
+import type { ScriptedRule } from '../../src/llm/scripted-rules.js';
 import { callsThenReply } from '../helpers/scripted-turns.js';
 import {
   type LoomRun,

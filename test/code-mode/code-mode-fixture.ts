@@ -16,8 +16,8 @@ import { Context } from '../../src/core/context.js';
 import type { AgentHandle } from '../../src/core/create-agent.js';
 import { AgentRuntime } from '../../src/core/runtime.js';
 import type { ToolDefinition } from '../../src/core/tool-contract.js';
-import { createScriptedModel, type ScriptedModelClient } from '../../src/testing/scripted-model.js';
-import type { ScriptedModelFile } from '../../src/testing/scripted-rules.js';
+import { createScriptedModel, type ScriptedModelClient } from '../../src/llm/scripted-model.js';
+import type { ScriptedModelFile } from '../../src/llm/scripted-rules.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 
 /** What a stand-in program gets: its tools, and a console that collects lines. */

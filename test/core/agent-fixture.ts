@@ -6,8 +6,8 @@ import { type AgentHandle, createAgent } from '../../src/core/create-agent.js';
 import type { ToolDefinition } from '../../src/core/tool-contract.js';
 import type { TurnLimits } from '../../src/core/turn-environment.js';
 import type { ModelClient } from '../../src/llm/contract.js';
-import { createScriptedModel } from '../../src/testing/scripted-model.js';
-import type { ScriptedModelFile } from '../../src/testing/scripted-rules.js';
+import { createScriptedModel } from '../../src/llm/scripted-model.js';
+import type { ScriptedModelFile } from '../../src/llm/scripted-rules.js';
 import { deferred } from '../helpers/deferred.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MAX_JSON_DEPTH, nestedDeeperThan, parseJsonText } from '../../src/core/json-text.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan, parseJsonText } from '../../src/base/json-text.js';
 
 test('valid JSON parses, a byte-order mark included', () => {
   assert.deepEqual(parseJsonText('\uFEFF{"a": [1, true, null]}'), {

@@ -10,8 +10,8 @@ import type { GoalChangeEvent, GoalSettings } from '../../src/goal/contract.js';
 import type { GoalService } from '../../src/goal/goal-service.js';
 import { goalOf, installGoals } from '../../src/goal/install.js';
 import type { RoundDriver } from '../../src/goal/round-driver.js';
-import { createScriptedModel, type ScriptedModelClient } from '../../src/testing/scripted-model.js';
-import type { ScriptedModelFile } from '../../src/testing/scripted-rules.js';
+import { createScriptedModel, type ScriptedModelClient } from '../../src/llm/scripted-model.js';
+import type { ScriptedModelFile } from '../../src/llm/scripted-rules.js';
 import { runtimeOver } from '../helpers/model-runtime.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 

@@ -6,7 +6,7 @@ import type { SessionEvent } from '../../src/core/session-events.js';
 import { SessionStore } from '../../src/core/session-store.js';
 import { goalOf } from '../../src/goal/install.js';
 import { GOAL_TOOL_NAMES } from '../../src/goal/tools.js';
-import type { ScriptedModelFile } from '../../src/testing/scripted-rules.js';
+import type { ScriptedModelFile } from '../../src/llm/scripted-rules.js';
 import { deferred } from '../helpers/deferred.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { goalRuntime, parts, ROUND, roundsLogged } from './goal-fixture.js';

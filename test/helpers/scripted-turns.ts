@@ -7,7 +7,7 @@ import type {
   ScriptedModelFile,
   ScriptedRule,
   ScriptedToolCall,
-} from '../../src/testing/scripted-rules.js';
+} from '../../src/llm/scripted-rules.js';
 
 /**
  * On a prompt matching `when`: one step per entry of `steps` (a call, or calls made together in

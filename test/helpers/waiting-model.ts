@@ -4,9 +4,9 @@
  * in the order their signals fired.
  */
 import type { ModelClient } from '../../src/llm/contract.js';
-import type { ScriptedCall } from '../../src/testing/scripted-calls.js';
-import { createScriptedModel, type ScriptedModelClient } from '../../src/testing/scripted-model.js';
-import type { ScriptedModelFile } from '../../src/testing/scripted-rules.js';
+import type { ScriptedCall } from '../../src/llm/scripted-calls.js';
+import { createScriptedModel, type ScriptedModelClient } from '../../src/llm/scripted-model.js';
+import type { ScriptedModelFile } from '../../src/llm/scripted-rules.js';
 
 export interface WaitingModel extends ScriptedModelClient {
   /** Prompts of requests in the order their signals aborted. */

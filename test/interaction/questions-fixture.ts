@@ -12,8 +12,8 @@ import {
   type UserAnswerer,
   userQuestionsKey,
 } from '../../src/interaction/user-questions.js';
-import { createScriptedModel } from '../../src/testing/scripted-model.js';
-import type { ScriptedModelFile } from '../../src/testing/scripted-rules.js';
+import { createScriptedModel } from '../../src/llm/scripted-model.js';
+import type { ScriptedModelFile } from '../../src/llm/scripted-rules.js';
 import { runtimeOver } from '../helpers/model-runtime.js';
 import { callsThenReply } from '../helpers/scripted-turns.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';

@@ -7,8 +7,8 @@ import {
   type UserRequest,
 } from '../../src/interaction/user-questions.js';
 import '../../src/interaction/questions-contract.js';
+import { createScriptedModel } from '../../src/llm/scripted-model.js';
 import { checkPairs, checkSessionInvariants } from '../../src/testing/invariants.js';
-import { createScriptedModel } from '../../src/testing/scripted-model.js';
 import { deferred } from '../helpers/deferred.js';
 import { askingScript, databaseQuestion, eventsOf, questionRuntime } from './questions-fixture.js';
 

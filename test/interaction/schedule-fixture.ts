@@ -7,8 +7,8 @@ import type { AgentRuntime } from '../../src/core/runtime.js';
 import { isEvent, type SessionEvent } from '../../src/core/session-events.js';
 import type { ScheduleClock } from '../../src/interaction/schedule-contract.js';
 import { installSchedules } from '../../src/interaction/schedule-install.js';
-import { createScriptedModel } from '../../src/testing/scripted-model.js';
-import type { ScriptedModelFile } from '../../src/testing/scripted-rules.js';
+import { createScriptedModel } from '../../src/llm/scripted-model.js';
+import type { ScriptedModelFile } from '../../src/llm/scripted-rules.js';
 import { runtimeOver } from '../helpers/model-runtime.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 

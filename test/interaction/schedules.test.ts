@@ -4,7 +4,7 @@ import { isEvent } from '../../src/core/session-events.js';
 import { ScheduleError } from '../../src/interaction/schedule-contract.js';
 import { schedulesOf } from '../../src/interaction/schedule-install.js';
 import type { ScheduleService } from '../../src/interaction/schedule-service.js';
-import type { ScriptedModelFile } from '../../src/testing/scripted-rules.js';
+import type { ScriptedModelFile } from '../../src/llm/scripted-rules.js';
 import { fakeClock, fireEvents, scheduleMessages, scheduleRuntime } from './schedule-fixture.js';
 
 const MINUTE = 60_000;

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { Context } from '../../src/core/context.js';
 import { AgentRuntime } from '../../src/core/runtime.js';
 import { installJobs } from '../../src/jobs/install.js';
-import { createScriptedModel } from '../../src/testing/scripted-model.js';
+import { createScriptedModel } from '../../src/llm/scripted-model.js';
 
 const home = process.argv[2] ?? '';
 const model = createScriptedModel({ rules: [], default: { reply: 'ok' } }, { name: 'exit' });

@@ -13,10 +13,10 @@ import {
   type UserAnswerer,
   userQuestionsKey,
 } from '../../src/interaction/user-questions.js';
+import { createScriptedModel } from '../../src/llm/scripted-model.js';
+import type { ScriptedModelFile } from '../../src/llm/scripted-rules.js';
 import { installPlanMode, type PlanLayerSettings, planModeOf } from '../../src/plan/install.js';
 import type { PlanModeService } from '../../src/plan/plan-mode.js';
-import { createScriptedModel } from '../../src/testing/scripted-model.js';
-import type { ScriptedModelFile } from '../../src/testing/scripted-rules.js';
 import { builtinTools } from '../../src/tools/index.js';
 import { runtimeOver } from '../helpers/model-runtime.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';

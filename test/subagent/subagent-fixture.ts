@@ -10,6 +10,7 @@ import type { AgentRuntime } from '../../src/core/runtime.js';
 import type { SessionEvent, SessionEventType } from '../../src/core/session-events.js';
 import { type LoadedSession, loadSessionFile } from '../../src/core/session-load.js';
 import type { ToolDefinition } from '../../src/core/tool-contract.js';
+import type { ScriptedModelFile } from '../../src/llm/scripted-rules.js';
 import {
   type SubagentEndEvent,
   type SubagentStartEvent,
@@ -22,7 +23,6 @@ import {
   type SubagentLayerOptions,
 } from '../../src/subagent/install.js';
 import type { SubagentServices } from '../../src/subagent/services.js';
-import type { ScriptedModelFile } from '../../src/testing/scripted-rules.js';
 import { deferred } from '../helpers/deferred.js';
 import { echoTool } from '../helpers/echo-tool.js';
 import { runtimeOver } from '../helpers/model-runtime.js';

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SessionEvent } from '../../src/core/session-events.js';
-import { createScriptedModel } from '../../src/testing/scripted-model.js';
-import type { ScriptedModelFile } from '../../src/testing/scripted-rules.js';
+import { createScriptedModel } from '../../src/llm/scripted-model.js';
+import type { ScriptedModelFile } from '../../src/llm/scripted-rules.js';
 import { installTodos, todosOf } from '../../src/todo/install.js';
 import { TODO_WRITE_TOOL } from '../../src/todo/tools.js';
 import { runtimeOver } from '../helpers/model-runtime.js';

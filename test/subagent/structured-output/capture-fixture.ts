@@ -2,11 +2,8 @@
  * Test helpers for structured output: an agent over a scripted model (whose `calls` record every
  * request it is sent), an `echo` tool that counts its runs, and readers for the logged tool results.
  */
-import {
-  createScriptedModel,
-  type ScriptedModelClient,
-} from '../../../src/testing/scripted-model.js';
-import type { ScriptedModelFile } from '../../../src/testing/scripted-rules.js';
+import { createScriptedModel, type ScriptedModelClient } from '../../../src/llm/scripted-model.js';
+import type { ScriptedModelFile } from '../../../src/llm/scripted-rules.js';
 import { agentFixture, type FixtureOptions } from '../../core/agent-fixture.js';
 import { countingEcho } from '../../helpers/echo-tool.js';
 import { toolResults } from '../../helpers/session-files.js';

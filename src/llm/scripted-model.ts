@@ -13,7 +13,7 @@ import type {
   ModelRequest,
   ModelStreamPart,
   Usage,
-} from '../llm/contract.js';
+} from './contract.js';
 import {
   CallRecord,
   type ScriptedAnswerer,

@@ -3,7 +3,7 @@
  * rules and steps that never answered, so a test can assert its script ran as intended. Entries
  * are copies taken when the request is sent; later changes to the caller's request never show.
  */
-import type { ModelMessage, ModelRequest, ModelToolSpec } from '../llm/contract.js';
+import type { ModelMessage, ModelRequest, ModelToolSpec } from './contract.js';
 import type { ValidScriptedModel } from './scripted-rules.js';
 
 /** Which part of the file answered a request. */

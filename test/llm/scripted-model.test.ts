@@ -10,8 +10,8 @@ import type {
   ModelRequest,
   ModelStreamPart,
 } from '../../src/llm/contract.js';
-import { createScriptedModel } from '../../src/testing/scripted-model.js';
-import type { ScriptedModelFile } from '../../src/testing/scripted-rules.js';
+import { createScriptedModel } from '../../src/llm/scripted-model.js';
+import type { ScriptedModelFile } from '../../src/llm/scripted-rules.js';
 import {
   assistant,
   collect,

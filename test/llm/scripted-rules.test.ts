@@ -9,7 +9,7 @@ import {
   parseScriptedModel,
   scriptedRuleFields,
   validateScriptedModel,
-} from '../../src/testing/scripted-rules.js';
+} from '../../src/llm/scripted-rules.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 
 const source = 'examples/m.json';

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { errorMessage, UserError } from '../base/errors.js';
-import { parseJsonText } from '../core/json-text.js';
+import { parseJsonText } from '../base/json-text.js';
 import { findMalformedPaths } from './scripted-substitution.js';
 
 /** The one code of the scripted model: a file that does not describe a valid model. */

@@ -9,8 +9,8 @@ import type {
   ModelStreamPart,
   ModelToolSpec,
 } from '../../src/llm/contract.js';
-import { createScriptedModel } from '../../src/testing/scripted-model.js';
-import type { ScriptedModelFile, ScriptedRule } from '../../src/testing/scripted-rules.js';
+import { createScriptedModel } from '../../src/llm/scripted-model.js';
+import type { ScriptedModelFile, ScriptedRule } from '../../src/llm/scripted-rules.js';
 import { goalChanges, startGoalAgent } from '../goal/goal-fixture.js';
 import {
   assistant,
