@@ -7,7 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import { quickJsWasmForThreads } from '../core/quickjs-wasm.js';
+import { quickJsWasmForThreads } from '../quickjs/wasm.js';
 import { type HostToProgram, type ProgramToHost, readProgramMessage } from './program-protocol.js';
 
 /** What the run a thread serves hears from it. */

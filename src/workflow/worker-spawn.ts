@@ -14,7 +14,7 @@
  */
 import { existsSync } from 'node:fs';
 import { type ResourceLimits, Worker } from 'node:worker_threads';
-import { quickJsWasmForThreads } from '../core/quickjs-wasm.js';
+import { quickJsWasmForThreads } from '../quickjs/wasm.js';
 import type { WorkflowEngineKind } from './contract.js';
 import { heapCapMb } from './heap-watch.js';
 import { defaultLimits } from './limits.js';

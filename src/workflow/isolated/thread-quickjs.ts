@@ -8,7 +8,7 @@ import {
   type QuickJSWASMModule,
   RELEASE_SYNC,
 } from 'quickjs-emscripten';
-import { type CompiledWasm, quickJsWasm } from '../../core/quickjs-wasm.js';
+import { type CompiledWasm, quickJsWasm } from '../../quickjs/wasm.js';
 
 let loadedModule: Promise<QuickJSWASMModule> | undefined;
 
