@@ -8,13 +8,13 @@
  * in the realm can reach Node, the environment, the file system or this port: only this session
  * posts, and only after those checks.
  */
-import { performance } from 'node:perf_hooks';
-import type {
-  QuickJSContext,
-  QuickJSHandle,
-  QuickJSRuntime,
-  QuickJSWASMModule,
-} from 'quickjs-emscripten';
+import type { QuickJSHandle } from 'quickjs-emscripten';
+import {
+  createRealmRuntime,
+  type RealmRuntime,
+  renderError,
+  type ScriptRealm,
+} from '../../quickjs/realm-runtime.js';
 import { WorkflowError } from '../contract.js';
 import {
   createAgentHook,
@@ -36,16 +36,8 @@ import {
 import { nestedScriptFilename, renderForScript, SCRIPT_FILENAME } from '../render-thrown.js';
 import { SessionWire } from '../session-wire.js';
 import { ENGINE_FILENAME, PRELUDE_SOURCE, type PreludeSettings } from './realm-prelude.js';
-import {
-  describeError,
-  readError,
-  renderError,
-  replyText,
-  type Thrown,
-  withoutHashBang,
-} from './realm-values.js';
+import { describeError, replyText, type Thrown, withoutHashBang } from './realm-values.js';
 import { type Encoded, type Replied, standInFor, standInOptions } from './stand-ins.js';
-import { quickJs } from './thread-quickjs.js';
 
 /** A port the session can also read synchronously, so a spinning script still hears `cancel`. */
 export interface IsolatedPort extends WirePort {
@@ -55,9 +47,6 @@ export interface IsolatedPort extends WirePort {
 
 /** How often (ms) a running script's interrupt handler looks for a `cancel` on the port. */
 const POLL_MS = 5;
-
-const MEBIBYTE = 1024 * 1024;
-const WASM_PAGE_BYTES = 65536;
 
 /** The prototypes a value that crossed as JSON has: this realm's (see `materialize.ts`). */
 const hostPrototypes: ReadonlySet<object | null> = new Set([
@@ -91,8 +80,7 @@ interface RealmNames {
 
 /** One QuickJS context: its hooks serve `host`; `ended` hears how its script ended. */
 interface Realm {
-  context: QuickJSContext;
-  internals: QuickJSHandle;
+  script: ScriptRealm | undefined;
   host: HookHost;
   hooks: {
     agent: ReturnType<typeof createAgentHook>;
@@ -111,10 +99,8 @@ type Interruption = 'stop' | 'deadline' | 'memory' | undefined;
 
 class IsolatedSession extends SessionWire<IsolatedPort> {
   readonly allowedPrototypes = hostPrototypes;
-  private readonly module: Promise<QuickJSWASMModule>;
-  private runtime: QuickJSRuntime | undefined;
-  /** Set once QuickJS's heap was refused room past maxScriptMemoryMb. */
-  private memoryExceeded = false;
+  private readonly loading: Promise<RealmRuntime>;
+  private runtime: RealmRuntime | undefined;
   private readonly realms = new Set<Realm>();
   private lastHostPromise = 0;
   /** Envelopes taken from the port while the script ran; handled once it yields. */
@@ -126,14 +112,21 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
   private interruption: Interruption;
   /** Why a stop noticed while the script ran stopped it (the host's message is handled later). */
   private stopping: WorkflowError | undefined;
-  private nextPoll = 0;
   private pumpQueued = false;
-  /** Nesting of QuickJS calls from here: messages wait while the script runs. */
-  private inside = 0;
 
   constructor(port: IsolatedPort, data: WorkerSessionData) {
     super(port, data);
-    this.module = handOut(quickJs(data.quickJs));
+    this.loading = handOut(
+      createRealmRuntime(
+        {
+          shouldInterrupt: this.onInterrupt,
+          poll: () => this.poll(),
+          pollMs: POLL_MS,
+          onMemoryExceeded: () => this.outOfMemory(),
+        },
+        data.quickJs,
+      ),
+    );
   }
 
   runNestedScript({ name, script, args, host }: NestedScript): Promise<unknown> {
@@ -190,9 +183,9 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
   // --- running scripts ---
 
   protected async execute(): Promise<void> {
-    let module: QuickJSWASMModule;
+    let runtime: RealmRuntime;
     try {
-      module = await this.module;
+      runtime = await this.loading;
     } catch (error) {
       this.finish({
         kind: 'error',
@@ -202,11 +195,11 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
       return;
     }
     if (this.state !== 'running') return;
-    const runtime = module.newRuntime();
-    runtime.setMemoryLimit(this.limits.maxScriptMemoryMb * MEBIBYTE);
-    runtime.setInterruptHandler(this.onInterrupt);
+    // The cap is on the heap itself: past it the allocation fails at once and the run ends with
+    // SCRIPT_MEMORY right there, whatever the script catches (`done` is posted before QuickJS
+    // unwinds the script and frees what it built, and the host ends the thread meanwhile).
+    runtime.capMemory(this.limits.maxScriptMemoryMb);
     this.runtime = runtime;
-    this.capMemory(module);
     const started = this.startRealm(
       this.data.script,
       this.data.args,
@@ -284,12 +277,9 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
     names: RealmNames,
     ended: Realm['ended'],
   ): 'started' | 'timeout' | 'stopped' {
-    const runtime = this.runtime;
-    if (!runtime || this.state !== 'running') return 'stopped';
-    const context = runtime.newContext();
+    if (!this.runtime || this.state !== 'running') return 'stopped';
     const realm: Realm = {
-      context,
-      internals: context.undefined,
+      script: undefined,
       host,
       hooks: {
         agent: createAgentHook(host),
@@ -312,38 +302,50 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
       budgetTotal: this.budgetTotal,
       returnLabel: names.label,
       scriptFilename: names.filename,
+      args,
     };
     try {
-      const internals = this.prepare(realm, settings, args);
-      if (internals === undefined) return 'stopped';
-      realm.internals = internals;
+      const made = this.runtime.newRealm(PRELUDE_SOURCE, ENGINE_FILENAME, (op, payload) =>
+        this.hostCall(realm, op, payload), settings);
+      if (!('context' in made)) {
+        if (!this.sliceFailed(this.takeInterruption())) {
+          this.finish({
+            kind: 'error',
+            message: `the isolated workflow engine failed to start: ${renderError(made)}`,
+            fatal: true,
+          });
+        }
+        return 'stopped';
+      }
+      const scriptRealm = made;
+      realm.script = scriptRealm;
       this.realms.add(realm);
       this.sliceDeadline = performance.now() + this.limits.syncTimeoutMs;
-      const result = this.enter(() =>
-        context.evalCode(`(async () => {${withoutHashBang(script)}\n})()`, names.filename),
+      const result = scriptRealm.evaluate(
+        `(async () => {${withoutHashBang(script)}\n})()`,
+        names.filename,
       );
       this.sliceDeadline = Number.POSITIVE_INFINITY;
       const interruption = this.takeInterruption();
       if (interruption === 'deadline' && this.state === 'running' && !this.stopError) {
         // QuickJS turns the interrupt inside the async body into a rejection: drop the realm.
-        if (!result.error) result.value.dispose();
+        if (result.ok) result.value.dispose();
         realm.live = false;
         this.realms.delete(realm);
         return 'timeout';
       }
       if (interruption !== undefined || this.overMemory()) {
-        if (!result.error) result.value.dispose();
+        if (result.ok) result.value.dispose();
         if (interruption === 'memory' || this.overMemory()) this.outOfMemory();
         else this.stopInterrupted();
         return 'stopped';
       }
-      if (result.error) {
-        const error = readError(context, result.error);
+      if (!result.ok) {
         if (!this.sliceFailed(undefined)) {
           realm.ended({
             thrown: {
               code: 'SCRIPT_PARSE',
-              message: `the script does not compile: ${renderForScript(renderError(error))}`,
+              message: `the script does not compile: ${renderForScript(renderError(result.error))}`,
               fatal: true,
             },
           });
@@ -358,50 +360,6 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
       this.sliceDeadline = Number.POSITIVE_INFINITY;
       this.afterSlice();
     }
-  }
-
-  /** Evaluates the prelude in the realm's context; its internals, or undefined when it failed. */
-  private prepare(
-    realm: Realm,
-    settings: PreludeSettings,
-    args: Record<string, unknown>,
-  ): QuickJSHandle | undefined {
-    const { context } = realm;
-    const factory = this.enter(() => context.evalCode(PRELUDE_SOURCE, ENGINE_FILENAME));
-    if (factory.error) {
-      const error = readError(context, factory.error);
-      if (!this.sliceFailed(this.takeInterruption())) {
-        this.finish({
-          kind: 'error',
-          message: `the isolated workflow engine failed to start: ${renderError(error)}`,
-          fatal: true,
-        });
-      }
-      return undefined;
-    }
-    const hostCall = context.newFunction('hostCall', (opHandle, payloadHandle) => {
-      const op = context.getString(opHandle);
-      const payload = context.getString(payloadHandle);
-      return context.newString(this.hostCall(realm, op, payload));
-    });
-    const settingsText = context.newString(JSON.stringify(settings));
-    const argsText = context.newString(JSON.stringify(args));
-    const made = this.enter(() =>
-      context.callFunction(factory.value, context.undefined, hostCall, settingsText, argsText),
-    );
-    for (const handle of [factory.value, hostCall, settingsText, argsText]) handle.dispose();
-    if (made.error) {
-      const error = readError(context, made.error);
-      if (!this.sliceFailed(this.takeInterruption())) {
-        this.finish({
-          kind: 'error',
-          message: `the isolated workflow engine failed to start: ${renderError(error)}`,
-          fatal: true,
-        });
-      }
-      return undefined;
-    }
-    return made.value;
   }
 
   /**
@@ -525,7 +483,7 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
           id,
           error instanceof WorkflowError
             ? { t: describeError(error) }
-            : { r: error instanceof Error ? error.message : renderForScript(error) },
+            : { e: { message: error instanceof Error ? error.message : renderForScript(error) } },
         ),
     );
     return id;
@@ -533,54 +491,29 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
 
   private settleInRealm(realm: Realm, id: number, reply: Record<string, unknown>): void {
     if (!realm.live || this.state !== 'running') return;
-    const text = replyText(reply);
-    const { context } = realm;
-    let idHandle: QuickJSHandle | undefined;
     try {
-      idHandle = context.newNumber(id);
-      this.callInternal(realm, 'settle', [idHandle, text]);
+      this.callInternal(realm, 'settle', [id, replyText(reply)]);
     } catch {
       this.outOfMemory();
       return;
-    } finally {
-      idHandle?.dispose();
     }
     this.queuePump();
   }
 
-  /** Calls one of the realm's internals with handles or strings; a failure ends the run. */
+  /** Calls one of the realm's internals with handles, strings or numbers; a failure ends the run. */
   private callInternal(
     realm: Realm,
     name: 'settle' | 'stop' | 'watch',
-    args: Array<QuickJSHandle | string>,
+    args: Array<QuickJSHandle | string | number>,
   ): void {
-    if (!realm.live || this.state === 'finished') return;
-    const { context } = realm;
-    const made: QuickJSHandle[] = [];
-    try {
-      const handles = args.map((arg) => {
-        if (typeof arg !== 'string') return arg;
-        const handle = context.newString(arg);
-        made.push(handle);
-        return handle;
+    if (!realm.live || !realm.script || this.state === 'finished') return;
+    const error = realm.script.call(name, args);
+    if (error && !this.sliceFailed(this.takeInterruption())) {
+      this.finish({
+        kind: 'error',
+        message: `the isolated workflow engine failed: ${renderError(error)}`,
+        fatal: true,
       });
-      const method = context.getProp(realm.internals, name);
-      made.push(method);
-      const result = this.enter(() => context.callFunction(method, realm.internals, ...handles));
-      if (result.error) {
-        const error = readError(context, result.error);
-        if (!this.sliceFailed(this.takeInterruption())) {
-          this.finish({
-            kind: 'error',
-            message: `the isolated workflow engine failed: ${renderError(error)}`,
-            fatal: true,
-          });
-        }
-        return;
-      }
-      result.value.dispose();
-    } finally {
-      for (const handle of made) handle.dispose();
     }
   }
 
@@ -597,15 +530,14 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
   /** Runs the realms' pending jobs (the script's continuations) until none is left. */
   private pump(): void {
     const runtime = this.runtime;
-    if (!runtime || this.state !== 'running' || this.inside > 0) return;
-    const result = this.enter(() => runtime.executePendingJobs(-1));
+    if (!runtime || this.state !== 'running' || runtime.inside > 0) return;
+    const error = runtime.pump();
     const interruption = this.takeInterruption();
-    if (!result.error) {
+    if (!error) {
       if (interruption === 'memory' || this.overMemory()) this.outOfMemory();
       else if (interruption !== undefined) this.stopInterrupted();
       return;
     }
-    const error = readError(result.error.context, result.error);
     if (!this.sliceFailed(interruption)) {
       this.finish({ kind: 'error', message: renderForScript(renderError(error)), fatal: false });
     }
@@ -643,36 +575,17 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
     return interruption;
   }
 
-  private enter<Result>(action: () => Result): Result {
-    this.inside += 1;
-    try {
-      return action();
-    } finally {
-      this.inside -= 1;
-    }
-  }
-
   /** Messages taken from the port while the script ran, handled now that it has yielded. */
   private afterSlice(): void {
-    if (this.inside > 0) return;
+    if ((this.runtime?.inside ?? 0) > 0) return;
     while (this.inbox.length > 0 && this.state !== 'finished') {
       this.onEnvelope(this.inbox.shift());
     }
   }
 
   /** QuickJS asks this regularly while a script runs: true stops it (uncatchably). */
-  private readonly onInterrupt = (): boolean => {
+  private readonly onInterrupt = (now: number): boolean => {
     if (this.state === 'finished') return true;
-    if (this.interruption !== undefined) return true;
-    if (this.overMemory()) {
-      this.interruption = 'memory';
-      return true;
-    }
-    const now = performance.now();
-    if (now >= this.nextPoll) {
-      this.nextPoll = now + POLL_MS;
-      this.poll();
-    }
     if (this.interruption !== undefined) return true;
     if (now > this.sliceDeadline) {
       this.interruption = 'deadline';
@@ -685,32 +598,9 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
     return false;
   };
 
-  /**
-   * Caps the WebAssembly memory QuickJS allocates in at its size now plus maxScriptMemoryMb.
-   * QuickJS's own limit counts nothing useful in this build (it cannot read allocation sizes), so
-   * the cap is on the heap itself: Emscripten grows it through `memory.grow`, which refuses to go
-   * past the cap, so the allocation fails at once (QuickJS throws "out of memory") and the run
-   * ends with SCRIPT_MEMORY right there, whatever the script catches: `done` is posted before
-   * QuickJS unwinds the script and frees what it built (over 100 ms for millions of objects),
-   * and the host ends the thread meanwhile.
-   */
-  private capMemory(module: QuickJSWASMModule): void {
-    const wasm = module.getWasmMemory();
-    const cap = wasm.buffer.byteLength + this.limits.maxScriptMemoryMb * MEBIBYTE;
-    const grow = wasm.grow.bind(wasm);
-    wasm.grow = (pages: number): number => {
-      if (wasm.buffer.byteLength + pages * WASM_PAGE_BYTES > cap) {
-        this.memoryExceeded = true;
-        this.outOfMemory();
-        throw new RangeError('the script reached maxScriptMemoryMb');
-      }
-      return grow(pages);
-    };
-  }
-
   /** Whether the script tried to grow its heap past maxScriptMemoryMb. */
   private overMemory(): boolean {
-    return this.memoryExceeded;
+    return this.runtime?.overMemory ?? false;
   }
 
   /** Takes what the host sent meanwhile; a cancel or a spent budget stops the script at once. */
