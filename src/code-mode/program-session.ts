@@ -77,8 +77,7 @@ async function prepare(
     },
     quickJs,
   );
-  const hostCall = (op: string, payload: string) =>
-    binding.run?.hostCall(op, payload) ?? '{"p":0}';
+  const hostCall = (op: string, payload: string) => binding.run?.hostCall(op, payload) ?? '{"p":0}';
   const realm = runtime.newRealm(PROGRAM_PRELUDE_SOURCE, PROGRAM_ENGINE_FILENAME, hostCall, {});
   if (!('context' in realm)) throw new Error(renderError(realm));
   return { runtime, realm, binding };
@@ -249,7 +248,13 @@ class ProgramRun {
       case 'call': {
         const [name, text] = JSON.parse(payload) as [string, string];
         this.lastIndex += 1;
-        this.port.post({ type: 'call', run: this.id, index: this.lastIndex, name, arguments: text });
+        this.port.post({
+          type: 'call',
+          run: this.id,
+          index: this.lastIndex,
+          name,
+          arguments: text,
+        });
         return `{"p":${this.lastIndex}}`;
       }
       case 'console':
