@@ -305,8 +305,12 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
       args,
     };
     try {
-      const made = this.runtime.newRealm(PRELUDE_SOURCE, ENGINE_FILENAME, (op, payload) =>
-        this.hostCall(realm, op, payload), settings);
+      const made = this.runtime.newRealm(
+        PRELUDE_SOURCE,
+        ENGINE_FILENAME,
+        (op, payload) => this.hostCall(realm, op, payload),
+        settings,
+      );
       if (!('context' in made)) {
         if (!this.sliceFailed(this.takeInterruption())) {
           this.finish({
