@@ -5,7 +5,6 @@
  * result and nothing the program shaped but JSON text. The interrupt handler stops a spin for
  * the time limit, the memory cap or a `stop` it reads from the port synchronously.
  */
-import type { QuickJSHandle } from 'quickjs-emscripten';
 import {
   createRealmRuntime,
   type ReadError,
@@ -13,8 +12,19 @@ import {
   renderError,
   type ScriptRealm,
 } from '../quickjs/realm-runtime.js';
+import {
+  type EntryPoint,
+  RealmSession,
+  type RealmUse,
+  type SessionRealm,
+} from '../quickjs/realm-session.js';
 import type { CompiledWasm } from '../quickjs/wasm.js';
-import type { ProgramLimits, ProgramOutcome, ProgramStop } from './program-contract.js';
+import type {
+  ProgramLimits,
+  ProgramOutcome,
+  ProgramStop,
+  ProgramToolAnswer,
+} from './program-contract.js';
 import { PROGRAM_ENGINE_FILENAME, PROGRAM_PRELUDE_SOURCE } from './program-prelude.js';
 import { type HostToProgram, type ProgramToHost, readHostMessage } from './program-protocol.js';
 
@@ -69,12 +79,9 @@ async function prepare(
   quickJs: CompiledWasm | undefined,
   binding: Prepared['binding'],
 ): Promise<Prepared> {
+  // A run's session serves the runtime's interrupt handler from its start (`attach`).
   const runtime = await createRealmRuntime(
-    {
-      shouldInterrupt: (now) => binding.run?.shouldInterrupt(now) ?? false,
-      poll: () => binding.run?.poll(),
-      pollMs: POLL_MS,
-    },
+    { shouldInterrupt: () => false, poll: () => {}, pollMs: POLL_MS },
     quickJs,
   );
   const hostCall = (op: string, payload: string) => binding.run?.hostCall(op, payload) ?? '{"p":0}';
@@ -173,17 +180,19 @@ class ProgramThread {
 }
 
 /** One program in its realm, from its start to the one `done` it posts. */
-class ProgramRun {
+class ProgramRun implements RealmUse<HostToProgram> {
+  private readonly session: RealmSession<HostToProgram>;
   private readonly deadline: number;
-  private readonly runtime: RealmRuntime;
-  private readonly realm: ScriptRealm;
+  private readonly realm: SessionRealm;
+  private readonly heap: RealmRuntime;
   private stopReason: ProgramStop | undefined;
   private finished = false;
   private output = '';
   private outputBytes = 0;
   private truncated = false;
   private lastIndex = 0;
-  private readonly inbox: HostToProgram[] = [];
+  /** The calls waiting for the host's answer, by index. */
+  private readonly answers = new Map<number, (answer: ProgramToolAnswer) => void>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   /** The line of the wrapper's end, whose frames are the engine's, not the program's. */
   private wrapperLine = 0;
@@ -195,67 +204,61 @@ class ProgramRun {
     private readonly port: ProgramPort,
     private readonly onFinish: () => void,
   ) {
+    this.session = new RealmSession(port, POLL_MS, this);
     this.deadline = performance.now() + limits.timeoutMs;
-    this.runtime = prepared.runtime;
-    this.realm = prepared.realm;
+    this.heap = prepared.runtime;
+    this.realm = { script: prepared.realm, live: true };
+    this.session.attach(prepared.runtime);
+  }
+
+  running(): boolean {
+    return !this.finished;
   }
 
   start(code: string, toolNames: readonly string[]): void {
-    this.runtime.capMemory(this.limits.memoryMb);
+    this.heap.capMemory(this.limits.memoryMb);
     this.wrapperLine = code.split(/\r\n|[\n\r\u2028\u2029]/).length + 1;
     this.timer = setTimeout(() => this.stop('timeout'), this.limits.timeoutMs);
-    this.guard(() => {
-      if (this.callInternal('setup', [JSON.stringify(toolNames)])) return;
-      const result = this.realm.evaluate(`${BODY_START}${code}${BODY_END}`, PROGRAM_FILENAME);
-      if (this.checkStopped()) {
-        if (result.ok) result.value.dispose();
-        return;
-      }
-      if (!result.ok) {
-        this.finish({ kind: 'threw', message: this.render(result.error) });
-        return;
-      }
-      this.callInternal('watch', [result.value]);
-      result.value.dispose();
-      this.pump();
-    });
-    this.afterSlice();
+    if (this.session.callInternal(this.realm, 'setup', [JSON.stringify(toolNames)])) return;
+    const result = this.session.evaluateBody(this.realm, code, PROGRAM_FILENAME);
+    if (result === undefined) return;
+    const ended = this.afterEntry('body', result.ok ? undefined : result.error);
+    if (result.ok && ended) result.value.dispose();
+    else if (result.ok) this.session.watch(this.realm, result.value);
+    this.session.afterSlice();
   }
 
   /** A message for this run, arriving while the program is idle. */
   receive(message: HostToProgram): void {
-    if (message.type === 'stop') {
-      this.stop('aborted');
-      return;
-    }
-    this.inbox.push(message);
-    this.afterSlice();
+    this.handle(message);
   }
 
   /** Stops the program for `reason`: at once when idle, at the next interrupt check otherwise. */
   stop(reason: ProgramStop): void {
     if (this.finished) return;
     this.stopReason ??= reason;
-    if (this.runtime.inside === 0) this.checkStopped();
+    if (this.heap.inside === 0) this.checkStopped();
   }
 
   /** The realm's one host function; it never throws and always answers JSON text. */
   hostCall(op: string, payload: string): string {
-    if (this.finished || this.stopReason !== undefined || this.runtime.overMemory) {
-      return '{"p":0}';
-    }
+    if (this.finished || this.stopReason !== undefined || this.session.overMemory) return '{"p":0}';
     switch (op) {
       case 'call': {
         const [name, text] = JSON.parse(payload) as [string, string];
         this.lastIndex += 1;
-        this.port.post({
-          type: 'call',
-          run: this.id,
-          index: this.lastIndex,
-          name,
-          arguments: text,
+        const index = this.lastIndex;
+        const answered = new Promise<ProgramToolAnswer>((resolve) =>
+          this.answers.set(index, resolve),
+        );
+        const id = this.session.track(this.realm, answered, (settled) => {
+          const answer = (settled as { value: ProgramToolAnswer }).value;
+          return answer.ok
+            ? { v: answer.text }
+            : { e: { message: answer.message, code: answer.code } };
         });
-        return `{"p":${this.lastIndex}}`;
+        this.port.post({ type: 'call', run: this.id, index, name, arguments: text });
+        return `{"p":${id}}`;
       }
       case 'console':
         this.write(payload);
@@ -271,23 +274,41 @@ class ProgramRun {
     }
   }
 
-  /** QuickJS asks this regularly while the program runs: true stops it, uncatchably. */
-  shouldInterrupt(now: number): boolean {
-    if (this.finished || this.stopReason !== undefined) return true;
-    if (now >= this.deadline) this.stopReason = 'timeout';
-    return this.stopReason !== undefined;
+  stopNow(now: number): 'stop' | undefined {
+    if (this.stopReason === undefined && now >= this.deadline) this.stopReason = 'timeout';
+    return this.stopReason === undefined ? undefined : 'stop';
   }
 
   /** Takes what the host sent meanwhile: a `stop` stops the program, answers wait for the slice's end. */
-  poll(): void {
-    for (;;) {
-      const received = this.port.receive();
-      if (received === undefined) return;
-      const message = readHostMessage(received.message);
-      if (message === undefined || message.run !== this.id) continue;
-      if (message.type === 'stop') this.stopReason ??= 'aborted';
-      else this.inbox.push(message);
+  takeDuringSpin(raw: unknown): void {
+    const message = readHostMessage(raw);
+    if (message === undefined || message.run !== this.id) return;
+    if (message.type === 'stop') this.stopReason ??= 'aborted';
+    else this.session.queue(message);
+  }
+
+  handle(message: HostToProgram): void {
+    if (message.type === 'stop') {
+      this.stop('aborted');
+      return;
     }
+    if (message.type !== 'answer') return;
+    const resolve = this.answers.get(message.index);
+    this.answers.delete(message.index);
+    resolve?.(message.answer);
+  }
+
+  afterEntry(_point: EntryPoint, error: ReadError | undefined): boolean {
+    this.session.takeInterruption();
+    if (this.checkStopped()) return true;
+    if (error) this.finish({ kind: 'threw', message: this.render(error) });
+    return error !== undefined;
+  }
+
+  engineFault(error: unknown): void {
+    if (this.checkStopped()) return;
+    const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    this.finish({ kind: 'threw', message: `the program engine failed: ${reason}` });
   }
 
   private write(text: string): void {
@@ -308,47 +329,10 @@ class ProgramRun {
     this.truncated = true;
   }
 
-  /** The answers taken while the program ran, settled now that it has yielded, then its jobs. */
-  private afterSlice(): void {
-    if (this.runtime.inside > 0 || this.finished) return;
-    if (this.inbox.length === 0) {
-      this.checkStopped();
-      return;
-    }
-    this.guard(() => {
-      while (this.inbox.length > 0 && !this.finished) {
-        const message = this.inbox.shift();
-        if (message?.type !== 'answer' || message.index > this.lastIndex) continue;
-        const { answer } = message;
-        const reply = answer.ok
-          ? { v: answer.text }
-          : { e: { message: answer.message, code: answer.code } };
-        if (this.callInternal('settle', [message.index, JSON.stringify(reply)])) return;
-      }
-      this.pump();
-    });
-    if (this.inbox.length > 0) this.afterSlice();
-  }
-
-  /** Runs the program's pending jobs (its continuations) until none is left. */
-  private pump(): void {
-    if (this.finished) return;
-    const error = this.runtime.pump();
-    if (!this.checkStopped() && error) this.finish({ kind: 'threw', message: this.render(error) });
-  }
-
-  /** Calls one of the prelude's internals; true when the run ended meanwhile. */
-  private callInternal(name: string, args: Array<QuickJSHandle | string | number>): boolean {
-    const error = this.realm.call(name, args);
-    if (this.checkStopped()) return true;
-    if (error) this.finish({ kind: 'threw', message: this.render(error) });
-    return error !== undefined;
-  }
-
   /** Ends the run as stopped when a stop or the memory cap was noticed; true once finished. */
   private checkStopped(): boolean {
     if (this.finished) return true;
-    if (this.runtime.overMemory) this.stopReason = 'memory';
+    if (this.session.overMemory) this.stopReason = 'memory';
     if (this.stopReason === undefined) return false;
     this.finish({
       kind: 'stopped',
@@ -371,7 +355,7 @@ class ProgramRun {
 
   private finish(ending: Ending): void {
     if (this.finished) return;
-    const memory = ending.kind !== 'stopped' && this.runtime.overMemory;
+    const memory = ending.kind !== 'stopped' && this.session.overMemory;
     this.finished = true;
     clearTimeout(this.timer);
     const tail = { console: this.output, truncated: this.truncated };
@@ -380,17 +364,6 @@ class ProgramRun {
       : { ...ending, ...tail };
     this.port.post({ type: 'done', run: this.id, outcome });
     this.onFinish();
-  }
-
-  /** Runs an action that enters QuickJS; a fault of the engine itself ends the run. */
-  private guard(action: () => void): void {
-    try {
-      action();
-    } catch (error) {
-      if (this.checkStopped()) return;
-      const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-      this.finish({ kind: 'threw', message: `the program engine failed: ${reason}` });
-    }
   }
 
   private render(error: ReadError): string {
