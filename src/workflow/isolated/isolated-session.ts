@@ -8,13 +8,19 @@
  * in the realm can reach Node, the environment, the file system or this port: only this session
  * posts, and only after those checks.
  */
-import type { QuickJSHandle } from 'quickjs-emscripten';
 import {
   createRealmRuntime,
+  type ReadError,
   type RealmRuntime,
   renderError,
-  type ScriptRealm,
 } from '../../quickjs/realm-runtime.js';
+import {
+  type EntryPoint,
+  type Interruption,
+  RealmSession,
+  type RealmUse,
+  type SessionRealm,
+} from '../../quickjs/realm-session.js';
 import { WorkflowError } from '../contract.js';
 import {
   createAgentHook,
@@ -79,8 +85,7 @@ interface RealmNames {
 }
 
 /** One QuickJS context: its hooks serve `host`; `ended` hears how its script ended. */
-interface Realm {
-  script: ScriptRealm | undefined;
+interface Realm extends SessionRealm {
   host: HookHost;
   hooks: {
     agent: ReturnType<typeof createAgentHook>;
@@ -89,44 +94,25 @@ interface Realm {
     workflow: ReturnType<typeof createWorkflowHook>;
   };
   ended(outcome: { value: unknown } | { thrown: Thrown }): void;
-  live: boolean;
   /** Names the realm's return value in messages. */
   label: string;
 }
 
-/** Why the interrupt handler stopped the running script. */
-type Interruption = 'stop' | 'deadline' | 'memory' | undefined;
-
-class IsolatedSession extends SessionWire<IsolatedPort> {
+class IsolatedSession extends SessionWire<IsolatedPort> implements RealmUse<unknown> {
   readonly allowedPrototypes = hostPrototypes;
   private readonly loading: Promise<RealmRuntime>;
-  private runtime: RealmRuntime | undefined;
+  private readonly session: RealmSession<unknown>;
   private readonly realms = new Set<Realm>();
-  private lastHostPromise = 0;
-  /** Envelopes taken from the port while the script ran; handled once it yields. */
-  private readonly inbox: unknown[] = [];
-  /** The running slice is interrupted past this time (the first slice: syncTimeoutMs). */
-  private sliceDeadline = Number.POSITIVE_INFINITY;
   /** Once the run is stopped, a slice that runs past this time is interrupted. */
   private stopDeadline = Number.POSITIVE_INFINITY;
-  private interruption: Interruption;
   /** Why a stop noticed while the script ran stopped it (the host's message is handled later). */
   private stopping: WorkflowError | undefined;
-  private pumpQueued = false;
 
   constructor(port: IsolatedPort, data: WorkerSessionData) {
     super(port, data);
-    this.loading = handOut(
-      createRealmRuntime(
-        {
-          shouldInterrupt: this.onInterrupt,
-          poll: () => this.poll(),
-          pollMs: POLL_MS,
-          onMemoryExceeded: () => this.outOfMemory(),
-        },
-        data.quickJs,
-      ),
-    );
+    this.session = new RealmSession(port, POLL_MS, this);
+    const idle = { shouldInterrupt: () => false, poll: () => {}, pollMs: POLL_MS };
+    this.loading = handOut(createRealmRuntime(idle, data.quickJs));
   }
 
   runNestedScript({ name, script, args, host }: NestedScript): Promise<unknown> {
@@ -168,9 +154,9 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
       performance.now() + Math.min(this.limits.syncTimeoutMs, this.limits.cancelGraceMs / 2);
     super.stop(error);
     for (const realm of this.realms) {
-      this.callInternal(realm, 'stop', [error.code, error.message]);
+      this.session.callInternal(realm, 'stop', [error.code, error.message]);
     }
-    this.queuePump();
+    this.session.queuePump();
   }
 
   protected override finish(outcome: DoneOutcome): void {
@@ -199,7 +185,7 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
     // SCRIPT_MEMORY right there, whatever the script catches (`done` is posted before QuickJS
     // unwinds the script and frees what it built, and the host ends the thread meanwhile).
     runtime.capMemory(this.limits.maxScriptMemoryMb);
-    this.runtime = runtime;
+    this.session.attach(runtime);
     const started = this.startRealm(
       this.data.script,
       this.data.args,
@@ -277,7 +263,8 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
     names: RealmNames,
     ended: Realm['ended'],
   ): 'started' | 'timeout' | 'stopped' {
-    if (!this.runtime || this.state !== 'running') return 'stopped';
+    const runtime = this.session.runtime;
+    if (!runtime || this.state !== 'running') return 'stopped';
     const realm: Realm = {
       script: undefined,
       host,
@@ -305,14 +292,14 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
       args,
     };
     try {
-      const made = this.runtime.newRealm(
+      const made = runtime.newRealm(
         PRELUDE_SOURCE,
         ENGINE_FILENAME,
         (op, payload) => this.hostCall(realm, op, payload),
         settings,
       );
       if (!('context' in made)) {
-        if (!this.sliceFailed(this.takeInterruption())) {
+        if (!this.sliceFailed(this.session.takeInterruption())) {
           this.finish({
             kind: 'error',
             message: `the isolated workflow engine failed to start: ${renderError(made)}`,
@@ -321,16 +308,16 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
         }
         return 'stopped';
       }
-      const scriptRealm = made;
-      realm.script = scriptRealm;
+      realm.script = made;
       this.realms.add(realm);
-      this.sliceDeadline = performance.now() + this.limits.syncTimeoutMs;
-      const result = scriptRealm.evaluate(
-        `(async () => {${withoutHashBang(script)}\n})()`,
+      const result = this.session.evaluateBody(
+        realm,
+        withoutHashBang(script),
         names.filename,
+        this.limits.syncTimeoutMs,
       );
-      this.sliceDeadline = Number.POSITIVE_INFINITY;
-      const interruption = this.takeInterruption();
+      if (result === undefined) return 'stopped';
+      const interruption = this.session.takeInterruption();
       if (interruption === 'deadline' && this.state === 'running' && !this.stopError) {
         // QuickJS turns the interrupt inside the async body into a rejection: drop the realm.
         if (result.ok) result.value.dispose();
@@ -356,13 +343,10 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
         }
         return 'started';
       }
-      this.callInternal(realm, 'watch', [result.value]);
-      result.value.dispose();
-      this.pump();
+      this.session.watch(realm, result.value);
       return 'started';
     } finally {
-      this.sliceDeadline = Number.POSITIVE_INFINITY;
-      this.afterSlice();
+      this.session.afterSlice();
     }
   }
 
@@ -477,73 +461,85 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
 
   /** A host promise the realm waits on: settled into the realm when it settles. */
   private track(realm: Realm, promise: Promise<unknown>): number {
-    this.lastHostPromise += 1;
-    const id = this.lastHostPromise;
-    promise.then(
-      (value) => this.settleInRealm(realm, id, { v: value }),
-      (error: unknown) =>
-        this.settleInRealm(
-          realm,
-          id,
-          error instanceof WorkflowError
-            ? { t: describeError(error) }
-            : { e: { message: error instanceof Error ? error.message : renderForScript(error) } },
-        ),
-    );
-    return id;
-  }
-
-  private settleInRealm(realm: Realm, id: number, reply: Record<string, unknown>): void {
-    if (!realm.live || this.state !== 'running') return;
-    try {
-      this.callInternal(realm, 'settle', [id, replyText(reply)]);
-    } catch {
-      this.outOfMemory();
-      return;
-    }
-    this.queuePump();
-  }
-
-  /** Calls one of the realm's internals with handles, strings or numbers; a failure ends the run. */
-  private callInternal(
-    realm: Realm,
-    name: 'settle' | 'stop' | 'watch',
-    args: Array<QuickJSHandle | string | number>,
-  ): void {
-    if (!realm.live || !realm.script || this.state === 'finished') return;
-    const error = realm.script.call(name, args);
-    if (error && !this.sliceFailed(this.takeInterruption())) {
-      this.finish({
-        kind: 'error',
-        message: `the isolated workflow engine failed: ${renderError(error)}`,
-        fatal: true,
-      });
-    }
-  }
-
-  private queuePump(): void {
-    if (this.pumpQueued || this.state !== 'running') return;
-    this.pumpQueued = true;
-    queueMicrotask(() => {
-      this.pumpQueued = false;
-      this.pump();
-      this.afterSlice();
+    return this.session.track(realm, promise, (settled) => {
+      if ('value' in settled) return { v: settled.value };
+      const { error } = settled;
+      if (error instanceof WorkflowError) return { t: describeError(error) };
+      return { e: { message: error instanceof Error ? error.message : renderForScript(error) } };
     });
   }
 
-  /** Runs the realms' pending jobs (the script's continuations) until none is left. */
-  private pump(): void {
-    const runtime = this.runtime;
-    if (!runtime || this.state !== 'running' || runtime.inside > 0) return;
-    const error = runtime.pump();
-    const interruption = this.takeInterruption();
+  // --- what the shared realm session asks (RealmUse) ---
+
+  running(): boolean {
+    return this.state === 'running';
+  }
+
+  handle(envelope: unknown): void {
+    this.onEnvelope(envelope);
+  }
+
+  stopNow(now: number): Interruption | undefined {
+    return this.stopError && now > this.stopDeadline ? 'stop' : undefined;
+  }
+
+  afterEntry(point: EntryPoint, error: ReadError | undefined): boolean {
+    if (point === 'internal') {
+      if (error && !this.sliceFailed(this.session.takeInterruption())) {
+        this.finish({
+          kind: 'error',
+          message: `the isolated workflow engine failed: ${renderError(error)}`,
+          fatal: true,
+        });
+      }
+      return this.state === 'finished';
+    }
+    const interruption = this.session.takeInterruption();
     if (!error) {
       if (interruption === 'memory' || this.overMemory()) this.outOfMemory();
       else if (interruption !== undefined) this.stopInterrupted();
+    } else if (!this.sliceFailed(interruption)) {
+      this.finish({ kind: 'error', message: renderForScript(renderError(error)), fatal: false });
+    }
+    return this.state === 'finished';
+  }
+
+  engineFault(error: unknown): void {
+    if (this.overMemory()) {
+      this.outOfMemory();
       return;
     }
-    if (!this.sliceFailed(interruption)) {
-      this.finish({ kind: 'error', message: renderForScript(renderError(error)), fatal: false });
+    this.finish({
+      kind: 'error',
+      message: `the isolated workflow engine failed: ${renderForScript(error)}`,
+      fatal: true,
+    });
+  }
+
+  onMemoryExceeded(): void {
+    this.outOfMemory();
+  }
+
+  /** Takes what the host sent meanwhile; a cancel or a spent budget stops the script at once. */
+  takeDuringSpin(raw: unknown): void {
+    for (const envelope of envelopesOf(raw)) {
+      this.session.queue(envelope);
+      const message = readHostMessage(envelope);
+      if (
+        message?.tag !== HostMessage.Cancel &&
+        !(message?.tag === HostMessage.Budget && message.payload.exhausted)
+      ) {
+        continue;
+      }
+      this.session.interrupt('stop');
+      // The stop's reason must be known when the interrupted slice is reported.
+      this.stopping ??=
+        message.tag === HostMessage.Cancel
+          ? fatal('CANCELLED', `the workflow was cancelled: ${message.payload.reason}`)
+          : fatal(
+              'BUDGET_EXHAUSTED',
+              `the token budget of ${this.budgetTotal} tokens is spent (${message.payload.spent} used); no more agents start in this run`,
+            );
     }
   }
 
@@ -551,7 +547,7 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
    * A slice that ended with an uncatchable error: a stop or memory. Returns false for anything
    * else (the caller decides).
    */
-  private sliceFailed(interruption: Interruption): boolean {
+  private sliceFailed(interruption: Interruption | undefined): boolean {
     if (this.state === 'finished') return true;
     // A script's own `new InternalError('out of memory')` is not the heap running out.
     if (interruption === 'memory' || this.overMemory()) {
@@ -573,67 +569,8 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
     this.finish({ kind: 'error', code: stop.code, message: stop.message, fatal: true });
   }
 
-  private takeInterruption(): Interruption {
-    const interruption = this.interruption;
-    this.interruption = undefined;
-    return interruption;
-  }
-
-  /** Messages taken from the port while the script ran, handled now that it has yielded. */
-  private afterSlice(): void {
-    if ((this.runtime?.inside ?? 0) > 0) return;
-    while (this.inbox.length > 0 && this.state !== 'finished') {
-      this.onEnvelope(this.inbox.shift());
-    }
-  }
-
-  /** QuickJS asks this regularly while a script runs: true stops it (uncatchably). */
-  private readonly onInterrupt = (now: number): boolean => {
-    if (this.state === 'finished') return true;
-    if (this.interruption !== undefined) return true;
-    if (now > this.sliceDeadline) {
-      this.interruption = 'deadline';
-      return true;
-    }
-    if (this.stopError && now > this.stopDeadline) {
-      this.interruption = 'stop';
-      return true;
-    }
-    return false;
-  };
-
   /** Whether the script tried to grow its heap past maxScriptMemoryMb. */
   private overMemory(): boolean {
-    return this.runtime?.overMemory ?? false;
-  }
-
-  /** Takes what the host sent meanwhile; a cancel or a spent budget stops the script at once. */
-  private poll(): void {
-    for (;;) {
-      const received = this.port.receive();
-      if (received === undefined) return;
-      for (const envelope of envelopesOf(received.message)) {
-        this.inbox.push(envelope);
-        const message = readHostMessage(envelope);
-        if (
-          message?.tag === HostMessage.Cancel ||
-          (message?.tag === HostMessage.Budget && message.payload.exhausted)
-        ) {
-          this.interruption = 'stop';
-          // The stop's reason must be known when the interrupted slice is reported.
-          if (message.tag === HostMessage.Cancel) {
-            this.stopping ??= fatal(
-              'CANCELLED',
-              `the workflow was cancelled: ${message.payload.reason}`,
-            );
-          } else {
-            this.stopping ??= fatal(
-              'BUDGET_EXHAUSTED',
-              `the token budget of ${this.budgetTotal} tokens is spent (${message.payload.spent} used); no more agents start in this run`,
-            );
-          }
-        }
-      }
-    }
+    return this.session.overMemory;
   }
 }
