@@ -140,15 +140,6 @@ export const PROGRAM_PRELUDE_SOURCE = preludeSource(String.raw`
       defineProperty(globalThis, 'console', { value: console, writable: true, configurable: true });
     },
     watch(completion) {
-      report(completion, (value) => {
-        let text;
-        try {
-          text = returned(value);
-        } catch (error) {
-          failed(error);
-          return;
-        }
-        hostCall('returned', text);
-      }, failed);
+      report(completion, returned, failed);
     },
   };`);

@@ -276,20 +276,21 @@ const PRELUDE_BASE = String.raw`'use strict';
     return error;
   }
   /**
-   * Reports how a completion settles. It awaits rather than calling then(): then() reads the
+   * Reports how a completion settles: \`returned\` with \`toText(value)\`, else \`failed(error)\`
+   * (which calls the host itself). It awaits rather than calling then(): then() reads the
    * promise's constructor, which the script can replace; with its own constructor the engine's
    * promise is awaited directly.
    */
-  async function report(completion, onValue, onError) {
+  async function report(completion, textOf, failed) {
     defineProperty(completion, 'constructor', { value: PromiseConstructor });
-    let value;
+    let text;
     try {
-      value = await completion;
+      text = textOf(await completion);
     } catch (error) {
-      onError(error);
+      failed(error);
       return;
     }
-    onValue(value);
+    hostCall('returned', text);
   }
   const baseInternals = {
     /** Settles a pending host call: {v: value}, {t: error to make} or {e: {message, code}}. */

@@ -104,24 +104,6 @@ export const PRELUDE_SOURCE = preludeSource(String.raw`
     let text;
     if (tag === 'String' || tag === 'Number' || tag === 'Boolean') text = 'a boxed ' + tag;
     else if (tag === 'Array') text = 'an array with a foreign prototype';
-    else if (tag !== 'Object') text = (apply(regExpTest, /^[AEIO]/, [tag]) ? 'an ' : 'a ') + tag;
-    else {
-      let constructorName = '';
-      try {
-        const owner = prototype === null ? undefined : prototype.constructor;
-        if (typeof owner === 'function' && typeof owner.name === 'string') constructorName = owner.name;
-      } catch {}
-      text = constructorName ? 'an instance of ' + constructorName : 'an object with a non-plain prototype';
-    }
-    const hint = apply(hasOwnProperty, hints, [tag]) ? hints[tag] : 'convert it to a plain object or array';
-    return text + ' cannot leave the workflow; ' + hint;
-  }
-  function describeExotic(value, prototype) {
-    let tag = 'Object';
-    try { tag = apply(stringSlice, apply(objectToString, value, []), [8, -1]); } catch {}
-    let text;
-    if (tag === 'String' || tag === 'Number' || tag === 'Boolean') text = 'a boxed ' + tag;
-    else if (tag === 'Array') text = 'an array with a foreign prototype';
     else if (tag !== 'Object') text = article(tag);
     else {
       let constructorName = '';
@@ -352,15 +334,6 @@ export const PRELUDE_SOURCE = preludeSource(String.raw`
     },
     /** Reports how the script's completion settles, through the host function. */
     watch(completion) {
-      report(completion, (value) => {
-        let text;
-        try {
-          text = toJsonText(value, settings.returnLabel, settings.maxResultBytes);
-        } catch (error) {
-          failed(error);
-          return;
-        }
-        hostCall('returned', text);
-      }, failed);
+      report(completion, (value) => toJsonText(value, settings.returnLabel, settings.maxResultBytes), failed);
     },
   };`);
