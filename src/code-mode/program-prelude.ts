@@ -1,92 +1,63 @@
 /**
- * The engine code that runs inside each program's QuickJS realm before the program: `tools`
- * and `console` as thin wrappers over one host function that takes and returns text, the copy
- * of a tool argument out as JSON, and the report of how the program ended. It must never hand
- * the program anything but its own realm's values: the host function and the internals object
- * stay in this closure.
+ * Code Mode's part of the engine code in a program's realm (after `quickjs/prelude-base.ts`):
+ * `tools` and `console` as thin wrappers over the host function, and the report of how the
+ * program ended. It must never hand the program anything but its own realm's values.
  */
+import { preludeSource } from '../quickjs/prelude-base.js';
 
 /** The file name the prelude is compiled under; its frames never reach the program's reader. */
 export const PROGRAM_ENGINE_FILENAME = 'program-engine.js';
 
 /**
- * A function expression: `(hostCall) => internals`. `hostCall(op, text)` is the only way out:
- * `call` (`[name, argumentsJson]` → the call's index), `console` (a line → `full` once the
- * output cap is reached), `returned` (the value's JSON text, empty for undefined), `failed`
- * (the rendered thrown value). The internals: `setup(toolNamesJson)` defines the globals,
- * `settle(index, answerJson)` answers a call, `watch(completion)` reports how the program ends.
- * Plain ES2020; no TypeScript.
+ * Host calls: `call` (`[name, argumentsJson]` → `{p: index}`, settled with the tool's answer),
+ * `console` (a line → `{v: 'full'}` once the output cap is reached), `returned` (the value's JSON
+ * text, empty for undefined), `failed` (the rendered thrown value). Internals: `setup(toolNames)`
+ * defines the globals, `settle`, `watch(completion)`.
  */
-export const PROGRAM_PRELUDE_SOURCE = String.raw`(function (hostCall) {
-  'use strict';
-  const apply = Reflect.apply;
-  const stringify = JSON.stringify;
-  const parse = JSON.parse;
-  const getPrototypeOf = Object.getPrototypeOf;
-  const objectKeys = Object.keys;
-  const ownSymbols = Object.getOwnPropertySymbols;
-  const defineProperty = Object.defineProperty;
-  const freeze = Object.freeze;
-  const isArray = Array.isArray;
-  const hasOwnProperty = Object.prototype.hasOwnProperty;
-  const propertyIsEnumerable = Object.prototype.propertyIsEnumerable;
-  const objectToString = Object.prototype.toString;
-  const stringSlice = String.prototype.slice;
-  const regExpTest = RegExp.prototype.test;
-  const arrayJoin = Array.prototype.join;
-  const arrayPush = Array.prototype.push;
-  const PromiseConstructor = Promise;
-  const promiseThen = Promise.prototype.then;
-  const promiseReject = Promise.reject;
-  const ErrorConstructor = Error;
-  const TypeErrorConstructor = TypeError;
-  const MapConstructor = Map;
-  const mapGet = Map.prototype.get;
-  const mapSet = Map.prototype.set;
-  const mapDelete = Map.prototype.delete;
-  const StringConstructor = String;
-  const pending = new MapConstructor();
+export const PROGRAM_PRELUDE_SOURCE = preludeSource(String.raw`
   let outputFull = false;
-
-  function then(promise, onFulfilled, onRejected) {
-    return apply(promiseThen, promise, [onFulfilled, onRejected]);
+  const ONLY_JSON = '; only JSON values can be passed (null, booleans, finite numbers, strings, arrays, plain objects)';
+  function fatalError(failure) {
+    return hostError(failure);
   }
-  function readString(value, key) {
-    if ((typeof value !== 'object' || value === null) && typeof value !== 'function') return undefined;
-    try {
-      const property = value[key];
-      return typeof property === 'string' ? property : undefined;
-    } catch {
-      return undefined;
-    }
+  function renderOther(value) {
+    return formatValue(value);
   }
-  function safeString(value) {
-    try {
-      return StringConstructor(value);
-    } catch {
-      return '[unprintable value]';
-    }
+  function kindOf(value) {
+    let tag = 'Object';
+    try { tag = apply(stringSlice, apply(objectToString, value, []), [8, -1]); } catch {}
+    if (tag === 'Date') return 'a Date (convert it with toISOString())';
+    return tag === 'Object' ? 'an object with a non-plain prototype' : article(tag);
   }
+  const problems = {
+    number: (value) => toText(value),
+    undefined: () => 'undefined',
+    hole: () => 'undefined',
+    cycle: () => 'a cycle',
+    depth: () => 'nested deeper than 200 levels',
+    exotic: kindOf,
+    'array-heir': () => 'an object with a non-plain prototype',
+    'symbol-key': () => 'an object with a symbol key',
+    'named-key': () => 'a named property of an array',
+    threw: (error, action) => 'unreadable (' + action + ' threw ' + renderThrown(error) + ')',
+  };
+  const boundary = {
+    maxDepth: 200,
+    omitUndefined: true,
+    passes: () => false,
+    refuse(trail, problem, value, detail) {
+      const what = apply(hasOwnProperty, problems, [problem]) ? problems[problem](value, detail) : article(problem);
+      return new TypeErrorConstructor(renderTrail(trail) + ' is ' + what + ONLY_JSON);
+    },
+  };
 
   // --- console: strings as they are, other values as JSON where JSON holds them ---
-  function isError(value) {
-    try {
-      return value instanceof ErrorConstructor;
-    } catch {
-      return false;
-    }
-  }
   function formatValue(value) {
     switch (typeof value) {
       case 'string': return value;
-      case 'undefined': return 'undefined';
-      case 'number': case 'boolean': case 'symbol': return safeString(value);
-      case 'bigint': return safeString(value) + 'n';
-      case 'function': {
-        const name = readString(value, 'name');
-        return name ? '[function ' + name + ']' : '[function]';
-      }
-      default: {
+      case 'bigint': return toText(value) + 'n';
+      case 'function': return describeFunction(value);
+      case 'object': {
         if (value === null) return 'null';
         if (isError(value)) {
           const name = readString(value, 'name') || 'Error';
@@ -95,20 +66,23 @@ export const PROGRAM_PRELUDE_SOURCE = String.raw`(function (hostCall) {
         }
         try {
           const text = stringify(value);
-          return text === undefined ? safeString(value) : text;
+          return text === undefined ? toText(value) : text;
         } catch {
-          return safeString(value);
+          return toText(value);
         }
       }
+      default: return toText(value);
     }
   }
   function write() {
     if (outputFull) return;
     const parts = [];
     for (let index = 0; index < arguments.length; index += 1) {
-      apply(arrayPush, parts, [formatValue(arguments[index])]);
+      let text;
+      try { text = formatValue(arguments[index]); } catch { text = '[unprintable value]'; }
+      apply(arrayPush, parts, [text]);
     }
-    if (hostCall('console', apply(arrayJoin, parts, [' ']) + '\n') === 'full') outputFull = true;
+    if (request('console', apply(arrayJoin, parts, [' ']) + '\n') === 'full') outputFull = true;
   }
   function consoleMethod(name) {
     const method = function () { apply(write, undefined, arguments); };
@@ -116,104 +90,21 @@ export const PROGRAM_PRELUDE_SOURCE = String.raw`(function (hostCall) {
     return method;
   }
 
-  // --- a tool argument out as JSON: only null, booleans, finite numbers, strings, arrays, plain objects ---
-  const MAXIMUM_DEPTH = 200;
-  function appendPath(path, key) {
-    if (typeof key === 'number') return path + '[' + key + ']';
-    return apply(regExpTest, /^[A-Za-z_$][\w$]*$/, [key]) ? path + '.' + key : path + '[' + stringify(key) + ']';
-  }
-  function kindOf(value) {
-    let tag = 'Object';
-    try { tag = apply(stringSlice, apply(objectToString, value, []), [8, -1]); } catch {}
-    if (tag === 'Date') return 'a Date (convert it with toISOString())';
-    if (tag === 'Object') return 'an object with a non-plain prototype';
-    return (apply(regExpTest, /^[AEIOU]/, [tag]) ? 'an ' : 'a ') + tag;
-  }
-  function refuse(context, path, problem) {
-    return new TypeErrorConstructor(context + ': ' + path + ' is ' + problem +
-      '; only JSON values can be passed (null, booleans, finite numbers, strings, arrays, plain objects)');
-  }
-  function copyJson(context, value, path, ancestors, depth) {
-    switch (typeof value) {
-      case 'string': case 'boolean': return value;
-      case 'number':
-        if (value === value && value !== Infinity && value !== -Infinity) return value;
-        throw refuse(context, path, safeString(value));
-      case 'undefined': throw refuse(context, path, 'undefined');
-      case 'function': throw refuse(context, path, 'a function');
-      case 'symbol': throw refuse(context, path, 'a symbol');
-      case 'bigint': throw refuse(context, path, 'a bigint');
-      default: break;
-    }
-    if (value === null) return null;
-    if (apply(mapGet, ancestors, [value]) !== undefined) throw refuse(context, path, 'a cycle');
-    if (depth >= MAXIMUM_DEPTH) throw refuse(context, path, 'nested deeper than ' + MAXIMUM_DEPTH + ' levels');
-    const prototype = getPrototypeOf(value);
-    const array = isArray(value);
-    if (array ? prototype !== Array.prototype : prototype !== null && prototype !== Object.prototype) {
-      throw refuse(context, path, kindOf(value));
-    }
-    const symbols = ownSymbols(value);
-    for (let index = 0; index < symbols.length; index += 1) {
-      if (apply(propertyIsEnumerable, value, [symbols[index]])) throw refuse(context, path, 'an object with a symbol key');
-    }
-    apply(mapSet, ancestors, [value, true]);
-    let copy;
-    if (array) {
-      copy = [];
-      const length = value.length;
-      for (let index = 0; index < length; index += 1) {
-        const item = apply(hasOwnProperty, value, [index]) ? value[index] : undefined;
-        copy[index] = copyJson(context, item, appendPath(path, index), ancestors, depth + 1);
-      }
-    } else {
-      copy = {};
-      const keys = objectKeys(value);
-      for (let index = 0; index < keys.length; index += 1) {
-        const key = keys[index];
-        const item = value[key];
-        // An undefined property is left out, as JSON.stringify leaves it out.
-        if (item === undefined) continue;
-        defineProperty(copy, key, {
-          value: copyJson(context, item, appendPath(path, key), ancestors, depth + 1),
-          enumerable: true, writable: true, configurable: true,
-        });
-      }
-    }
-    apply(mapDelete, ancestors, [value]);
-    return copy;
-  }
-
-  // --- tools ---
   function makeTool(name) {
-    const context = 'tools' + appendPath('', name) + '()';
+    const label = 'tools' + appendPath('', name) + '(): args';
     const tool = function (args) {
       let text;
       try {
-        text = stringify(copyJson(context, args === undefined ? {} : args, 'args', new MapConstructor(), 0));
+        text = toJsonText(args === undefined ? {} : args, label);
       } catch (error) {
-        return apply(promiseReject, PromiseConstructor, [error]);
+        return rejected(error);
       }
-      const index = parse(hostCall('call', stringify([name, text])));
-      return new PromiseConstructor((resolve, reject) => {
-        apply(mapSet, pending, [index, { resolve, reject }]);
-      });
+      return request('call', jsonText([name, text]));
     };
     defineProperty(tool, 'name', { value: name });
     return freeze(tool);
   }
 
-  // --- how the program ended ---
-  function renderThrown(value) {
-    const message = readString(value, 'message');
-    const stack = readString(value, 'stack');
-    if (isError(value) || message !== undefined) {
-      const name = readString(value, 'name') || 'Error';
-      const head = message ? name + ': ' + message : name;
-      return stack ? head + '\n' + stack : head;
-    }
-    return formatValue(value);
-  }
   function returned(value) {
     if (value === undefined) return '';
     let text;
@@ -223,13 +114,16 @@ export const PROGRAM_PRELUDE_SOURCE = String.raw`(function (hostCall) {
       throw new TypeErrorConstructor('the program returned a value JSON cannot hold: ' + renderThrown(error));
     }
     if (text === undefined) {
-      const kind = typeof value;
-      throw new TypeErrorConstructor('the program returned ' + (/^[aeiou]/.test(kind) ? 'an ' : 'a ') + kind + ', which JSON cannot hold; return plain data');
+      throw new TypeErrorConstructor('the program returned ' + article(typeof value) + ', which JSON cannot hold; return plain data');
     }
     return text;
   }
+  function failed(error) {
+    hostCall('failed', renderThrown(error));
+  }
 
   return {
+    settle: baseInternals.settle,
     setup(toolNamesJson) {
       const names = parse(toolNamesJson);
       const tools = {};
@@ -245,34 +139,7 @@ export const PROGRAM_PRELUDE_SOURCE = String.raw`(function (hostCall) {
       defineProperty(globalThis, 'tools', { value: freeze(tools), writable: true, configurable: true });
       defineProperty(globalThis, 'console', { value: console, writable: true, configurable: true });
     },
-    settle(index, answerJson) {
-      const entry = apply(mapGet, pending, [index]);
-      if (entry === undefined) return;
-      apply(mapDelete, pending, [index]);
-      const answer = parse(answerJson);
-      if (answer.ok) {
-        entry.resolve(answer.text);
-        return;
-      }
-      const error = new ErrorConstructor(answer.message);
-      if (answer.code !== undefined) {
-        defineProperty(error, 'code', { value: answer.code, enumerable: true, writable: true, configurable: true });
-      }
-      entry.reject(error);
-    },
     watch(completion) {
-      then(completion, (value) => {
-        let text;
-        try {
-          text = returned(value);
-        } catch (error) {
-          hostCall('failed', renderThrown(error));
-          return;
-        }
-        hostCall('returned', text);
-      }, (error) => {
-        hostCall('failed', renderThrown(error));
-      });
+      report(completion, returned, failed);
     },
-  };
-})`;
+  };`);

@@ -5,6 +5,8 @@
  * run that ended cleanly. The runner forwards the program's tool calls to the caller and their
  * answers back, and backs the thread's own limits with a terminate. `run` never rejects.
  */
+
+import { WarmThreads } from '../quickjs/threads.js';
 import type {
   ProgramOutcome,
   ProgramRequest,
@@ -57,19 +59,20 @@ export function checkProgramRequest(request: ProgramRequest): string | undefined
 }
 
 class PooledProgramRunner implements ProgramRunner {
-  private readonly warmThreads: number;
-  private readonly maxIdleThreads: number;
   private readonly stopGraceMs: number;
-  private idle: ProgramThread[] = [];
+  private readonly threads: WarmThreads<ProgramThread>;
   private readonly busy = new Map<ProgramThread, (outcome: ProgramOutcome) => void>();
   private closed = false;
   private lastRun = 0;
 
   constructor(options: ProgramRunnerOptions) {
-    this.warmThreads = options.warmThreads ?? 1;
-    this.maxIdleThreads = Math.max(options.maxIdleThreads ?? 2, this.warmThreads);
+    const warm = options.warmThreads ?? 1;
     this.stopGraceMs = options.stopGraceMs ?? 1000;
-    this.refill();
+    this.threads = new WarmThreads(
+      (forget) => new ProgramThread(forget),
+      warm,
+      Math.max(options.maxIdleThreads ?? 2, warm),
+    );
   }
 
   run(request: ProgramRequest): Promise<ProgramOutcome> {
@@ -89,13 +92,12 @@ class PooledProgramRunner implements ProgramRunner {
 
   async close(): Promise<void> {
     this.closed = true;
-    const threads = [...this.idle, ...this.busy.keys()];
-    this.idle = [];
+    const busy = [...this.busy.keys()];
     for (const [thread, end] of this.busy) {
       end(stopped('aborted', 'the program runner was closed; the program was stopped'));
       this.busy.delete(thread);
     }
-    await Promise.all(threads.map((thread) => thread.terminate()));
+    await Promise.all([this.threads.close(), ...busy.map((thread) => thread.terminate())]);
   }
 
   private start(request: ProgramRequest, resolve: (outcome: ProgramOutcome) => void): void {
@@ -113,8 +115,7 @@ class PooledProgramRunner implements ProgramRunner {
       resolve(stopped('aborted', 'the program was cancelled before it started'));
       return;
     }
-    const thread = this.take();
-    this.refill();
+    const thread = this.threads.take();
     this.lastRun += 1;
     const run = this.lastRun;
     const toolNames = [...request.toolNames];
@@ -129,7 +130,7 @@ class PooledProgramRunner implements ProgramRunner {
       signal.removeEventListener('abort', onAbort);
       this.busy.delete(thread);
       thread.detach();
-      this.release(thread, reusable);
+      this.threads.release(thread, reusable);
       resolve(outcome);
     };
     const fault = (reason: string) =>
@@ -190,35 +191,6 @@ class PooledProgramRunner implements ProgramRunner {
     });
     signal.addEventListener('abort', onAbort, { once: true });
     thread.post({ type: 'run', run, code: request.code, toolNames, limits: { ...limits } });
-  }
-
-  /** An idle thread (one that has QuickJS loaded first), or a new one. */
-  private take(): ProgramThread {
-    const index = Math.max(
-      0,
-      this.idle.findIndex((thread) => thread.ready),
-    );
-    const [taken] = this.idle.splice(index, 1);
-    return taken ?? this.spawn();
-  }
-
-  private refill(): void {
-    while (!this.closed && this.idle.length < this.warmThreads) this.idle.push(this.spawn());
-  }
-
-  private spawn(): ProgramThread {
-    return new ProgramThread((thread) => {
-      this.idle = this.idle.filter((other) => other !== thread);
-    });
-  }
-
-  /** A thread whose run ended cleanly goes back to the pool while there is room. */
-  private release(thread: ProgramThread, reusable: boolean): void {
-    if (reusable && thread.alive && !this.closed && this.idle.length < this.maxIdleThreads) {
-      this.idle.push(thread);
-      return;
-    }
-    void thread.terminate();
   }
 }
 

@@ -1,16 +1,32 @@
 /**
  * The worker side of Code Mode's program engine: one program at a time, each in a fresh QuickJS
- * realm (`program-realm.ts`) prepared before its run arrives. The program's only way out is the
- * prelude's host function; only this module posts to the port, and only calls, the result and
- * nothing the program shaped but JSON text. The interrupt handler stops a spin for the time
- * limit, the memory cap or a `stop` it reads from the port synchronously.
+ * runtime (`quickjs/realm-runtime.ts`) prepared before its run arrives. The program's only way
+ * out is the prelude's host function; only this module posts to the port, and only calls, the
+ * result and nothing the program shaped but JSON text. The interrupt handler stops a spin for
+ * the time limit, the memory cap or a `stop` it reads from the port synchronously.
  */
-import { performance } from 'node:perf_hooks';
-import type { QuickJSHandle } from 'quickjs-emscripten';
-import type { CompiledWasm } from '../core/quickjs-wasm.js';
-import type { ProgramLimits, ProgramOutcome, ProgramStop } from './program-contract.js';
+import {
+  createRealmRuntime,
+  type ReadError,
+  type RealmRuntime,
+  renderError,
+  type ScriptRealm,
+} from '../quickjs/realm-runtime.js';
+import {
+  type EntryPoint,
+  RealmSession,
+  type RealmUse,
+  type SessionRealm,
+} from '../quickjs/realm-session.js';
+import type { CompiledWasm } from '../quickjs/wasm.js';
+import type {
+  ProgramLimits,
+  ProgramOutcome,
+  ProgramStop,
+  ProgramToolAnswer,
+} from './program-contract.js';
+import { PROGRAM_ENGINE_FILENAME, PROGRAM_PRELUDE_SOURCE } from './program-prelude.js';
 import { type HostToProgram, type ProgramToHost, readHostMessage } from './program-protocol.js';
-import { exerciseRealm, type ProgramRealm, prepareRealm } from './program-realm.js';
 
 /** The file name a program is compiled under; its stack frames name it. */
 export const PROGRAM_FILENAME = 'program.js';
@@ -32,14 +48,16 @@ export interface ProgramPort {
   onMessage(listener: (message: unknown) => void): void;
 }
 
-interface Binding {
-  run: ProgramRun | undefined;
+interface Prepared {
+  runtime: RealmRuntime;
+  realm: ScriptRealm;
+  binding: { run: ProgramRun | undefined };
 }
 
-interface Prepared {
-  realm: ProgramRealm;
-  binding: Binding;
-}
+type Ending =
+  | { kind: 'returned'; json?: string }
+  | { kind: 'threw'; message: string }
+  | { kind: 'stopped'; reason: ProgramStop; message: string };
 
 /**
  * Serves runs on `port`: prepares a realm now, posts `ready`, and runs each `run` it is sent.
@@ -49,12 +67,40 @@ export function serveProgramThread(port: ProgramPort, quickJs?: CompiledWasm): v
   new ProgramThread(port, quickJs).listen();
 }
 
-/** A throwaway realm runs a throwaway program first; a failure here shows at the first run. */
+/** A program that takes the paths most programs take (globals, a tool call, console, JSON, jobs). */
+const EXERCISE = `const found = { list: [1, 'two', { three: true }], text: 'x'.repeat(10) };
+console.log('warm', found, 1.5);
+tools.tool({ path: 'a', options: [1, 2] });
+const text = JSON.stringify(found);
+await null;
+return JSON.parse(text).list.map((item) => typeof item).join(',');`;
+
+async function prepare(
+  quickJs: CompiledWasm | undefined,
+  binding: Prepared['binding'],
+): Promise<Prepared> {
+  // A run's session serves the runtime's interrupt handler from its start (`attach`).
+  const runtime = await createRealmRuntime(
+    { shouldInterrupt: () => false, poll: () => {}, pollMs: POLL_MS },
+    quickJs,
+  );
+  const hostCall = (op: string, payload: string) => binding.run?.hostCall(op, payload) ?? '{"p":0}';
+  const realm = runtime.newRealm(PROGRAM_PRELUDE_SOURCE, PROGRAM_ENGINE_FILENAME, hostCall, {});
+  if (!('context' in realm)) throw new Error(renderError(realm));
+  return { runtime, realm, binding };
+}
+
+/** A throwaway program in a throwaway realm, so that V8 compiles what a program needs first. */
 async function warmedUp(quickJs: CompiledWasm | undefined): Promise<void> {
   try {
-    exerciseRealm(
-      await prepareRealm({ hostCall: () => '0', shouldInterrupt: () => false }, quickJs),
-    );
+    const { runtime, realm } = await prepare(quickJs, { run: undefined });
+    realm.call('setup', ['["tool"]']);
+    const completion = realm.evaluate(`${BODY_START}${EXERCISE}${BODY_END}`, 'exercise.js');
+    if (completion.ok) {
+      realm.call('watch', [completion.value]);
+      completion.value.dispose();
+    }
+    runtime.pump();
   } catch {}
 }
 
@@ -68,12 +114,9 @@ class ProgramThread {
     private readonly port: ProgramPort,
     private readonly quickJs: CompiledWasm | undefined,
   ) {
-    this.next = warmedUp(quickJs).then(() => this.prepare());
-    this.next.catch(() => {});
-    this.next.then(
-      () => port.post({ type: 'ready' }),
-      () => port.post({ type: 'ready' }),
-    );
+    this.next = warmedUp(quickJs).then(() => this.prepareNext());
+    const ready = () => port.post({ type: 'ready' });
+    this.next.then(ready, ready);
   }
 
   listen(): void {
@@ -83,15 +126,8 @@ class ProgramThread {
     });
   }
 
-  private prepare(): Promise<Prepared> {
-    const binding: Binding = { run: undefined };
-    const prepared = prepareRealm(
-      {
-        hostCall: (op, payload) => binding.run?.hostCall(op, payload) ?? '0',
-        shouldInterrupt: () => binding.run?.shouldInterrupt() ?? false,
-      },
-      this.quickJs,
-    ).then((realm) => ({ realm, binding }));
+  private prepareNext(): Promise<Prepared> {
+    const prepared = prepare(this.quickJs, { run: undefined });
     prepared.catch(() => {});
     return prepared;
   }
@@ -109,17 +145,14 @@ class ProgramThread {
   }
 
   private async start(message: Extract<HostToProgram, { type: 'run' }>): Promise<void> {
-    const empty = { console: '', truncated: false };
-    if (this.current || this.starting) {
+    const threw = (text: string) =>
       this.port.post({
         type: 'done',
         run: message.run,
-        outcome: {
-          kind: 'threw',
-          message: 'the program thread is busy with another run',
-          ...empty,
-        },
+        outcome: { kind: 'threw', message: text, console: '', truncated: false },
       });
+    if (this.current || this.starting) {
+      threw('the program thread is busy with another run');
       return;
     }
     this.starting = { run: message.run, stopped: false };
@@ -128,24 +161,16 @@ class ProgramThread {
       prepared = await this.next;
     } catch (error) {
       this.starting = undefined;
-      this.next = this.prepare();
+      this.next = this.prepareNext();
       const reason = error instanceof Error ? error.message : String(error);
-      this.port.post({
-        type: 'done',
-        run: message.run,
-        outcome: {
-          kind: 'threw',
-          message: `the program engine could not load QuickJS: ${reason}`,
-          ...empty,
-        },
-      });
+      threw(`the program engine could not load QuickJS: ${reason}`);
       return;
     }
     const stopped = this.starting.stopped;
     this.starting = undefined;
-    const run = new ProgramRun(message.run, message.limits, prepared.realm, this.port, () => {
+    const run = new ProgramRun(message.run, message.limits, prepared, this.port, () => {
       if (this.current === run) this.current = undefined;
-      this.next = this.prepare();
+      this.next = this.prepareNext();
     });
     this.current = run;
     prepared.binding.run = run;
@@ -155,17 +180,19 @@ class ProgramThread {
 }
 
 /** One program in its realm, from its start to the one `done` it posts. */
-class ProgramRun {
+class ProgramRun implements RealmUse<HostToProgram> {
+  private readonly session: RealmSession<HostToProgram>;
   private readonly deadline: number;
+  private readonly realm: SessionRealm;
+  private readonly heap: RealmRuntime;
   private stopReason: ProgramStop | undefined;
   private finished = false;
   private output = '';
   private outputBytes = 0;
   private truncated = false;
   private lastIndex = 0;
-  private nextPoll = 0;
-  private inside = 0;
-  private readonly inbox: HostToProgram[] = [];
+  /** The calls waiting for the host's answer, by index. */
+  private readonly answers = new Map<number, (answer: ProgramToolAnswer) => void>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   /** The line of the wrapper's end, whose frames are the engine's, not the program's. */
   private wrapperLine = 0;
@@ -173,120 +200,115 @@ class ProgramRun {
   constructor(
     readonly id: number,
     private readonly limits: ProgramLimits,
-    private readonly realm: ProgramRealm,
+    prepared: Prepared,
     private readonly port: ProgramPort,
     private readonly onFinish: () => void,
   ) {
+    this.session = new RealmSession(port, POLL_MS, this);
     this.deadline = performance.now() + limits.timeoutMs;
+    this.heap = prepared.runtime;
+    this.realm = { script: prepared.realm, live: true };
+    this.session.attach(prepared.runtime);
+  }
+
+  running(): boolean {
+    return !this.finished;
   }
 
   start(code: string, toolNames: readonly string[]): void {
-    const { context } = this.realm;
-    this.realm.capMemory(this.limits.memoryMb);
+    this.heap.capMemory(this.limits.memoryMb);
     this.wrapperLine = code.split(/\r\n|[\n\r\u2028\u2029]/).length + 1;
     this.timer = setTimeout(() => this.stop('timeout'), this.limits.timeoutMs);
-    this.guard(() => {
-      this.callInternal('setup', [JSON.stringify(toolNames)]);
-      if (this.checkStopped()) return;
-      const result = this.enter(() =>
-        context.evalCode(`${BODY_START}${code}${BODY_END}`, PROGRAM_FILENAME),
-      );
-      if (this.checkStopped()) {
-        if (result.error) result.error.dispose();
-        else result.value.dispose();
-        return;
-      }
-      if (result.error) {
-        this.finish({ kind: 'threw', message: this.renderHandle(result.error) });
-        return;
-      }
-      this.callInternal('watch', [result.value]);
-      result.value.dispose();
-      this.pump();
-    });
-    this.afterSlice();
+    if (this.session.callInternal(this.realm, 'setup', [JSON.stringify(toolNames)])) return;
+    const result = this.session.evaluateBody(this.realm, code, PROGRAM_FILENAME);
+    if (result === undefined) return;
+    const ended = this.afterEntry('body', result.ok ? undefined : result.error);
+    if (result.ok && ended) result.value.dispose();
+    else if (result.ok) this.session.watch(this.realm, result.value);
+    this.session.afterSlice();
   }
 
   /** A message for this run, arriving while the program is idle. */
   receive(message: HostToProgram): void {
-    if (message.type === 'stop') {
-      this.stop('aborted');
-      return;
-    }
-    this.inbox.push(message);
-    this.afterSlice();
+    this.handle(message);
   }
 
   /** Stops the program for `reason`: at once when idle, at the next interrupt check otherwise. */
   stop(reason: ProgramStop): void {
     if (this.finished) return;
     this.stopReason ??= reason;
-    if (this.inside === 0) this.checkStopped();
+    if (this.heap.inside === 0) this.checkStopped();
   }
 
-  /** The realm's one host function; it never throws and always answers text. */
+  /** The realm's one host function; it never throws and always answers JSON text. */
   hostCall(op: string, payload: string): string {
-    if (this.finished || this.stopReason !== undefined) return '0';
-    if (this.realm.overMemory()) {
-      this.stopReason = 'memory';
-      return '0';
-    }
+    if (this.finished || this.stopReason !== undefined || this.session.overMemory) return '{"p":0}';
     switch (op) {
       case 'call': {
         const [name, text] = JSON.parse(payload) as [string, string];
         this.lastIndex += 1;
-        this.port.post({
-          type: 'call',
-          run: this.id,
-          index: this.lastIndex,
-          name,
-          arguments: text,
+        const index = this.lastIndex;
+        const answered = new Promise<ProgramToolAnswer>((resolve) =>
+          this.answers.set(index, resolve),
+        );
+        const id = this.session.track(this.realm, answered, (settled) => {
+          const answer = (settled as { value: ProgramToolAnswer }).value;
+          return answer.ok
+            ? { v: answer.text }
+            : { e: { message: answer.message, code: answer.code } };
         });
-        return String(this.lastIndex);
+        this.port.post({ type: 'call', run: this.id, index, name, arguments: text });
+        return `{"p":${id}}`;
       }
       case 'console':
         this.write(payload);
-        return this.truncated ? 'full' : '';
+        return this.truncated ? '{"v":"full"}' : '{}';
       case 'returned':
         this.finish(payload === '' ? { kind: 'returned' } : { kind: 'returned', json: payload });
-        return '0';
+        return '{}';
       case 'failed':
         this.finish({ kind: 'threw', message: renderForReader(payload, this.wrapperLine) });
-        return '0';
+        return '{}';
       default:
-        return '0';
+        return '{}';
     }
   }
 
-  /** QuickJS asks this regularly while the program runs: true stops it, uncatchably. */
-  shouldInterrupt(): boolean {
-    if (this.finished || this.stopReason !== undefined) return true;
-    if (this.realm.overMemory()) {
-      this.stopReason = 'memory';
-      return true;
-    }
-    const now = performance.now();
-    if (now >= this.deadline) {
-      this.stopReason = 'timeout';
-      return true;
-    }
-    if (now >= this.nextPoll) {
-      this.nextPoll = now + POLL_MS;
-      this.poll();
-    }
-    return this.stopReason !== undefined;
+  stopNow(now: number): 'stop' | undefined {
+    if (this.stopReason === undefined && now >= this.deadline) this.stopReason = 'timeout';
+    return this.stopReason === undefined ? undefined : 'stop';
   }
 
   /** Takes what the host sent meanwhile: a `stop` stops the program, answers wait for the slice's end. */
-  private poll(): void {
-    for (;;) {
-      const received = this.port.receive();
-      if (received === undefined) return;
-      const message = readHostMessage(received.message);
-      if (message === undefined || message.run !== this.id) continue;
-      if (message.type === 'stop') this.stopReason ??= 'aborted';
-      else this.inbox.push(message);
+  takeDuringSpin(raw: unknown): void {
+    const message = readHostMessage(raw);
+    if (message === undefined || message.run !== this.id) return;
+    if (message.type === 'stop') this.stopReason ??= 'aborted';
+    else this.session.queue(message);
+  }
+
+  handle(message: HostToProgram): void {
+    if (message.type === 'stop') {
+      this.stop('aborted');
+      return;
     }
+    if (message.type !== 'answer') return;
+    const resolve = this.answers.get(message.index);
+    this.answers.delete(message.index);
+    resolve?.(message.answer);
+  }
+
+  afterEntry(_point: EntryPoint, error: ReadError | undefined): boolean {
+    this.session.takeInterruption();
+    if (this.checkStopped()) return true;
+    if (error) this.finish({ kind: 'threw', message: this.render(error) });
+    return error !== undefined;
+  }
+
+  engineFault(error: unknown): void {
+    if (this.checkStopped()) return;
+    const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    this.finish({ kind: 'threw', message: `the program engine failed: ${reason}` });
   }
 
   private write(text: string): void {
@@ -307,77 +329,10 @@ class ProgramRun {
     this.truncated = true;
   }
 
-  /** The answers taken while the program ran, settled now that it has yielded, then its jobs. */
-  private afterSlice(): void {
-    if (this.inside > 0 || this.finished) return;
-    if (this.inbox.length === 0) {
-      this.checkStopped();
-      return;
-    }
-    this.guard(() => {
-      while (this.inbox.length > 0 && !this.finished) {
-        const message = this.inbox.shift();
-        if (message?.type !== 'answer' || message.index > this.lastIndex) continue;
-        const index = this.realm.context.newNumber(message.index);
-        try {
-          this.callInternal('settle', [index, JSON.stringify(message.answer)]);
-        } finally {
-          index.dispose();
-        }
-        if (this.checkStopped()) return;
-      }
-      this.pump();
-    });
-    if (this.inbox.length > 0) this.afterSlice();
-  }
-
-  /** Runs the program's pending jobs (its continuations) until none is left. */
-  private pump(): void {
-    if (this.finished) return;
-    const result = this.enter(() => this.realm.runtime.executePendingJobs(-1));
-    if (this.checkStopped()) {
-      if (result.error) result.error.dispose();
-      return;
-    }
-    if (result.error) this.finish({ kind: 'threw', message: this.renderHandle(result.error) });
-  }
-
-  /** Calls one of the prelude's internals; a failure the program caused ends the run. */
-  private callInternal(
-    name: 'setup' | 'settle' | 'watch',
-    args: Array<QuickJSHandle | string>,
-  ): void {
-    const { context, internals } = this.realm;
-    const made: QuickJSHandle[] = [];
-    try {
-      const handles = args.map((arg) => {
-        if (typeof arg !== 'string') return arg;
-        const handle = context.newString(arg);
-        made.push(handle);
-        return handle;
-      });
-      const method = context.getProp(internals, name);
-      made.push(method);
-      const result = this.enter(() => context.callFunction(method, internals, ...handles));
-      if (this.checkStopped()) {
-        if (result.error) result.error.dispose();
-        else result.value.dispose();
-        return;
-      }
-      if (result.error) {
-        this.finish({ kind: 'threw', message: this.renderHandle(result.error) });
-        return;
-      }
-      result.value.dispose();
-    } finally {
-      for (const handle of made) handle.dispose();
-    }
-  }
-
   /** Ends the run as stopped when a stop or the memory cap was noticed; true once finished. */
   private checkStopped(): boolean {
     if (this.finished) return true;
-    if (this.realm.overMemory()) this.stopReason = 'memory';
+    if (this.session.overMemory) this.stopReason = 'memory';
     if (this.stopReason === undefined) return false;
     this.finish({
       kind: 'stopped',
@@ -398,14 +353,9 @@ class ProgramRun {
     }
   }
 
-  private finish(
-    ending:
-      | { kind: 'returned'; json?: string }
-      | { kind: 'threw'; message: string }
-      | { kind: 'stopped'; reason: ProgramStop; message: string },
-  ): void {
+  private finish(ending: Ending): void {
     if (this.finished) return;
-    const memory = ending.kind !== 'stopped' && this.realm.overMemory();
+    const memory = ending.kind !== 'stopped' && this.session.overMemory;
     this.finished = true;
     clearTimeout(this.timer);
     const tail = { console: this.output, truncated: this.truncated };
@@ -416,44 +366,8 @@ class ProgramRun {
     this.onFinish();
   }
 
-  /** Runs an action that enters QuickJS; a fault of the engine itself ends the run. */
-  private guard(action: () => void): void {
-    try {
-      action();
-    } catch (error) {
-      if (this.checkStopped()) return;
-      const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-      this.finish({ kind: 'threw', message: `the program engine failed: ${reason}` });
-    }
-  }
-
-  private enter<Result>(action: () => Result): Result {
-    this.inside += 1;
-    try {
-      return action();
-    } finally {
-      this.inside -= 1;
-    }
-  }
-
-  /** A thrown value's handle rendered for the reader; the handle is disposed. */
-  private renderHandle(handle: QuickJSHandle): string {
-    try {
-      const dumped: unknown = this.realm.context.dump(handle);
-      if (typeof dumped === 'object' && dumped !== null) {
-        const { name, message, stack } = dumped as Record<string, unknown>;
-        const head = `${typeof name === 'string' ? name : 'Error'}: ${typeof message === 'string' ? message : ''}`;
-        return renderForReader(
-          typeof stack === 'string' && stack ? `${head}\n${stack}` : head,
-          this.wrapperLine,
-        );
-      }
-      return renderForReader(String(dumped), this.wrapperLine);
-    } catch {
-      return 'InternalError: out of memory';
-    } finally {
-      handle.dispose();
-    }
+  private render(error: ReadError): string {
+    return renderForReader(renderError(error), this.wrapperLine);
   }
 }
 

@@ -1,13 +1,11 @@
 /**
  * One program thread as the host holds it: the worker, whether it has QuickJS loaded, and the
- * run it serves now. The built code starts `program-worker.cjs` next to this file (bundled,
- * one CommonJS file: no ESM loader to start), else tsc's `program-worker.js`; under tsx (Loom's
- * own tests) the thread registers tsx first. The thread gets no Node flags and never keeps the
- * process alive while idle. It must never start anything but the program worker entry.
+ * run it serves now. It runs `program-worker.ts` (`quickjs/threads.ts` finds the built entry) with
+ * the QuickJS this process compiled, and never keeps the process alive while idle.
  */
-import { existsSync } from 'node:fs';
-import { Worker } from 'node:worker_threads';
-import { quickJsWasmForThreads } from '../core/quickjs-wasm.js';
+
+import { startThread, threadEntry } from '../quickjs/threads.js';
+import { quickJsWasmForThreads } from '../quickjs/wasm.js';
 import { type HostToProgram, type ProgramToHost, readProgramMessage } from './program-protocol.js';
 
 /** What the run a thread serves hears from it. */
@@ -19,23 +17,13 @@ export interface ThreadListener {
 
 /** The file a program thread runs: the bundled entry when built, else tsc's, else (tsx) the source. */
 export function programWorkerEntry(): URL {
-  if (import.meta.url.endsWith('.ts')) return new URL('./program-worker.ts', import.meta.url);
-  const bundled = new URL('./program-worker.cjs', import.meta.url);
-  return existsSync(bundled) ? bundled : new URL('./program-worker.js', import.meta.url);
-}
-
-/** The thread gets QuickJS as this process compiled it once (`core/quickjs-wasm.ts`). */
-function startWorker(): Worker {
-  const entry = programWorkerEntry();
-  const workerData = { quickJs: quickJsWasmForThreads() };
-  if (!entry.href.endsWith('.ts')) return new Worker(entry, { execArgv: [], workerData });
-  const loader = import.meta.resolve('tsx/esm/api');
-  const bootstrap = `import(${JSON.stringify(loader)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); });`;
-  return new Worker(bootstrap, { eval: true, execArgv: [], workerData });
+  return threadEntry(import.meta.url, './program-worker.ts', './program-worker.cjs');
 }
 
 export class ProgramThread {
-  private readonly worker = startWorker();
+  private readonly worker = startThread(programWorkerEntry(), {
+    workerData: { quickJs: quickJsWasmForThreads() },
+  });
   /** Whether the thread has posted `ready` (QuickJS loaded, a realm prepared). */
   ready = false;
   alive = true;

@@ -3,7 +3,7 @@
  * direction, and typed send and read helpers. Private to the workflow engine. Every payload is
  * structured-clone data; nothing here may carry a function, a class instance or a realm value.
  */
-import type { CompiledWasm } from '../core/quickjs-wasm.js';
+import type { CompiledWasm } from '../quickjs/wasm.js';
 import type { WorkflowErrorCode, WorkflowLimits, WorkflowMeta } from './contract.js';
 
 /** Messages the host sends to the worker. */

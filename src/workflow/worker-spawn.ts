@@ -1,20 +1,14 @@
 /**
- * Starts the thread a workflow run's script lives in. The build runs `worker.cjs` next to this
- * file (the bundle and tsc's unbundled engine alike): one CommonJS file, so the thread starts
- * without an ESM loader; without it, `worker.js` next to this file. Under tsx (Loom's own tests) the
- * source is TypeScript and Node 20 does not give worker threads the main thread's module hooks,
- * so the worker first registers tsx itself. The worker gets no Node flags (`execArgv: []`): it
- * needs none, and a host started with flags a worker refuses (`--eval`, `--input-type`) must
- * still run workflows. A thread started ahead (`prewarmWorkflowWorker`) serves the next run of
- * its engine: its session data arrives as its first message. The isolated engine's entry is
- * `isolated-worker.cjs` (under tsx `isolated/worker.ts`). Every thread gets V8's heap limit for
- * its run's `maxScriptMemoryMb` (`heapCapMb`); one started ahead serves only a run of its engine
- * and limit. An isolated thread gets the QuickJS this process compiled and keeps
- * (`core/quickjs-wasm.ts`). It must never start anything but a workflow worker entry.
+ * Starts the thread a workflow run's script lives in, through `quickjs/threads.ts` (the built
+ * `worker.cjs` or `isolated-worker.cjs` beside this file, else tsc's `.js`, else the source under
+ * tsx; no Node flags). A thread started ahead (`prewarmWorkflowWorker`) serves the next run of
+ * its engine and `maxScriptMemoryMb`: its session data arrives as its first message. Every thread
+ * gets V8's heap limit for its run's limit (`heapCapMb`); an isolated one also gets the QuickJS
+ * this process compiled and keeps. It must never start anything but a workflow worker entry.
  */
-import { existsSync } from 'node:fs';
-import { type ResourceLimits, Worker } from 'node:worker_threads';
-import { quickJsWasmForThreads } from '../core/quickjs-wasm.js';
+import type { ResourceLimits, Worker } from 'node:worker_threads';
+import { startThread, threadEntry } from '../quickjs/threads.js';
+import { quickJsWasmForThreads } from '../quickjs/wasm.js';
 import type { WorkflowEngineKind } from './contract.js';
 import { heapCapMb } from './heap-watch.js';
 import { defaultLimits } from './limits.js';
@@ -23,13 +17,10 @@ import type { WorkerSessionData } from './protocol.js';
 /** The engine a run gets when neither the caller nor the config names one (see README.md). */
 export const DEFAULT_WORKFLOW_ENGINE: WorkflowEngineKind = 'worker';
 
-function builtEntry(engine: WorkflowEngineKind): URL {
-  if (engine === 'isolated') {
-    const bundled = new URL('./isolated-worker.cjs', import.meta.url);
-    return existsSync(bundled) ? bundled : new URL('./isolated/worker.js', import.meta.url);
-  }
-  const bundled = new URL('./worker.cjs', import.meta.url);
-  return existsSync(bundled) ? bundled : new URL('./worker.js', import.meta.url);
+function entry(engine: WorkflowEngineKind): URL {
+  return engine === 'isolated'
+    ? threadEntry(import.meta.url, './isolated/worker.ts', './isolated-worker.cjs')
+    : threadEntry(import.meta.url, './worker.ts', './worker.cjs');
 }
 
 /** V8's limits for a thread whose script may use `maxScriptMemoryMb`. */
@@ -51,9 +42,8 @@ export function prewarmWorkflowWorker(
   memoryMb = defaultLimits().maxScriptMemoryMb,
 ): void {
   if (prewarmed || import.meta.url.endsWith('.ts')) return;
-  const worker = new Worker(builtEntry(engine), {
+  const worker = startThread(entry(engine), {
     workerData: null,
-    execArgv: [],
     resourceLimits: resourceLimitsFor(memoryMb),
   });
   const forget = () => {
@@ -78,14 +68,5 @@ export function spawnWorkflowWorker(
     ready.worker.ref();
     return ready.worker;
   }
-  if (!import.meta.url.endsWith('.ts')) {
-    return new Worker(builtEntry(engine), { workerData: data, execArgv: [], resourceLimits });
-  }
-  const loader = import.meta.resolve('tsx/esm/api');
-  const entry = new URL(
-    engine === 'isolated' ? './isolated/worker.ts' : './worker.ts',
-    import.meta.url,
-  ).href;
-  const bootstrap = `import(${JSON.stringify(loader)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(bootstrap, { eval: true, workerData: data, execArgv: [], resourceLimits });
+  return startThread(entry(engine), { workerData: data, resourceLimits });
 }

@@ -8,13 +8,19 @@
  * in the realm can reach Node, the environment, the file system or this port: only this session
  * posts, and only after those checks.
  */
-import { performance } from 'node:perf_hooks';
-import type {
-  QuickJSContext,
-  QuickJSHandle,
-  QuickJSRuntime,
-  QuickJSWASMModule,
-} from 'quickjs-emscripten';
+import {
+  createRealmRuntime,
+  type ReadError,
+  type RealmRuntime,
+  renderError,
+} from '../../quickjs/realm-runtime.js';
+import {
+  type EntryPoint,
+  type Interruption,
+  RealmSession,
+  type RealmUse,
+  type SessionRealm,
+} from '../../quickjs/realm-session.js';
 import { WorkflowError } from '../contract.js';
 import {
   createAgentHook,
@@ -36,16 +42,8 @@ import {
 import { nestedScriptFilename, renderForScript, SCRIPT_FILENAME } from '../render-thrown.js';
 import { SessionWire } from '../session-wire.js';
 import { ENGINE_FILENAME, PRELUDE_SOURCE, type PreludeSettings } from './realm-prelude.js';
-import {
-  describeError,
-  readError,
-  renderError,
-  replyText,
-  type Thrown,
-  withoutHashBang,
-} from './realm-values.js';
+import { describeError, replyText, type Thrown, withoutHashBang } from './realm-values.js';
 import { type Encoded, type Replied, standInFor, standInOptions } from './stand-ins.js';
-import { quickJs } from './thread-quickjs.js';
 
 /** A port the session can also read synchronously, so a spinning script still hears `cancel`. */
 export interface IsolatedPort extends WirePort {
@@ -55,9 +53,6 @@ export interface IsolatedPort extends WirePort {
 
 /** How often (ms) a running script's interrupt handler looks for a `cancel` on the port. */
 const POLL_MS = 5;
-
-const MEBIBYTE = 1024 * 1024;
-const WASM_PAGE_BYTES = 65536;
 
 /** The prototypes a value that crossed as JSON has: this realm's (see `materialize.ts`). */
 const hostPrototypes: ReadonlySet<object | null> = new Set([
@@ -90,9 +85,7 @@ interface RealmNames {
 }
 
 /** One QuickJS context: its hooks serve `host`; `ended` hears how its script ended. */
-interface Realm {
-  context: QuickJSContext;
-  internals: QuickJSHandle;
+interface Realm extends SessionRealm {
   host: HookHost;
   hooks: {
     agent: ReturnType<typeof createAgentHook>;
@@ -101,39 +94,25 @@ interface Realm {
     workflow: ReturnType<typeof createWorkflowHook>;
   };
   ended(outcome: { value: unknown } | { thrown: Thrown }): void;
-  live: boolean;
   /** Names the realm's return value in messages. */
   label: string;
 }
 
-/** Why the interrupt handler stopped the running script. */
-type Interruption = 'stop' | 'deadline' | 'memory' | undefined;
-
-class IsolatedSession extends SessionWire<IsolatedPort> {
+class IsolatedSession extends SessionWire<IsolatedPort> implements RealmUse<unknown> {
   readonly allowedPrototypes = hostPrototypes;
-  private readonly module: Promise<QuickJSWASMModule>;
-  private runtime: QuickJSRuntime | undefined;
-  /** Set once QuickJS's heap was refused room past maxScriptMemoryMb. */
-  private memoryExceeded = false;
+  private readonly loading: Promise<RealmRuntime>;
+  private readonly session: RealmSession<unknown>;
   private readonly realms = new Set<Realm>();
-  private lastHostPromise = 0;
-  /** Envelopes taken from the port while the script ran; handled once it yields. */
-  private readonly inbox: unknown[] = [];
-  /** The running slice is interrupted past this time (the first slice: syncTimeoutMs). */
-  private sliceDeadline = Number.POSITIVE_INFINITY;
   /** Once the run is stopped, a slice that runs past this time is interrupted. */
   private stopDeadline = Number.POSITIVE_INFINITY;
-  private interruption: Interruption;
   /** Why a stop noticed while the script ran stopped it (the host's message is handled later). */
   private stopping: WorkflowError | undefined;
-  private nextPoll = 0;
-  private pumpQueued = false;
-  /** Nesting of QuickJS calls from here: messages wait while the script runs. */
-  private inside = 0;
 
   constructor(port: IsolatedPort, data: WorkerSessionData) {
     super(port, data);
-    this.module = handOut(quickJs(data.quickJs));
+    this.session = new RealmSession(port, POLL_MS, this);
+    const idle = { shouldInterrupt: () => false, poll: () => {}, pollMs: POLL_MS };
+    this.loading = handOut(createRealmRuntime(idle, data.quickJs));
   }
 
   runNestedScript({ name, script, args, host }: NestedScript): Promise<unknown> {
@@ -175,9 +154,9 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
       performance.now() + Math.min(this.limits.syncTimeoutMs, this.limits.cancelGraceMs / 2);
     super.stop(error);
     for (const realm of this.realms) {
-      this.callInternal(realm, 'stop', [error.code, error.message]);
+      this.session.callInternal(realm, 'stop', [error.code, error.message]);
     }
-    this.queuePump();
+    this.session.queuePump();
   }
 
   protected override finish(outcome: DoneOutcome): void {
@@ -190,9 +169,9 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
   // --- running scripts ---
 
   protected async execute(): Promise<void> {
-    let module: QuickJSWASMModule;
+    let runtime: RealmRuntime;
     try {
-      module = await this.module;
+      runtime = await this.loading;
     } catch (error) {
       this.finish({
         kind: 'error',
@@ -202,11 +181,11 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
       return;
     }
     if (this.state !== 'running') return;
-    const runtime = module.newRuntime();
-    runtime.setMemoryLimit(this.limits.maxScriptMemoryMb * MEBIBYTE);
-    runtime.setInterruptHandler(this.onInterrupt);
-    this.runtime = runtime;
-    this.capMemory(module);
+    // The cap is on the heap itself: past it the allocation fails at once and the run ends with
+    // SCRIPT_MEMORY right there, whatever the script catches (`done` is posted before QuickJS
+    // unwinds the script and frees what it built, and the host ends the thread meanwhile).
+    runtime.capMemory(this.limits.maxScriptMemoryMb);
+    this.session.attach(runtime);
     const started = this.startRealm(
       this.data.script,
       this.data.args,
@@ -284,12 +263,10 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
     names: RealmNames,
     ended: Realm['ended'],
   ): 'started' | 'timeout' | 'stopped' {
-    const runtime = this.runtime;
+    const runtime = this.session.runtime;
     if (!runtime || this.state !== 'running') return 'stopped';
-    const context = runtime.newContext();
     const realm: Realm = {
-      context,
-      internals: context.undefined,
+      script: undefined,
       host,
       hooks: {
         agent: createAgentHook(host),
@@ -312,96 +289,65 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
       budgetTotal: this.budgetTotal,
       returnLabel: names.label,
       scriptFilename: names.filename,
+      args,
     };
     try {
-      const internals = this.prepare(realm, settings, args);
-      if (internals === undefined) return 'stopped';
-      realm.internals = internals;
-      this.realms.add(realm);
-      this.sliceDeadline = performance.now() + this.limits.syncTimeoutMs;
-      const result = this.enter(() =>
-        context.evalCode(`(async () => {${withoutHashBang(script)}\n})()`, names.filename),
+      const made = runtime.newRealm(
+        PRELUDE_SOURCE,
+        ENGINE_FILENAME,
+        (op, payload) => this.hostCall(realm, op, payload),
+        settings,
       );
-      this.sliceDeadline = Number.POSITIVE_INFINITY;
-      const interruption = this.takeInterruption();
+      if (!('context' in made)) {
+        if (!this.sliceFailed(this.session.takeInterruption())) {
+          this.finish({
+            kind: 'error',
+            message: `the isolated workflow engine failed to start: ${renderError(made)}`,
+            fatal: true,
+          });
+        }
+        return 'stopped';
+      }
+      realm.script = made;
+      this.realms.add(realm);
+      const result = this.session.evaluateBody(
+        realm,
+        withoutHashBang(script),
+        names.filename,
+        this.limits.syncTimeoutMs,
+      );
+      if (result === undefined) return 'stopped';
+      const interruption = this.session.takeInterruption();
       if (interruption === 'deadline' && this.state === 'running' && !this.stopError) {
         // QuickJS turns the interrupt inside the async body into a rejection: drop the realm.
-        if (!result.error) result.value.dispose();
+        if (result.ok) result.value.dispose();
         realm.live = false;
         this.realms.delete(realm);
         return 'timeout';
       }
       if (interruption !== undefined || this.overMemory()) {
-        if (!result.error) result.value.dispose();
+        if (result.ok) result.value.dispose();
         if (interruption === 'memory' || this.overMemory()) this.outOfMemory();
         else this.stopInterrupted();
         return 'stopped';
       }
-      if (result.error) {
-        const error = readError(context, result.error);
+      if (!result.ok) {
         if (!this.sliceFailed(undefined)) {
           realm.ended({
             thrown: {
               code: 'SCRIPT_PARSE',
-              message: `the script does not compile: ${renderForScript(renderError(error))}`,
+              message: `the script does not compile: ${renderForScript(renderError(result.error))}`,
               fatal: true,
             },
           });
         }
         return 'started';
       }
-      this.callInternal(realm, 'watch', [result.value]);
-      result.value.dispose();
-      this.pump();
+      this.session.watch(realm, result.value);
       return 'started';
     } finally {
-      this.sliceDeadline = Number.POSITIVE_INFINITY;
-      this.afterSlice();
+      this.session.afterSlice();
     }
-  }
-
-  /** Evaluates the prelude in the realm's context; its internals, or undefined when it failed. */
-  private prepare(
-    realm: Realm,
-    settings: PreludeSettings,
-    args: Record<string, unknown>,
-  ): QuickJSHandle | undefined {
-    const { context } = realm;
-    const factory = this.enter(() => context.evalCode(PRELUDE_SOURCE, ENGINE_FILENAME));
-    if (factory.error) {
-      const error = readError(context, factory.error);
-      if (!this.sliceFailed(this.takeInterruption())) {
-        this.finish({
-          kind: 'error',
-          message: `the isolated workflow engine failed to start: ${renderError(error)}`,
-          fatal: true,
-        });
-      }
-      return undefined;
-    }
-    const hostCall = context.newFunction('hostCall', (opHandle, payloadHandle) => {
-      const op = context.getString(opHandle);
-      const payload = context.getString(payloadHandle);
-      return context.newString(this.hostCall(realm, op, payload));
-    });
-    const settingsText = context.newString(JSON.stringify(settings));
-    const argsText = context.newString(JSON.stringify(args));
-    const made = this.enter(() =>
-      context.callFunction(factory.value, context.undefined, hostCall, settingsText, argsText),
-    );
-    for (const handle of [factory.value, hostCall, settingsText, argsText]) handle.dispose();
-    if (made.error) {
-      const error = readError(context, made.error);
-      if (!this.sliceFailed(this.takeInterruption())) {
-        this.finish({
-          kind: 'error',
-          message: `the isolated workflow engine failed to start: ${renderError(error)}`,
-          fatal: true,
-        });
-      }
-      return undefined;
-    }
-    return made.value;
   }
 
   /**
@@ -515,99 +461,85 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
 
   /** A host promise the realm waits on: settled into the realm when it settles. */
   private track(realm: Realm, promise: Promise<unknown>): number {
-    this.lastHostPromise += 1;
-    const id = this.lastHostPromise;
-    promise.then(
-      (value) => this.settleInRealm(realm, id, { v: value }),
-      (error: unknown) =>
-        this.settleInRealm(
-          realm,
-          id,
-          error instanceof WorkflowError
-            ? { t: describeError(error) }
-            : { r: error instanceof Error ? error.message : renderForScript(error) },
-        ),
-    );
-    return id;
-  }
-
-  private settleInRealm(realm: Realm, id: number, reply: Record<string, unknown>): void {
-    if (!realm.live || this.state !== 'running') return;
-    const text = replyText(reply);
-    const { context } = realm;
-    let idHandle: QuickJSHandle | undefined;
-    try {
-      idHandle = context.newNumber(id);
-      this.callInternal(realm, 'settle', [idHandle, text]);
-    } catch {
-      this.outOfMemory();
-      return;
-    } finally {
-      idHandle?.dispose();
-    }
-    this.queuePump();
-  }
-
-  /** Calls one of the realm's internals with handles or strings; a failure ends the run. */
-  private callInternal(
-    realm: Realm,
-    name: 'settle' | 'stop' | 'watch',
-    args: Array<QuickJSHandle | string>,
-  ): void {
-    if (!realm.live || this.state === 'finished') return;
-    const { context } = realm;
-    const made: QuickJSHandle[] = [];
-    try {
-      const handles = args.map((arg) => {
-        if (typeof arg !== 'string') return arg;
-        const handle = context.newString(arg);
-        made.push(handle);
-        return handle;
-      });
-      const method = context.getProp(realm.internals, name);
-      made.push(method);
-      const result = this.enter(() => context.callFunction(method, realm.internals, ...handles));
-      if (result.error) {
-        const error = readError(context, result.error);
-        if (!this.sliceFailed(this.takeInterruption())) {
-          this.finish({
-            kind: 'error',
-            message: `the isolated workflow engine failed: ${renderError(error)}`,
-            fatal: true,
-          });
-        }
-        return;
-      }
-      result.value.dispose();
-    } finally {
-      for (const handle of made) handle.dispose();
-    }
-  }
-
-  private queuePump(): void {
-    if (this.pumpQueued || this.state !== 'running') return;
-    this.pumpQueued = true;
-    queueMicrotask(() => {
-      this.pumpQueued = false;
-      this.pump();
-      this.afterSlice();
+    return this.session.track(realm, promise, (settled) => {
+      if ('value' in settled) return { v: settled.value };
+      const { error } = settled;
+      if (error instanceof WorkflowError) return { t: describeError(error) };
+      return { e: { message: error instanceof Error ? error.message : renderForScript(error) } };
     });
   }
 
-  /** Runs the realms' pending jobs (the script's continuations) until none is left. */
-  private pump(): void {
-    const runtime = this.runtime;
-    if (!runtime || this.state !== 'running' || this.inside > 0) return;
-    const result = this.enter(() => runtime.executePendingJobs(-1));
-    const interruption = this.takeInterruption();
-    if (!result.error) {
+  // --- what the shared realm session asks (RealmUse) ---
+
+  running(): boolean {
+    return this.state === 'running';
+  }
+
+  handle(envelope: unknown): void {
+    this.onEnvelope(envelope);
+  }
+
+  stopNow(now: number): Interruption | undefined {
+    return this.stopError && now > this.stopDeadline ? 'stop' : undefined;
+  }
+
+  afterEntry(point: EntryPoint, error: ReadError | undefined): boolean {
+    if (point === 'internal') {
+      if (error && !this.sliceFailed(this.session.takeInterruption())) {
+        this.finish({
+          kind: 'error',
+          message: `the isolated workflow engine failed: ${renderError(error)}`,
+          fatal: true,
+        });
+      }
+      return this.state === 'finished';
+    }
+    const interruption = this.session.takeInterruption();
+    if (!error) {
       if (interruption === 'memory' || this.overMemory()) this.outOfMemory();
       else if (interruption !== undefined) this.stopInterrupted();
+    } else if (!this.sliceFailed(interruption)) {
+      this.finish({ kind: 'error', message: renderForScript(renderError(error)), fatal: false });
+    }
+    return this.state === 'finished';
+  }
+
+  engineFault(error: unknown): void {
+    if (this.overMemory()) {
+      this.outOfMemory();
       return;
     }
-    const error = readError(result.error.context, result.error);
-    if (!this.sliceFailed(interruption)) {
-      this.finish({ kind: 'error', message: renderForScript(renderError(error)), fatal: false });
+    this.finish({
+      kind: 'error',
+      message: `the isolated workflow engine failed: ${renderForScript(error)}`,
+      fatal: true,
+    });
+  }
+
+  onMemoryExceeded(): void {
+    this.outOfMemory();
+  }
+
+  /** Takes what the host sent meanwhile; a cancel or a spent budget stops the script at once. */
+  takeDuringSpin(raw: unknown): void {
+    for (const envelope of envelopesOf(raw)) {
+      this.session.queue(envelope);
+      const message = readHostMessage(envelope);
+      if (
+        message?.tag !== HostMessage.Cancel &&
+        !(message?.tag === HostMessage.Budget && message.payload.exhausted)
+      ) {
+        continue;
+      }
+      this.session.interrupt('stop');
+      // The stop's reason must be known when the interrupted slice is reported.
+      this.stopping ??=
+        message.tag === HostMessage.Cancel
+          ? fatal('CANCELLED', `the workflow was cancelled: ${message.payload.reason}`)
+          : fatal(
+              'BUDGET_EXHAUSTED',
+              `the token budget of ${this.budgetTotal} tokens is spent (${message.payload.spent} used); no more agents start in this run`,
+            );
     }
   }
 
@@ -615,7 +547,7 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
    * A slice that ended with an uncatchable error: a stop or memory. Returns false for anything
    * else (the caller decides).
    */
-  private sliceFailed(interruption: Interruption): boolean {
+  private sliceFailed(interruption: Interruption | undefined): boolean {
     if (this.state === 'finished') return true;
     // A script's own `new InternalError('out of memory')` is not the heap running out.
     if (interruption === 'memory' || this.overMemory()) {
@@ -637,109 +569,8 @@ class IsolatedSession extends SessionWire<IsolatedPort> {
     this.finish({ kind: 'error', code: stop.code, message: stop.message, fatal: true });
   }
 
-  private takeInterruption(): Interruption {
-    const interruption = this.interruption;
-    this.interruption = undefined;
-    return interruption;
-  }
-
-  private enter<Result>(action: () => Result): Result {
-    this.inside += 1;
-    try {
-      return action();
-    } finally {
-      this.inside -= 1;
-    }
-  }
-
-  /** Messages taken from the port while the script ran, handled now that it has yielded. */
-  private afterSlice(): void {
-    if (this.inside > 0) return;
-    while (this.inbox.length > 0 && this.state !== 'finished') {
-      this.onEnvelope(this.inbox.shift());
-    }
-  }
-
-  /** QuickJS asks this regularly while a script runs: true stops it (uncatchably). */
-  private readonly onInterrupt = (): boolean => {
-    if (this.state === 'finished') return true;
-    if (this.interruption !== undefined) return true;
-    if (this.overMemory()) {
-      this.interruption = 'memory';
-      return true;
-    }
-    const now = performance.now();
-    if (now >= this.nextPoll) {
-      this.nextPoll = now + POLL_MS;
-      this.poll();
-    }
-    if (this.interruption !== undefined) return true;
-    if (now > this.sliceDeadline) {
-      this.interruption = 'deadline';
-      return true;
-    }
-    if (this.stopError && now > this.stopDeadline) {
-      this.interruption = 'stop';
-      return true;
-    }
-    return false;
-  };
-
-  /**
-   * Caps the WebAssembly memory QuickJS allocates in at its size now plus maxScriptMemoryMb.
-   * QuickJS's own limit counts nothing useful in this build (it cannot read allocation sizes), so
-   * the cap is on the heap itself: Emscripten grows it through `memory.grow`, which refuses to go
-   * past the cap, so the allocation fails at once (QuickJS throws "out of memory") and the run
-   * ends with SCRIPT_MEMORY right there, whatever the script catches: `done` is posted before
-   * QuickJS unwinds the script and frees what it built (over 100 ms for millions of objects),
-   * and the host ends the thread meanwhile.
-   */
-  private capMemory(module: QuickJSWASMModule): void {
-    const wasm = module.getWasmMemory();
-    const cap = wasm.buffer.byteLength + this.limits.maxScriptMemoryMb * MEBIBYTE;
-    const grow = wasm.grow.bind(wasm);
-    wasm.grow = (pages: number): number => {
-      if (wasm.buffer.byteLength + pages * WASM_PAGE_BYTES > cap) {
-        this.memoryExceeded = true;
-        this.outOfMemory();
-        throw new RangeError('the script reached maxScriptMemoryMb');
-      }
-      return grow(pages);
-    };
-  }
-
   /** Whether the script tried to grow its heap past maxScriptMemoryMb. */
   private overMemory(): boolean {
-    return this.memoryExceeded;
-  }
-
-  /** Takes what the host sent meanwhile; a cancel or a spent budget stops the script at once. */
-  private poll(): void {
-    for (;;) {
-      const received = this.port.receive();
-      if (received === undefined) return;
-      for (const envelope of envelopesOf(received.message)) {
-        this.inbox.push(envelope);
-        const message = readHostMessage(envelope);
-        if (
-          message?.tag === HostMessage.Cancel ||
-          (message?.tag === HostMessage.Budget && message.payload.exhausted)
-        ) {
-          this.interruption = 'stop';
-          // The stop's reason must be known when the interrupted slice is reported.
-          if (message.tag === HostMessage.Cancel) {
-            this.stopping ??= fatal(
-              'CANCELLED',
-              `the workflow was cancelled: ${message.payload.reason}`,
-            );
-          } else {
-            this.stopping ??= fatal(
-              'BUDGET_EXHAUSTED',
-              `the token budget of ${this.budgetTotal} tokens is spent (${message.payload.spent} used); no more agents start in this run`,
-            );
-          }
-        }
-      }
-    }
+    return this.session.overMemory;
   }
 }

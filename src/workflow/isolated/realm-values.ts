@@ -1,9 +1,7 @@
 /**
  * What crosses between the isolated session and a QuickJS realm as plain data: how a realm's
- * script ended (`Thrown`), a QuickJS error read off its handle, and the JSON replies the host
- * function returns. Pure functions; they never touch the port and never throw on what they read.
+ * script ended (`Thrown`) and the JSON replies the host function returns. Pure functions; they never touch the port and never throw on what they read.
  */
-import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten';
 import { WorkflowError } from '../contract.js';
 import { renderForScript } from '../render-thrown.js';
 
@@ -18,17 +16,6 @@ export type Thrown =
   | { code: WorkflowError['code']; message: string; fatal: true }
   | { rendered: string };
 
-export interface ReadError {
-  name: string;
-  message: string;
-  stack: string;
-}
-
-export function renderError(error: ReadError): string {
-  const head = `${error.name}: ${error.message}`;
-  return error.stack ? `${head}\n${error.stack}` : head;
-}
-
 export function describeError(error: unknown): { code: string; message: string } {
   if (error instanceof WorkflowError) return { code: error.code, message: error.message };
   return { code: 'SCRIPT_ERROR', message: renderForScript(error) };
@@ -41,24 +28,4 @@ export function replyText(reply: Record<string, unknown>): string {
 /** A `#!` line is allowed by the pre-parse at the very start only; inside the wrapper it is blanked. */
 export function withoutHashBang(script: string): string {
   return script.startsWith('#!') ? script.replace(/^#![^\r\n\u2028\u2029]*/, '') : script;
-}
-
-/** A QuickJS error value as plain data; the handle is disposed. */
-export function readError(context: QuickJSContext, handle: QuickJSHandle): ReadError {
-  try {
-    const dumped: unknown = context.dump(handle);
-    if (typeof dumped === 'object' && dumped !== null) {
-      const { name, message, stack } = dumped as Record<string, unknown>;
-      return {
-        name: typeof name === 'string' ? name : 'Error',
-        message: typeof message === 'string' ? message : String(dumped),
-        stack: typeof stack === 'string' ? stack : '',
-      };
-    }
-    return { name: 'Error', message: String(dumped), stack: '' };
-  } catch {
-    return { name: 'InternalError', message: 'out of memory', stack: '' };
-  } finally {
-    handle.dispose();
-  }
 }
