@@ -103,7 +103,7 @@ export interface WorkerSessionData {
   /** The run's token ceiling, or null without one (the script's `budget.total`). */
   budgetTotal: number | null;
   /**
-   * The isolated engine's QuickJS, compiled and kept by the host (`core/quickjs-wasm.ts`), so the
+   * The isolated engine's QuickJS, compiled and kept by the host (`quickjs/wasm.ts`), so the
    * code V8 optimizes for it outlives the thread; without it the thread compiles its own.
    */
   quickJs?: CompiledWasm;

@@ -148,6 +148,19 @@ test('a refused call rejects in the program with an Error carrying the message a
   assert.match(uncaught.kind === 'threw' ? uncaught.message : '', /^Error: no such file: a\.txt/);
 });
 
+test('a toJSON the program puts on a prototype does not change the arguments the host receives', async () => {
+  const { run, calls } = fixture();
+  const outcome = await run(`
+Object.prototype.toJSON = function () { return 'forged'; };
+Array.prototype.toJSON = function () { return 'forged'; };
+return await tools.read_file({ path: 'a.txt', ranges: [[1, 2]] });`);
+  assert.equal(outcome.kind, 'returned');
+  assert.deepEqual(
+    calls.map((call) => call.arguments),
+    [{ path: 'a.txt', ranges: [[1, 2]] }],
+  );
+});
+
 test('an argument JSON cannot hold throws a TypeError in the program and never reaches the host', async () => {
   const { run, calls } = fixture();
   const outcome = await run(`
