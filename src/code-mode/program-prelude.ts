@@ -99,7 +99,7 @@ export const PROGRAM_PRELUDE_SOURCE = preludeSource(String.raw`
       } catch (error) {
         return rejected(error);
       }
-      return request('call', jsonText([name, text]));
+      return request('call', '[' + stringify(name) + ',' + stringify(text) + ']');
     };
     defineProperty(tool, 'name', { value: name });
     return freeze(tool);

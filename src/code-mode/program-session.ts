@@ -19,12 +19,7 @@ import {
   type SessionRealm,
 } from '../quickjs/realm-session.js';
 import type { CompiledWasm } from '../quickjs/wasm.js';
-import type {
-  ProgramLimits,
-  ProgramOutcome,
-  ProgramStop,
-  ProgramToolAnswer,
-} from './program-contract.js';
+import type { ProgramLimits, ProgramOutcome, ProgramStop } from './program-contract.js';
 import { PROGRAM_ENGINE_FILENAME, PROGRAM_PRELUDE_SOURCE } from './program-prelude.js';
 import { type HostToProgram, type ProgramToHost, readHostMessage } from './program-protocol.js';
 
@@ -191,8 +186,6 @@ class ProgramRun implements RealmUse<HostToProgram> {
   private outputBytes = 0;
   private truncated = false;
   private lastIndex = 0;
-  /** The calls waiting for the host's answer, by index. */
-  private readonly answers = new Map<number, (answer: ProgramToolAnswer) => void>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   /** The line of the wrapper's end, whose frames are the engine's, not the program's. */
   private wrapperLine = 0;
@@ -247,18 +240,14 @@ class ProgramRun implements RealmUse<HostToProgram> {
       case 'call': {
         const [name, text] = JSON.parse(payload) as [string, string];
         this.lastIndex += 1;
-        const index = this.lastIndex;
-        const answered = new Promise<ProgramToolAnswer>((resolve) =>
-          this.answers.set(index, resolve),
-        );
-        const id = this.session.track(this.realm, answered, (settled) => {
-          const answer = (settled as { value: ProgramToolAnswer }).value;
-          return answer.ok
-            ? { v: answer.text }
-            : { e: { message: answer.message, code: answer.code } };
+        this.port.post({
+          type: 'call',
+          run: this.id,
+          index: this.lastIndex,
+          name,
+          arguments: text,
         });
-        this.port.post({ type: 'call', run: this.id, index, name, arguments: text });
-        return `{"p":${id}}`;
+        return `{"p":${this.lastIndex}}`;
       }
       case 'console':
         this.write(payload);
@@ -292,10 +281,12 @@ class ProgramRun implements RealmUse<HostToProgram> {
       this.stop('aborted');
       return;
     }
-    if (message.type !== 'answer') return;
-    const resolve = this.answers.get(message.index);
-    this.answers.delete(message.index);
-    resolve?.(message.answer);
+    if (message.type !== 'answer' || message.index > this.lastIndex) return;
+    const { answer } = message;
+    const reply = answer.ok
+      ? { v: answer.text }
+      : { e: { message: answer.message, code: answer.code } };
+    this.session.settle(this.realm, message.index, reply);
   }
 
   afterEntry(_point: EntryPoint, error: ReadError | undefined): boolean {

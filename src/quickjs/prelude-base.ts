@@ -137,75 +137,97 @@ const PRELUDE_BASE = String.raw`'use strict';
     if (trail.parent === undefined) return toText(trail.key);
     return appendPath(renderTrail(trail.parent), trail.key);
   }
-  function attempt(trail, action, operation) {
-    try {
-      return operation();
-    } catch (error) {
-      if (boundary.passes(error)) throw error;
-      throw boundary.refuse(trail, 'threw', error, action);
-    }
+  function unreadable(trail, action, error) {
+    if (boundary.passes(error)) return error;
+    return boundary.refuse(trail, 'threw', error, action);
   }
   /**
    * The copy has null prototypes throughout, so stringifying it finds no toJSON the script put
    * on a prototype. With maxBytes, boundary.tooLarge as soon as the JSON text would exceed it
-   * (an array's smallest text is counted before its items are walked).
+   * (an array's smallest text is counted before its items are walked). A trail ({parent, key})
+   * is made only where an object is entered or a value refused: leaves cost no allocation.
    */
   function materialize(value, label, maxBytes) {
-    const walk = { ancestors: new MapConstructor(), bytes: 0, maxBytes, label };
+    const walk = { ancestors: new MapConstructor(), bytes: 0, limit: maxBytes ?? Infinity, label };
     if (value === undefined) return null;
-    return copyValue(walk, value, { parent: undefined, key: label }, 0);
+    return copyValue(walk, value, undefined, label, 0);
   }
-  function count(walk, bytes) {
-    walk.bytes += bytes;
-    if (walk.maxBytes !== undefined && walk.bytes > walk.maxBytes) throw boundary.tooLarge(walk.label, walk.maxBytes);
+  function tooLarge(walk) {
+    return boundary.tooLarge(walk.label, walk.limit);
   }
-  function copyValue(walk, value, trail, depth) {
+  function copyValue(walk, value, parent, key, depth) {
     switch (typeof value) {
       case 'string':
-        count(walk, value.length + 2);
+        if ((walk.bytes += value.length + 2) > walk.limit) throw tooLarge(walk);
         return value;
       case 'boolean':
-        count(walk, value ? 4 : 5);
+        if ((walk.bytes += value ? 4 : 5) > walk.limit) throw tooLarge(walk);
         return value;
       case 'number':
-        if (value === value && value !== Infinity && value !== -Infinity) {
-          count(walk, toText(value).length);
-          return value;
+        if (value !== value || value === Infinity || value === -Infinity) {
+          throw boundary.refuse({ parent, key }, 'number', value);
         }
-        throw boundary.refuse(trail, 'number', value);
+        // Only a limited walk pays for the number's text.
+        if (walk.limit !== Infinity && (walk.bytes += toText(value).length) > walk.limit) throw tooLarge(walk);
+        return value;
       case 'bigint': case 'symbol': case 'function': case 'undefined':
-        throw boundary.refuse(trail, typeof value, value);
+        throw boundary.refuse({ parent, key }, typeof value, value);
       default:
         if (value === null) {
-          count(walk, 4);
+          if ((walk.bytes += 4) > walk.limit) throw tooLarge(walk);
           return null;
         }
-        return copyObject(walk, value, trail, depth);
+        return copyObject(walk, value, { parent, key }, depth);
     }
   }
   function copyObject(walk, value, trail, depth) {
     const earlier = apply(mapGet, walk.ancestors, [value]);
     if (earlier !== undefined) throw boundary.refuse(trail, 'cycle', value, renderTrail(earlier));
     if (depth >= boundary.maxDepth) throw boundary.refuse(trail, 'depth', value);
-    const prototype = attempt(trail, 'reading its prototype', () => getPrototypeOf(value));
-    const valueIsArray = attempt(trail, 'inspecting it', () => isArray(value));
+    let prototype;
+    let valueIsArray;
+    let symbols;
+    let action = 'reading its prototype';
+    try {
+      prototype = getPrototypeOf(value);
+      action = 'inspecting it';
+      valueIsArray = isArray(value);
+      action = 'listing its symbol keys';
+      symbols = ownSymbols(value);
+    } catch (error) {
+      throw unreadable(trail, action, error);
+    }
     const allowed = prototype === null || prototype === ObjectPrototype || prototype === ArrayPrototype;
     if (!allowed) throw boundary.refuse(trail, 'exotic', value, prototype);
     if (!valueIsArray && isArray(prototype)) throw boundary.refuse(trail, 'array-heir', value);
-    const symbols = attempt(trail, 'listing its symbol keys', () =>
-      apply(arrayFilter, ownSymbols(value), [(symbol) => apply(propertyIsEnumerable, value, [symbol])]));
-    if (symbols.length > 0) throw boundary.refuse(trail, 'symbol-key', value, symbols[0]);
+    for (let index = 0; index < symbols.length; index += 1) {
+      if (apply(propertyIsEnumerable, value, [symbols[index]])) throw boundary.refuse(trail, 'symbol-key', value, symbols[index]);
+    }
     apply(mapSet, walk.ancestors, [value, trail]);
     const copy = valueIsArray ? copyArray(walk, value, trail, depth) : copyPlainObject(walk, value, trail, depth);
     apply(mapDelete, walk.ancestors, [value]);
     return copy;
   }
+  function readKeys(value, trail) {
+    try {
+      return objectKeys(value);
+    } catch (error) {
+      throw unreadable(trail, 'listing its keys', error);
+    }
+  }
+  function read(value, key, trail) {
+    try {
+      return value[key];
+    } catch (error) {
+      throw unreadable({ parent: trail, key }, 'reading it', error);
+    }
+  }
   function copyArray(walk, value, trail, depth) {
     const length = value.length;
     // "[]", the commas, and at least one character per item: refused before a long walk.
-    count(walk, 2 + (length > 0 ? 2 * length - 1 : 0));
+    if ((walk.bytes += 2 + (length > 0 ? 2 * length - 1 : 0)) > walk.limit) throw tooLarge(walk);
     walk.bytes -= length;
-    const keys = attempt(trail, 'listing its keys', () => objectKeys(value));
+    const keys = readKeys(value, trail);
     if (keys.length > length) {
       let named;
       for (let index = 0; index < keys.length && named === undefined; index += 1) {
@@ -216,25 +238,25 @@ const PRELUDE_BASE = String.raw`'use strict';
     }
     const copy = nullArray();
     for (let index = 0; index < length; index += 1) {
-      const child = { parent: trail, key: index };
-      if (!apply(hasOwnProperty, value, [index])) throw boundary.refuse(child, 'hole', undefined);
-      const element = attempt(child, 'reading it', () => value[index]);
+      if (!apply(hasOwnProperty, value, [index])) throw boundary.refuse({ parent: trail, key: index }, 'hole', undefined);
+      const element = read(value, index, trail);
       walk.bytes -= 1;
-      defineValue(copy, index, copyValue(walk, element, child, depth + 1));
+      // No prototype, so no setter: a plain assignment defines the index.
+      copy[index] = copyValue(walk, element, trail, index, depth + 1);
     }
     return copy;
   }
   function copyPlainObject(walk, value, trail, depth) {
     const copy = objectCreate(null);
-    const keys = attempt(trail, 'listing its keys', () => objectKeys(value));
-    count(walk, 2 + (keys.length > 0 ? keys.length - 1 : 0));
+    const keys = readKeys(value, trail);
+    if ((walk.bytes += 2 + (keys.length > 0 ? keys.length - 1 : 0)) > walk.limit) throw tooLarge(walk);
     for (let index = 0; index < keys.length; index += 1) {
       const key = keys[index];
-      const child = { parent: trail, key };
-      const property = attempt(child, 'reading it', () => value[key]);
+      const property = read(value, key, trail);
       if (property === undefined && boundary.omitUndefined) continue;
-      count(walk, key.length + 3);
-      defineValue(copy, key, copyValue(walk, property, child, depth + 1));
+      if ((walk.bytes += key.length + 3) > walk.limit) throw tooLarge(walk);
+      // No prototype, so no __proto__ setter: a plain assignment defines an own key.
+      copy[key] = copyValue(walk, property, trail, key, depth + 1);
     }
     return copy;
   }
@@ -276,7 +298,7 @@ const PRELUDE_BASE = String.raw`'use strict';
     return error;
   }
   /**
-   * Reports how a completion settles: \`returned\` with \`toText(value)\`, else \`failed(error)\`
+   * Reports how a completion settles: returned with textOf(value), else failed(error)
    * (which calls the host itself). It awaits rather than calling then(): then() reads the
    * promise's constructor, which the script can replace; with its own constructor the engine's
    * promise is awaited directly.

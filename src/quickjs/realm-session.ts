@@ -137,17 +137,17 @@ export class RealmSession<Message> {
   ): number {
     this.lastHostPromise += 1;
     const id = this.lastHostPromise;
-    const settle = (settled: { value: unknown } | { error: unknown }) => {
-      if (!realm.live || !this.use.running()) return;
-      if (!this.callInternal(realm, 'settle', [id, JSON.stringify(reply(settled))])) {
-        this.queuePump();
-      }
-    };
     promise.then(
-      (value) => settle({ value }),
-      (error: unknown) => settle({ error }),
+      (value) => this.settle(realm, id, reply({ value })),
+      (error: unknown) => this.settle(realm, id, reply({ error })),
     );
     return id;
+  }
+
+  /** Settles the realm's pending host call `id` with `reply` (`{v}`, `{t}` or `{e}`), then its jobs. */
+  settle(realm: SessionRealm, id: number, reply: object): void {
+    if (!realm.live || !this.use.running()) return;
+    if (!this.callInternal(realm, 'settle', [id, JSON.stringify(reply)])) this.queuePump();
   }
 
   queuePump(): void {
