@@ -41,6 +41,7 @@ const PRELUDE_BASE = String.raw`'use strict';
   const isArray = Array.isArray;
   const arrayFrom = Array.from;
   const hasOwnProperty = Object.prototype.hasOwnProperty;
+  const hasOwn = Object.hasOwn;
   const propertyIsEnumerable = Object.prototype.propertyIsEnumerable;
   const objectToString = Object.prototype.toString;
   const PromiseConstructor = Promise;
@@ -76,7 +77,7 @@ const PRELUDE_BASE = String.raw`'use strict';
   }
   /** A host reply's own key (a key the script put on Object.prototype is not the host's). */
   function own(reply, key) {
-    return apply(hasOwnProperty, reply, [key]) ? reply[key] : undefined;
+    return hasOwn(reply, key) ? reply[key] : undefined;
   }
   /** An array no prototype reaches: no index setter, no toJSON. */
   function nullArray() {
@@ -279,16 +280,23 @@ const PRELUDE_BASE = String.raw`'use strict';
   }
 
   // --- the host-call bridge ---
-  /** Asks the host: its value, a promise of a pending host call, or the error it says to throw. */
-  function request(op, payloadText) {
+  /**
+   * Asks the host: its value, a promise of a pending host call, or the error it says to throw.
+   * With handedOut, the promise is marked handled (a script may drop it without a rejection
+   * going unheard).
+   */
+  function request(op, payloadText, handedOut) {
     const reply = parse(hostCall(op, payloadText));
+    const id = own(reply, 'p');
+    if (id !== undefined) {
+      const promise = new PromiseConstructor((resolve, reject) => {
+        apply(mapSet, pending, [id, { resolve, reject }]);
+      });
+      return handedOut ? handOut(promise) : promise;
+    }
     const thrown = own(reply, 't');
     if (thrown !== undefined) throw fatalError(thrown);
-    const id = own(reply, 'p');
-    if (id === undefined) return own(reply, 'v');
-    return handOut(new PromiseConstructor((resolve, reject) => {
-      apply(mapSet, pending, [id, { resolve, reject }]);
-    }));
+    return own(reply, 'v');
   }
   /** An Error with the host's message and, when given, its code. */
   function hostError(failure) {

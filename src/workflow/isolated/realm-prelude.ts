@@ -210,7 +210,7 @@ export const PRELUDE_SOURCE = preludeSource(String.raw`
     return { k: entries };
   }
   function call(op, payload) {
-    return request(op, jsonText(payload));
+    return request(op, jsonText(payload), true);
   }
 
   // --- the globals ---
