@@ -15,7 +15,7 @@ import {
   type ScriptRealm,
 } from '../../src/quickjs/realm-runtime.js';
 
-const USE = String.raw`
+const USE = `
   function fatalError(thrown) { return hostError(thrown); }
   function renderOther(value) { return toText(value); }
   const boundary = {
