@@ -251,7 +251,8 @@ function rejectSymbolKeys(value: object, trail: Trail): void {
   }
 }
 
-const hints: Record<string, string> = {
+/** What to do instead, by a value's tag; the isolated engine's prelude words it the same. */
+export const EXOTIC_HINTS: Readonly<Record<string, string>> = {
   Date: 'convert it with toISOString()',
   Promise: 'await it first',
   Error: 'return its message as a string',
@@ -262,7 +263,7 @@ const hints: Record<string, string> = {
 
 function describeExotic(value: object, prototype: object | null): string {
   const kind = describeKind(value, prototype);
-  const hint = hints[kind.tag] ?? 'convert it to a plain object or array';
+  const hint = EXOTIC_HINTS[kind.tag] ?? 'convert it to a plain object or array';
   return `${kind.text} cannot leave the workflow; ${hint}`;
 }
 

@@ -7,6 +7,7 @@
  * but its own realm's values, and keeps its errors' codes in the closure.
  */
 import { preludeSource } from '../../quickjs/prelude-base.js';
+import { EXOTIC_HINTS } from '../materialize.js';
 
 /** The file name the prelude is compiled under; its frames are cut from what the script reads. */
 export const ENGINE_FILENAME = 'workflow-engine.js';
@@ -90,14 +91,7 @@ export const PRELUDE_SOURCE = preludeSource(String.raw`
 
   // --- the words of the value boundary: as materialize.ts ---
   const LEAVE = ' cannot leave the workflow';
-  const hints = {
-    Date: 'convert it with toISOString()',
-    Promise: 'await it first',
-    Error: 'return its message as a string',
-    String: 'use the primitive string',
-    Number: 'use the primitive number',
-    Boolean: 'use the primitive boolean',
-  };
+  const hints = ${JSON.stringify(EXOTIC_HINTS)};
   function describeExotic(value, prototype) {
     let tag = 'Object';
     try { tag = apply(stringSlice, apply(objectToString, value, []), [8, -1]); } catch {}
