@@ -77,7 +77,7 @@ function answerOf(session: AcpSession, command: SessionCommand): string {
 
 /** The usage of every turn that ended among `events`, added up. */
 export function sessionUsageOf(events: readonly { type: string; data: unknown }[]): Usage {
-  const total: Required<Usage> = { input: 0, output: 0, reasoning: 0, cachedInput: 0 };
+  const total = { input: 0, output: 0, reasoning: 0, cachedInput: 0 };
   for (const event of events) {
     if (event.type !== 'turn/end') continue;
     const usage = (event.data as { usage: Usage }).usage;

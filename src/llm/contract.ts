@@ -44,7 +44,10 @@ export interface Usage {
   input: number;
   output: number;
   reasoning?: number;
+  /** Prompt tokens read from the provider's cache (counted in `input` too). */
   cachedInput?: number;
+  /** Prompt tokens written to the provider's cache (counted in `input` too). */
+  cacheWrite?: number;
 }
 
 export type FinishReason = 'stop' | 'tool-calls' | 'length' | 'content-filter' | 'error' | 'other';
@@ -65,6 +68,8 @@ export interface ModelErrorInfo {
   /** The provider's requested wait (Retry-After), when it gave one. */
   retryAfterMs?: number;
   aborted?: boolean;
+  /** The request was larger than the model's context window ("context length exceeded"); never retried. */
+  contextOverflow?: boolean;
 }
 
 export type ModelStreamPart =
@@ -83,6 +88,11 @@ export interface ModelClient {
   readonly id: string;
   /** Must not throw; every failure is an `error` part. */
   stream(request: ModelRequest): AsyncIterable<ModelStreamPart>;
+  /**
+   * What the client itself knows of its model (the scripted model's declared `context` and
+   * `images`); absent fields come from the model catalog (`src/context/`).
+   */
+  readonly limits?: { context?: number; output?: number; images?: boolean };
 }
 
 export const emptyUsage = (): Usage => ({ input: 0, output: 0 });
@@ -94,5 +104,7 @@ export function addUsage(total: Usage, more: Usage | undefined): Usage {
   const cachedInput = (total.cachedInput ?? 0) + (more.cachedInput ?? 0);
   if (reasoning > 0) sum.reasoning = reasoning;
   if (cachedInput > 0) sum.cachedInput = cachedInput;
+  const cacheWrite = (total.cacheWrite ?? 0) + (more.cacheWrite ?? 0);
+  if (cacheWrite > 0) sum.cacheWrite = cacheWrite;
   return sum;
 }
