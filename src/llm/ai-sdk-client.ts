@@ -43,6 +43,12 @@ export interface AiSdkModelClientOptions {
    * forms (`credential-redaction.ts`); read per failure. Default: none.
    */
   secrets?: () => string[];
+  /**
+   * Mark Anthropic's prompt-cache breakpoints: the system prompt, the last tool, and the latest
+   * two messages (four, Anthropic's limit), so a session's growing prefix is written once and
+   * read after. Default: none (DeepSeek and OpenAI cache byte-stable prefixes by themselves).
+   */
+  cacheBreakpoints?: boolean;
 }
 
 type MappedPart =
@@ -58,11 +64,13 @@ export class AiSdkModelClient implements ModelClient {
   readonly id: string;
   readonly #createModel: () => LanguageModelV3 | Promise<LanguageModelV3>;
   readonly #secrets: () => string[];
+  readonly #cacheBreakpoints: boolean;
 
   constructor(options: AiSdkModelClientOptions) {
     this.id = options.id;
     this.#createModel = options.createModel;
     this.#secrets = options.secrets ?? (() => []);
+    this.#cacheBreakpoints = options.cacheBreakpoints ?? false;
   }
 
   async *stream(request: ModelRequest): AsyncGenerator<ModelStreamPart> {
@@ -78,7 +86,10 @@ export class AiSdkModelClient implements ModelClient {
       // After an abort nobody awaits the model: its failure is not an unhandled rejection.
       creating.catch(() => undefined);
       const model = await Promise.race([creating, abort.promise]);
-      const result = await Promise.race([model.doStream(toCallOptions(request)), abort.promise]);
+      const result = await Promise.race([
+        model.doStream(toCallOptions(request, this.#cacheBreakpoints)),
+        abort.promise,
+      ]);
       reader = result.stream.getReader();
       // An abort that came while the stream was being opened found no reader to cancel.
       if (signal.aborted) reader.cancel().catch(() => undefined);
@@ -139,7 +150,10 @@ function watchAbort(
   };
 }
 
-function toCallOptions(request: ModelRequest): LanguageModelV3CallOptions {
+function toCallOptions(
+  request: ModelRequest,
+  cacheBreakpoints = false,
+): LanguageModelV3CallOptions {
   const options: LanguageModelV3CallOptions = {
     prompt: toPrompt(request),
     abortSignal: request.signal,
@@ -159,7 +173,20 @@ function toCallOptions(request: ModelRequest): LanguageModelV3CallOptions {
   }
   if (request.maxOutputTokens !== undefined) options.maxOutputTokens = request.maxOutputTokens;
   if (request.temperature !== undefined) options.temperature = request.temperature;
+  if (cacheBreakpoints) markCacheBreakpoints(options);
   return options;
+}
+
+const CACHE_BREAKPOINT = { anthropic: { cacheControl: { type: 'ephemeral' } } };
+
+/** The system prompt, the last tool and the latest two messages: Anthropic's four breakpoints. */
+function markCacheBreakpoints(options: LanguageModelV3CallOptions): void {
+  const system = options.prompt.find((message) => message.role === 'system');
+  if (system) system.providerOptions = CACHE_BREAKPOINT;
+  const lastTool = options.tools?.at(-1);
+  if (lastTool?.type === 'function') lastTool.providerOptions = CACHE_BREAKPOINT;
+  const latest = options.prompt.filter((message) => message.role !== 'system').slice(-2);
+  for (const message of latest) message.providerOptions = CACHE_BREAKPOINT;
 }
 
 function toToolChoice(choice: ToolChoice, request: ModelRequest): LanguageModelV3ToolChoice {

@@ -61,6 +61,7 @@ export function createModelClient(
     createModel: () =>
       createLanguageModel(provider, parsed, readKey(env, keyVariable), options.fetch),
     secrets: credentials,
+    cacheBreakpoints: provider === 'anthropic',
   });
   return redactingModelClient(withRetryPolicy(client, options), credentials);
 }

@@ -134,11 +134,56 @@ describe('anthropic messages wire', () => {
     const body = sentBody(server, before);
     assert.equal(body.model, 'claude-sonnet-4-5');
     assert.equal(body.stream, true);
-    assert.deepEqual(body.system, [{ type: 'text', text: 'You are a careful coding agent.' }]);
+    assert.deepEqual(body.system, [
+      {
+        type: 'text',
+        text: 'You are a careful coding agent.',
+        cache_control: { type: 'ephemeral' },
+      },
+    ]);
     assert.deepEqual(body.tool_choice, { type: 'tool', name: 'read_file' });
     const tools = body.tools as Array<Record<string, unknown>>;
     assert.equal(tools[0]?.name, 'read_file');
     assert.deepEqual(tools[0]?.input_schema, makeRequest().tools[0]?.parameters);
+  });
+
+  test('cache breakpoints mark the system prompt, the last tool and the latest two messages: four, no more', async () => {
+    const before = server.requests.length;
+    server.enqueue({ chunks: splitIntoPieces(readFixture('anthropic-text-tool-use.sse'), 9) });
+    const client = createModelClient('claude-proxy:claude-sonnet-4-5', {
+      routes: { 'claude-proxy': { provider: 'anthropic', baseURL: `${server.url}/v1` } },
+      env: { ANTHROPIC_API_KEY: fakeKey },
+      retry: false,
+    });
+    const request = makeRequest({
+      messages: [
+        { role: 'user', content: 'What changed?' },
+        {
+          role: 'assistant',
+          text: 'Checking.',
+          toolCalls: [{ id: 'call_1', name: 'read_file', arguments: { path: 'a.ts' } }],
+        },
+        { role: 'tool', callId: 'call_1', toolName: 'read_file', content: 'export {}' },
+        { role: 'assistant', text: 'It is empty.', toolCalls: [] },
+        { role: 'user', content: 'And b.ts?' },
+      ],
+    });
+    await collectParts(client.stream(request));
+    const body = sentBody(server, before);
+    const marked = JSON.stringify(body).match(/"cache_control"/g) ?? [];
+    assert.equal(marked.length, 4);
+    const ephemeral = { type: 'ephemeral' };
+    const system = body.system as Array<Record<string, unknown>>;
+    assert.deepEqual(system.at(-1)?.cache_control, ephemeral);
+    const tools = body.tools as Array<Record<string, unknown>>;
+    assert.deepEqual(tools.at(-1)?.cache_control, ephemeral);
+    const messages = body.messages as Array<{
+      role: string;
+      content: Array<Record<string, unknown>>;
+    }>;
+    assert.deepEqual(messages.at(-1)?.content.at(-1)?.cache_control, ephemeral);
+    assert.deepEqual(messages.at(-2)?.content.at(-1)?.cache_control, ephemeral);
+    assert.equal(messages.at(-3)?.content.at(-1)?.cache_control, undefined);
   });
 });
 
