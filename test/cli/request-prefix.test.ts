@@ -61,5 +61,8 @@ test('over a 20-step turn every request is a byte-extension of the one before it
   }
   const first = server.bodies[0] as string;
   const last = server.bodies.at(-1) as string;
-  assert.ok(last.length - first.length > STEPS * 300, 'the turn grew the request by every note it read');
+  assert.ok(
+    last.length - first.length > STEPS * 300,
+    'the turn grew the request by every note it read',
+  );
 });
