@@ -67,6 +67,8 @@ export class TuiStore {
   private detachSession: Disposer = () => {};
   private readonly detachRuntime: Disposer;
   private contextTokens = 0;
+  /** The window the latest `context/usage` named; unknown until a request was measured. */
+  private contextWindow: number | undefined;
   private queuedMessages: readonly QueuedMessage[] = [];
   /** Tokens and cost per agent of the open session's tree (`/cost`, the footer). */
   readonly ledger: UsageLedger;
@@ -122,6 +124,7 @@ export class TuiStore {
     this.todoList = [];
     this.activity.waiting(waitingFor(this.broker.current), Date.now());
     this.contextTokens = 0;
+    this.contextWindow = undefined;
     this.queuedMessages = [];
     for (const event of handle.log.events) this.applySession(event);
     // A reopened session's children may have spent tokens in earlier processes.
@@ -179,6 +182,11 @@ export class TuiStore {
     if (event.type === 'assistant/message') {
       this.contextTokens = (event.data as SessionEvent<'assistant/message'>['data']).usage.input;
     }
+    if (event.type === 'context/usage') {
+      const usage = event.data as SessionEvent<'context/usage'>['data'];
+      this.contextTokens = usage.tokens;
+      this.contextWindow = usage.window;
+    }
   }
 
   /** A workflow agent's reported tokens join the ledger when its log is not seen here. */
@@ -220,6 +228,7 @@ export class TuiStore {
       model: handle.agent.model.id,
       workspace: setup.runtime.cwd,
       contextTokens: this.contextTokens,
+      ...(this.contextWindow !== undefined ? { contextWindow: this.contextWindow } : {}),
       tokens: spent.tokens,
       ...(spent.costUsd !== undefined && this.ledger.priced ? { costUsd: spent.costUsd } : {}),
       runningChildren,

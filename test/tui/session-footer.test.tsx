@@ -150,7 +150,7 @@ test('the footer shows model, workspace, context, tokens, cost, counts, goal rou
         }}
       />,
     );
-    assert.match(lastFrame() ?? '', /ctx 12k\/128k \(10%\)/);
+    assert.match(lastFrame() ?? '', /ctx 10% of 128k/);
     assert.match(lastFrame() ?? '', /goal stopped round 2\/20/);
     const { costUsd: _costUsd, goal: _goal, ...unpriced } = FOOTER;
     rerender(<Footer footer={{ ...unpriced, mode: 'default' }} />);

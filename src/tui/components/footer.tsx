@@ -14,7 +14,7 @@ function contextPart(footer: FooterState): string {
   const used = formatTokens(footer.contextTokens);
   if (!footer.contextWindow) return `ctx ${used}`;
   const percent = Math.round((footer.contextTokens / footer.contextWindow) * 100);
-  return `ctx ${used}/${formatTokens(footer.contextWindow)} (${percent}%)`;
+  return `ctx ${percent}% of ${formatTokens(footer.contextWindow)}`;
 }
 
 function goalPart(goal: NonNullable<FooterState['goal']>): string {
