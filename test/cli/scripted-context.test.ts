@@ -2,7 +2,7 @@
  * The scripted model's declared context window through bin/loom: a request that fits is
  * answered, one larger than the window fails the turn as a provider's "context length exceeded"
  * would (exit 1, the message on stderr, not retried), and so does an `error: "context length
- * exceeded"` rule.
+ * exceeded"` rule, even one with a retryable status.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -27,10 +27,11 @@ test('loom run: a request larger than the scripted context window fails with exi
   assert.doesNotMatch(large.stdout, /fits/);
 });
 
-test('loom run: a rule "context length exceeded" fails the turn as an overflow, not retried', async () => {
+test('loom run: a rule "context length exceeded" fails the turn as an overflow, not retried even with a 503', async () => {
   const folders = scriptedFolders({
     rules: [
-      { when: '^go$', error: 'context length exceeded', times: 1 },
+      // A 503 alone is retried; an overflow never is (the same request cannot fit the next time).
+      { when: '^go$', error: 'context length exceeded', status: 503, times: 1 },
       { when: '^go$', reply: 'a retry would get this' },
     ],
   });
