@@ -265,5 +265,14 @@ describe('loadScriptedModel', () => {
     const prose = section.replace(/```[\s\S]*?```/g, '');
     const missing = scriptedRuleFields.filter((field) => !prose.includes(`\`${field}\``));
     assert.deepEqual(missing, []);
+    for (const field of ['"context": N', '"images": true', 'cacheRead', 'cacheWrite']) {
+      assert.ok(prose.includes(field), `the README does not describe ${field}`);
+    }
+    // Every example of a whole file in the section is a valid file.
+    const files = [...section.matchAll(/```json\n([\s\S]*?)```/g)]
+      .map((match) => JSON.parse(match[1] ?? '') as Record<string, unknown>)
+      .filter((value) => 'rules' in value || 'default' in value);
+    assert.ok(files.some((file) => 'context' in file));
+    for (const file of files) validateScriptedModel(file, 'README.md');
   });
 });
