@@ -161,6 +161,7 @@ export function serveAcp(options: AcpServerOptions): AcpServer {
           totalTokens: used.input + used.output,
           ...(used.reasoning ? { thoughtTokens: used.reasoning } : {}),
           ...(used.cachedInput ? { cachedReadTokens: used.cachedInput } : {}),
+          ...(used.cacheWrite ? { cachedWriteTokens: used.cacheWrite } : {}),
         },
       };
       return response;

@@ -67,6 +67,7 @@ function answerOf(session: AcpSession, command: SessionCommand): string {
       const extra = [
         usage.reasoning ? `, ${usage.reasoning} reasoning` : '',
         usage.cachedInput ? `, ${usage.cachedInput} of the input cached` : '',
+        usage.cacheWrite ? `, ${usage.cacheWrite} written to the cache` : '',
       ].join('');
       return `This session used ${usage.input} input and ${usage.output} output tokens${extra}.`;
     }
@@ -77,7 +78,7 @@ function answerOf(session: AcpSession, command: SessionCommand): string {
 
 /** The usage of every turn that ended among `events`, added up. */
 export function sessionUsageOf(events: readonly { type: string; data: unknown }[]): Usage {
-  const total = { input: 0, output: 0, reasoning: 0, cachedInput: 0 };
+  const total = { input: 0, output: 0, reasoning: 0, cachedInput: 0, cacheWrite: 0 };
   for (const event of events) {
     if (event.type !== 'turn/end') continue;
     const usage = (event.data as { usage: Usage }).usage;
@@ -85,6 +86,7 @@ export function sessionUsageOf(events: readonly { type: string; data: unknown }[
     total.output += usage.output;
     total.reasoning += usage.reasoning ?? 0;
     total.cachedInput += usage.cachedInput ?? 0;
+    total.cacheWrite += usage.cacheWrite ?? 0;
   }
   return total;
 }

@@ -309,12 +309,17 @@ export function toUsage(usage: LanguageModelV3Usage | undefined): Usage {
   const result: Usage = { input: tokenCount(input, 'total'), output: tokenCount(output, 'total') };
   const reasoning = tokenCount(output, 'reasoning');
   const cachedInput = tokenCount(input, 'cacheRead');
+  const cacheWrite = tokenCount(input, 'cacheWrite');
   if (reasoning > 0) result.reasoning = reasoning;
   if (cachedInput > 0) result.cachedInput = cachedInput;
+  if (cacheWrite > 0) result.cacheWrite = cacheWrite;
   return result;
 }
 
-function tokenCount(group: unknown, field: 'total' | 'reasoning' | 'cacheRead'): number {
+function tokenCount(
+  group: unknown,
+  field: 'total' | 'reasoning' | 'cacheRead' | 'cacheWrite',
+): number {
   if (typeof group === 'number') return field === 'total' && Number.isFinite(group) ? group : 0;
   if (typeof group !== 'object' || group === null) return 0;
   const value = (group as Record<string, unknown>)[field];

@@ -1,7 +1,8 @@
 /**
  * Turns whatever a provider call threw or streamed as an error into `ModelErrorInfo`: the HTTP
- * status, whether trying again may help (429, 5xx, network), the provider's requested wait and
- * whether it was an abort. Never throws. The descriptions are not redacted: callers pass every
+ * status, whether trying again may help (429, 5xx, network), the provider's requested wait,
+ * whether it was an abort and whether the request was larger than the model's context window
+ * (never retryable). Never throws. The descriptions are not redacted: callers pass every
  * message through `redactCredentials` (base/credential-redaction.ts) before it leaves the model seam.
  */
 import { APICallError } from '@ai-sdk/provider';
@@ -28,6 +29,24 @@ const networkErrorMessages =
   /fetch failed|failed to fetch|terminated|other side closed|socket hang up/i;
 const retryableStreamErrorTypes = /overloaded|rate_limit|server_error|api_error/i;
 const maximumCauseDepth = 8;
+/**
+ * How providers say a request is larger than the context window: OpenAI's code and its and
+ * DeepSeek's "maximum context length", Anthropic's "prompt is too long" (and "exceed context
+ * limit" when the output limit does not fit), llama.cpp's "exceeds the available context size",
+ * and the generic wordings.
+ */
+const contextOverflowMessages = [
+  /context[_\s-]?length[_\s-]?exceeded/i,
+  /maximum context length/i,
+  /prompt is too long/i,
+  /context window/i,
+  /exceeds? (the )?(available )?context (size|limit)/i,
+];
+
+/** True when a provider's error text says the request did not fit the context window. */
+export function isContextOverflowMessage(text: string): boolean {
+  return contextOverflowMessages.some((pattern) => pattern.test(text));
+}
 
 export function abortedError(): ModelErrorInfo {
   return { message: 'the request was aborted', retryable: false, aborted: true };
@@ -40,23 +59,42 @@ function isRetryableStatus(status: number): boolean {
 export function describeFailure(error: unknown): ModelErrorInfo {
   try {
     if (isAbortError(error)) return abortedError();
-    if (APICallError.isInstance(error)) return describeApiCallError(error);
-    if (error instanceof LoomError) return { message: error.message, retryable: false };
-    const network = findNetworkCause(error);
-    if (network !== undefined) {
-      return { message: `network error: ${describeChain(error)}`, retryable: true };
+    const info = describeKnownFailure(error);
+    if (isContextOverflow(error, info)) {
+      info.contextOverflow = true;
+      info.retryable = false;
+      delete info.retryAfterMs;
     }
-    if (isPayload(error)) return describeStreamedError(error);
-    if (typeof error === 'string') {
-      return { message: `the provider reported an error: ${error}`, retryable: false };
-    }
-    return { message: errorMessage(error), retryable: false };
+    return info;
   } catch {
     return {
       message: 'the provider failed with an error that could not be read',
       retryable: false,
     };
   }
+}
+
+function describeKnownFailure(error: unknown): ModelErrorInfo {
+  if (APICallError.isInstance(error)) return describeApiCallError(error);
+  if (error instanceof LoomError) return { message: error.message, retryable: false };
+  const network = findNetworkCause(error);
+  if (network !== undefined) {
+    return { message: `network error: ${describeChain(error)}`, retryable: true };
+  }
+  if (isPayload(error)) return describeStreamedError(error);
+  if (typeof error === 'string') {
+    return { message: `the provider reported an error: ${error}`, retryable: false };
+  }
+  return { message: errorMessage(error), retryable: false };
+}
+
+/** Reads the message, and for an HTTP error the response body too (it holds OpenAI's `code`). */
+function isContextOverflow(error: unknown, info: ModelErrorInfo): boolean {
+  if (info.aborted) return false;
+  const texts = [info.message];
+  if (APICallError.isInstance(error) && error.responseBody) texts.push(error.responseBody);
+  if (isPayload(error)) texts.push(JSON.stringify(error));
+  return texts.some(isContextOverflowMessage);
 }
 
 function describeApiCallError(error: APICallError): ModelErrorInfo {

@@ -26,6 +26,7 @@ export function redactingModelClient(
   });
   return {
     id: client.id,
+    ...(client.limits ? { limits: client.limits } : {}),
     stream: (request) => redactedStream(client, request, redact, textRedactor(credentials)),
   };
 }

@@ -2,7 +2,7 @@
  * Retrying as a policy around a `ModelClient`. An attempt that fails with a retryable error
  * before it streamed any content is announced with an `attempt-failed` part and tried again after
  * an exponential, jittered, abortable wait. It never retries once content was streamed, after an
- * abort, or past `maxAttempts` (the last `error` part then passes through), and it never throws.
+ * abort or a context overflow (the same request cannot fit the next time), or past `maxAttempts` (the last `error` part then passes through), and it never throws.
  */
 import { errorMessage, UserError } from '../base/errors.js';
 import type { ModelClient, ModelRequest, ModelStreamPart } from './contract.js';
@@ -35,6 +35,7 @@ export function withRetry(
   const resolved = resolveRetryPolicy(policy);
   return {
     id: client.id,
+    ...(client.limits ? { limits: client.limits } : {}),
     stream: (request) => retryingStream(client, request, resolved, sleep),
   };
 }
@@ -103,6 +104,7 @@ async function* retryingStream(
     const retry =
       error.retryable &&
       !error.aborted &&
+      !error.contextOverflow &&
       !producedContent &&
       !request.signal.aborted &&
       attempt < policy.maxAttempts;

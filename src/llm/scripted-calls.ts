@@ -11,7 +11,9 @@ export type ScriptedAnswerer =
   | { kind: 'rule'; index: number; when: string }
   | { kind: 'default' }
   /** No rule matched and there is no default: the request failed naming its prompt. */
-  | { kind: 'unmatched' };
+  | { kind: 'unmatched' }
+  /** The request was larger than the file's `context` window: it failed before any rule. */
+  | { kind: 'overflow' };
 
 export interface ScriptedCall {
   rule: ScriptedAnswerer;

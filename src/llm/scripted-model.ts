@@ -2,8 +2,9 @@
  * The scripted model: a ModelClient that answers each request from the rules of a scripted model
  * file, so runs, demos and tests work offline and deterministically. Rules are validated when the
  * client is made; `stream()` must never throw: every failure, an unmatched prompt, a placeholder
- * that cannot be filled in and an abort (at any point) end the stream with exactly one `error`
- * part. Each request is recorded (`calls`) when `stream()` is called.
+ * that cannot be filled in, a request larger than the declared context window and an abort (at
+ * any point) end the stream with exactly one `error` part. Each request is recorded (`calls`) when
+ * `stream()` is called.
  */
 import { assertNever, errorMessage } from '../base/errors.js';
 import type {
@@ -14,6 +15,7 @@ import type {
   ModelStreamPart,
   Usage,
 } from './contract.js';
+import { isContextOverflowMessage } from './model-failure.js';
 import {
   CallRecord,
   type ScriptedAnswerer,
@@ -26,6 +28,7 @@ import {
   type ScriptedResponse,
   type ScriptedRule,
   type ScriptedStep,
+  type ScriptedUsage,
   validateScriptedModel,
 } from './scripted-rules.js';
 import { Substitution } from './scripted-substitution.js';
@@ -92,8 +95,19 @@ interface Choice {
 /** What `stream()` decided when it was called: nothing yet (aborted), a choice, or a failure. */
 type Decision =
   | { kind: 'aborted' }
-  /** `step`: the index in the chosen response's `steps` (0 without steps or without a choice). */
-  | { kind: 'chosen'; conversation: Conversation; choice: Choice | undefined; step: number }
+  /**
+   * `step`: the index in the chosen response's `steps` (0 without steps or without a choice);
+   * `tokens`: the estimate of the whole request.
+   */
+  | {
+      kind: 'chosen';
+      conversation: Conversation;
+      choice: Choice | undefined;
+      step: number;
+      tokens: number;
+    }
+  /** Larger than the declared window: it fails as a provider's "context length exceeded". */
+  | { kind: 'overflow'; tokens: number; window: number }
   | { kind: 'failed'; error: unknown };
 
 /** A string source is a file path, loaded and validated now; problems throw a UserError. */
@@ -110,6 +124,9 @@ export function createScriptedModel(
     answered: 0,
   }));
   const record = new CallRecord(file, options.recordCalls ?? true);
+  const limits: NonNullable<ModelClient['limits']> = {};
+  if (file.context !== undefined) limits.context = file.context;
+  if (file.images !== undefined) limits.images = file.images;
   let callCounter = 0;
   const nextCallId = () => `call_${++callCounter}`;
 
@@ -133,10 +150,16 @@ export function createScriptedModel(
     try {
       if (request.signal.aborted) return { kind: 'aborted' };
       const conversation = readConversation(request.messages);
+      const tokens = estimateTokens(inputCharacters(request));
+      // Like a provider, the window is checked before the model sees the request: no rule answers.
+      if (file.context !== undefined && tokens > file.context) {
+        record.add(request, conversation.prompt, { kind: 'overflow' }, 0);
+        return { kind: 'overflow', tokens, window: file.context };
+      }
       const choice = choose(conversation);
       const step = choice ? stepIndexOf(choice.response, conversation.stepIndex) : 0;
       record.add(request, conversation.prompt, choice?.answerer ?? { kind: 'unmatched' }, step);
-      return { kind: 'chosen', conversation, choice, step };
+      return { kind: 'chosen', conversation, choice, step, tokens };
     } catch (error) {
       return { kind: 'failed', error };
     }
@@ -158,8 +181,16 @@ export function createScriptedModel(
         yield aborted();
         return;
       }
-      inputTokens = estimateTokens(inputCharacters(request));
-      if (decision.kind === 'failed') throw decision.error;
+      if (decision.kind === 'failed') {
+        inputTokens = estimateTokens(inputCharacters(request));
+        throw decision.error;
+      }
+      if (decision.kind === 'overflow') {
+        // A provider rejects an oversized request before it runs: nothing is billed.
+        yield failure(contextOverflow(decision.tokens, decision.window), { input: 0, output: 0 });
+        return;
+      }
+      inputTokens = decision.tokens;
       // A rule's given usage holds for its request even when the request is aborted or fails.
       const given = decision.choice
         ? pickStep(decision.choice.response, decision.step).usage
@@ -194,7 +225,7 @@ export function createScriptedModel(
         return;
       }
       const usage: Usage = step.usage
-        ? { ...step.usage }
+        ? givenUsage(step.usage)
         : { input: inputTokens, output: estimateTokens(result.characters) };
       if (result.reasoningCharacters > 0 && !step.usage) {
         usage.reasoning = estimateTokens(result.reasoningCharacters);
@@ -214,6 +245,7 @@ export function createScriptedModel(
 
   return {
     id: `scripted:${label}`,
+    ...(Object.keys(limits).length > 0 ? { limits } : {}),
     calls: record.calls,
     unusedRules: () => record.unusedRules(),
     stream: (request) => respond(request, decide(request)),
@@ -228,6 +260,8 @@ function answererName(answerer: ScriptedAnswerer): string {
       return 'default';
     case 'unmatched':
       return 'no rule';
+    case 'overflow':
+      return 'no rule (the request was larger than the context window)';
     default:
       return assertNever(answerer, 'scripted answerer');
   }
@@ -259,6 +293,11 @@ function answer(
     if (step.status !== undefined) {
       error.status = step.status;
       error.retryable = step.status === 429 || step.status >= 500;
+    }
+    // Classified as a provider's message is: "context length exceeded" is an overflow, never retried.
+    if (isContextOverflowMessage(error.message)) {
+      error.contextOverflow = true;
+      error.retryable = false;
     }
     return { parts, reason: 'stop', error, characters: 0, reasoningCharacters: 0 };
   }
@@ -320,6 +359,24 @@ function pickStep(response: ScriptedResponse, stepIndex: number): ScriptedStep {
   if (!('steps' in response)) return response;
   const chosen = response.steps[stepIndex] as ScriptedStep;
   return { delayMs: response.delayMs, usage: response.usage, ...chosen };
+}
+
+/** The error a provider gives for a request larger than the window; not retryable. */
+function contextOverflow(tokens: number, window: number): ModelErrorInfo {
+  return {
+    message: `context length exceeded: the request has ${tokens} tokens, the window is ${window}`,
+    status: 400,
+    retryable: false,
+    contextOverflow: true,
+  };
+}
+
+/** A step's `usage` as the seam's Usage: `cacheRead` is `cachedInput`. */
+function givenUsage(given: ScriptedUsage): Usage {
+  const usage: Usage = { input: given.input, output: given.output };
+  if (given.cacheRead !== undefined) usage.cachedInput = given.cacheRead;
+  if (given.cacheWrite !== undefined) usage.cacheWrite = given.cacheWrite;
+  return usage;
 }
 
 function readConversation(messages: ModelMessage[]): Conversation {

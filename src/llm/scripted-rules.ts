@@ -19,6 +19,10 @@ declare module '../base/errors.js' {
 export interface ScriptedUsage {
   input: number;
   output: number;
+  /** Prompt tokens read from the provider's cache (reported as `Usage.cachedInput`). */
+  cacheRead?: number;
+  /** Prompt tokens written to the provider's cache. */
+  cacheWrite?: number;
 }
 
 export interface ScriptedToolCall {
@@ -57,6 +61,13 @@ export type ScriptedRule = ScriptedResponse & {
 };
 
 export interface ScriptedModelFile {
+  /**
+   * The model's context window in tokens: a request larger than it (about 4 characters a token)
+   * fails as a provider's "context length exceeded" would. Default: no window of its own.
+   */
+  context?: number;
+  /** The model takes images. */
+  images?: boolean;
   /** Tried in order; may be omitted when `default` answers everything. */
   rules?: ScriptedRule[];
   /** Answers when no rule matches; without it an unmatched prompt is an error. */
@@ -78,6 +89,8 @@ const allowedFields: Record<Place, readonly string[]> = {
 };
 /** Every field a rule may have (the README documents each one). */
 export const scriptedRuleFields: readonly string[] = allowedFields.rule;
+const topLevelFields: readonly string[] = ['rules', 'default', 'context', 'images'];
+const usageFields: readonly string[] = ['input', 'output', 'cacheRead', 'cacheWrite'];
 const placeNames: Record<Place, string> = { rule: 'a rule', default: 'default', step: 'a step' };
 
 type JsonObject = Record<string, unknown>;
@@ -88,6 +101,7 @@ const has = (value: JsonObject, key: string): boolean =>
   Object.hasOwn(value, key) && value[key] !== undefined;
 const isNonNegativeInteger = (value: unknown): boolean =>
   typeof value === 'number' && Number.isInteger(value) && value >= 0;
+const isPositiveInteger = (value: unknown): boolean => isNonNegativeInteger(value) && value !== 0;
 const join = (path: string, key: string): string => (path ? `${path}.${key}` : key);
 
 class Problems {
@@ -143,7 +157,13 @@ export function validateScriptedModel(value: unknown, source: string): ValidScri
     return value as never;
   }
   for (const key of Object.keys(value)) {
-    if (key !== 'rules' && key !== 'default') problems.add(key, 'unknown field');
+    if (!topLevelFields.includes(key)) problems.add(key, 'unknown field');
+  }
+  if (has(value, 'context') && !isPositiveInteger(value.context)) {
+    problems.add('context', 'must be a positive integer (the context window in tokens)');
+  }
+  if (has(value, 'images') && typeof value.images !== 'boolean') {
+    problems.add('images', 'must be true or false');
   }
   if (!has(value, 'rules')) {
     if (!has(value, 'default')) problems.add('rules', 'is required when there is no default');
@@ -205,7 +225,7 @@ function checkRuleFields(rule: JsonObject, path: string, problems: Problems): vo
   }
   if (has(rule, 'times')) {
     const times = rule.times;
-    if (!isNonNegativeInteger(times) || times === 0) {
+    if (!isPositiveInteger(times)) {
       problems.add(join(path, 'times'), 'must be a positive integer');
     }
   }
@@ -226,11 +246,13 @@ function checkOptions(value: JsonObject, path: string, problems: Problems): void
     return;
   }
   for (const key of Object.keys(usage)) {
-    if (key !== 'input' && key !== 'output') problems.add(join(usagePath, key), 'unknown field');
+    if (!usageFields.includes(key)) problems.add(join(usagePath, key), 'unknown field');
   }
-  for (const key of ['input', 'output']) {
-    if (!has(usage, key)) problems.add(join(usagePath, key), 'is required');
-    else if (!isNonNegativeInteger(usage[key])) {
+  for (const key of usageFields) {
+    const required = key === 'input' || key === 'output';
+    if (!has(usage, key)) {
+      if (required) problems.add(join(usagePath, key), 'is required');
+    } else if (!isNonNegativeInteger(usage[key])) {
       problems.add(join(usagePath, key), 'must be a non-negative integer');
     }
   }

@@ -244,11 +244,13 @@ export function usageOf(response: object): Usage {
   const fields = usage as Record<string, unknown>;
   const reasoning = count(fields.thoughtTokens);
   const cachedInput = count(fields.cachedReadTokens);
+  const cacheWrite = count(fields.cachedWriteTokens);
   return {
     input: count(fields.inputTokens) ?? 0,
     output: count(fields.outputTokens) ?? 0,
     ...(reasoning !== undefined ? { reasoning } : {}),
     ...(cachedInput !== undefined ? { cachedInput } : {}),
+    ...(cacheWrite !== undefined ? { cacheWrite } : {}),
   };
 }
 

@@ -128,6 +128,7 @@ function addUsage(total: Usage, usage: Usage | undefined): void {
   if (usage.cachedInput !== undefined) {
     total.cachedInput = (total.cachedInput ?? 0) + usage.cachedInput;
   }
+  if (usage.cacheWrite !== undefined) total.cacheWrite = (total.cacheWrite ?? 0) + usage.cacheWrite;
 }
 
 const cancelledReply = (): AgentReply => ({

@@ -185,3 +185,27 @@ test('loom acp: with the editor’s files and terminal, an edit lands in the buf
     'terminal/release',
   ]);
 });
+
+test('loom acp: the prompt response carries the cache tokens read and written the model reported', async () => {
+  const home = temporaryFolder();
+  const workspace = temporaryFolder();
+  const model = writeScriptedModel(home, {
+    default: { reply: 'ok', usage: { input: 100, output: 5, cacheRead: 60, cacheWrite: 30 } },
+  });
+  await withLoomAcp({ home, model }, async (agent) => {
+    await initialize(agent);
+    const { sessionId } = await agent.request('session/new', { cwd: workspace, mcpServers: [] });
+    const response = (await agent.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'hello' }],
+    })) as acp.PromptResponse & { usage?: Record<string, number> };
+    assert.equal(response.stopReason, 'end_turn');
+    assert.deepEqual(response.usage, {
+      inputTokens: 100,
+      outputTokens: 5,
+      totalTokens: 105,
+      cachedReadTokens: 60,
+      cachedWriteTokens: 30,
+    });
+  });
+});

@@ -181,6 +181,13 @@ describe('AiSdkModelClient stream mapping', () => {
       }),
       { input: 100, output: 30, reasoning: 20, cachedInput: 60 },
     );
+    assert.deepEqual(
+      toUsage({
+        inputTokens: { total: 100, noCache: 10, cacheRead: 60, cacheWrite: 30 },
+        outputTokens: { total: 5, text: 5, reasoning: undefined },
+      }),
+      { input: 100, output: 5, cachedInput: 60, cacheWrite: 30 },
+    );
     assert.deepEqual(toUsage({ inputTokens: 7, outputTokens: 3 } as never), {
       input: 7,
       output: 3,

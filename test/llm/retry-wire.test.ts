@@ -91,6 +91,33 @@ describe('retry over the wire', () => {
     assert.equal(server.requests.length - before, 1);
   });
 
+  test('a 400 context_length_exceeded is a context overflow and is not retried', async () => {
+    const before = server.requests.length;
+    server.enqueue({
+      status: 400,
+      headers: {},
+      body: JSON.stringify({
+        error: {
+          message:
+            "This model's maximum context length is 65536 tokens. However, you requested 70000 tokens.",
+          type: 'invalid_request_error',
+          param: null,
+          code: 'context_length_exceeded',
+        },
+      }),
+    });
+    const { sleep, waits } = recordingSleep();
+    const client = withRetry(createModelClient(spec, options({ retry: false })), {}, sleep);
+    const parts = await collectParts(client.stream(makeRequest()));
+    assert.equal(parts.length, 1);
+    const [part] = parts;
+    assert.equal(part?.type, 'error');
+    assert.equal(part.type === 'error' && part.error.contextOverflow, true);
+    assert.equal(part.type === 'error' && part.error.retryable, false);
+    assert.deepEqual(waits, []);
+    assert.equal(server.requests.length - before, 1);
+  });
+
   test('a 500 three times, then success: three attempt-failed parts with growing waits', async () => {
     const before = server.requests.length;
     server.enqueue(

@@ -69,6 +69,26 @@ describe('withRetry', () => {
     }
   });
 
+  test('never retries a context overflow, even one marked retryable', async () => {
+    const error = {
+      message: 'HTTP 400: context length exceeded',
+      retryable: true,
+      contextOverflow: true,
+    };
+    const inner = scriptedClient([[{ type: 'error', error }], [done]]);
+    const { sleep, waits } = recordingSleep();
+    const parts = await collectParts(withRetry(inner, {}, sleep).stream(makeRequest()));
+    assert.deepEqual(parts, [{ type: 'error', error }]);
+    assert.equal(inner.attempts, 1);
+    assert.deepEqual(waits, []);
+  });
+
+  test('keeps the limits the client states', () => {
+    const inner = { ...scriptedClient([[done]]), limits: { context: 16_384, images: true } };
+    assert.deepEqual(withRetry(inner).limits, { context: 16_384, images: true });
+    assert.equal(withRetry(scriptedClient([[done]])).limits, undefined);
+  });
+
   test('respects Retry-After up to maxDelayMs', async () => {
     const inner = scriptedClient([
       [{ type: 'error', error: { ...retryable, retryAfterMs: 60_000 } }],

@@ -10,6 +10,7 @@ import type {
   ModelRequest,
   ModelStreamPart,
 } from '../../src/llm/contract.js';
+import { createModelClient } from '../../src/llm/providers.js';
 import { createScriptedModel } from '../../src/llm/scripted-model.js';
 import type { ScriptedModelFile } from '../../src/llm/scripted-rules.js';
 import {
@@ -330,6 +331,102 @@ describe('scripted model: usage', () => {
     const bad = last(await ask(client, user('bad')));
     assert.deepEqual(bad?.type === 'error' && bad.usage, usage);
     assert.deepEqual(finishOf(await ask(client, user('steps'))).usage, usage);
+  });
+});
+
+describe('scripted model: context window and cache usage', () => {
+  test('a rule usage with cacheRead and cacheWrite is reported as given', async () => {
+    const client = createScriptedModel({
+      rules: [
+        {
+          when: 'cached',
+          reply: 'x',
+          usage: { input: 100, output: 5, cacheRead: 60, cacheWrite: 30 },
+        },
+        { when: 'steps', usage: { input: 9, output: 1, cacheWrite: 9 }, steps: [{ reply: 'y' }] },
+      ],
+    });
+    assert.deepEqual(finishOf(await ask(client, user('cached'))).usage, {
+      input: 100,
+      output: 5,
+      cachedInput: 60,
+      cacheWrite: 30,
+    });
+    assert.deepEqual(finishOf(await ask(client, user('steps'))).usage, {
+      input: 9,
+      output: 1,
+      cacheWrite: 9,
+    });
+  });
+
+  test('the declared context and images are the client limits, kept through createModelClient', () => {
+    const file: ScriptedModelFile = { context: 16_384, images: true, default: { reply: 'x' } };
+    assert.deepEqual(createScriptedModel(file).limits, { context: 16_384, images: true });
+    assert.deepEqual(createScriptedModel({ context: 500, default: { reply: 'x' } }).limits, {
+      context: 500,
+    });
+    assert.equal(createScriptedModel({ default: { reply: 'x' } }).limits, undefined);
+    const path = join(temporaryFolder(), 'model.json');
+    writeFileSync(path, JSON.stringify(file));
+    assert.deepEqual(createModelClient(`scripted:${path}`).limits, {
+      context: 16_384,
+      images: true,
+    });
+  });
+
+  test('a request larger than the window fails as a provider overflow, before any rule answers', async () => {
+    const client = createScriptedModel({
+      context: 10,
+      rules: [{ when: '', reply: 'fits', times: 1 }],
+    });
+    // 44 characters are 11 tokens, one more than the window.
+    const parts = await collect(client, request([user('x'.repeat(40))], { system: 'abcd' }));
+    assert.deepEqual(parts, [
+      {
+        type: 'error',
+        error: {
+          message: 'context length exceeded: the request has 11 tokens, the window is 10',
+          status: 400,
+          retryable: false,
+          contextOverflow: true,
+        },
+        usage: { input: 0, output: 0 },
+      },
+    ]);
+    assert.deepEqual(client.calls[0]?.rule, { kind: 'overflow' });
+    // Exactly the window fits, and the rule the overflow did not use still answers.
+    assert.equal(textOf(await ask(client, user('x'.repeat(40)))), 'fits');
+    assert.deepEqual(client.unusedRules(), []);
+  });
+
+  test('an overflow is not retried by the retry policy of createModelClient', async () => {
+    const path = join(temporaryFolder(), 'model.json');
+    writeFileSync(path, JSON.stringify({ context: 1, default: { reply: 'x' } }));
+    const parts = await collect(createModelClient(`scripted:${path}`), request([user('hello')]));
+    assert.equal(parts.length, 1);
+    assert.equal(errorOf(parts).contextOverflow, true);
+  });
+
+  test('a rule error "context length exceeded" is an overflow, never retryable', async () => {
+    const client = createScriptedModel({
+      rules: [
+        { when: 'plain', error: 'context length exceeded' },
+        { when: 'loud', error: 'Context length exceeded', status: 503 },
+        { when: 'other', error: 'upstream 500', status: 500 },
+      ],
+    });
+    assert.deepEqual(errorOf(await ask(client, user('plain'))), {
+      message: 'context length exceeded',
+      retryable: false,
+      contextOverflow: true,
+    });
+    assert.deepEqual(errorOf(await ask(client, user('loud'))), {
+      message: 'Context length exceeded',
+      status: 503,
+      retryable: false,
+      contextOverflow: true,
+    });
+    assert.equal(errorOf(await ask(client, user('other'))).contextOverflow, undefined);
   });
 });
 

@@ -73,6 +73,53 @@ describe('parseScriptedModel', () => {
     assert.equal(model.rules.length, 5);
   });
 
+  test('accepts a context window, images and usage with cache tokens', () => {
+    const model = parseScriptedModel(
+      JSON.stringify({
+        context: 16384,
+        images: true,
+        rules: [
+          {
+            when: 'a',
+            reply: 'x',
+            usage: { input: 100, output: 5, cacheRead: 60, cacheWrite: 30 },
+          },
+          { when: 'b', steps: [{ reply: 'y', usage: { input: 1, output: 1, cacheRead: 0 } }] },
+          { when: 'c', error: 'context length exceeded' },
+        ],
+      }),
+      source,
+    );
+    assert.equal(model.context, 16384);
+    assert.equal(model.images, true);
+  });
+
+  test('reports malformed context, images and cache usage with path and field', () => {
+    const problems = valueProblems({
+      context: 0,
+      images: 'yes',
+      rules: [
+        { when: 'a', reply: 'x', usage: { input: 1, output: 1, cacheRead: -1, cacheWrite: 'x' } },
+        { when: 'b', steps: [{ reply: 'y', usage: { input: 1, output: 1, cacheWrite: 1.5 } }] },
+        { when: 'c', reply: 'z', usage: { input: 1, output: 1, cacheHit: 1 } },
+      ],
+    });
+    const expected = [
+      'context: must be a positive integer (the context window in tokens)',
+      'images: must be true or false',
+      'rules[0].usage.cacheRead: must be a non-negative integer',
+      'rules[0].usage.cacheWrite: must be a non-negative integer',
+      'rules[1].steps[0].usage.cacheWrite: must be a non-negative integer',
+      'rules[2].usage.cacheHit: unknown field',
+    ].map((line) => `${source}: ${line}`);
+    assert.deepEqual([...problems].sort(), [...expected].sort());
+    for (const context of [1.5, -3, '16k', null]) {
+      assert.deepEqual(valueProblems({ context, default: { reply: 'x' } }), [
+        `${source}: context: must be a positive integer (the context window in tokens)`,
+      ]);
+    }
+  });
+
   test('reports JSON syntax errors with line and column', () => {
     const text = '{\n  "rules": [\n    {"when": x}\n  ]\n}';
     assert.deepEqual(parseProblems(text), [
@@ -218,5 +265,14 @@ describe('loadScriptedModel', () => {
     const prose = section.replace(/```[\s\S]*?```/g, '');
     const missing = scriptedRuleFields.filter((field) => !prose.includes(`\`${field}\``));
     assert.deepEqual(missing, []);
+    for (const field of ['"context": N', '"images": true', 'cacheRead', 'cacheWrite']) {
+      assert.ok(prose.includes(field), `the README does not describe ${field}`);
+    }
+    // Every example of a whole file in the section is a valid file.
+    const files = [...section.matchAll(/```json\n([\s\S]*?)```/g)]
+      .map((match) => JSON.parse(match[1] ?? '') as Record<string, unknown>)
+      .filter((value) => 'rules' in value || 'default' in value);
+    assert.ok(files.some((file) => 'context' in file));
+    for (const file of files) validateScriptedModel(file, 'README.md');
   });
 });

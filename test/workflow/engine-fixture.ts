@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { Context } from '../../src/core/context.js';
 import type { SessionEvent } from '../../src/core/session-events.js';
-import type { Usage } from '../../src/llm/contract.js';
+import { addUsage, type Usage } from '../../src/llm/contract.js';
 import type {
   SubagentActivity,
   SubagentProvider,
@@ -121,8 +121,8 @@ export function fakeProvider(options: FakeProviderOptions = {}) {
         settled: false,
         usage: zeroUsage(),
         report(usage, model) {
-          child.usage.input += usage.input;
-          child.usage.output += usage.output;
+          // Cache tokens too, as a real child's running total (addUsage) keeps them.
+          Object.assign(child.usage, addUsage(child.usage, usage));
           if (!options.silent) {
             request.onUsage?.({
               usage,

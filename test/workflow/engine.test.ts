@@ -61,6 +61,18 @@ test('start throws synchronously for a run that cannot begin, and starts nothing
   assert.equal(fixture.service.liveWorkers, 0);
 });
 
+test('a run sums the cache tokens of its agents too', async () => {
+  const fixture = engineFixture({
+    respond: () => ({
+      output: 'x',
+      usage: { input: 10, output: 2, cachedInput: 6, cacheWrite: 3 },
+    }),
+  });
+  const run = fixture.start(`await agent('one'); await agent('two'); return 1;`);
+  const result = await settled(fixture, run);
+  assert.deepEqual(result.usage, { input: 20, output: 4, cachedInput: 12, cacheWrite: 6 });
+});
+
 test('a completed run returns the value, sums usage and brackets every agent', async () => {
   const fixture = engineFixture({
     respond: (request) => ({ output: `<${request.prompt}>`, usage: { input: 10, output: 2 } }),
