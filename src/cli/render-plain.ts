@@ -1,10 +1,16 @@
 /**
  * Human rendering of a running turn: the answer streams to stdout; tool calls, a one-line gist
- * of each result, the todo list when it changes, retries and problems go briefly to stderr
+ * of each result, the todo list when it changes, retries, the context filling or compacted, and
+ * problems go briefly to stderr
  * (dimmed on a terminal unless NO_COLOR is set); a call made inside another (a `run_code`
  * program's, with `parentCallId`) is indented under it. Reads session events only; never
  * changes them.
  */
+import {
+  contextCompactLine,
+  contextSkippedLine,
+  contextWarningLine,
+} from '../context/context-lines.js';
 import type { SessionEvent } from '../core/session-events.js';
 import { todoChangePrinter } from './render-todos.js';
 
@@ -97,6 +103,33 @@ export function plainRenderer(
           lastCallLine = undefined;
           return;
         }
+        case 'context/warning':
+          endLine();
+          stderr.write(
+            style.dim(
+              `${contextWarningLine(event.data as SessionEvent<'context/warning'>['data'])}\n`,
+            ),
+          );
+          lastCallLine = undefined;
+          return;
+        case 'context/compact':
+          endLine();
+          stderr.write(
+            style.dim(
+              `${contextCompactLine(event.data as SessionEvent<'context/compact'>['data'])}\n`,
+            ),
+          );
+          lastCallLine = undefined;
+          return;
+        case 'context/compact-skipped':
+          endLine();
+          stderr.write(
+            style.dim(
+              `${contextSkippedLine(event.data as SessionEvent<'context/compact-skipped'>['data'])}\n`,
+            ),
+          );
+          lastCallLine = undefined;
+          return;
         case 'turn/end': {
           const data = event.data as SessionEvent<'turn/end'>['data'];
           endLine();

@@ -1,0 +1,38 @@
+/**
+ * The one-line texts a person reads about the context: a warning as it fills, what a compaction
+ * did, and a compaction that was skipped. Shared by the headless run (stderr) and the terminal.
+ * Pure; never reads anything but the event.
+ */
+import type {
+  ContextCompactEvent,
+  ContextCompactSkippedEvent,
+  ContextWarningEvent,
+} from './contract.js';
+
+function tokens(count: number): string {
+  if (count < 1000) return String(count);
+  const thousands = count / 1000;
+  return `${thousands < 10 ? thousands.toFixed(1).replace(/\.0$/, '') : Math.round(thousands)}k`;
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+export function contextWarningLine(event: ContextWarningEvent): string {
+  return `context ${Math.round(event.share * 100)}% full: older tool results will be pruned soon (recall brings any back)`;
+}
+
+export function contextCompactLine(event: ContextCompactEvent): string {
+  const parts = [
+    ...(event.pruned.length > 0 ? [`${plural(event.pruned.length, 'tool result')} pruned`] : []),
+    ...(event.summary.length > 0 ? ['earlier turns summarized'] : []),
+  ];
+  const what = parts.length > 0 ? parts.join(', ') : 'nothing pruned';
+  const why = event.trigger === 'overflow' ? ' after the provider said the context was full' : '';
+  return `compacted${why}: ${what} (${tokens(event.before)} → ${tokens(event.after)} tokens)`;
+}
+
+export function contextSkippedLine(event: ContextCompactSkippedEvent): string {
+  return `compaction skipped: it would not make the request smaller (${tokens(event.before)} → ${tokens(event.wouldBe)} tokens)`;
+}
