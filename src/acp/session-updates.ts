@@ -148,6 +148,9 @@ export function liveUpdateOf(event: SessionEvent, view: UpdateView): SessionUpda
       const todos = validTodos(typed.data.todos);
       return todos ? planUpdateOf(todos) : undefined;
     }
+    case 'context/usage':
+      // The stable usage update: the request's size against the window Loom now knows.
+      return { sessionUpdate: 'usage_update', used: typed.data.tokens, size: typed.data.window };
     default:
       return undefined;
   }
@@ -155,12 +158,13 @@ export function liveUpdateOf(event: SessionEvent, view: UpdateView): SessionUpda
 
 /**
  * The updates that show a stored session again: the human's messages, whole assistant
- * messages and reasoning (not their chunks), each tool call with its result, and each todo list
- * as a plan (the client keeps the last).
+ * messages and reasoning (not their chunks), each tool call with its result, each todo list
+ * as a plan (the client keeps the last), and the latest context size as one `usage_update`.
  */
 export function replayUpdatesOf(events: readonly SessionEvent[], cwd: string): SessionUpdate[] {
   const view = updateView(cwd);
   const updates: SessionUpdate[] = [];
+  let latestUsage: SessionUpdate | undefined;
   for (const event of events as readonly AnySessionEvent[]) {
     switch (event.type) {
       case 'user/message':
@@ -176,6 +180,10 @@ export function replayUpdatesOf(events: readonly SessionEvent[], cwd: string): S
         if (event.data.text.length > 0)
           updates.push({ sessionUpdate: 'agent_message_chunk', content: text(event.data.text) });
         break;
+      case 'context/usage':
+        // Only the latest size matters to a client: it is sent once, after the history.
+        latestUsage = liveUpdateOf(event, view);
+        break;
       case 'tool/call':
       case 'tool/result':
       case 'todo/write': {
@@ -187,5 +195,6 @@ export function replayUpdatesOf(events: readonly SessionEvent[], cwd: string): S
         break;
     }
   }
+  if (latestUsage) updates.push(latestUsage);
   return updates;
 }
