@@ -55,7 +55,7 @@ test('a model/view handler changes what is sent, and the log keeps what it deriv
     assert.deepEqual(reasons, ['request']);
     assert.deepEqual(model.requests[0]?.messages, [{ role: 'user', content: 'shrunk' }]);
     const logged = handle.log.events.find((event) => event.type === 'user/message');
-    assert.equal((logged?.data as { text: string }).text, 'a long question');
+    assert.equal((logged?.data as { text: string } | undefined)?.text, 'a long question');
   } finally {
     handle.close();
   }
@@ -87,7 +87,7 @@ test('an overflow is asked once more only when a handler can shrink the view', a
     const retries = handled.log.events.filter((event) => event.type === 'model/retry');
     assert.equal(retries.length, 1);
     const message = handled.log.events.find((event) => event.type === 'assistant/message');
-    assert.equal((message?.data as { attempts: number }).attempts, 2);
+    assert.equal((message?.data as { attempts: number } | undefined)?.attempts, 2);
   } finally {
     handled.close();
   }
