@@ -1,7 +1,7 @@
 /**
  * Builds the runtime a command works in from config, flags and environment: the model resolver,
  * the built-in tools, permission rules, and the capability layers (subagents, workflows, jobs,
- * goals). The one place the CLI wires layers together; each layer still installs itself.
+ * goals, context management). The one place the CLI wires layers together; each layer still installs itself.
  */
 import { resolve } from 'node:path';
 import type { CodeModeSettings, ToolPresentation } from '../code-mode/contract.js';
@@ -10,6 +10,7 @@ import { loadConfig } from '../config/load-config.js';
 import { checkPermissionRules } from '../config/permission-check.js';
 import { installPermissionRules } from '../config/permissions.js';
 import type { LoomConfig } from '../config/schema.js';
+import { installContext } from '../context/install.js';
 import { Context } from '../core/context.js';
 import { credentialVariablesKey } from '../core/credential-variables.js';
 import { AgentRuntime, agentRuntimeKey } from '../core/runtime.js';
@@ -173,6 +174,8 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
   });
   const goals = installGoals(runtime, config.goal ?? {});
   const todos = installTodos(runtime, config.todo ?? {});
+  // Context accounting, pruning and `recall` on every agent; `context:` config is wired later.
+  const context = installContext(runtime);
   const stopRecordingWorkspaces = installWorkspaces(runtime);
   const plan = installPlanMode(runtime, { ...config.plan, permissions: config.permissions ?? [] });
   // Layer 6: reminders root agents set themselves; unref'd timers, so they never hold a process.
@@ -188,6 +191,7 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
     } catch (error) {
       void codeMode.dispose();
       todos.dispose();
+      context.dispose();
       stopRecordingWorkspaces();
       plan.dispose();
       schedules.dispose();

@@ -1,13 +1,21 @@
 /**
  * One model request of a step: assembles the prompt, logs it once per distinct content (a
  * `prompt/blob`, or a `prompt/stored` reference for a log that shares prompts) and the request
- * header that names it, derives the messages from the log, waits until all that is on disk, and
- * folds the streamed parts into logged chunks and one `assistant/message`. A failed or aborted
- * stream is returned as data, never thrown.
+ * header that names it, derives the messages from the log (through the `model/view` hook, where
+ * compaction shrinks them), waits until all that is on disk, and folds the streamed parts into
+ * logged chunks and one `assistant/message`. A request the model refuses as larger than its window
+ * is asked once more over a view the hook shrank. A failed or aborted stream is returned as data,
+ * never thrown.
  */
 import { dirname } from 'node:path';
 import { assertNever } from '../base/errors.js';
-import { emptyUsage, type ModelRequest, type ModelToolCall } from '../llm/contract.js';
+import {
+  emptyUsage,
+  type ModelErrorInfo,
+  type ModelRequest,
+  type ModelToolCall,
+} from '../llm/contract.js';
+import { type ModelViewReason, modelView } from './model-view.js';
 import { storePrompt } from './prompt-store.js';
 import { hasPromptBlob, promptBlob } from './request-prompt.js';
 import type { SessionEventMap, TurnError } from './session-events.js';
@@ -34,20 +42,61 @@ export async function requestModel(
     else log.appendShared('prompt/blob', blob.data, blob.json);
   }
   log.append('request/header', { turnId, step, model: model.id, prompt });
-  const messages = environment.projection.update(log.events);
-  await log.written();
+  const view = {
+    agentId: environment.agentId,
+    log,
+    model,
+    system: assembled.system,
+    tools: assembled.tools,
+  };
+  // A layer that can shrink the view (compaction) gets one retry of a request that overflowed.
+  const canShrink = environment.context.hasListeners(modelView);
+  let reason: ModelViewReason = 'request';
+  let attempts = 1;
+  while (true) {
+    const derived = environment.projection.update(log.events);
+    const messages = canShrink
+      ? await environment.context.serial(modelView, { ...view, reason }, derived)
+      : derived;
+    await log.written();
+    const request: ModelRequest = {
+      system: assembled.system,
+      messages,
+      tools: assembled.tools,
+      signal,
+    };
+    if (limits.maxOutputTokens !== undefined) request.maxOutputTokens = limits.maxOutputTokens;
+    if (limits.temperature !== undefined) request.temperature = limits.temperature;
+    const outcome = await streamRequest(environment, turnId, step, request, attempts);
+    if (outcome.overflow && reason === 'request' && canShrink && !signal.aborted) {
+      log.append('model/retry', {
+        turnId,
+        step,
+        attempt: outcome.attempts,
+        error: outcome.overflow,
+        delayMs: 0,
+      });
+      reason = 'overflow';
+      attempts = outcome.attempts + 1;
+      continue;
+    }
+    return outcome.result;
+  }
+}
+
+/** One request streamed: its outcome, and the failure when the model said it overflowed. */
+async function streamRequest(
+  environment: TurnEnvironment,
+  turnId: string,
+  step: number,
+  request: ModelRequest,
+  firstAttempt: number,
+): Promise<{ result: StepOutcome; attempts: number; overflow?: ModelErrorInfo }> {
+  const { log, model } = environment;
   let text = '';
   let reasoning = '';
-  let attempts = 1;
+  let attempts = firstAttempt;
   const toolCalls: ModelToolCall[] = [];
-  const request: ModelRequest = {
-    system: assembled.system,
-    messages,
-    tools: assembled.tools,
-    signal,
-  };
-  if (limits.maxOutputTokens !== undefined) request.maxOutputTokens = limits.maxOutputTokens;
-  if (limits.temperature !== undefined) request.temperature = limits.temperature;
   for await (const part of model.stream(request)) {
     switch (part.type) {
       // The text as logged (without credentials) is the text every later reader gets.
@@ -89,20 +138,30 @@ export async function requestModel(
         };
         if (reasoning) message.reasoning = reasoning;
         log.append('assistant/message', message);
-        return { kind: 'finished', text, toolCalls, finishReason: part.reason, usage: part.usage };
+        const result: StepOutcome = {
+          kind: 'finished',
+          text,
+          toolCalls,
+          finishReason: part.reason,
+          usage: part.usage,
+        };
+        return { result, attempts };
       }
       case 'error': {
         const error: TurnError = {
           code: part.error.aborted ? 'ABORTED' : 'PROVIDER_ERROR',
           message: part.error.message,
         };
-        return {
+        const result: StepOutcome = {
           kind: 'error',
           text,
           finishReason: 'error',
           usage: part.usage ?? emptyUsage(),
           error,
         };
+        return part.error.contextOverflow
+          ? { result, attempts, overflow: part.error }
+          : { result, attempts };
       }
       default:
         return assertNever(part, 'model stream part');
@@ -112,5 +171,8 @@ export async function requestModel(
     code: 'PROVIDER_ERROR',
     message: `${model.id} ended its stream without finishing`,
   };
-  return { kind: 'error', text, finishReason: 'error', usage: emptyUsage(), error };
+  return {
+    result: { kind: 'error', text, finishReason: 'error', usage: emptyUsage(), error },
+    attempts,
+  };
 }

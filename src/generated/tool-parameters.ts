@@ -307,6 +307,17 @@ export const generatedToolParameters: Readonly<Record<string, JsonSchema>> = {
     required: ['path'],
     additionalProperties: false,
   },
+  recall: {
+    type: 'object',
+    properties: {
+      id: {
+        type: 'string',
+        description: 'The call id the pruned result cites, e.g. "call_7".',
+      },
+    },
+    required: ['id'],
+    additionalProperties: false,
+  },
   report: {
     type: 'object',
     properties: {

@@ -1,0 +1,38 @@
+/**
+ * Estimates, at about four characters a token, what a request or a message adds to a context
+ * window. Only for what a provider has not counted yet: the size of a request is the previous
+ * request's reported prompt tokens plus an estimate of the difference, never an estimate of the
+ * whole once a report exists. Pure; a message's estimate is kept per message object.
+ */
+import type { ModelMessage, ModelToolSpec } from '../llm/contract.js';
+
+const CHARACTERS_PER_TOKEN = 4;
+const messageCharacters = new WeakMap<ModelMessage, number>();
+
+export const tokensOfCharacters = (characters: number): number =>
+  Math.ceil(characters / CHARACTERS_PER_TOKEN);
+
+export function charactersOfMessage(message: ModelMessage): number {
+  const known = messageCharacters.get(message);
+  if (known !== undefined) return known;
+  let characters: number;
+  if (message.role === 'assistant') {
+    characters = message.text.length + (message.reasoning?.length ?? 0);
+    for (const call of message.toolCalls) {
+      characters += call.name.length + (JSON.stringify(call.arguments) ?? '').length;
+    }
+  } else characters = message.content.length;
+  messageCharacters.set(message, characters);
+  return characters;
+}
+
+/** The characters of a whole request: system prompt, tool schemas and messages. */
+export function charactersOfRequest(
+  system: string,
+  tools: readonly ModelToolSpec[],
+  messages: readonly ModelMessage[],
+): number {
+  let characters = system.length + (tools.length > 0 ? JSON.stringify(tools).length : 0);
+  for (const message of messages) characters += charactersOfMessage(message);
+  return characters;
+}
