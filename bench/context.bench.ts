@@ -77,8 +77,38 @@ function sessionEvents(directory: string): readonly SessionEvent[] {
 
 const SESSION_STEPS = 30;
 
-/** The prompt tokens the model reported over a session of `SESSION_STEPS` reads, in `folder`. */
-async function tokensSent(folder: string, pruning: boolean): Promise<number> {
+/**
+ * How much of each request repeats the previous one's start: `cached`, the share of the previous
+ * request's bytes that the next one sends again (what a provider's prefix cache holds and can
+ * reuse), and `sent`, the share of all bytes sent after the first request that repeat it (each
+ * step's new messages count against it).
+ */
+function prefixShares(requests: readonly string[]): { cached: number; sent: number } {
+  let repeated = 0;
+  let previousBytes = 0;
+  let sentBytes = 0;
+  for (let index = 1; index < requests.length; index++) {
+    const previous = requests[index - 1] as string;
+    const current = requests[index] as string;
+    let common = 0;
+    while (common < previous.length && previous[common] === current[common]) common++;
+    // The serialization closes the message list: its last two characters are never a prefix.
+    repeated += Math.min(common + 2, previous.length);
+    previousBytes += previous.length;
+    sentBytes += current.length;
+  }
+  return { cached: repeated / previousBytes, sent: repeated / sentBytes };
+}
+
+/**
+ * The prompt tokens the model reported over a session of `SESSION_STEPS` reads, in `folder`, and
+ * the share of request bytes that repeat the previous request's prefix (what a provider's
+ * automatic prefix cache can reuse).
+ */
+async function tokensSent(
+  folder: string,
+  pruning: boolean,
+): Promise<{ tokens: number; shares: { cached: number; sent: number } }> {
   for (let step = 1; step <= SESSION_STEPS; step++)
     writeFileSync(join(folder, `f${step}.ts`), FILE);
   const reads = Array.from({ length: SESSION_STEPS }, (_, index) => ({
@@ -87,10 +117,15 @@ async function tokensSent(folder: string, pruning: boolean): Promise<number> {
   const scripted = createScriptedModel({
     rules: [{ when: 'read', steps: [...reads, { reply: 'done' }] }],
   });
+  const requests: string[] = [];
   const windowed: ModelClient = {
     id: scripted.id,
     limits: { context: 16_000 },
-    stream: scripted.stream,
+    stream: (request) => {
+      const { system, tools, messages } = request;
+      requests.push(JSON.stringify({ system, tools, messages }));
+      return scripted.stream(request);
+    },
   };
   const runtime = new AgentRuntime({
     root: new Context(),
@@ -99,7 +134,7 @@ async function tokensSent(folder: string, pruning: boolean): Promise<number> {
     resolveModel: () => windowed,
   });
   const tools = builtinTools({ workspace: { root: folder, extraRoots: [] } });
-  runtime.offerTools(tools.filter((tool) => tool.name === 'read_file'));
+  runtime.offerTools(tools);
   if (pruning) installContext(runtime);
   const handle = runtime.start();
   try {
@@ -109,7 +144,7 @@ async function tokensSent(folder: string, pruning: boolean): Promise<number> {
       if (event.type === 'assistant/message')
         sent += (event.data as { usage: { input: number } }).usage.input;
     }
-    return sent;
+    return { tokens: sent, shares: prefixShares(requests) };
   } finally {
     handle.close();
   }
@@ -174,13 +209,25 @@ export default async function bench(): Promise<BenchRow[]> {
       },
       {
         name: `context: prompt tokens sent, ${SESSION_STEPS} steps of 2 KB reads, with pruning (16k window)`,
-        value: withPruning,
+        value: withPruning.tokens,
         unit: 'tokens',
       },
       {
         name: `context: prompt tokens sent, the same session without pruning`,
-        value: without,
+        value: without.tokens,
         unit: 'tokens',
+      },
+      {
+        name: `context: of each request's bytes, the share the next request repeats (the cached prefix), ${SESSION_STEPS} steps with pruning`,
+        value: Math.round(withPruning.shares.cached * 1000) / 10,
+        unit: '%',
+        target: '>= 95 %',
+        ok: withPruning.shares.cached >= 0.95,
+      },
+      {
+        name: `context: of all bytes sent after the first request, the share repeating the previous request`,
+        value: Math.round(withPruning.shares.sent * 1000) / 10,
+        unit: '%',
       },
     ];
   } finally {

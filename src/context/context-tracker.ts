@@ -17,6 +17,9 @@ import type { ContextSettings } from './contract.js';
 import { applyPruned, choosePrunes } from './pruning.js';
 import { charactersOfRequest, tokensOfCharacters } from './token-estimate.js';
 
+/** The share of the window a compaction prunes the request down to. */
+const PRUNE_TO_SHARE = 0.5;
+
 export class ContextTracker {
   private readonly log: SessionLog;
   private readonly context: Context;
@@ -59,7 +62,11 @@ export class ContextTracker {
     if (tokens > limit || overflow) {
       // The model refused the request: it is at least the window, whatever the estimate says.
       const before = overflow ? Math.max(tokens, window) : tokens;
-      const choice = choosePrunes(view, this.pruned, this.settings.keepSteps, before - limit);
+      // Pruned down to half the window (or to compactAt when lower), not just under compactAt:
+      // the next compaction is then many steps away, and the provider's cached prefix holds
+      // until it comes (pruning one result a step would rewrite the prefix every step).
+      const target = Math.floor(Math.min(PRUNE_TO_SHARE, this.settings.compactAt) * window);
+      const choice = choosePrunes(view, this.pruned, this.settings.keepSteps, before - target);
       const chosen = new Set([...this.pruned, ...choice.callIds]);
       const pruned = applyPruned(derived, chosen, this.stubs);
       const prunedEstimate = estimateOf(pruned);
