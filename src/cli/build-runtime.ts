@@ -10,7 +10,8 @@ import { loadConfig } from '../config/load-config.js';
 import { checkPermissionRules } from '../config/permission-check.js';
 import { installPermissionRules } from '../config/permissions.js';
 import type { LoomConfig } from '../config/schema.js';
-import { modelCatalogKey } from '../context/contract.js';
+import { contextSettings } from '../context/context-settings.js';
+import { type ContextSettings, modelCatalogKey } from '../context/contract.js';
 import { createModelCatalog, type ModelCatalogWithClients } from '../context/model-catalog.js';
 import { modelRoutes } from '../context/model-routes.js';
 import { Context } from '../core/context.js';
@@ -88,6 +89,8 @@ export interface LoomSetup {
   catalog: ModelCatalogWithClients;
   /** Prices by model spec: config's, else the catalog's, looked up when a cost is asked. */
   prices: PriceSource;
+  /** Config `context:` with its defaults. */
+  context: ContextSettings;
 }
 
 export function buildRuntime(flags: RuntimeFlags): LoomSetup {
@@ -224,6 +227,7 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
     resolveModel,
     catalog,
     prices,
+    context: contextSettings(config.context),
   };
 }
 

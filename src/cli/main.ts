@@ -305,7 +305,11 @@ export function buildProgram(): Command {
     .description(
       'list the models Loom knows: context window, output limit, prices per million tokens, capabilities',
     )
-    .argument('[filter]', 'only specs containing this text (any case)')
+    // `[spec]`, not `[filter]`: a longer term widens the command column of `loom --help` past 80.
+    .argument(
+      '[spec]',
+      'only the specs containing this text, in any case (a whole spec is looked up)',
+    )
     .option('--json', 'one JSON array of the models')
     .option('--cwd <dir>', 'the workspace whose config is read (default: the current folder)')
     .action(

@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type CatalogData, trimCatalog } from '../../src/context/catalog-data.js';
+import { contextSettings } from '../../src/context/context-settings.js';
 import {
   createModelCatalog,
   DEFAULT_MODEL_LIMITS,
@@ -258,4 +259,13 @@ test('the real data knows the default models', () => {
     assert.ok(info.context >= 32_000 && info.output > 0, spec);
     assert.ok(info.prices && info.prices.input > 0, spec);
   }
+});
+
+test('context settings: config over the defaults', () => {
+  assert.deepEqual(contextSettings(undefined), { compactAt: 0.8, warnAt: 0.7, keepSteps: 3 });
+  assert.deepEqual(contextSettings({ warnAt: 0.5, keepSteps: 0 }), {
+    compactAt: 0.8,
+    warnAt: 0.5,
+    keepSteps: 0,
+  });
 });
