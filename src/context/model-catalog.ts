@@ -135,7 +135,21 @@ export function createModelCatalog(options: ModelCatalogOptions = {}): ModelCata
 
   const isScripted = (spec: string) => spec.trim().startsWith('scripted:');
 
+  /** Lookups without client limits, by spec: prices are asked per request. */
+  const known = new Map<string, ModelInfo>();
   const lookup = (spec: string, clientLimits?: ClientLimits): ModelInfo => {
+    if (clientLimits === undefined) {
+      let info = known.get(spec);
+      if (!info) {
+        info = resolveInfo(spec);
+        known.set(spec, info);
+      }
+      return copyOf(info);
+    }
+    return resolveInfo(spec, clientLimits);
+  };
+
+  const resolveInfo = (spec: string, clientLimits?: ClientLimits): ModelInfo => {
     const text = spec.trim();
     const { found, settings } = fromCatalog(text);
     const info: ModelInfo = found
@@ -195,6 +209,11 @@ export function createModelCatalog(options: ModelCatalogOptions = {}): ModelCata
   };
 
   return { lookup, list };
+}
+
+/** A copy a caller may change without changing the catalog's. */
+function copyOf(info: ModelInfo): ModelInfo {
+  return info.prices ? { ...info, prices: { ...info.prices } } : { ...info };
 }
 
 function applySettings(
