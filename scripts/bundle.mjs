@@ -15,11 +15,13 @@
 // test imports. Which sources each output holds is written to dist/bundle-meta.json (not
 // published), for the test that checks what each command loads, with its paths named under
 // `dist/`. Run as `node scripts/bundle.mjs FOLDER` (scripts/build.mjs passes the new build's
-// folder; default `dist`), it writes only into FOLDER.
+// folder; default `dist`), it writes only into FOLDER. It also writes the model catalog's trimmed
+// data (model-catalog.json) beside the chunks.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parse } from 'acorn';
 import { build } from 'esbuild';
 
@@ -428,6 +430,16 @@ const markdown = await lazyFile(
 const highlight = await lazyFile('highlight', "export { highlight } from 'cli-highlight';");
 const commandLine = await commandLineChunks();
 const libraries = await libraryChunks();
+// The model catalog's data, trimmed to the fields Loom uses by tsc's build of the module that
+// reads it (src/context/catalog-data.ts), which finds it beside the bundled chunks at the first
+// lookup instead of loading the whole models.dev package.
+const catalogData = await import(
+  pathToFileURL(resolve(distFolder, 'context', 'catalog-data.js')).href
+);
+writeFileSync(
+  join(outdir, catalogData.CATALOG_FILE),
+  JSON.stringify(catalogData.trimmedPackageCatalog()),
+);
 const metafiles = [
   result.metafile,
   commandLine.metafile,

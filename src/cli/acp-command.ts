@@ -13,6 +13,7 @@ import { ndJsonStream } from '@agentclientprotocol/sdk';
 import { serveAcp } from '../acp/server.js';
 import { UserError } from '../base/errors.js';
 import { loadConfig } from '../config/load-config.js';
+import { modelRoutes } from '../context/model-routes.js';
 import { loomHome } from '../core/home.js';
 import { parseModelSpec } from '../llm/model-spec.js';
 import { blameModelSource, chooseModel, MODEL_VARIABLE } from './choose-model.js';
@@ -47,7 +48,7 @@ function prepareStart(options: AcpOptions): void {
     ...(config.model !== undefined ? { configModel: config.model } : {}),
   });
   try {
-    parseModelSpec(choice.spec, config.models);
+    parseModelSpec(choice.spec, modelRoutes(config.models));
   } catch (error) {
     throw blameModelSource(choice, error);
   }

@@ -10,7 +10,11 @@ import { loadConfig } from '../config/load-config.js';
 import { checkPermissionRules } from '../config/permission-check.js';
 import { installPermissionRules } from '../config/permissions.js';
 import type { LoomConfig } from '../config/schema.js';
+import { contextSettings } from '../context/context-settings.js';
+import { type ContextSettings, modelCatalogKey } from '../context/contract.js';
 import { installContext } from '../context/install.js';
+import { createModelCatalog, type ModelCatalogWithClients } from '../context/model-catalog.js';
+import { modelRoutes } from '../context/model-routes.js';
 import { Context } from '../core/context.js';
 import { credentialVariablesKey } from '../core/credential-variables.js';
 import { AgentRuntime, agentRuntimeKey } from '../core/runtime.js';
@@ -26,6 +30,7 @@ import {
 import { installWorkspaces } from '../interaction/workspace-install.js';
 import { installJobs, type JobsLayer } from '../jobs/install.js';
 import type { ModelClient } from '../llm/contract.js';
+import type { PriceSource } from '../llm/prices.js';
 import { createModelClient } from '../llm/providers.js';
 import { installMcp, type McpLayer } from '../mcp/install.js';
 import { declaredServers } from '../mcp/server-list.js';
@@ -81,6 +86,12 @@ export interface LoomSetup {
   modelSpec: string;
   /** The client of a model spec (made once per spec); no spec: the default model. Throws a bad spec. */
   resolveModel(spec?: string): ModelClient;
+  /** What Loom knows of each model (also the root's `context/catalog` service); its data loads at the first lookup. */
+  catalog: ModelCatalogWithClients;
+  /** Prices by model spec: config's, else the catalog's, looked up when a cost is asked. */
+  prices: PriceSource;
+  /** Config `context:` with its defaults. */
+  context: ContextSettings;
 }
 
 export function buildRuntime(flags: RuntimeFlags): LoomSetup {
@@ -91,13 +102,19 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
     ...(config.model !== undefined ? { configModel: config.model } : {}),
   });
   const modelSpec = choice.spec;
+  const routes = modelRoutes(config.models);
+  const catalog = createModelCatalog({
+    ...(config.models ? { models: config.models } : {}),
+    ...(config.prices ? { prices: config.prices } : {}),
+  });
+  const prices: PriceSource = (model) => catalog.lookup(model).prices;
   const clients = new Map<string, ModelClient>();
   const resolveModel = (spec = modelSpec) => {
     let client = clients.get(spec);
     if (!client) {
       client = createModelClient(spec, {
         env: process.env,
-        ...(config.models ? { routes: config.models } : {}),
+        routes,
         ...(config.retry ? { retry: config.retry } : {}),
       });
       clients.set(spec, client);
@@ -110,10 +127,7 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
     throw blameModelSource(choice, error);
   }
   if (flags.requireModelKey) {
-    requireModelKey(choice, {
-      env: process.env,
-      ...(config.models ? { routes: config.models } : {}),
-    });
+    requireModelKey(choice, { env: process.env, routes });
   }
   const maxSteps = flags.maxSteps ?? config.agent?.maxSteps;
   const root = new Context();
@@ -125,6 +139,7 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
     ...(maxSteps ? { limits: { maxSteps } } : {}),
   });
   root.provide(agentRuntimeKey, runtime);
+  root.provide(modelCatalogKey, catalog);
   root.provide(
     userQuestionsKey,
     rootOnlyQuestions((sessionId) => runtime.find(sessionId)?.log.header, flags.answerer ?? noUser),
@@ -168,14 +183,15 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
     ...(engine ? { engine } : {}),
     home: flags.home,
     cwd: flags.cwd,
-    ...(config.prices ? { prices: config.prices } : {}),
-    modelRoutes: Object.keys(config.models ?? {}),
+    prices,
+    modelRoutes: Object.keys(routes),
     defaultModel: modelSpec,
   });
   const goals = installGoals(runtime, config.goal ?? {});
   const todos = installTodos(runtime, config.todo ?? {});
-  // Context accounting, pruning and `recall` on every agent; `context:` config is wired later.
-  const context = installContext(runtime);
+  // Context accounting, pruning and `recall` on every agent, with config's `context:` settings.
+  const contextSettingsChosen = contextSettings(config.context);
+  const context = installContext(runtime, contextSettingsChosen);
   const stopRecordingWorkspaces = installWorkspaces(runtime);
   const plan = installPlanMode(runtime, { ...config.plan, permissions: config.permissions ?? [] });
   // Layer 6: reminders root agents set themselves; unref'd timers, so they never hold a process.
@@ -214,6 +230,9 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
     config,
     modelSpec,
     resolveModel,
+    catalog,
+    prices,
+    context: contextSettingsChosen,
   };
 }
 

@@ -28,6 +28,7 @@ Examples (from the repository root; ID is a session id from \`loom sessions list
   $ loom workflow list                               # saved: .loom/workflows/, $LOOM_HOME/workflows/
   $ loom acp                                         # serve an editor over ACP on stdio
   $ loom mcp list                                    # MCP servers: status and tools
+  $ loom models gpt-4o                               # known models: window, prices, capabilities
 
 Config: $LOOM_HOME/config.yaml and ./.loom/config.yaml (LOOM_HOME defaults to ~/.loom).`;
 
@@ -299,6 +300,24 @@ export function buildProgram(): Command {
       const { workerStatusCommand } = await import('./worker-command.js');
       await exitAfterDrain(await workerStatusCommand(options));
     });
+  program
+    .command('models')
+    .description(
+      'list the models Loom knows: context window, output limit, prices per million tokens, capabilities',
+    )
+    // `[spec]`, not `[filter]`: a longer term widens the command column of `loom --help` past 80.
+    .argument(
+      '[spec]',
+      'only the specs containing this text, in any case (a whole spec is looked up)',
+    )
+    .option('--json', 'one JSON array of the models')
+    .option('--cwd <dir>', 'the workspace whose config is read (default: the current folder)')
+    .action(
+      async (filter: string | undefined, options: import('./models-command.js').ModelsOptions) => {
+        const { modelsCommand } = await import('./models-command.js');
+        await exitAfterDrain(modelsCommand(filter, options));
+      },
+    );
   program
     .command('acp')
     .description('serve the Agent Client Protocol on stdio, for editors and out-of-process agents')

@@ -6,6 +6,7 @@
 
 import type { z as Zod } from 'zod';
 import { TOOL_PRESENTATIONS } from '../code-mode/contract.js';
+import { DEFAULT_CONTEXT_SETTINGS } from '../context/contract.js';
 import { loadLibrary } from '../core/load-library.js';
 
 const providerNames = ['deepseek', 'openai', 'anthropic', 'openai-compatible'] as const;
@@ -63,11 +64,37 @@ function declareSchemas(z: typeof Zod) {
     model: z.string().min(1).optional(),
   });
 
-  /** What a model costs, in US dollars per million tokens. */
+  /** What a model costs, in US dollars per million tokens; cache reads and writes when priced apart. */
   const modelPriceSchema = z.strictObject({
     input: z.number().min(0),
     output: z.number().min(0),
+    /** Prompt tokens read from the provider's cache; default the input price. */
+    cacheRead: z.number().min(0).optional(),
+    /** Prompt tokens written to the provider's cache; default the input price. */
+    cacheWrite: z.number().min(0).optional(),
   });
+
+  /**
+   * One entry of `models:`. Named by a lower-case word it is a route (`provider` required) and may
+   * also state its model's window; named by a model spec (`openai:gpt-4o-mini`) or `scripted` (every
+   * scripted file) it states what Loom knows of that model, over the catalog's figures.
+   */
+  const modelEntrySchema = z.strictObject({
+    ...modelRouteSchema.partial().shape,
+    /** The context window in tokens. */
+    context: z.number().int().min(1).optional(),
+    /** The most output tokens one request may produce. */
+    output: z.number().int().min(1).optional(),
+    prices: modelPriceSchema.optional(),
+    /** Whether the model takes images. */
+    images: z.boolean().optional(),
+  });
+
+  /** A share of the model's window, in (0, 1]. */
+  const windowShare = z
+    .number()
+    .gt(0, 'must be a share of the window, above 0 and at most 1')
+    .max(1, 'must be a share of the window, above 0 and at most 1');
 
   const permissionRuleSchema = z.strictObject({
     /**
@@ -182,12 +209,68 @@ function declareSchemas(z: typeof Zod) {
      * deepseek:deepseek-chat when DEEPSEEK_API_KEY is set.
      */
     model: z.string().min(1).optional(),
-    /** Named model routes, usable as `NAME:MODEL` or `NAME`. */
+    /**
+     * Named model routes, usable as `NAME:MODEL` or `NAME`; and, by model spec or `scripted`, a
+     * model's `context`, `output`, `prices` and `images` over the catalog's (SPEC §9).
+     */
     models: z
-      .record(
-        z.string().regex(/^[a-z][a-z0-9-]*$/, 'route names are lower-case words'),
-        modelRouteSchema,
-      )
+      .record(z.string(), modelEntrySchema)
+      .superRefine((models, context) => {
+        for (const [key, entry] of Object.entries(models)) {
+          const problem = (message: string, path: string[] = []) =>
+            context.addIssue({ code: 'custom', message, path: [key, ...path] });
+          const fields: Record<string, unknown> = isRecord(entry) ? entry : {};
+          if (key === 'scripted' || /^[^:\s]+:\S/.test(key)) {
+            for (const field of ['provider', 'baseURL', 'apiKeyEnv', 'model']) {
+              if (fields[field] === undefined) continue;
+              problem(
+                `"${key}" is a model spec, which takes context, output, prices and images; ${field} belongs to a route (named by a lower-case word)`,
+                [field],
+              );
+            }
+          } else if (!/^[a-z][a-z0-9-]*$/.test(key)) {
+            problem(
+              `"${key}" is neither a route name (a lower-case word) nor a model spec (provider:model, or scripted)`,
+            );
+          } else if (fields.provider === undefined) {
+            problem(
+              `route "${key}" needs a provider (${providerNames.join(', ')}); to describe a model, name the entry by its spec (provider:model)`,
+              ['provider'],
+            );
+          }
+          const { context: window, output } = fields;
+          if (typeof window === 'number' && typeof output === 'number' && output > window) {
+            problem(`output (${output}) is larger than context (${window})`, ['output']);
+          }
+        }
+      }, EVEN_WITH_OTHER_PROBLEMS)
+      .optional(),
+    /** When the model's view is compacted (SPEC §9). */
+    context: z
+      .strictObject({
+        /** Share of the window at which a request is compacted first; default 0.8. */
+        compactAt: windowShare.optional(),
+        /** Share of the window at which `context/warning` is logged once; default 0.7. */
+        warnAt: windowShare.optional(),
+        /** The most recent steps whose tool results are never pruned; default 3. */
+        keepSteps: z
+          .number()
+          .int('must be a whole number of steps')
+          .min(0, 'must be a whole number of steps, 0 or more')
+          .optional(),
+      })
+      .superRefine((settings, context) => {
+        const compactAt = settings.compactAt ?? DEFAULT_CONTEXT_SETTINGS.compactAt;
+        const warnAt = settings.warnAt ?? DEFAULT_CONTEXT_SETTINGS.warnAt;
+        if (typeof compactAt !== 'number' || typeof warnAt !== 'number' || warnAt <= compactAt) {
+          return;
+        }
+        context.addIssue({
+          code: 'custom',
+          path: ['warnAt'],
+          message: `warnAt (${warnAt}) must not be above compactAt (${compactAt}): the warning comes first`,
+        });
+      }, EVEN_WITH_OTHER_PROBLEMS)
       .optional(),
     tools: z
       .strictObject({
@@ -434,6 +517,7 @@ function declareSchemas(z: typeof Zod) {
     configSchema,
     mcpProjectFileSchema,
     modelRouteSchema,
+    modelEntrySchema,
     modelPriceSchema,
     permissionRuleSchema,
     mcpServerSchema,
@@ -497,4 +581,5 @@ export type ModelRouteConfig = Zod.infer<ConfigSchemas['modelRouteSchema']>;
 export type PermissionRule = Zod.infer<ConfigSchemas['permissionRuleSchema']>;
 export type AcpProviderSchema = Zod.infer<ConfigSchemas['acpProviderSchema']>;
 export type ModelPrice = Zod.infer<ConfigSchemas['modelPriceSchema']>;
+export type ModelEntryConfig = Zod.infer<ConfigSchemas['modelEntrySchema']>;
 export type McpServerConfig = Zod.infer<ConfigSchemas['mcpServerSchema']>;

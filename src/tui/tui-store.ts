@@ -79,7 +79,7 @@ export class TuiStore {
     private readonly broker: InteractionBroker,
   ) {
     const root = setup.runtime.root;
-    this.ledger = new UsageLedger(setup.config.prices ?? {});
+    this.ledger = new UsageLedger(setup.prices);
     const undo = [
       this.ledger.follow(setup.runtime, () => this.changed()),
       onWorkflowEvents(root, (record) => {

@@ -12,7 +12,7 @@ import type { AgentRuntime } from '../core/runtime.js';
 import type { SessionEvent, SessionHeader } from '../core/session-events.js';
 import { loadSessionFile } from '../core/session-load.js';
 import type { SessionStore } from '../core/session-store.js';
-import { costOf, type PriceTable, type TokenCount } from '../llm/prices.js';
+import { costOf, hasPrices, type PriceSource, priceOf, type TokenCount } from '../llm/prices.js';
 import { persistedChildren } from '../subagent/persisted-children.js';
 
 export interface AgentUsage {
@@ -58,11 +58,11 @@ export class UsageLedger {
   private readonly entries = new Map<string, Entry>();
   private rootId = '';
 
-  constructor(private readonly prices: PriceTable = {}) {}
+  constructor(private readonly prices: PriceSource = {}) {}
 
   /** Whether any price is configured (without one, costs are not shown at all). */
   get priced(): boolean {
-    return Object.keys(this.prices).length > 0;
+    return hasPrices(this.prices);
   }
 
   /**
@@ -153,7 +153,7 @@ export class UsageLedger {
     }
     const total: UsageTotal = {
       tokens: sum(models.values()),
-      unpriced: [...models.keys()].filter((model) => !this.prices[model]),
+      unpriced: [...models.keys()].filter((model) => priceOf(this.prices, model) === undefined),
     };
     const cost = this.costOfModels(models);
     if (cost !== undefined) total.costUsd = cost;
@@ -202,10 +202,15 @@ export class UsageLedger {
 
 function add(models: Map<string, TokenCount>, model: string, tokens: TokenCount): void {
   const current = models.get(model) ?? { input: 0, output: 0 };
-  models.set(model, {
+  const next: TokenCount = {
     input: current.input + tokens.input,
     output: current.output + tokens.output,
-  });
+  };
+  const cachedInput = (current.cachedInput ?? 0) + (tokens.cachedInput ?? 0);
+  const cacheWrite = (current.cacheWrite ?? 0) + (tokens.cacheWrite ?? 0);
+  if (cachedInput > 0) next.cachedInput = cachedInput;
+  if (cacheWrite > 0) next.cacheWrite = cacheWrite;
+  models.set(model, next);
 }
 
 function sum(counts: Iterable<TokenCount>): TokenCount {

@@ -10,7 +10,7 @@ import type { Worker } from 'node:worker_threads';
 import { errorMessage } from '../base/errors.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../base/json-text.js';
 import type { Context } from '../core/context.js';
-import type { PriceTable } from '../llm/prices.js';
+import type { PriceSource } from '../llm/prices.js';
 import type { SubagentRegistry } from '../subagent/registry.js';
 import { workflowChildInstructions } from './authoring-guide.js';
 import {
@@ -57,7 +57,7 @@ export interface WorkerWorkflowServiceOptions {
    */
   resolveWorkflow?(target: string, relativeTo: string | undefined): string;
   /** Prices by model spec (config `prices`), for each agent's `costUsd`; default none. */
-  prices?: PriceTable;
+  prices?: PriceSource;
   /** The config's route names: a script may name them as agents' models; default none. */
   modelRoutes?: readonly string[];
   /** The model a run's agents get when its request names none; a script may name it too. */
@@ -112,7 +112,7 @@ export class WorkerWorkflowService implements WorkflowService {
   private readonly childInstructions: (schema: boolean) => string;
   private readonly cwd: string;
   private readonly resolveWorkflow: (target: string, relativeTo: string | undefined) => string;
-  private readonly prices: PriceTable;
+  private readonly prices: PriceSource;
   private readonly running = new Set<HostRun>();
   private readonly home: string | undefined;
   private readonly journalDisk: JournalDisk | undefined;

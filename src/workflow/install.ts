@@ -5,7 +5,7 @@
  */
 import { type Disposer, disposeAll } from '../core/context.js';
 import type { AgentRuntime } from '../core/runtime.js';
-import type { PriceTable } from '../llm/prices.js';
+import type { PriceSource } from '../llm/prices.js';
 import type { SubagentServices } from '../subagent/services.js';
 import {
   WORKFLOW_POLICY_ALWAYS,
@@ -35,7 +35,7 @@ export interface WorkflowLayerOptions {
   /** The project folder, where saved workflows are found. */
   cwd?: string;
   /** Prices by model spec (config `prices`), for each workflow agent's cost. */
-  prices?: PriceTable;
+  prices?: PriceSource;
   /** The config's route names (`models:`): a script may name them as its agents' models. */
   modelRoutes?: readonly string[];
   /** The runs' default model (a run's own unless its request names one). */

@@ -9,7 +9,7 @@ import { setMaxListeners } from 'node:events';
 import { assertNever, errorMessage } from '../base/errors.js';
 import type { Context } from '../core/context.js';
 import type { Usage } from '../llm/contract.js';
-import { costOf, type PriceTable, type TokenCount } from '../llm/prices.js';
+import { costOf, hasPrices, type PriceSource, type TokenCount } from '../llm/prices.js';
 import {
   SubagentError,
   type SubagentResult,
@@ -50,7 +50,7 @@ export interface RunSetup {
   /** The root run's token budget: every child's tokens are charged here, live. */
   budget: RunBudget;
   /** Prices by model spec, for each agent's cost; default none: costs are unknown. */
-  prices?: PriceTable;
+  prices?: PriceSource;
   /** The run's journal: completed calls are recorded, and recorded ones answered without a child. */
   journal?: RunJournal;
   /** The models the script may name (agent option, phase model); default: built-in providers only. */
@@ -153,7 +153,7 @@ export class RunChildren {
   private requested = 0;
   private lastSeq = 0;
   private closed = false;
-  private readonly prices: PriceTable;
+  private readonly prices: PriceSource;
   private readonly priced: boolean;
   private readonly scriptModels: ScriptModels;
   /** The cost of every ended agent; undefined once one of them has an unknown cost. */
@@ -162,7 +162,7 @@ export class RunChildren {
   constructor(setup: RunChildrenSetup) {
     this.setup = setup;
     this.prices = setup.prices ?? {};
-    this.priced = Object.keys(this.prices).length > 0;
+    this.priced = hasPrices(this.prices);
     const runModel = setup.request.model;
     this.scriptModels = setup.scriptModels ?? {
       routes: [],

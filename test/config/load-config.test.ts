@@ -147,3 +147,57 @@ test('prices map model specs to dollars per million tokens; a bad key or price i
     /prices\.openai:gpt-4o\.output/,
   );
 });
+
+test('models: by spec or scripted states a model; a route may state its window; mistakes are named', () => {
+  const config = parseConfig(
+    [
+      'models:',
+      '  "openai:gpt-4o-mini": { context: 100000, output: 8000, images: true }',
+      '  scripted: { context: 16000 }',
+      '  "deepseek:deepseek-chat":',
+      '    prices: { input: 0.27, output: 1.1, cacheRead: 0.07 }',
+      '  local: { provider: openai-compatible, baseURL: "http://127.0.0.1:9/v1", context: 8192 }',
+      'context: { compactAt: 0.9, warnAt: 0.5, keepSteps: 0 }',
+    ].join('\n'),
+    'config.yaml',
+  );
+  assert.equal(config.models?.['openai:gpt-4o-mini']?.context, 100000);
+  assert.equal(config.models?.scripted?.context, 16000);
+  assert.equal(config.models?.['deepseek:deepseek-chat']?.prices?.cacheRead, 0.07);
+  assert.equal(config.models?.local?.context, 8192);
+  assert.deepEqual(config.context, { compactAt: 0.9, warnAt: 0.5, keepSteps: 0 });
+  const problems: Array<[string, RegExp]> = [
+    [
+      'models:\n  "openai:gpt-4o": { provider: openai }\n',
+      /models\.openai:gpt-4o\.provider: "openai:gpt-4o" is a model spec.*provider belongs to a route/,
+    ],
+    [
+      'models:\n  work: { context: 1000 }\n',
+      /models\.work\.provider: route "work" needs a provider/,
+    ],
+    [
+      'models:\n  Big_Model: { context: 1000 }\n',
+      /models\.Big_Model: "Big_Model" is neither a route/,
+    ],
+    ['models:\n  "openai:x": { context: 0 }\n', /models\.openai:x\.context/],
+    [
+      'models:\n  "openai:x": { context: 100, output: 200 }\n',
+      /models\.openai:x\.output: output \(200\) is larger than context \(100\)/,
+    ],
+    ['models:\n  "openai:x": { window: 100 }\n', /models\.openai:x\.window: unknown field/],
+    ['context: { compactAt: 0 }\n', /context\.compactAt: must be a share of the window/],
+    ['context: { warnAt: 1.5 }\n', /context\.warnAt: must be a share of the window/],
+    [
+      'context: { warnAt: 0.9 }\n',
+      /context\.warnAt: warnAt \(0\.9\) must not be above compactAt \(0\.8\)/,
+    ],
+    ['context: { keepSteps: 1.5 }\n', /context\.keepSteps: must be a whole number of steps/],
+    [
+      'context: { keepSteps: -1 }\n',
+      /context\.keepSteps: must be a whole number of steps, 0 or more/,
+    ],
+  ];
+  for (const [text, pattern] of problems) {
+    assert.throws(() => parseConfig(text, 'config.yaml'), pattern, text);
+  }
+});

@@ -141,3 +141,29 @@ test('a model without a price leaves the cost unknown and is named', () => {
   assert.equal(new UsageLedger().priced, false);
   assert.equal(ledger.priced, true);
 });
+
+test('cache reads and writes of the usage cost their own prices; a lookup serves as the prices', () => {
+  const cached = event('assistant/message', {
+    turnId: 't',
+    step: 1,
+    text: '',
+    toolCalls: [],
+    finishReason: 'stop',
+    usage: { input: 1_000_000, output: 0, cachedInput: 800_000, cacheWrite: 100_000 },
+    model: 'anthropic:claude',
+    attempts: 1,
+  });
+  const asked: string[] = [];
+  const ledger = new UsageLedger((model) => {
+    asked.push(model);
+    return model === 'anthropic:claude'
+      ? { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 }
+      : undefined;
+  });
+  assert.equal(ledger.priced, true);
+  ledger.reset(agent({ sessionId: 'root' }, [cached, cached]).handle);
+  const cost = ledger.total().costUsd ?? Number.NaN;
+  // Twice: 100k plain input at 3, 800k cache reads at 0.3, 100k cache writes at 3.75.
+  assert.ok(Math.abs(cost - 2 * (0.3 + 0.24 + 0.375)) < 1e-9, String(cost));
+  assert.ok(asked.includes('anthropic:claude'));
+});
