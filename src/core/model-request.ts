@@ -12,6 +12,7 @@ import { assertNever } from '../base/errors.js';
 import {
   emptyUsage,
   type ModelErrorInfo,
+  type ModelMessage,
   type ModelRequest,
   type ModelToolCall,
 } from '../llm/contract.js';
@@ -49,16 +50,18 @@ export async function requestModel(
     system: assembled.system,
     tools: assembled.tools,
   };
-  // A layer that can shrink the view (compaction) gets one retry of a request that overflowed.
+  // A layer that can shrink the view (compaction) gets one retry of a request that overflowed,
+  // when it did shrink it: an unchanged view would only overflow again.
   const canShrink = environment.context.hasListeners(modelView);
-  let reason: ModelViewReason = 'request';
-  let attempts = 1;
-  while (true) {
+  const viewFor = async (reason: ModelViewReason) => {
     const derived = environment.projection.update(log.events);
     const messages = canShrink
       ? await environment.context.serial(modelView, { ...view, reason }, derived)
       : derived;
     await log.written();
+    return messages;
+  };
+  const send = (messages: ModelMessage[], attempts: number) => {
     const request: ModelRequest = {
       system: assembled.system,
       messages,
@@ -67,21 +70,21 @@ export async function requestModel(
     };
     if (limits.maxOutputTokens !== undefined) request.maxOutputTokens = limits.maxOutputTokens;
     if (limits.temperature !== undefined) request.temperature = limits.temperature;
-    const outcome = await streamRequest(environment, turnId, step, request, attempts);
-    if (outcome.overflow && reason === 'request' && canShrink && !signal.aborted) {
-      log.append('model/retry', {
-        turnId,
-        step,
-        attempt: outcome.attempts,
-        error: outcome.overflow,
-        delayMs: 0,
-      });
-      reason = 'overflow';
-      attempts = outcome.attempts + 1;
-      continue;
-    }
-    return outcome.result;
-  }
+    return streamRequest(environment, turnId, step, request, attempts);
+  };
+  const messages = await viewFor('request');
+  const outcome = await send(messages, 1);
+  if (!outcome.overflow || !canShrink || signal.aborted) return outcome.result;
+  const shrunk = await viewFor('overflow');
+  if (JSON.stringify(shrunk) === JSON.stringify(messages)) return outcome.result;
+  log.append('model/retry', {
+    turnId,
+    step,
+    attempt: outcome.attempts,
+    error: outcome.overflow,
+    delayMs: 0,
+  });
+  return (await send(shrunk, outcome.attempts + 1)).result;
 }
 
 /** One request streamed: its outcome, and the failure when the model said it overflowed. */

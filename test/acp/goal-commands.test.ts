@@ -314,7 +314,14 @@ test('acp: a prompt whose turn fails is answered only after every update of that
         before.map((update) =>
           'status' in update ? `${update.sessionUpdate} ${update.status}` : update.sessionUpdate,
         ),
-        ['tool_call pending', 'tool_call_update in_progress', 'tool_call_update completed'],
+        [
+          // Each request's size (context/usage) streams as usage_update before it is sent.
+          'usage_update',
+          'tool_call pending',
+          'tool_call_update in_progress',
+          'tool_call_update completed',
+          'usage_update',
+        ],
       );
     },
   );

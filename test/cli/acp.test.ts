@@ -64,6 +64,8 @@ test('loom acp: a prompt streams its tool call and answer, and the session is st
       'tool_call',
       'tool_call_update',
       'agent_message_chunk',
+      // The latest context size, once, after the history.
+      'usage_update',
       'available_commands_update',
     ]);
     assert.match(messageText(log.updates), /^wrote it: .+/);

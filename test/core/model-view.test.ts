@@ -61,7 +61,7 @@ test('a model/view handler changes what is sent, and the log keeps what it deriv
   }
 });
 
-test('an overflow is asked once more only when a handler can shrink the view', async () => {
+test('an overflow is asked once more only when a handler can shrink the view, and sent again only when it did', async () => {
   const alone = refusingModel(1);
   const plain = agentFixture({ model: alone });
   try {
@@ -77,7 +77,7 @@ test('an overflow is asked once more only when a handler can shrink the view', a
   const reasons: ModelViewReason[] = [];
   handled.context.handle(modelView, (input, messages) => {
     reasons.push(input.reason);
-    return messages;
+    return input.reason === 'overflow' ? shrunk(messages) : messages;
   });
   try {
     const outcome = await handled.agent.prompt('hello');
@@ -94,7 +94,9 @@ test('an overflow is asked once more only when a handler can shrink the view', a
 
   const twice = refusingModel(2);
   const failing = agentFixture({ model: twice });
-  failing.context.handle(modelView, (_input, messages) => messages);
+  failing.context.handle(modelView, (input, messages) =>
+    input.reason === 'overflow' ? shrunk(messages) : messages,
+  );
   try {
     const outcome = await failing.agent.prompt('hello');
     assert.equal(outcome.reason, 'error');
@@ -103,4 +105,27 @@ test('an overflow is asked once more only when a handler can shrink the view', a
   } finally {
     failing.close();
   }
+
+  const unchanged = refusingModel(1);
+  const stuck = agentFixture({ model: unchanged });
+  stuck.context.handle(modelView, (_input, messages) => messages);
+  try {
+    const outcome = await stuck.agent.prompt('hello');
+    assert.equal(outcome.reason, 'error');
+    assert.equal(
+      unchanged.requests.length,
+      1,
+      'a view the handler could not shrink is not sent again',
+    );
+    assert.equal(stuck.log.events.filter((event) => event.type === 'model/retry').length, 0);
+  } finally {
+    stuck.close();
+  }
 });
+
+/** The view with its first user message cut short: a stand-in for what compaction does. */
+function shrunk(messages: ModelMessage[]): ModelMessage[] {
+  return messages.map((message) =>
+    message.role === 'user' ? { ...message, content: message.content.slice(0, 2) } : message,
+  );
+}
