@@ -17,6 +17,8 @@ export type HostToProgram =
 export type ProgramToHost =
   /** The thread has QuickJS loaded and a realm prepared. */
   | { type: 'ready' }
+  /** The program's realm is ready and its body starts now: its time limit counts from here. */
+  | { type: 'started'; run: number }
   /** The program called `tools[name]`; `arguments` is the argument's JSON text. */
   | { type: 'call'; run: number; index: number; name: string; arguments: string }
   | { type: 'done'; run: number; outcome: ProgramOutcome };
@@ -102,6 +104,8 @@ export function readProgramMessage(value: unknown): ProgramToHost | undefined {
   if (!isCount(value.run)) return undefined;
   const { run } = value;
   switch (value.type) {
+    case 'started':
+      return { type: 'started', run };
     case 'call': {
       const { index, name } = value;
       if (!isCount(index) || typeof name !== 'string' || typeof value.arguments !== 'string') {

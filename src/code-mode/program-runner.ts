@@ -28,6 +28,9 @@ export interface ProgramRunnerOptions {
 
 const EMPTY_OUTPUT = { console: '', truncated: false };
 
+/** How long (ms) a thread may take to start a program it was sent (loading QuickJS included). */
+const START_LIMIT_MS = 30_000;
+
 /** A runner with a warm thread starting now; `close()` ends every thread. */
 export function createProgramRunner(options: ProgramRunnerOptions = {}): ProgramRunner {
   return new PooledProgramRunner(options);
@@ -171,19 +174,29 @@ class PooledProgramRunner implements ProgramRunner {
         this.stopGraceMs,
       );
     };
-    const timeLimitTimer = setTimeout(
-      () =>
-        enforce(
-          'timeout',
-          `the program ran longer than its time limit of ${limits.timeoutMs} ms and was stopped`,
-        ),
-      limits.timeoutMs + this.stopGraceMs,
+    // The time limit counts from the program's start in its thread (a thread still loading
+    // QuickJS on a busy machine must not eat the program's time); until then, a start limit.
+    let timeLimitTimer = setTimeout(
+      () => fault(`the program thread did not start the program within ${START_LIMIT_MS} ms`),
+      START_LIMIT_MS,
     );
+    const onStarted = () => {
+      clearTimeout(timeLimitTimer);
+      timeLimitTimer = setTimeout(
+        () =>
+          enforce(
+            'timeout',
+            `the program ran longer than its time limit of ${limits.timeoutMs} ms and was stopped`,
+          ),
+        limits.timeoutMs + this.stopGraceMs,
+      );
+    };
     this.busy.set(thread, (outcome) => end(outcome, false));
     thread.attach({
       message: (message) => {
         if (message === undefined) fault('the program thread sent a malformed message');
         else if (message.type === 'ready' || message.run !== run) return;
+        else if (message.type === 'started') onStarted();
         else if (message.type === 'call') onCall(message);
         else end(message.outcome, true);
       },

@@ -209,6 +209,7 @@ class ProgramRun implements RealmUse<HostToProgram> {
   }
 
   start(code: string, toolNames: readonly string[]): void {
+    this.port.post({ type: 'started', run: this.id });
     this.heap.capMemory(this.limits.memoryMb);
     this.wrapperLine = code.split(/\r\n|[\n\r\u2028\u2029]/).length + 1;
     this.timer = setTimeout(() => this.stop('timeout'), this.limits.timeoutMs);
