@@ -183,7 +183,7 @@ export function contextBreakdownText(breakdown: ContextBreakdown): string {
           : ''
       }`,
     ),
-    `warns at ${percent(breakdown.warnAt)}, compacts at ${percent(breakdown.compactAt)} (${tokensText(Math.floor(breakdown.compactAt * breakdown.window))} tokens)`,
+    `warns at ${percent(breakdown.warnAt)}, compacts at ${percent(breakdown.compactAt)} (${Math.floor(breakdown.compactAt * breakdown.window).toLocaleString('en-US')} tokens)`,
     `model ${breakdown.spec}: window of ${tokensText(breakdown.window)} ${SOURCES[breakdown.source]}`,
     ...(breakdown.source === 'default' ? [unknownModelNote(breakdown.spec)] : []),
   ];
