@@ -143,7 +143,7 @@ export function serveAcp(options: AcpServerOptions): AcpServer {
       const text = promptTextOf(params.prompt);
       const command = sessionCommands().parseSessionCommand(text);
       if (command) {
-        sessionCommands().runSessionCommand(session, command);
+        await sessionCommands().runSessionCommand(session, command);
         await session.flushed();
         return { stopReason: 'end_turn' as const };
       }

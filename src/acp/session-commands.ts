@@ -1,11 +1,12 @@
 /**
  * The slash commands an ACP client offers besides `/goal` (see goal-prompts.ts): `/plan` switches
  * plan mode on or off (and tells the client the new mode), `/todos` shows the todo list, `/usage`
- * the tokens the session's turns used. A prompt that is exactly one of them is answered as text
+ * the tokens the session's turns used, `/context` the next request's size by part. A prompt that is exactly one of them is answered as text
  * and never reaches the model; anything after the name makes it an ordinary prompt.
  */
 import type { AvailableCommand, SessionUpdate } from '@agentclientprotocol/sdk';
 import { assertNever } from '../base/errors.js';
+import { contextReport } from '../context/context-report.js';
 import type { Usage } from '../llm/contract.js';
 import { planModeOf } from '../plan/install.js';
 import { todosOf } from '../todo/install.js';
@@ -16,6 +17,7 @@ const COMMANDS = {
   plan: 'Switch plan mode on or off: in plan mode the agent explores read-only and presents a plan for approval.',
   todos: "Show this session's todo list.",
   usage: "Show the tokens this session's turns have used.",
+  context: "Show the next request's estimated size, part by part, against the model's window.",
 } as const;
 
 export type SessionCommand = keyof typeof COMMANDS;
@@ -32,7 +34,7 @@ export function availableCommandsUpdate(): SessionUpdate {
   };
 }
 
-/** The command a prompt is, when it is exactly `/plan`, `/todos` or `/usage`. */
+/** The command a prompt is, when it is exactly `/plan`, `/todos`, `/usage` or `/context`. */
 export function parseSessionCommand(text: string): SessionCommand | undefined {
   const match = /^\/([a-z]+)$/.exec(text.trim());
   const name = match?.[1];
@@ -40,12 +42,16 @@ export function parseSessionCommand(text: string): SessionCommand | undefined {
 }
 
 /** Answers the command with one agent message (after a mode update for `/plan`). */
-export function runSessionCommand(session: AcpSession, command: SessionCommand): void {
-  const text = answerOf(session, command);
+export async function runSessionCommand(
+  session: AcpSession,
+  command: SessionCommand,
+): Promise<void> {
+  const text =
+    command === 'context' ? await contextReport(session.handle) : answerOf(session, command);
   session.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } });
 }
 
-function answerOf(session: AcpSession, command: SessionCommand): string {
+function answerOf(session: AcpSession, command: Exclude<SessionCommand, 'context'>): string {
   switch (command) {
     case 'plan': {
       const service = planModeOf(session.handle);

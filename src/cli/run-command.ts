@@ -15,6 +15,7 @@ import {
   TOOL_PRESENTATIONS,
   type ToolPresentation,
 } from '../code-mode/contract.js';
+import { unknownModelNotes } from '../context/unknown-model-notes.js';
 import { agentTurnEnd, type TurnOutcome } from '../core/agent-hooks.js';
 import type { Context } from '../core/context.js';
 import type { AgentHandle } from '../core/create-agent.js';
@@ -251,7 +252,14 @@ async function runOpenSession(
       });
   const goalProgress = options.json ? undefined : goalProgressWriter(process.stderr);
   let roundsStarted = false;
+  // The once-per-model note for a model the catalog does not know, at its first sized request.
+  const modelNote = unknownModelNotes(setup.catalog, () => handle.agent.model);
   handle.log.onAppend((event) => {
+    const note = modelNote(event);
+    if (note) {
+      renderer?.finish();
+      process.stderr.write(`note: ${note}\n`);
+    }
     if (event.type === 'user/message') {
       const data = event.data as SessionEvent<'user/message'>['data'];
       if (data.source === GOAL_SOURCE) roundsStarted = true;

@@ -9,7 +9,8 @@ import type {
   ContextWarningEvent,
 } from './contract.js';
 
-function tokens(count: number): string {
+/** A token count as people read it: `812`, `9.5k`, `62k`. */
+export function tokens(count: number): string {
   if (count < 1000) return String(count);
   const thousands = count / 1000;
   return `${thousands < 10 ? thousands.toFixed(1).replace(/\.0$/, '') : Math.round(thousands)}k`;

@@ -23,7 +23,7 @@ const PRUNE_TO_SHARE = 0.5;
 export class ContextTracker {
   private readonly log: SessionLog;
   private readonly context: Context;
-  private readonly settings: Readonly<ContextSettings>;
+  readonly settings: Readonly<ContextSettings>;
   private scanned = 0;
   private readonly pruned = new Set<string>();
   private readonly stubs = new Map<string, ModelMessage>();

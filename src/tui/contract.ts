@@ -31,7 +31,9 @@ export type TranscriptItem =
   | { kind: 'reasoning'; id: string; text: string }
   | { kind: 'tool'; id: string; tool: ToolLineState }
   | { kind: 'shell'; id: string; command: string; output: string; exitCode: number | null }
-  | { kind: 'notice'; id: string; tone: 'info' | 'warning' | 'error'; text: string };
+  | { kind: 'notice'; id: string; tone: 'info' | 'warning' | 'error'; text: string }
+  /** One folded dim line about the context (a warning as it fills, a compaction). */
+  | { kind: 'context'; id: string; text: string };
 
 export type TranscriptItemKind = TranscriptItem['kind'];
 

@@ -4,6 +4,7 @@
  * is reported with the names that exist, never sent to the model.
  */
 import { planModeOf } from '../plan/install.js';
+import { contextCommand } from './commands/context.js';
 import type { SlashCommand, SlashContext } from './commands/contract.js';
 import { SESSION_COMMANDS } from './commands/session.js';
 import { VIEW_COMMANDS } from './commands/views.js';
@@ -57,6 +58,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   },
   ...VIEW_COMMANDS,
   ...SESSION_COMMANDS,
+  contextCommand,
   {
     name: 'exit',
     description: 'leave (the session id is printed to resume it)',

@@ -5,6 +5,11 @@
  * item of its enclosing call, which finishes with its own result. Reads events only; it never
  * writes the log and never throws on an event it does not know.
  */
+import {
+  contextCompactLine,
+  contextSkippedLine,
+  contextWarningLine,
+} from '../context/context-lines.js';
 import type { SessionEvent } from '../core/session-events.js';
 import type { ToolLineState, ToolStatus, TranscriptItem } from './contract.js';
 
@@ -122,6 +127,27 @@ export class TranscriptFold {
         }
         return;
       }
+      case 'context/warning':
+        this.finished.push({
+          kind: 'context',
+          id: `c-${event.seq}`,
+          text: contextWarningLine(event.data as Data<'context/warning'>),
+        });
+        return;
+      case 'context/compact':
+        this.finished.push({
+          kind: 'context',
+          id: `c-${event.seq}`,
+          text: contextCompactLine(event.data as Data<'context/compact'>),
+        });
+        return;
+      case 'context/compact-skipped':
+        this.finished.push({
+          kind: 'context',
+          id: `c-${event.seq}`,
+          text: contextSkippedLine(event.data as Data<'context/compact-skipped'>),
+        });
+        return;
       default:
         return;
     }

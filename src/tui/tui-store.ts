@@ -7,6 +7,7 @@
  */
 
 import type { LoomSetup } from '../cli/build-runtime.js';
+import { unknownModelNotes } from '../context/unknown-model-notes.js';
 import { agentStatus } from '../core/agent-hooks.js';
 import type { Disposer } from '../core/context.js';
 import type { AgentHandle } from '../core/create-agent.js';
@@ -129,9 +130,13 @@ export class TuiStore {
     for (const event of handle.log.events) this.applySession(event);
     // A reopened session's children may have spent tokens in earlier processes.
     this.ledger.reset(handle, handle.log.events.length > 0 ? this.setup.runtime.store : undefined);
+    // Only new requests note an unknown model: a reopened session's history is not noted again.
+    const modelNote = unknownModelNotes(this.setup.catalog, () => handle.agent.model);
     const undo = [
       handle.log.onAppend((event) => {
         this.applySession(event);
+        const note = modelNote(event);
+        if (note) this.fold.add({ kind: 'notice', tone: 'info', text: note });
         this.activity.apply(event);
         this.ledger.applyRoot(event);
         this.changed();

@@ -57,6 +57,8 @@ export function TranscriptItemView({
         </Box>
       );
     }
+    case 'context':
+      return <Text dimColor>{item.text}</Text>;
     case 'notice':
       return (
         <Text color={item.tone === 'error' ? 'red' : item.tone === 'warning' ? 'yellow' : 'gray'}>
