@@ -3,7 +3,8 @@
  * events that, at the first `context/usage` of a request to such a model (the moment its
  * conservative default window is first applied), returns `unknownModelNote(spec)`, and never
  * again for that model. Front ends print what it returns (stderr headless, a notice in the
- * terminal). It reads events and the catalog only; it never appends to the log.
+ * terminal). Scripted models are never noted (their window is the file's `context`, else the
+ * default). It reads events and the catalog only; it never appends to the log.
  */
 import type { SessionEvent } from '../core/session-events.js';
 import type { ModelClient } from '../llm/contract.js';
@@ -25,7 +26,9 @@ export function unknownModelNotes(
     if (event.type !== 'context/usage') return undefined;
     const client = currentModel();
     const spec = requested ?? client.id;
-    if (considered.has(spec)) return undefined;
+    // A scripted file is the user's own offline stand-in: its window is `"context"` in the file,
+    // else the stated default (SPEC §3), and a note on every test run would only be noise.
+    if (considered.has(spec) || spec.startsWith('scripted:')) return undefined;
     considered.add(spec);
     const info = catalog.lookup(spec, client.id === spec ? client.limits : undefined);
     return info.source === 'default' ? unknownModelNote(spec) : undefined;
