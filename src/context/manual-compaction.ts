@@ -5,13 +5,15 @@
  * (`trigger: 'manual'`) or `context/compact-skipped`; it never edits or drops a logged event, and
  * the caller must hold the log while no turn runs.
  */
+import { deriveMessages } from '../core/messages.js';
 import type { SessionEvent } from '../core/session-events.js';
 import type { SessionLog } from '../core/session-log.js';
 import type { ModelMessage } from '../llm/contract.js';
-import { compactedView, prunedCallIds } from './compacted-view.js';
+import { prunedCallIds } from './compacted-view.js';
 import { contextCompactLine, contextSkippedLine } from './context-lines.js';
 import type { ContextCompactEvent, ContextCompactSkippedEvent } from './contract.js';
 import { applyPruned, choosePrunes } from './pruning.js';
+import { lastReportedSize } from './reported-size.js';
 import { charactersOfRequest, tokensOfCharacters } from './token-estimate.js';
 
 export type ManualCompaction =
@@ -22,8 +24,9 @@ export type ManualCompaction =
 export function compactLog(log: SessionLog, options: { keepSteps: number }): ManualCompaction {
   const events = log.events;
   const pruned = prunedCallIds(events);
-  const view = compactedView(events);
-  const before = loggedRequestSize(events, view);
+  const derived = deriveMessages(events);
+  const view = applyPruned(derived, pruned, new Map());
+  const before = loggedRequestSize(events, derived, view);
   const choice = choosePrunes(view, pruned, options.keepSteps, Number.POSITIVE_INFINITY);
   const after =
     before - (estimateOf(view) - estimateOf(applyPruned(view, new Set(choice.callIds), new Map())));
@@ -50,26 +53,17 @@ const estimateOf = (messages: readonly ModelMessage[]) =>
 
 /**
  * The size of the next request, as the tracker sizes a reopened session: the last reported
- * prompt size plus the estimate of the messages added after the request it was reported for;
- * with no report, the estimate of the messages alone.
+ * prompt size plus the estimated change since the request it was reported for; with no report,
+ * the estimate of the messages alone.
  */
-function loggedRequestSize(events: readonly SessionEvent[], view: readonly ModelMessage[]): number {
-  let ordinal = 0;
-  let report: { reported: number; ordinal: number } | undefined;
-  for (const event of events) {
-    if (event.type !== 'assistant/message') continue;
-    ordinal += 1;
-    const { usage } = (event as SessionEvent<'assistant/message'>).data;
-    if (usage.input > 0) report = { reported: usage.input, ordinal };
-  }
+function loggedRequestSize(
+  events: readonly SessionEvent[],
+  derived: readonly ModelMessage[],
+  view: readonly ModelMessage[],
+): number {
   const whole = estimateOf(view);
-  if (!report) return whole;
-  let seen = 0;
-  const index = view.findIndex(
-    (message) => message.role === 'assistant' && ++seen === report.ordinal,
-  );
-  if (index < 0) return whole;
-  return Math.max(0, report.reported + whole - estimateOf(view.slice(0, index)));
+  const base = lastReportedSize(events, derived, estimateOf);
+  return base ? Math.max(0, base.reported + whole - base.estimate) : whole;
 }
 
 /** The line a person reads about a manual compaction (`contextCompactLine` or the skipped line). */
