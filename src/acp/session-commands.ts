@@ -1,12 +1,14 @@
 /**
  * The slash commands an ACP client offers besides `/goal` (see goal-prompts.ts): `/plan` switches
  * plan mode on or off (and tells the client the new mode), `/todos` shows the todo list, `/usage`
- * the tokens the session's turns used, `/context` the next request's size by part. A prompt that is exactly one of them is answered as text
+ * the tokens the session's turns used, `/context` the next request's size by part, `/compact`
+ * prunes old tool results now (refused while a turn runs). A prompt that is exactly one of them is answered as text
  * and never reaches the model; anything after the name makes it an ordinary prompt.
  */
 import type { AvailableCommand, SessionUpdate } from '@agentclientprotocol/sdk';
 import { assertNever } from '../base/errors.js';
 import { contextReport } from '../context/context-report.js';
+import { compactLog, manualCompactionLine } from '../context/manual-compaction.js';
 import type { Usage } from '../llm/contract.js';
 import { planModeOf } from '../plan/install.js';
 import { todosOf } from '../todo/install.js';
@@ -18,6 +20,8 @@ const COMMANDS = {
   todos: "Show this session's todo list.",
   usage: "Show the tokens this session's turns have used.",
   context: "Show the next request's estimated size, part by part, against the model's window.",
+  compact:
+    "Prune old tool results from the model's view now (the log keeps them; recall brings any back).",
 } as const;
 
 export type SessionCommand = keyof typeof COMMANDS;
@@ -34,7 +38,7 @@ export function availableCommandsUpdate(): SessionUpdate {
   };
 }
 
-/** The command a prompt is, when it is exactly `/plan`, `/todos`, `/usage` or `/context`. */
+/** The command a prompt is, when it is exactly `/plan`, `/todos`, `/usage`, `/context` or `/compact`. */
 export function parseSessionCommand(text: string): SessionCommand | undefined {
   const match = /^\/([a-z]+)$/.exec(text.trim());
   const name = match?.[1];
@@ -76,6 +80,13 @@ function answerOf(session: AcpSession, command: Exclude<SessionCommand, 'context
         usage.cacheWrite ? `, ${usage.cacheWrite} written to the cache` : '',
       ].join('');
       return `This session used ${usage.input} input and ${usage.output} output tokens${extra}.`;
+    }
+    case 'compact': {
+      if (session.handle.agent.status !== 'idle') {
+        return '/compact waits for an idle session: a turn is running (cancel it, or try again once it ends).';
+      }
+      const keepSteps = session.setup.context.keepSteps;
+      return manualCompactionLine(compactLog(session.handle.log, { keepSteps }));
     }
     default:
       return assertNever(command, 'session command');

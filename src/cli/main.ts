@@ -23,6 +23,7 @@ Examples (from the repository root; ID is a session id from \`loom sessions list
   $ loom run --session ID --cwd /tmp/loom-demo "now run the tests"   # continue it in its workspace
   $ loom workspaces list
   $ loom sessions show ID
+  $ loom compact --session ID                        # prune old tool results (recall brings any back)
   $ loom workflow run examples/workflows/review.js --model scripted:examples/workflows/review.model.json
   $ loom workflow check examples/workflows/review.js --meta '{"name":"x","description":"y"}'
   $ loom workflow list                               # saved: .loom/workflows/, $LOOM_HOME/workflows/
@@ -264,6 +265,16 @@ export function buildProgram(): Command {
     .action(async (options: import('./goal-command.js').GoalResumeOptions) => {
       const { goalResumeCommand } = await import('./goal-command.js');
       await exitAfterDrain(await goalResumeCommand(options));
+    });
+  program
+    .command('compact')
+    .description(
+      "prune a session's old tool results from the model's view now (the log keeps them)",
+    )
+    .requiredOption('--session <id>', 'the session id')
+    .action(async (options: import('./compact-command.js').CompactOptions) => {
+      const { compactCommand } = await import('./compact-command.js');
+      await exitAfterDrain(compactCommand(options));
     });
   program
     .command('mcp')

@@ -15,6 +15,7 @@ import type { ModelMessage } from '../llm/contract.js';
 import { contextWindowOf } from './context-window.js';
 import type { ContextSettings } from './contract.js';
 import { applyPruned, choosePrunes } from './pruning.js';
+import { lastReportedSize } from './reported-size.js';
 import { charactersOfRequest, tokensOfCharacters } from './token-estimate.js';
 
 /** The share of the window a compaction prunes the request down to. */
@@ -50,7 +51,11 @@ export class ContextTracker {
     const estimateOf = (messages: readonly ModelMessage[]) =>
       tokensOfCharacters(charactersOfRequest(input.system, input.tools, messages));
     let view = applyPruned(derived, this.pruned, this.stubs);
-    if (!this.base && this.lastReport) this.base = this.reportedBefore(view, estimateOf);
+    // A session reopened here: its last reported size stands for the request it was reported
+    // for, estimated as sent (a compaction logged since is room saved).
+    if (!this.base && this.lastReport) {
+      this.base = lastReportedSize(this.log.events, derived, estimateOf);
+    }
     let estimate = estimateOf(view);
     let tokens = this.sized(estimate);
     if (!this.warned && tokens / window >= this.settings.warnAt) {
@@ -106,24 +111,6 @@ export class ContextTracker {
       'INVALID_ARGUMENT',
       `no tool result with id ${JSON.stringify(callId)} in this session: recall takes the id a pruned result's stub cites`,
     );
-  }
-
-  /**
-   * A session reopened here: its last reported size stands for the view up to the assistant
-   * message it was reported with (the messages before it are what that request sent).
-   */
-  private reportedBefore(
-    view: readonly ModelMessage[],
-    estimateOf: (messages: readonly ModelMessage[]) => number,
-  ): { reported: number; estimate: number } | undefined {
-    const report = this.lastReport;
-    if (!report) return undefined;
-    let seen = 0;
-    const index = view.findIndex(
-      (message) => message.role === 'assistant' && ++seen === report.ordinal,
-    );
-    if (index < 0) return undefined;
-    return { reported: report.reported, estimate: estimateOf(view.slice(0, index)) };
   }
 
   /** The request's size: the last reported size plus the estimated change since, else the estimate. */

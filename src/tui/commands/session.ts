@@ -1,13 +1,14 @@
 /**
  * The session's slash commands: `/model [SPEC]`, `/resume` (a picker of this workspace's
  * sessions), `/goal [OBJECTIVE | pause | resume [ROUNDS] | clear]` (rounds run in this process),
- * `/todos` and `/cost`. They act as the human; a refused change is reported as a notice and
+ * `/todos`, `/compact` (prunes old tool results now, when no turn runs) and `/cost`. They act as the human; a refused change is reported as a notice and
  * never reaches the model.
  */
 
 import { UserError } from '../../base/errors.js';
 import { normalizeSettlement } from '../../cli/goal-output.js';
 import { todoLines } from '../../cli/render-todos.js';
+import { compactLog, manualCompactionLine } from '../../context/manual-compaction.js';
 import type { AgentHandle } from '../../core/create-agent.js';
 import type { Goal, GoalSettlement } from '../../goal/contract.js';
 import { goalOf } from '../../goal/install.js';
@@ -71,6 +72,30 @@ const todosCommand: SlashCommand = {
       store,
       ['todos:', ...todoLines(todos.todos).map((line) => `  ${line}`), ...lines].join('\n'),
     );
+  },
+};
+
+const compactCommand: SlashCommand = {
+  name: 'compact',
+  description: "prune old tool results from the model's view now (recall brings any back)",
+  run(args, { session, store }) {
+    if (args !== '') {
+      throw new UserError(
+        'INVALID_ARGUMENT',
+        'takes no instructions: only pruning is built, not summarization; /compact alone prunes',
+      );
+    }
+    const handle = session.current;
+    if (handle.agent.status !== 'idle') {
+      store.add({
+        kind: 'notice',
+        tone: 'warning',
+        text: '/compact waits for an idle session: a turn is running (esc interrupts it)',
+      });
+      return;
+    }
+    const result = compactLog(handle.log, { keepSteps: session.setup.context.keepSteps });
+    info(store, manualCompactionLine(result));
   },
 };
 
@@ -255,5 +280,6 @@ export const SESSION_COMMANDS: readonly SlashCommand[] = [
   resumeCommand,
   goalCommand,
   todosCommand,
+  compactCommand,
   costCommand,
 ];
