@@ -28,6 +28,18 @@ function summarize(value: unknown, limit = 80): string {
   return flat.length > limit ? `${flat.slice(0, limit - 1)}…` : flat;
 }
 
+/** The one line a context event reads as (`context-lines.ts`). */
+function contextLineOf(event: SessionEvent): string {
+  switch (event.type) {
+    case 'context/warning':
+      return contextWarningLine(event.data as SessionEvent<'context/warning'>['data']);
+    case 'context/compact':
+      return contextCompactLine(event.data as SessionEvent<'context/compact'>['data']);
+    default:
+      return contextSkippedLine(event.data as SessionEvent<'context/compact-skipped'>['data']);
+  }
+}
+
 function styles(enabled: boolean) {
   const wrap = (open: number, close: number) => (text: string) =>
     enabled ? `\u001b[${open}m${text}\u001b[${close}m` : text;
@@ -104,30 +116,10 @@ export function plainRenderer(
           return;
         }
         case 'context/warning':
-          endLine();
-          stderr.write(
-            style.dim(
-              `${contextWarningLine(event.data as SessionEvent<'context/warning'>['data'])}\n`,
-            ),
-          );
-          lastCallLine = undefined;
-          return;
         case 'context/compact':
-          endLine();
-          stderr.write(
-            style.dim(
-              `${contextCompactLine(event.data as SessionEvent<'context/compact'>['data'])}\n`,
-            ),
-          );
-          lastCallLine = undefined;
-          return;
         case 'context/compact-skipped':
           endLine();
-          stderr.write(
-            style.dim(
-              `${contextSkippedLine(event.data as SessionEvent<'context/compact-skipped'>['data'])}\n`,
-            ),
-          );
+          stderr.write(style.dim(`${contextLineOf(event)}\n`));
           lastCallLine = undefined;
           return;
         case 'turn/end': {
