@@ -5,7 +5,6 @@
  * both from every agent that has them.
  */
 import type { Disposer } from '../core/context.js';
-import type { AgentHandle } from '../core/create-agent.js';
 import { modelView } from '../core/model-view.js';
 import type { AgentRuntime } from '../core/runtime.js';
 import { ContextTracker } from './context-tracker.js';
@@ -24,34 +23,16 @@ export function installContext(
     ...DEFAULT_CONTEXT_SETTINGS,
     ...settings,
   });
-  const tools = [recallTool()];
-  const setUps = new Set<Disposer>();
-  const setUp = (handle: AgentHandle): Disposer => {
+  const dispose = runtime.installLayer([recallTool()], (handle) => {
     const tracker = new ContextTracker({
       log: handle.log,
       context: handle.context,
       settings: chosen,
     });
-    const disposers: Disposer[] = [
+    return [
       handle.context.provide(contextTrackerKey, tracker),
       handle.context.handle(modelView, (input, messages) => tracker.prepare(input, messages)),
-      ...tools.map((tool) => handle.tools.register(tool)),
     ];
-    const undo = () => {
-      if (!setUps.delete(undo)) return;
-      for (const dispose of disposers.reverse()) dispose();
-    };
-    setUps.add(undo);
-    return undo;
-  };
-  const disposers: Disposer[] = [runtime.toolCatalog.declare(tools), runtime.onAgent(setUp)];
-  let disposed = false;
-  return {
-    dispose() {
-      if (disposed) return;
-      disposed = true;
-      for (const dispose of disposers.reverse()) dispose();
-      for (const undo of [...setUps]) undo();
-    },
-  };
+  });
+  return { dispose };
 }

@@ -85,19 +85,34 @@ export class AgentRuntime {
    * every agent that has them, and from the catalog.
    */
   offerTools(tools: readonly ToolDefinition[]): Disposer {
+    return this.installLayer(tools, () => []);
+  }
+
+  /**
+   * A layer on every agent made from now on: `tools` (declared in the catalog, as `offerTools`)
+   * and what `perAgent` sets up on the agent, each given by its undo. The layer's undo undoes
+   * all of it, in reverse, on every agent that has it, once; an agent that closes undoes its own.
+   */
+  installLayer(
+    tools: readonly ToolDefinition[],
+    perAgent: (handle: AgentHandle) => Disposer[],
+  ): Disposer {
     const undeclare = this.toolCatalog.declare(tools);
     const given = new Set<Disposer>();
-    const stopOffering = this.onAgent((handle) => {
-      const registrations = tools.map((tool) => handle.tools.register(tool));
+    const stopSetting = this.onAgent((handle) => {
+      const disposers = [...perAgent(handle), ...tools.map((tool) => handle.tools.register(tool))];
       const undo = () => {
         if (!given.delete(undo)) return;
-        for (const dispose of registrations) dispose();
+        for (const dispose of disposers.reverse()) dispose();
       };
       given.add(undo);
       return undo;
     });
+    let undone = false;
     return () => {
-      stopOffering();
+      if (undone) return;
+      undone = true;
+      stopSetting();
       for (const undo of [...given]) undo();
       undeclare();
     };

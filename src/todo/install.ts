@@ -23,30 +23,9 @@ export function installTodos(
   runtime: AgentRuntime,
   settings: Partial<TodoSettings> = {},
 ): TodoLayer {
-  const tools = todoTools();
-  const setUps = new Set<Disposer>();
-  const setUp = (handle: AgentHandle): Disposer => {
+  const dispose = runtime.installLayer(todoTools(), (handle) => {
     const service = new TodoService({ log: handle.log, settings });
-    const disposers: Disposer[] = [
-      handle.context.provide(todoServiceKey, service),
-      ...tools.map((tool) => handle.tools.register(tool)),
-      () => service.dispose(),
-    ];
-    const undo = () => {
-      if (!setUps.delete(undo)) return;
-      for (const dispose of disposers.reverse()) dispose();
-    };
-    setUps.add(undo);
-    return undo;
-  };
-  const disposers: Disposer[] = [runtime.toolCatalog.declare(tools), runtime.onAgent(setUp)];
-  let disposed = false;
-  return {
-    dispose() {
-      if (disposed) return;
-      disposed = true;
-      for (const dispose of disposers.reverse()) dispose();
-      for (const undo of [...setUps]) undo();
-    },
-  };
+    return [() => service.dispose(), handle.context.provide(todoServiceKey, service)];
+  });
+  return { dispose };
 }
