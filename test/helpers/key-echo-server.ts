@@ -7,6 +7,7 @@
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { chatChunk } from './chat-chunk.js';
 
 export const echoModes = ['retry', 'json', 'text', 'stream', 'reply', 'partial'] as const;
 export type EchoMode = (typeof echoModes)[number];
@@ -52,14 +53,7 @@ function describeEcho(key: string, request: IncomingMessage): string {
 /** A successful chat-completions stream of `text`, five characters a chunk. */
 function replyStream(text: string): string {
   const chunk = (delta: object, finish: string | null, usage?: object) =>
-    `data: ${JSON.stringify({
-      id: 'echo',
-      object: 'chat.completion.chunk',
-      created: 0,
-      model: 'm',
-      choices: [{ index: 0, delta, finish_reason: finish }],
-      ...(usage ? { usage } : {}),
-    })}\n\n`;
+    chatChunk('echo', delta, finish, usage);
   let body = chunk({ role: 'assistant', content: '' }, null);
   for (let at = 0; at < text.length; at += 5)
     body += chunk({ content: text.slice(at, at + 5) }, null);

@@ -6,6 +6,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { chatChunk } from './chat-chunk.js';
 
 export type ChatAnswer =
   | { calls: Array<{ name: string; arguments: Record<string, unknown> }> }
@@ -21,14 +22,7 @@ export interface RecordingChatServer {
 
 function stream(answer: ChatAnswer, promptTokens: number, index: number): string {
   const chunk = (delta: object, finish: string | null, usage?: object) =>
-    `data: ${JSON.stringify({
-      id: `chat-${index}`,
-      object: 'chat.completion.chunk',
-      created: 0,
-      model: 'm',
-      choices: [{ index: 0, delta, finish_reason: finish }],
-      ...(usage ? { usage } : {}),
-    })}\n\n`;
+    chatChunk(`chat-${index}`, delta, finish, usage);
   let body = chunk({ role: 'assistant', content: '' }, null);
   if ('text' in answer) {
     body += chunk({ content: answer.text }, null);
