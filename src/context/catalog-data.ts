@@ -8,17 +8,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { ModelPrices } from './contract.js';
+import type { ModelInfo, ModelPrices } from './contract.js';
 
-/** One model of the trimmed catalog. */
-export interface CatalogModel {
-  context: number;
-  output: number;
-  prices?: ModelPrices;
-  images: boolean;
-  tools: boolean;
-  reasoning: boolean;
-}
+/** One model of the trimmed catalog: what `ModelInfo` says of it, without spec and source. */
+export type CatalogModel = Pick<
+  ModelInfo,
+  'context' | 'output' | 'prices' | 'images' | 'tools' | 'reasoning'
+>;
 
 export interface CatalogProvider {
   /** The provider's OpenAI-compatible base URL, when models.dev names one. */
