@@ -69,10 +69,24 @@ export interface ContextWarningEvent {
   share: number;
 }
 
+/** The history a summary stands for: the events `from`..`through` of the log. */
+export interface SummarizedSpan {
+  /** What `recall` takes for the span's original text: `span:FROM-THROUGH`. */
+  id: string;
+  from: number;
+  /** User turns, model steps and tool results the span held. */
+  turns: number;
+  steps: number;
+  toolResults: number;
+}
+
 export interface ContextCompactEvent {
-  /** The `seq` of the last event the compaction covers: the model's view replaces history up to it. */
+  /**
+   * The `seq` of the last event the compaction covers. With a summary, the model's view replaces
+   * every message up to it with the summary; without one, `state` (if any) follows it.
+   */
   through: number;
-  /** The summary that stands for the summarized span, or empty when only pruning ran. */
+  /** The summary that stands for the summarized history, or empty when only pruning ran. */
   summary: string;
   /** The `callId`s of the tool results replaced by one-line stubs. */
   pruned: string[];
@@ -80,11 +94,29 @@ export interface ContextCompactEvent {
   before: number;
   after: number;
   trigger: CompactTrigger;
+  /** The span this compaction summarized (absent when only pruning ran). */
+  summarized?: SummarizedSpan;
+  /**
+   * Loom's own restatement of where the agent stands (goal, open todos, plan mode, schedules) at
+   * the compaction, folded from the log by their layers: a pruning compaction's view sends it as
+   * one message after `through`; a summary carries it at its end.
+   */
+  state?: string;
+}
+
+/** A summarization request has started (a `context/compact` or `-skipped` follows unless the process died). */
+export interface ContextSummarizingEvent {
+  /** The `seq` the summary will cover up to. */
+  through: number;
+  before: number;
+  trigger: CompactTrigger;
 }
 
 export interface ContextCompactSkippedEvent {
   before: number;
   wouldBe: number;
+  /** Why, when not simply "it would not be smaller" (a failed summarization names its error). */
+  reason?: string;
 }
 
 declare module '../core/session-events.js' {
@@ -93,5 +125,6 @@ declare module '../core/session-events.js' {
     'context/warning': ContextWarningEvent;
     'context/compact': ContextCompactEvent;
     'context/compact-skipped': ContextCompactSkippedEvent;
+    'context/summarizing': ContextSummarizingEvent;
   }
 }
