@@ -12,11 +12,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { derivedWithOrigins } from '../src/context/compacted-view.js';
 import { ContextTracker } from '../src/context/context-tracker.js';
 import { DEFAULT_CONTEXT_SETTINGS } from '../src/context/contract.js';
 import { installContext } from '../src/context/install.js';
 import { Context } from '../src/core/context.js';
-import { deriveMessages } from '../src/core/messages.js';
 import type { ModelViewInput } from '../src/core/model-view.js';
 import { AgentRuntime } from '../src/core/runtime.js';
 import type { SessionEvent } from '../src/core/session-events.js';
@@ -169,24 +169,26 @@ export default async function bench(): Promise<BenchRow[]> {
         context: new Context(),
         settings: DEFAULT_CONTEXT_SETTINGS,
       });
-      const input: ModelViewInput = {
+      const input = (origins: number[]): ModelViewInput => ({
         agentId: log.header.sessionId,
         log,
         model,
         system: 'You are Loom.',
         tools: [],
         reason: 'request',
-      };
-      const derived = deriveMessages(log.events);
+        origins,
+        signal: new AbortController().signal,
+      });
+      const derived = derivedWithOrigins(log.events);
       let started = performance.now();
-      tracker.prepare(input, derived);
+      await tracker.prepare(input(derived.origins), derived.messages);
       cold.push(performance.now() - started);
       const compaction = log.events.findLast((event) => event.type === 'context/compact');
       pruned = (compaction?.data as { pruned: string[] } | undefined)?.pruned.length ?? 0;
       appendStep(log, 'turn-1', STEPS + 1);
-      const next = deriveMessages(log.events);
+      const next = derivedWithOrigins(log.events);
       started = performance.now();
-      tracker.prepare(input, next);
+      await tracker.prepare(input(next.origins), next.messages);
       warm.push(performance.now() - started);
       log.close();
     }

@@ -1,14 +1,15 @@
 /**
  * The slash commands an ACP client offers besides `/goal` (see goal-prompts.ts): `/plan` switches
  * plan mode on or off (and tells the client the new mode), `/todos` shows the todo list, `/usage`
- * the tokens the session's turns used, `/context` the next request's size by part, `/compact`
- * prunes old tool results now (refused while a turn runs). A prompt that is exactly one of them is answered as text
- * and never reaches the model; anything after the name makes it an ordinary prompt.
+ * the tokens the session's turns used, `/context` the next request's size by part, `/compact
+ * [instructions]` compacts now (prunes, or summarizes as the instructions ask; refused while a
+ * turn runs). A prompt that is one of them is answered as text and never reaches the model;
+ * anything after the name of any but `/compact` makes it an ordinary prompt.
  */
 import type { AvailableCommand, SessionUpdate } from '@agentclientprotocol/sdk';
 import { assertNever } from '../base/errors.js';
 import { contextReport } from '../context/context-report.js';
-import { compactLog, manualCompactionLine } from '../context/manual-compaction.js';
+import { compactAgent, manualCompactionLine } from '../context/manual-compaction.js';
 import type { Usage } from '../llm/contract.js';
 import { planModeOf } from '../plan/install.js';
 import { todosOf } from '../todo/install.js';
@@ -21,7 +22,7 @@ const COMMANDS = {
   usage: "Show the tokens this session's turns have used.",
   context: "Show the next request's estimated size, part by part, against the model's window.",
   compact:
-    "Prune old tool results from the model's view now (the log keeps them; recall brings any back).",
+    'Compact the context now: prune old tool results, or with instructions summarize earlier turns as they ask (the log keeps everything; recall brings any back).',
 } as const;
 
 export type SessionCommand = keyof typeof COMMANDS;
@@ -32,30 +33,46 @@ export function availableCommandsUpdate(): SessionUpdate {
     name,
     description,
   }));
+  const compact = others.find((command) => command.name === 'compact');
+  if (compact) compact.input = { hint: 'what the summary should focus on (optional)' };
   return {
     sessionUpdate: 'available_commands_update',
     availableCommands: [GOAL_AVAILABLE_COMMAND, ...others],
   };
 }
 
-/** The command a prompt is, when it is exactly `/plan`, `/todos`, `/usage`, `/context` or `/compact`. */
-export function parseSessionCommand(text: string): SessionCommand | undefined {
-  const match = /^\/([a-z]+)$/.exec(text.trim());
+export interface SessionCommandCall {
+  command: SessionCommand;
+  /** What follows the name (only `/compact` takes any). */
+  args: string;
+}
+
+/**
+ * The command a prompt is: exactly `/plan`, `/todos`, `/usage` or `/context`, or `/compact`
+ * with optional instructions.
+ */
+export function parseSessionCommand(text: string): SessionCommandCall | undefined {
+  const match = /^\/([a-z]+)(?:\s+([\s\S]*))?$/.exec(text.trim());
   const name = match?.[1];
-  return name !== undefined && Object.hasOwn(COMMANDS, name) ? (name as SessionCommand) : undefined;
+  if (name === undefined || !Object.hasOwn(COMMANDS, name)) return undefined;
+  const args = match?.[2]?.trim() ?? '';
+  if (args !== '' && name !== 'compact') return undefined;
+  return { command: name as SessionCommand, args };
 }
 
 /** Answers the command with one agent message (after a mode update for `/plan`). */
 export async function runSessionCommand(
   session: AcpSession,
-  command: SessionCommand,
+  call: SessionCommandCall,
 ): Promise<void> {
-  const text =
-    command === 'context' ? await contextReport(session.handle) : answerOf(session, command);
+  const text = await answerOf(session, call);
   session.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } });
 }
 
-function answerOf(session: AcpSession, command: Exclude<SessionCommand, 'context'>): string {
+async function answerOf(
+  session: AcpSession,
+  { command, args }: SessionCommandCall,
+): Promise<string> {
   switch (command) {
     case 'plan': {
       const service = planModeOf(session.handle);
@@ -86,8 +103,15 @@ function answerOf(session: AcpSession, command: Exclude<SessionCommand, 'context
         return '/compact waits for an idle session: a turn is running (cancel it, or try again once it ends).';
       }
       const keepSteps = session.setup.context.keepSteps;
-      return manualCompactionLine(compactLog(session.handle.log, { keepSteps }));
+      const instructions = args;
+      const result = await compactAgent(session.handle, {
+        keepSteps,
+        ...(instructions !== '' ? { instructions } : {}),
+      });
+      return manualCompactionLine(result);
     }
+    case 'context':
+      return contextReport(session.handle);
     default:
       return assertNever(command, 'session command');
   }

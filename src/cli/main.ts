@@ -24,6 +24,7 @@ Examples (from the repository root; ID is a session id from \`loom sessions list
   $ loom workspaces list
   $ loom sessions show ID
   $ loom compact --session ID                        # prune old tool results (recall brings any back)
+  $ loom compact --session ID --instructions "keep the API decisions"   # summarize earlier turns
   $ loom workflow run examples/workflows/review.js --model scripted:examples/workflows/review.model.json
   $ loom workflow check examples/workflows/review.js --meta '{"name":"x","description":"y"}'
   $ loom workflow list                               # saved: .loom/workflows/, $LOOM_HOME/workflows/
@@ -269,12 +270,14 @@ export function buildProgram(): Command {
   program
     .command('compact')
     .description(
-      "prune a session's old tool results from the model's view now (the log keeps them)",
+      "compact a session's context now: prune old tool results, or with --instructions summarize earlier turns (the log keeps everything)",
     )
     .requiredOption('--session <id>', 'the session id')
+    .option('--instructions <text>', 'summarize all but the last steps, focused as this asks')
+    .option('--model <spec>', "the model that writes the summary (default: the session's)")
     .action(async (options: import('./compact-command.js').CompactOptions) => {
       const { compactCommand } = await import('./compact-command.js');
-      await exitAfterDrain(compactCommand(options));
+      await exitAfterDrain(await compactCommand(options));
     });
   program
     .command('mcp')

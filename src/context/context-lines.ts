@@ -27,13 +27,21 @@ export function contextWarningLine(event: ContextWarningEvent): string {
 export function contextCompactLine(event: ContextCompactEvent): string {
   const parts = [
     ...(event.pruned.length > 0 ? [`${plural(event.pruned.length, 'tool result')} pruned`] : []),
-    ...(event.summary.length > 0 ? ['earlier turns summarized'] : []),
+    ...(event.summary.length > 0 ? [summarizedText(event)] : []),
   ];
   const what = parts.length > 0 ? parts.join(', ') : 'nothing pruned';
   const why = event.trigger === 'overflow' ? ' after the provider said the context was full' : '';
   return `compacted${why}: ${what} (${tokens(event.before)} → ${tokens(event.after)} tokens)`;
 }
 
+function summarizedText(event: ContextCompactEvent): string {
+  const span = event.summarized;
+  if (!span) return 'earlier turns summarized';
+  const steps = plural(span.steps, 'step');
+  return span.turns > 1 ? `${span.turns} turns (${steps}) summarized` : `${steps} summarized`;
+}
+
 export function contextSkippedLine(event: ContextCompactSkippedEvent): string {
-  return `compaction skipped: it would not make the request smaller (${tokens(event.before)} → ${tokens(event.wouldBe)} tokens)`;
+  const why = event.reason ?? 'it would not make the request smaller';
+  return `compaction skipped: ${why} (${tokens(event.before)} → ${tokens(event.wouldBe)} tokens)`;
 }

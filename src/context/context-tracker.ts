@@ -1,9 +1,10 @@
 /**
- * One agent's context accounting and pruning, run before each of its model requests through
+ * One agent's context accounting and compaction, run before each of its model requests through
  * core's `model/view` hook: it sizes the request (the previous request's reported prompt tokens
  * plus an estimate of what changed since), logs `context/usage` and the one `context/warning`,
- * and prunes old tool results when the request would pass `compactAt` or the model refused it as
- * too large. The view it returns is the derived messages with every logged `context/compact`
+ * and compacts when the request would pass `compactAt` or the model refused it as too large:
+ * first by pruning old tool results, and only when that is not enough by a summary (a model
+ * request). The view it returns is the derived messages with every logged `context/compact`
  * applied, so a reloaded session sees the same view. It appends events; it never edits one.
  */
 import { UserError } from '../base/errors.js';
@@ -11,52 +12,82 @@ import type { Context } from '../core/context.js';
 import type { ModelViewInput } from '../core/model-view.js';
 import type { SessionEvent } from '../core/session-events.js';
 import type { SessionLog } from '../core/session-log.js';
+import { standingState } from '../core/standing-state.js';
 import type { ModelMessage } from '../llm/contract.js';
+import {
+  applyCompactions,
+  type CompactedMessages,
+  type CompactionFold,
+  emptyCompactionFold,
+  foldCompaction,
+  foldedWith,
+} from './compacted-view.js';
 import { contextWindowOf } from './context-window.js';
-import type { ContextSettings } from './contract.js';
-import { applyPruned, choosePrunes } from './pruning.js';
+import type { CompactTrigger, ContextCompactEvent, ContextSettings } from './contract.js';
+import { choosePrunes } from './pruning.js';
 import { lastReportedSize } from './reported-size.js';
+import { messagesText, parseSpanId, spanMessages } from './span-text.js';
+import { chooseCut, prunesAfterCut, summarize } from './summarize.js';
+import { stateText } from './summary-prompt.js';
 import { charactersOfRequest, tokensOfCharacters } from './token-estimate.js';
 
 /** The share of the window a compaction prunes the request down to. */
 const PRUNE_TO_SHARE = 0.5;
 
+/** One request's compaction: its view, its size before, and how to size a candidate view. */
+interface CompactStep {
+  view: CompactedMessages;
+  viewOf: (fold: CompactionFold) => CompactedMessages;
+  sizeOf: (candidate: CompactedMessages) => number;
+  before: number;
+  limit: number;
+  window: number;
+  trigger: CompactTrigger;
+  input: ModelViewInput;
+}
+
+interface Compacted {
+  kind: 'compacted';
+  view: CompactedMessages;
+  after: number;
+}
+
 export class ContextTracker {
   private readonly log: SessionLog;
   private readonly context: Context;
   readonly settings: Readonly<ContextSettings>;
+  private readonly agentId: string;
   private scanned = 0;
-  private readonly pruned = new Set<string>();
+  private fold: CompactionFold = emptyCompactionFold();
   private readonly stubs = new Map<string, ModelMessage>();
   private warned = false;
   /** The last request sized here, until its reported usage arrives. */
   private sent: { estimate: number; seq: number } | undefined;
   /** The latest reported prompt size and the estimate of the request it was reported for. */
   private base: { reported: number; estimate: number } | undefined;
-  /** Assistant messages scanned, and the latest one with a reported prompt size (its ordinal). */
-  private assistantMessages = 0;
-  private lastReport: { reported: number; ordinal: number } | undefined;
+  private reportedBefore = false;
 
   constructor(options: { log: SessionLog; context: Context; settings: Readonly<ContextSettings> }) {
     this.log = options.log;
     this.context = options.context;
     this.settings = options.settings;
+    this.agentId = options.log.header.sessionId;
   }
 
-  /** The `model/view` handler: the view to send, after accounting and any pruning. */
-  prepare(input: ModelViewInput, derived: readonly ModelMessage[]): ModelMessage[] {
+  /** The `model/view` handler: the view to send, after accounting and any compaction. */
+  async prepare(input: ModelViewInput, derived: readonly ModelMessage[]): Promise<ModelMessage[]> {
     this.scan();
     const { log } = this;
     const window = contextWindowOf(this.context, input.model);
     const estimateOf = (messages: readonly ModelMessage[]) =>
       tokensOfCharacters(charactersOfRequest(input.system, input.tools, messages));
-    let view = applyPruned(derived, this.pruned, this.stubs);
+    const viewOf = (fold: CompactionFold) =>
+      applyCompactions(derived, input.origins, fold, this.stubs);
+    let view = viewOf(this.fold);
     // A session reopened here: its last reported size stands for the request it was reported
     // for, estimated as sent (a compaction logged since is room saved).
-    if (!this.base && this.lastReport) {
-      this.base = lastReportedSize(this.log.events, derived, estimateOf);
-    }
-    let estimate = estimateOf(view);
+    if (!this.base && this.reportedBefore) this.base = lastReportedSize(log.events, estimateOf);
+    let estimate = estimateOf(view.messages);
     let tokens = this.sized(estimate);
     if (!this.warned && tokens / window >= this.settings.warnAt) {
       this.warned = true;
@@ -67,49 +98,147 @@ export class ContextTracker {
     if (tokens > limit || overflow) {
       // The model refused the request: it is at least the window, whatever the estimate says.
       const before = overflow ? Math.max(tokens, window) : tokens;
-      // Pruned down to half the window (or to compactAt when lower), not just under compactAt:
-      // the next compaction is then many steps away, and the provider's cached prefix holds
-      // until it comes (pruning one result a step would rewrite the prefix every step).
-      const target = Math.floor(Math.min(PRUNE_TO_SHARE, this.settings.compactAt) * window);
-      const choice = choosePrunes(view, this.pruned, this.settings.keepSteps, before - target);
-      const chosen = new Set([...this.pruned, ...choice.callIds]);
-      const pruned = applyPruned(derived, chosen, this.stubs);
-      const prunedEstimate = estimateOf(pruned);
-      const after = before - (estimate - prunedEstimate);
-      if (choice.callIds.length === 0 || after >= before) {
-        log.append('context/compact-skipped', { before, wouldBe: after });
-      } else {
-        for (const callId of choice.callIds) this.pruned.add(callId);
-        log.append('context/compact', {
-          through: log.lastSeq,
-          summary: '',
-          pruned: choice.callIds,
-          before,
-          after,
-          trigger: overflow ? 'overflow' : 'auto',
-        });
-        view = pruned;
-        estimate = prunedEstimate;
-        tokens = after;
+      const sizeOf = (candidate: CompactedMessages) =>
+        before - (estimate - estimateOf(candidate.messages));
+      const trigger = overflow ? 'overflow' : 'auto';
+      const compacted = await this.compact({
+        view,
+        viewOf,
+        sizeOf,
+        before,
+        limit,
+        window,
+        trigger,
+        input,
+      });
+      if (compacted) {
+        view = compacted.view;
+        estimate = estimateOf(view.messages);
+        tokens = compacted.after;
       }
     }
     log.append('context/usage', { tokens, window, share: tokens / window });
     this.sent = { estimate, seq: log.lastSeq };
-    return view;
+    return view.messages;
   }
 
-  /** The exact text of a logged tool result, by its call id; throws for an unknown id. */
-  original(callId: string): string {
+  /**
+   * Prunes, and summarizes when pruning would not bring the request under `limit`. Logs the
+   * compaction (or that it was skipped, and why) and returns the new view and its size.
+   */
+  private async compact(step: CompactStep): Promise<Compacted | undefined> {
+    const { log } = this;
+    const { view, viewOf, sizeOf, before, limit, window, trigger } = step;
+    // Pruned down to half the window (or to compactAt when lower), not just under compactAt:
+    // the next compaction is then many steps away, and the provider's cached prefix holds
+    // until it comes (pruning one result a step would rewrite the prefix every step).
+    const target = Math.floor(Math.min(PRUNE_TO_SHARE, this.settings.compactAt) * window);
+    const choice = choosePrunes(
+      view.messages,
+      this.fold.pruned,
+      this.settings.keepSteps,
+      before - target,
+    );
+    const state = await this.standingState();
+    const pruning: ContextCompactEvent = {
+      through: log.lastSeq,
+      summary: '',
+      pruned: choice.callIds,
+      before,
+      after: before,
+      trigger,
+    };
+    if (state) pruning.state = stateText(state);
+    const pruned = viewOf(foldedWith(this.fold, pruning));
+    pruning.after = sizeOf(pruned);
+    const pruningHelps = choice.callIds.length > 0 && pruning.after < before;
+    if (pruningHelps && pruning.after <= limit) return this.logged(pruning, pruned);
+    const summary = await this.summarized(step, pruning.pruned, state);
+    if (summary.kind === 'compacted') return summary;
+    if (pruningHelps) return this.logged(pruning, pruned);
+    log.append('context/compact-skipped', {
+      before,
+      wouldBe: summary.kind === 'failed' ? before : pruning.after,
+      ...(summary.kind === 'failed' ? { reason: summary.reason } : {}),
+    });
+    return undefined;
+  }
+
+  /** A summary of all but the last `keepSteps` steps, logged if it makes the request smaller. */
+  private async summarized(
+    step: CompactStep,
+    pruned: string[],
+    state: string | undefined,
+  ): Promise<Compacted | { kind: 'none' } | { kind: 'failed'; reason: string }> {
+    const { log } = this;
+    const { view, viewOf, sizeOf, before, window, trigger, input } = step;
+    const cut = chooseCut(view, this.fold, this.settings.keepSteps, log.events);
+    if (!cut) return { kind: 'none' };
+    log.append('context/summarizing', { through: cut.through, before, trigger });
+    const outcome = await summarize({
+      events: log.events,
+      view,
+      fold: this.fold,
+      cut,
+      model: input.model,
+      window,
+      signal: input.signal,
+      ...(state !== undefined ? { state } : {}),
+    });
+    if (!outcome.ok) return { kind: 'failed', reason: outcome.reason };
+    const event: ContextCompactEvent = {
+      through: cut.through,
+      summary: outcome.summary,
+      pruned: prunesAfterCut(view, cut, pruned),
+      before,
+      after: before,
+      trigger,
+      summarized: outcome.summarized,
+    };
+    const candidate = viewOf(foldedWith(this.fold, event));
+    event.after = sizeOf(candidate);
+    if (event.after >= before) {
+      return { kind: 'failed', reason: 'the summary would not be smaller than what it replaces' };
+    }
+    return this.logged(event, candidate);
+  }
+
+  private logged(event: ContextCompactEvent, view: CompactedMessages): Compacted {
+    this.log.append('context/compact', event);
+    this.scan();
+    return { kind: 'compacted', view, after: event.after };
+  }
+
+  private async standingState(): Promise<string | undefined> {
+    const blocks = await this.context.serial(standingState, { agentId: this.agentId }, []);
+    const text = blocks.filter((block) => block.trim() !== '').join('\n\n');
+    return text === '' ? undefined : text;
+  }
+
+  /**
+   * The exact original text of a logged tool result (by its call id) or of a summarized span
+   * (by the `span:FROM-THROUGH` id its summary cites); throws for an unknown id.
+   */
+  original(id: string): string {
     const events = this.log.events;
+    const span = parseSpanId(id);
+    if (span) {
+      const summarized = events.some(
+        (event) =>
+          event.type === 'context/compact' &&
+          (event as SessionEvent<'context/compact'>).data.summarized?.id === id,
+      );
+      if (summarized) return messagesText(spanMessages(events, span.from, span.through));
+    }
     for (let index = events.length - 1; index >= 0; index--) {
       const event = events[index];
       if (event?.type !== 'tool/result') continue;
       const data = (event as SessionEvent<'tool/result'>).data;
-      if (data.callId === callId) return data.content;
+      if (data.callId === id) return data.content;
     }
     throw new UserError(
       'INVALID_ARGUMENT',
-      `no tool result with id ${JSON.stringify(callId)} in this session: recall takes the id a pruned result's stub cites`,
+      `no tool result or summarized span with id ${JSON.stringify(id)} in this session: recall takes the id a pruned result's stub or a summary cites`,
     );
   }
 
@@ -126,19 +255,14 @@ export class ContextTracker {
       if (!event) continue;
       switch (event.type) {
         case 'context/compact':
-          for (const callId of (event as SessionEvent<'context/compact'>).data.pruned) {
-            this.pruned.add(callId);
-          }
+          foldCompaction(this.fold, (event as SessionEvent<'context/compact'>).data);
           break;
         case 'context/warning':
           this.warned = true;
           break;
         case 'assistant/message': {
           const { usage } = (event as SessionEvent<'assistant/message'>).data;
-          this.assistantMessages += 1;
-          if (usage.input > 0) {
-            this.lastReport = { reported: usage.input, ordinal: this.assistantMessages };
-          }
+          if (usage.input > 0) this.reportedBefore = true;
           if (this.sent && event.seq > this.sent.seq && usage.input > 0) {
             this.base = { reported: usage.input, estimate: this.sent.estimate };
             this.sent = undefined;

@@ -78,6 +78,8 @@ export interface SummarizedSpan {
   turns: number;
   steps: number;
   toolResults: number;
+  /** The latest user message the span stands for and the model steps after it (CompactionNote). */
+  openTurn?: { prompt: string; steps: number };
 }
 
 export interface ContextCompactEvent {

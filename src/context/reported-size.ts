@@ -1,12 +1,12 @@
 /**
  * Where a logged session's size starts from: its last reported prompt size and the estimate of
- * the messages that request sent (the view up to that assistant message, with only the
- * compactions logged before it applied), so a compaction logged after it counts as saved room.
- * For a reopened agent's tracker and a manual compaction. Pure; reads events only.
+ * the messages that request sent (the view of the events before that assistant message, with
+ * only the compactions logged before it applied), so a compaction logged after it counts as
+ * saved room. For a reopened agent's tracker and a manual compaction. Pure; reads events only.
  */
 import type { SessionEvent } from '../core/session-events.js';
 import type { ModelMessage } from '../llm/contract.js';
-import { applyPruned } from './pruning.js';
+import { applyCompactions, derivedWithOrigins, foldCompactions } from './compacted-view.js';
 
 export interface ReportedSize {
   /** The provider's prompt tokens of the last request it reported. */
@@ -15,35 +15,19 @@ export interface ReportedSize {
   estimate: number;
 }
 
-/** `derived`: the messages core derives from `events`, no compaction applied. */
 export function lastReportedSize(
   events: readonly SessionEvent[],
-  derived: readonly ModelMessage[],
   estimateOf: (messages: readonly ModelMessage[]) => number,
 ): ReportedSize | undefined {
-  const pruned: string[] = [];
-  let ordinal = 0;
-  let report: { reported: number; ordinal: number; prunedThen: number } | undefined;
-  for (const event of events) {
-    if (event.type === 'context/compact') {
-      pruned.push(...(event as SessionEvent<'context/compact'>).data.pruned);
-    } else if (event.type === 'assistant/message') {
-      ordinal += 1;
-      const { usage } = (event as SessionEvent<'assistant/message'>).data;
-      if (usage.input > 0) report = { reported: usage.input, ordinal, prunedThen: pruned.length };
-    }
+  for (let index = events.length - 1; index >= 0; index--) {
+    const event = events[index];
+    if (event?.type !== 'assistant/message') continue;
+    const { usage } = (event as SessionEvent<'assistant/message'>).data;
+    if (usage.input <= 0) continue;
+    const before = events.slice(0, index);
+    const { messages, origins } = derivedWithOrigins(before);
+    const sent = applyCompactions(messages, origins, foldCompactions(before));
+    return { reported: usage.input, estimate: estimateOf(sent.messages) };
   }
-  if (!report) return undefined;
-  const { reported, ordinal: reportedOrdinal, prunedThen } = report;
-  let seen = 0;
-  const index = derived.findIndex(
-    (message) => message.role === 'assistant' && ++seen === reportedOrdinal,
-  );
-  if (index < 0) return undefined;
-  const sent = applyPruned(
-    derived.slice(0, index),
-    new Set(pruned.slice(0, prunedThen)),
-    new Map(),
-  );
-  return { reported, estimate: estimateOf(sent) };
+  return undefined;
 }

@@ -12,7 +12,11 @@ export const MISSING_RESULT_TEXT =
 
 export class MessageProjection {
   private readonly messages: ModelMessage[] = [];
+  /** The `seq` each message came from; a synthetic result has its call's (the assistant message's). */
+  private readonly seqs: number[] = [];
   private pending: ModelToolCall[] = [];
+  /** The `seq` of the assistant message whose calls are pending. */
+  private pendingSeq = 0;
   private consumed = 0;
 
   /** Folds events appended since the last call; `events` must be the same growing list. */
@@ -24,9 +28,22 @@ export class MessageProjection {
     return this.snapshot();
   }
 
+  /**
+   * The `seq` of the event each message of the last `update` came from, in the same order. The
+   * messages of the events up to a `seq` are exactly those whose origin is at most that `seq`.
+   */
+  origins(): number[] {
+    return [...this.seqs, ...this.pending.map(() => this.pendingSeq)];
+  }
+
   private snapshot(): ModelMessage[] {
     if (this.pending.length === 0) return [...this.messages];
     return [...this.messages, ...this.pending.map(missingResult)];
+  }
+
+  private push(message: ModelMessage, seq: number): void {
+    this.messages.push(message);
+    this.seqs.push(seq);
   }
 
   private fold(event: SessionEvent): void {
@@ -34,7 +51,7 @@ export class MessageProjection {
       case 'user/message': {
         this.closePending();
         const data = event.data as SessionEvent<'user/message'>['data'];
-        this.messages.push({ role: 'user', content: data.text });
+        this.push({ role: 'user', content: data.text }, event.seq);
         return;
       }
       case 'assistant/message': {
@@ -46,8 +63,9 @@ export class MessageProjection {
           toolCalls: data.toolCalls,
         };
         if (data.reasoning) message.reasoning = data.reasoning;
-        this.messages.push(message);
+        this.push(message, event.seq);
         this.pending = [...data.toolCalls];
+        this.pendingSeq = event.seq;
         return;
       }
       case 'tool/result': {
@@ -57,13 +75,16 @@ export class MessageProjection {
         const index = this.pending.findIndex((call) => call.id === data.callId);
         if (index < 0) return;
         this.pending.splice(index, 1);
-        this.messages.push({
-          role: 'tool',
-          callId: data.callId,
-          toolName: data.name,
-          content: data.content,
-          isError: data.isError,
-        });
+        this.push(
+          {
+            role: 'tool',
+            callId: data.callId,
+            toolName: data.name,
+            content: data.content,
+            isError: data.isError,
+          },
+          event.seq,
+        );
         return;
       }
       case 'turn/end':
@@ -75,7 +96,7 @@ export class MessageProjection {
   }
 
   private closePending(): void {
-    for (const call of this.pending) this.messages.push(missingResult(call));
+    for (const call of this.pending) this.push(missingResult(call), this.pendingSeq);
     this.pending = [];
   }
 }

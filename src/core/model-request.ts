@@ -56,7 +56,11 @@ export async function requestModel(
   const viewFor = async (reason: ModelViewReason) => {
     const derived = environment.projection.update(log.events);
     const messages = canShrink
-      ? await environment.context.serial(modelView, { ...view, reason }, derived)
+      ? await environment.context.serial(
+          modelView,
+          { ...view, reason, origins: environment.projection.origins(), signal },
+          derived,
+        )
       : derived;
     await log.written();
     return messages;

@@ -22,6 +22,10 @@ export interface ModelViewInput {
   system: string;
   tools: readonly ModelToolSpec[];
   reason: ModelViewReason;
+  /** The `seq` of the logged event each derived message came from (MessageProjection.origins). */
+  origins: readonly number[];
+  /** The turn's signal: a handler that makes its own model request (a summary) passes it on. */
+  signal: AbortSignal;
 }
 
 export const modelView = defineSerial<ModelViewInput, ModelMessage[]>('model/view');

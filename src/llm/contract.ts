@@ -22,8 +22,22 @@ export interface ModelToolCall {
   arguments: unknown;
 }
 
+/**
+ * Marks a user message Loom wrote into the model's view in place of history (a compaction's
+ * summary, or its restatement of where the agent stands). Providers are sent only its content;
+ * the scripted model reads the mark to keep its place in a turn (SPEC §3).
+ */
+export interface CompactionNote {
+  kind: 'summary' | 'state';
+  /**
+   * For a summary: the latest user message it stands for and how many model steps followed it
+   * within the summarized history, so a turn's position survives its summary.
+   */
+  openTurn?: { prompt: string; steps: number };
+}
+
 export type ModelMessage =
-  | { role: 'user'; content: string }
+  | { role: 'user'; content: string; compaction?: CompactionNote }
   | { role: 'assistant'; text: string; reasoning?: string; toolCalls: ModelToolCall[] }
   | { role: 'tool'; callId: string; toolName: string; content: string; isError: boolean };
 

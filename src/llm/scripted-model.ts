@@ -385,6 +385,17 @@ function readConversation(messages: ModelMessage[]): Conversation {
   let lastToolResult: string | undefined;
   for (const message of messages) {
     if (message.role === 'user') {
+      // What compaction wrote in place of history keeps the turn's place: a restatement is not
+      // a prompt, and a summary stands for the prompt and steps it replaced.
+      const note = message.compaction;
+      if (note?.kind === 'state') continue;
+      if (note?.kind === 'summary') {
+        if (note.openTurn) {
+          prompt = note.openTurn.prompt;
+          stepIndex = note.openTurn.steps;
+        }
+        continue;
+      }
       prompt = message.content;
       stepIndex = 0;
     } else if (message.role === 'assistant') stepIndex++;

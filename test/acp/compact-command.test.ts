@@ -31,6 +31,7 @@ function folders() {
   }
   const model = writeScriptedModel(home, {
     rules: [
+      { when: '^Summarize the conversation below', reply: 'Read the files.' },
       {
         when: '^read every file$',
         steps: [
@@ -47,7 +48,7 @@ function folders() {
 const ofType = (events: readonly SessionEvent[], type: string) =>
   events.filter((event) => event.type === type);
 
-test('acp /compact: offered, prunes an idle session and says so, then has nothing left', async () => {
+test('acp /compact: offered, prunes an idle session and says so; with nothing left to prune a summary that would not be smaller is skipped', async () => {
   const { home, workspace, model } = folders();
   const sessionId = await withAcpInProcess({ home, model }, async (agent, log) => {
     await initialize(agent);
@@ -64,7 +65,10 @@ test('acp /compact: offered, prunes an idle session and says so, then has nothin
     assert.equal(compacted.stopReason, 'end_turn');
     assert.match(compacted.text, /^compacted: 4 tool results pruned \(\S+ → \S+ tokens\)$/);
     const again = await promptFor(agent, log, sessionId, '/compact');
-    assert.match(again.text, /^compaction skipped: it would not make the request smaller/);
+    assert.match(
+      again.text,
+      /^compaction skipped: the summary would not be smaller than what it replaces/,
+    );
     return sessionId;
   });
   const { events } = loadSessionFile(join(home, 'sessions', `${sessionId}.jsonl`));

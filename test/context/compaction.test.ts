@@ -15,6 +15,7 @@ import type { ContextSettings } from '../../src/context/contract.js';
 import { installContext } from '../../src/context/install.js';
 import { prunedStub } from '../../src/context/pruning.js';
 import { RECALL_TOOL } from '../../src/context/recall-tool.js';
+import { SUMMARY_REQUEST_START } from '../../src/context/summary-prompt.js';
 import type { SessionEvent, SessionEventType } from '../../src/core/session-events.js';
 import type {
   ModelClient,
@@ -187,7 +188,7 @@ test('recall gives back a pruned result byte for byte, and an unknown id is an e
     assert.equal(recalled.content, original.content);
     const unknown = results.filter((result) => result.name === RECALL_TOOL).at(-1);
     assert.equal(unknown?.isError, true);
-    assert.match(unknown?.content ?? '', /no tool result with id "call_999"/);
+    assert.match(unknown?.content ?? '', /no tool result or summarized span with id "call_999"/);
     // The model saw the recalled text whole.
     const afterRecall = model.requests.at(-2)?.messages.at(-1);
     assert.equal(afterRecall?.role, 'tool');
@@ -261,9 +262,12 @@ test('the tool results of the last keepSteps steps are never pruned, even inside
   }
 });
 
-test('a request refused as too large is pruned and retried once; a second refusal ends the turn', async () => {
+test('a request refused as too large is compacted and retried once; a second refusal ends the turn', async () => {
   const script: ScriptedModelFile = {
-    rules: [{ when: 'read', steps: [...readSteps(8), { reply: 'done' }] }],
+    rules: [
+      { when: `^${SUMMARY_REQUEST_START}`, reply: 'The user asked to read the files.' },
+      { when: 'read', steps: [...readSteps(8), { reply: 'done' }] },
+    ],
   };
   const once = contextRuntime(script, { overflowOn: new Set([6]) });
   const handle = once.runtime.start();
@@ -275,24 +279,39 @@ test('a request refused as too large is pruned and retried once; a second refusa
     assert.equal(more.length, 0);
     assert.equal(compaction?.trigger, 'overflow');
     assert.ok(compaction.before >= WINDOW);
-    assert.deepEqual(compaction.pruned, ['call_1', 'call_2']);
+    // Pruning the two prunable results would not bring a full window under compactAt, so the
+    // steps before the last three were summarized instead (one request of its own, the 7th);
+    // the two results are inside the summarized span, so nothing is listed as pruned.
+    assert.deepEqual(compaction.pruned, []);
+    assert.equal(compaction.summarized?.steps, 2);
     assert.equal(dataOf(events, 'model/retry').length, 1);
-    assert.equal(once.model.requests.length, 10);
-    const retried = once.model.requests[6];
+    assert.equal(once.model.requests.length, 11);
+    assert.match(
+      JSON.stringify(once.model.requests[6]?.messages[0]),
+      new RegExp(`^\\{"role":"user","content":"${SUMMARY_REQUEST_START}`),
+    );
+    const retried = once.model.requests[7];
     assert.ok(retried);
-    assert.equal(stepsOf(retried.messages).flat().filter(isStub).length, 2);
+    assert.equal(retried.messages[0]?.role, 'user');
+    assert.deepEqual(retried.messages[0], {
+      role: 'user',
+      content: compaction.summary,
+      compaction: { kind: 'summary', openTurn: { prompt: 'read', steps: 2 } },
+    });
+    assert.match(compaction.summary, /The user asked to read the files\./);
+    assert.equal(stepsOf(retried.messages).length, 3);
   } finally {
     handle.close();
   }
 
-  const twice = contextRuntime(script, { overflowOn: new Set([6, 7]) });
+  const twice = contextRuntime(script, { overflowOn: new Set([6, 8]) });
   const failing = twice.runtime.start();
   try {
     const outcome = await failing.agent.prompt('read');
     assert.equal(outcome.reason, 'error');
     assert.equal(outcome.error.code, 'PROVIDER_ERROR');
     assert.match(outcome.error.message, /context length exceeded/);
-    assert.equal(twice.model.requests.length, 7);
+    assert.equal(twice.model.requests.length, 8);
     assert.equal(dataOf(failing.log.events, 'model/retry').length, 1);
   } finally {
     failing.close();

@@ -92,7 +92,7 @@ test('compactLog prunes all but the last keepSteps steps, and the reloaded view 
     const log = new SessionStore(home).open(sessionId);
     let line: string;
     try {
-      const result = compactLog(log, { keepSteps });
+      const result = await compactLog(log, { keepSteps });
       assert.ok(result.compacted);
       // Seven steps (six reads and the reply): the last keepSteps keep their results.
       const expected = Array.from({ length: FILES + 1 - keepSteps }, (_, i) => `call_${i + 1}`);
@@ -121,7 +121,7 @@ test('compactLog prunes all but the last keepSteps steps, and the reloaded view 
     // A second compaction has nothing left to prune.
     const again = new SessionStore(home).open(sessionId);
     try {
-      const result = compactLog(again, { keepSteps });
+      const result = await compactLog(again, { keepSteps });
       assert.equal(result.compacted, false);
       assert.ok(!result.compacted);
       assert.equal(result.skipped.wouldBe, result.skipped.before);
@@ -139,7 +139,7 @@ test('a live agent sends its next request with the stubs of a manual compaction'
   const handle = runtime.start();
   try {
     assert.equal((await handle.agent.prompt('read every file')).reason, 'completed');
-    const result = compactLog(handle.log, { keepSteps: 3 });
+    const result = await compactLog(handle.log, { keepSteps: 3 });
     assert.ok(result.compacted);
     assert.equal((await handle.agent.prompt('again')).reason, 'completed');
     const sent = requests.at(-1)?.messages ?? [];

@@ -1,7 +1,7 @@
 /**
  * `/compact` in the terminal, in process on a real runtime with the scripted model: on an idle
- * session it prunes old tool results and shows the compaction line, then the skipped line; while
- * a turn runs, or with instructions (summarization is not built), it is refused as a notice.
+ * session it prunes old tool results and shows the compaction line, then the skipped line; with
+ * instructions the model summarizes the earlier steps as asked; while a turn runs it is refused.
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -30,7 +30,7 @@ function noticesOf(store: TuiStore): Extract<TranscriptItem, { kind: 'notice' }>
   );
 }
 
-test('/compact prunes an idle session, then has nothing left; refused while a turn runs or with instructions', async () => {
+test('/compact prunes an idle session, then has nothing left to prune; with instructions it summarizes; refused while a turn runs', async () => {
   const home = temporaryFolder();
   const workspace = temporaryFolder();
   for (let index = 1; index <= FILES; index++) {
@@ -41,6 +41,7 @@ test('/compact prunes an idle session, then has nothing left; refused while a tu
   }
   const model = writeScriptedModel(home, {
     rules: [
+      { when: '^Summarize the conversation below', reply: 'Read six files for the user.' },
       {
         when: '^read every file$',
         steps: [
@@ -72,9 +73,19 @@ test('/compact prunes an idle session, then has nothing left; refused while a tu
     assert.equal(compaction.length, 1);
     assert.match((await slash('/compact')).text, /^compaction skipped: /);
 
-    const refused = await slash('/compact keep the plan');
-    assert.equal(refused.tone, 'error');
-    assert.match(refused.text, /^\/compact: takes no instructions: only pruning is built/);
+    // A second turn brings six whole results: the summary of all but the last three steps
+    // replaces three of them and the first turn's stubs.
+    assert.equal((await agent.prompt('read every file')).reason, 'completed');
+    const summarized = await slash('/compact keep the file names');
+    assert.equal(summarized.tone, 'info');
+    assert.match(
+      summarized.text,
+      /^compacted: 2 turns \(11 steps\) summarized \(\S+ → \S+ tokens\)$/,
+    );
+    const last = log.events.findLast((event) => event.type === 'context/compact');
+    const data = last?.data as { summary: string; trigger: string } | undefined;
+    assert.equal(data?.trigger, 'manual');
+    assert.match(data?.summary ?? '', /Read six files for the user\./);
 
     const running = agent.prompt('stuck');
     const count = log.events.length;

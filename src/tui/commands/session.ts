@@ -8,7 +8,7 @@
 import { UserError } from '../../base/errors.js';
 import { normalizeSettlement } from '../../cli/goal-output.js';
 import { todoLines } from '../../cli/render-todos.js';
-import { compactLog, manualCompactionLine } from '../../context/manual-compaction.js';
+import { compactAgent, manualCompactionLine } from '../../context/manual-compaction.js';
 import type { AgentHandle } from '../../core/create-agent.js';
 import type { Goal, GoalSettlement } from '../../goal/contract.js';
 import { goalOf } from '../../goal/install.js';
@@ -78,13 +78,7 @@ const todosCommand: SlashCommand = {
 const compactCommand: SlashCommand = {
   name: 'compact',
   description: "prune old tool results from the model's view now (recall brings any back)",
-  run(args, { session, store }) {
-    if (args !== '') {
-      throw new UserError(
-        'INVALID_ARGUMENT',
-        'takes no instructions: only pruning is built, not summarization; /compact alone prunes',
-      );
-    }
+  async run(args, { session, store }) {
     const handle = session.current;
     if (handle.agent.status !== 'idle') {
       store.add({
@@ -94,7 +88,12 @@ const compactCommand: SlashCommand = {
       });
       return;
     }
-    const result = compactLog(handle.log, { keepSteps: session.setup.context.keepSteps });
+    const instructions = args.trim();
+    if (instructions !== '') info(store, 'compacting: the model is writing a summary…');
+    const result = await compactAgent(handle, {
+      keepSteps: session.setup.context.keepSteps,
+      ...(instructions !== '' ? { instructions } : {}),
+    });
     info(store, manualCompactionLine(result));
   },
 };
