@@ -187,6 +187,9 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
     modelRoutes: Object.keys(routes),
     defaultModel: modelSpec,
   });
+  // What each layer restates after a compaction (`agent/standing-state`) comes in the order the
+  // layers install here: jobs (early, as the background runner subagents need), goal, todos,
+  // plan, schedules. test/cli/standing-state.test.ts pins it.
   const goals = installGoals(runtime, config.goal ?? {});
   const todos = installTodos(runtime, config.todo ?? {});
   // Context accounting, pruning and `recall` on every agent, with config's `context:` settings.

@@ -5,7 +5,7 @@
  * it has nothing standing. Core offers it and calls no one; the context layer asks at each
  * compaction and logs the answer in the `context/compact` event, so the view stays log-derived.
  */
-import { defineSerial } from './context.js';
+import { type Context, type Disposer, defineSerial } from './context.js';
 
 export interface StandingStateInput {
   agentId: string;
@@ -13,3 +13,16 @@ export interface StandingStateInput {
 
 /** Each handler returns the blocks it was given plus its own (a short markdown block). */
 export const standingState = defineSerial<StandingStateInput, string[]>('agent/standing-state');
+
+/**
+ * Answers `standingState` on `context` for `agentId` with the block `text` gives when asked: an
+ * empty text (nothing standing) adds no block, and a question about another agent adds nothing.
+ * `text` must not throw; blocks come in the order handlers were registered.
+ */
+export function addStandingState(context: Context, agentId: string, text: () => string): Disposer {
+  return context.handle(standingState, (input, blocks) => {
+    if (input.agentId !== agentId) return blocks;
+    const block = text();
+    return block === '' ? blocks : [...blocks, block];
+  });
+}

@@ -1,7 +1,8 @@
 /**
  * What the model reads about its goal: the round prompt (its first line is exactly
- * `[goal round N of M] OBJECTIVE`), the protected prompt section, and the JSON view the goal
- * tools return. Pure functions of the folded goal; they never read the log themselves.
+ * `[goal round N of M] OBJECTIVE`), the protected prompt section, the JSON view the goal
+ * tools return, and the short block restated after a compaction. Pure functions of the folded
+ * goal; they never read the log themselves.
  */
 import type { Goal, GoalSettings } from './contract.js';
 
@@ -58,4 +59,17 @@ export function goalView(goal: Goal | null): Record<string, unknown> {
   };
   if (goal.reason !== undefined) view.reason = goal.reason;
   return view;
+}
+
+/**
+ * The goal restated after a compaction: short, since the prompt section says the rest. Empty
+ * when there is no goal or it is complete.
+ */
+export function goalStandingText(goal: Goal | null): string {
+  if (goal === null || goal.phase === 'complete') return '';
+  const reason = goal.reason !== undefined && goal.phase !== 'active' ? ` (${goal.reason})` : '';
+  return [
+    '# Goal',
+    `${goal.id}, ${goal.phase}${reason}, ${goal.roundsStarted} of ${goal.maxRounds} rounds started: ${goal.objective}`,
+  ].join('\n');
 }

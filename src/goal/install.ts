@@ -1,15 +1,17 @@
 /**
  * Installs layer 4 into a runtime: every root agent (delegation depth 0) gets a goal service
- * folded from its session, a round driver, the goal tools and the protected `goal` prompt
- * section. Children never see any of it. Opening a session, however it is opened, starts
- * disarmed: nothing here ever arms a goal by itself.
+ * folded from its session, a round driver, the goal tools, the protected `goal` prompt
+ * section and its goal restated after a compaction (`agent/standing-state`). Children never
+ * see any of it. Opening a session, however it is opened, starts disarmed: nothing here ever
+ * arms a goal by itself.
  */
 import { type Disposer, disposeAll } from '../core/context.js';
 import type { AgentHandle } from '../core/create-agent.js';
 import type { AgentRuntime } from '../core/runtime.js';
+import { addStandingState } from '../core/standing-state.js';
 import type { GoalSettings } from './contract.js';
 import { GoalService, goalServiceKey } from './goal-service.js';
-import { goalSection } from './goal-text.js';
+import { goalSection, goalStandingText } from './goal-text.js';
 import { RoundDriver, roundDriverKey } from './round-driver.js';
 import { goalTools } from './tools.js';
 
@@ -49,6 +51,9 @@ export function installGoals(
         text: () => (service.problem ? '' : goalSection(service.goal, service.settings)),
       }),
       handle.prompt.protect({ section: GOAL_SECTION, owner: 'goal' }),
+      addStandingState(handle.context, handle.agent.id, () =>
+        service.problem ? '' : goalStandingText(service.goal),
+      ),
       () => driver.dispose(),
       () => service.dispose(),
     ];

@@ -1,15 +1,17 @@
 /**
  * Installs schedules into a runtime: every root agent (delegation depth 0) gets a schedule
- * service folded from its session and the schedule tools. Children never do: they live for one
- * task and end with it, so a reminder set by one would have nobody to wake. A schedule fires
- * only while its agent is open in this process; closing the agent stops its timer.
+ * service folded from its session, the schedule tools, and its pending schedules restated after
+ * a compaction (`agent/standing-state`). Children never do: they live for one task and end with
+ * it, so a reminder set by one would have nobody to wake. A schedule fires only while its agent
+ * is open in this process; closing the agent stops its timer.
  */
 import { type Disposer, disposeAll } from '../core/context.js';
 import type { AgentHandle } from '../core/create-agent.js';
 import type { AgentRuntime } from '../core/runtime.js';
+import { addStandingState } from '../core/standing-state.js';
 import { SCHEDULE_SOURCE, type ScheduleClock } from './schedule-contract.js';
 import { processClock, ScheduleService, scheduleServiceKey } from './schedule-service.js';
-import { pendingLine } from './schedule-text.js';
+import { pendingLine, schedulesStandingText } from './schedule-text.js';
 import { scheduleTools } from './schedule-tools.js';
 
 export interface SchedulesLayer {
@@ -46,6 +48,9 @@ export function installSchedules(
     const disposers: Disposer[] = [
       handle.context.provide(scheduleServiceKey, service),
       ...tools.map((tool) => handle.tools.register(tool)),
+      addStandingState(handle.context, handle.agent.id, () =>
+        schedulesStandingText(service.schedules, service.now()),
+      ),
       () => service.dispose(),
     ];
     return disposeAll(disposers);

@@ -1,7 +1,8 @@
 /**
  * The words about schedules: the follow-up a due schedule sends, the one note about schedules
- * missed while no process held the session, the JSON view the tools return, and the line
- * `loom run` prints for each pending one. Pure functions of schedules and a time.
+ * missed while no process held the session, the JSON view the tools return, the line
+ * `loom run` prints for each pending one, and the block restated after a compaction. Pure
+ * functions of schedules and a time.
  */
 import type { MissedSchedule, Schedule } from './schedule-contract.js';
 
@@ -54,4 +55,27 @@ export function pendingLine(schedule: Schedule, now: number): string {
   const prompt = schedule.prompt.replace(/\s+/g, ' ');
   const short = prompt.length > 60 ? `${prompt.slice(0, 59)}…` : prompt;
   return `${schedule.id} in ${formatWait(schedule.dueAt - now)}${every}: ${short}`;
+}
+
+/** The most of a schedule's prompt its standing line repeats (`schedule_list` gives it whole). */
+const STANDING_PROMPT_LIMIT = 200;
+
+/**
+ * The pending schedules restated after a compaction, soonest first: each one's id, when it fires
+ * next (the time and how long from `now`), how often, and its prompt. Empty when none is pending.
+ */
+export function schedulesStandingText(schedules: readonly Schedule[], now: number): string {
+  if (schedules.length === 0) return '';
+  const lines = schedules.map((schedule) => {
+    const kind =
+      schedule.everySeconds !== undefined ? `every ${schedule.everySeconds}s` : schedule.kind;
+    const next = `${new Date(schedule.dueAt).toISOString()} (in ${formatWait(schedule.dueAt - now)})`;
+    const prompt = schedule.prompt.replace(/\s+/g, ' ');
+    const shown =
+      prompt.length > STANDING_PROMPT_LIMIT
+        ? `${prompt.slice(0, STANDING_PROMPT_LIMIT - 1)}…`
+        : prompt;
+    return `- ${schedule.id} (${kind}), next at ${next}: ${shown}`;
+  });
+  return ['# Schedules', ...lines].join('\n');
 }

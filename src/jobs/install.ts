@@ -1,8 +1,9 @@
 /**
  * Installs layer 3 into a runtime: one job service on the root scope (as the jobs service and as
- * core's background runner), and on every agent the runtime makes a controller for its notices
- * and the job tools. An agent that closes takes its jobs with it; so does the process: at exit
- * every unsettled job is cancelled and logged as killed. It never leaves work running unowned.
+ * core's background runner), and on every agent the runtime makes a controller for its notices,
+ * the job tools, and its running jobs restated after a compaction (`agent/standing-state`). An
+ * agent that closes takes its jobs with it; so does the process: at exit every unsettled job is
+ * cancelled and logged as killed. It never leaves work running unowned.
  */
 
 import { errorMessage } from '../base/errors.js';
@@ -11,7 +12,9 @@ import type { Disposer } from '../core/context.js';
 import type { AgentHandle } from '../core/create-agent.js';
 import type { AgentRuntime } from '../core/runtime.js';
 import { addSessionRepairer } from '../core/session-load.js';
+import { addStandingState } from '../core/standing-state.js';
 import { jobServiceKey } from './contract.js';
+import { jobsStandingText } from './job-notice.js';
 import type { JobLimits } from './job-settings.js';
 import { LocalJobService } from './local-job-service.js';
 import { agentController } from './owner-controller.js';
@@ -42,8 +45,12 @@ export function installJobs(runtime: AgentRuntime, options: JobsLayerOptions = {
       ...(maxConsecutiveWakes !== undefined ? { maxConsecutiveWakes } : {}),
     });
     const unregister = service.registerController(handle.agent.id, controller);
+    const stopStanding = addStandingState(handle.context, handle.agent.id, () =>
+      jobsStandingText(service.running(handle.agent.id), Date.now()),
+    );
     const undo = () => {
       if (!agentSetups.delete(undo)) return;
+      stopStanding();
       unregister();
       controller.dispose();
     };

@@ -1,7 +1,8 @@
 /**
  * The words a model reads about its jobs: the completion notice, the `[status: …]` line that
- * ends every `job_output`, and the one-line listing. Pure functions of a record; they must never
- * include output (the notice only says that unread output is waiting).
+ * ends every `job_output`, the one-line listing, and the running jobs restated after a
+ * compaction. Pure functions of records; they must never include output (the notice only says
+ * that unread output is waiting).
  */
 import type { JobRecord } from './contract.js';
 
@@ -40,4 +41,17 @@ export function formatAge(milliseconds: number): string {
 export function listingLine(record: JobRecord, now: number): string {
   const age = formatAge((record.endedAt ?? now) - record.startedAt);
   return `${record.id}  ${statusWithReason(record)}  ${age}  ${record.label}`;
+}
+
+/**
+ * The agent's unsettled jobs restated after a compaction, one listing line each (no output).
+ * Empty when none is running.
+ */
+export function jobsStandingText(records: readonly JobRecord[], now: number): string {
+  if (records.length === 0) return '';
+  return [
+    '# Background jobs',
+    ...records.map((record) => `- ${listingLine(record, now)}`),
+    'Each reports when it ends; read its output with job_output, stop it with job_kill.',
+  ].join('\n');
 }

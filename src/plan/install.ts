@@ -1,6 +1,7 @@
 /**
  * Installs plan mode into a runtime: every root agent gets its plan-mode service (folded from
- * its log), `exit_plan_mode`, the protected `plan` prompt section at order 50, and the guard;
+ * its log), `exit_plan_mode`, the protected `plan` prompt section at order 50, its mode or
+ * approved plan restated after a compaction (`agent/standing-state`), and the guard;
  * every subagent gets the guard too, following the mode of its root session, so a planning
  * agent cannot change files through a child. Children never get `exit_plan_mode`.
  */
@@ -8,11 +9,12 @@ import type { PermissionRule } from '../config/schema.js';
 import { type Disposer, disposeAll } from '../core/context.js';
 import type { AgentHandle } from '../core/create-agent.js';
 import type { AgentRuntime } from '../core/runtime.js';
+import { addStandingState } from '../core/standing-state.js';
 import { toolsAvailable } from '../core/tool-presentation.js';
 import { DEFAULT_PLAN_SETTINGS, type PlanSettings } from './contract.js';
 import { deniedInPlanMode, planModeVerdict, readOnlyShell } from './plan-guard.js';
 import { PlanModeService, planModeKey } from './plan-mode.js';
-import { planSection } from './plan-text.js';
+import { planSection, planStandingText } from './plan-text.js';
 import { planTools } from './tools.js';
 
 export const PLAN_SECTION = 'plan';
@@ -68,6 +70,13 @@ export function installPlanMode(
           text: () => planSection(service.mode === 'plan', service.enforced),
         }),
         handle.prompt.protect({ section: PLAN_SECTION, owner: 'plan' }),
+        addStandingState(handle.context, handle.agent.id, () =>
+          planStandingText({
+            inPlanMode: service.mode === 'plan',
+            enforced: service.enforced,
+            approvedPlan: service.approvedPlan,
+          }),
+        ),
         () => service.dispose(),
       );
     }

@@ -1,12 +1,15 @@
 /**
  * Installs layer 5's todos into a runtime: every agent, root or child, gets its own todo service
- * folded from its own session and the `todo_write` tool. Lists are never shared between
- * sessions. The undo removes the tool and the services from every agent that has them.
+ * folded from its own session, the `todo_write` tool, and its open items restated after a
+ * compaction (`agent/standing-state`). Lists are never shared between sessions. The undo
+ * removes the tool, the services and the handlers from every agent that has them.
  */
 import type { Disposer } from '../core/context.js';
 import type { AgentHandle } from '../core/create-agent.js';
 import type { AgentRuntime } from '../core/runtime.js';
+import { addStandingState } from '../core/standing-state.js';
 import type { TodoSettings } from './contract.js';
+import { todoStandingText } from './todo-list.js';
 import { TodoService, todoServiceKey } from './todo-service.js';
 import { todoTools } from './tools.js';
 
@@ -25,7 +28,11 @@ export function installTodos(
 ): TodoLayer {
   const dispose = runtime.installLayer(todoTools(), (handle) => {
     const service = new TodoService({ log: handle.log, settings });
-    return [() => service.dispose(), handle.context.provide(todoServiceKey, service)];
+    return [
+      () => service.dispose(),
+      handle.context.provide(todoServiceKey, service),
+      addStandingState(handle.context, handle.agent.id, () => todoStandingText(service.todos)),
+    ];
   });
   return { dispose };
 }

@@ -1,7 +1,8 @@
 /**
- * Checks a todo list as the model sent it (or as a log holds it) and describes one briefly.
- * A refusal names every bad item by its index and its content, so the model can fix the list
- * in one go; a list is accepted whole or not at all. It never changes the value it checks.
+ * Checks a todo list as the model sent it (or as a log holds it), describes one briefly, and
+ * restates its open items after a compaction. A refusal names every bad item by its index and
+ * its content, so the model can fix the list in one go; a list is accepted whole or not at all.
+ * It never changes the value it checks.
  */
 import { TODO_STATUSES, TodoError, type TodoItem, type TodoStatus } from './contract.js';
 
@@ -70,4 +71,19 @@ export function describeTodoCounts(todos: readonly TodoItem[]): string {
   const count = (status: TodoStatus) => todos.filter((todo) => todo.status === status).length;
   const items = `${todos.length} ${todos.length === 1 ? 'item' : 'items'}`;
   return `${items}: ${count('completed')} completed, ${count('in_progress')} in progress, ${count('pending')} pending`;
+}
+
+/**
+ * The open list restated after a compaction: pending and in-progress items in the model's order,
+ * each with its status, and how many completed items were left out. Empty when nothing is open.
+ */
+export function todoStandingText(todos: readonly TodoItem[]): string {
+  const open = todos.filter((todo) => todo.status !== 'completed');
+  if (open.length === 0) return '';
+  const lines = ['# Todos', ...open.map((todo) => `- [${todo.status}] ${todo.content}`)];
+  const completed = todos.length - open.length;
+  if (completed > 0) {
+    lines.push(`(${completed} completed ${completed === 1 ? 'item' : 'items'} left out)`);
+  }
+  return lines.join('\n');
 }
