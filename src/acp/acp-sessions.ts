@@ -24,6 +24,7 @@ import { commandRunnerKey, workspaceFileAccessKey } from '../tools/index.js';
 import { clientCommandRunner } from './client-command-runner.js';
 import { clientFileAccess } from './client-file-access.js';
 import { connectClientServers } from './client-mcp-servers.js';
+import { advertisesCompaction } from './compaction-updates.js';
 import { clientPermissionAsker } from './permission-asker.js';
 import { clientQuestionAnswerer } from './question-answerer.js';
 import { sendModeChanges } from './session-modes.js';
@@ -209,7 +210,11 @@ export class AcpSessions {
       flushed: () => tail,
     };
     const extras = new Map<string, ToolCallExtras>();
-    const view = { ...updateView(cwd), extrasOf: (callId: string) => extras.get(callId) };
+    const compactions = advertisesCompaction(clientCapabilities);
+    const view = {
+      ...updateView(cwd, { compactions }),
+      extrasOf: (callId: string) => extras.get(callId),
+    };
     const { context } = handle;
     handle.onClose(context.provide(permissionAskerKey, clientPermissionAsker(client, id, cwd)));
     const files = clientFileAccess(client, id, clientCapabilities?.fs);

@@ -14,6 +14,7 @@ import type { Usage as AcpUsage } from '@agentclientprotocol/sdk/unstable';
 import { loomVersion as version } from '../core/version.js';
 import type { AcpSessions } from './acp-sessions.js';
 import { applyChildContract, childContractOf, structuredAnswerMeta } from './child-contract.js';
+import { advertisesCompaction } from './compaction-updates.js';
 import { CHILD_CAPABILITIES_META_KEY, LOOM_CHILD_CAPABILITIES } from './loom-child-meta.js';
 import { promptTextOf } from './prompt-turn.js';
 import { replayUpdatesOf } from './session-updates.js';
@@ -126,7 +127,8 @@ export function serveAcp(options: AcpServerOptions): AcpServer {
         params.cwd,
         params.mcpServers,
       );
-      for (const update of replayUpdatesOf(session.handle.log.events, params.cwd))
+      const compactions = advertisesCompaction(clientCapabilities);
+      for (const update of replayUpdatesOf(session.handle.log.events, params.cwd, { compactions }))
         session.send(update);
       session.send(sessionCommands().availableCommandsUpdate());
       await session.flushed();

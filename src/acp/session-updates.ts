@@ -1,8 +1,8 @@
 /**
  * Translates Loom session events into ACP `session/update` payloads: streamed text and
  * reasoning, tool calls (pending, with the files they touch) and their results (with a diff or
- * terminal where the call had one), the todo list as a `plan`, and (for `session/load`) the
- * stored history. A call made inside another (a `run_code` program's inner call) is a tool call
+ * terminal where the call had one), the todo list as a `plan`, compactions (for a client that
+ * takes them, see compaction-updates.ts), and (for `session/load`) the stored history. A call made inside another (a `run_code` program's inner call) is a tool call
  * of its own, titled as inside its enclosing call and naming it in `_meta.loom`. Mapping only: it
  * reads events and the view's record of open calls, and never touches the log or the connection.
  */
@@ -10,6 +10,11 @@ import type { PlanEntry, SessionUpdate, ToolKind } from '@agentclientprotocol/sd
 import type { AnySessionEvent, SessionEvent } from '../core/session-events.js';
 import type { TodoItem } from '../todo/contract.js';
 import { checkTodoList } from '../todo/todo-list.js';
+import {
+  type CompactionTrack,
+  compactionUpdateOf,
+  ReplayedCompactions,
+} from './compaction-updates.js';
 import {
   callLocationsOf,
   resultDetailsOf,
@@ -25,10 +30,17 @@ export interface UpdateView {
   openCalls: Map<string, { name: string; arguments: unknown; parentCallId?: string }>;
   /** What the session learnt of a call while it ran (absent on replay). */
   extrasOf?(callId: string): ToolCallExtras | undefined;
+  /** The session's compactions; present only when the client advertised `session.compaction`. */
+  compactions?: CompactionTrack;
 }
 
-export function updateView(cwd: string): UpdateView {
-  return { cwd, openCalls: new Map() };
+export interface UpdateOptions {
+  /** The client advertised `session.compaction`: compactions stream as `compaction_update`. */
+  compactions?: boolean;
+}
+
+export function updateView(cwd: string, options: UpdateOptions = {}): UpdateView {
+  return { cwd, openCalls: new Map(), ...(options.compactions ? { compactions: {} } : {}) };
 }
 
 const TOOL_KINDS: Readonly<Record<string, ToolKind>> = {
@@ -151,6 +163,11 @@ export function liveUpdateOf(event: SessionEvent, view: UpdateView): SessionUpda
     case 'context/usage':
       // The stable usage update: the request's size against the window Loom now knows.
       return { sessionUpdate: 'usage_update', used: typed.data.tokens, size: typed.data.window };
+    case 'context/summarizing':
+    case 'context/compact':
+    case 'context/compact-skipped':
+      // Without the capability a client is not told (ACP forbids it); `/compact` answers as text.
+      return view.compactions ? compactionUpdateOf(event, view.compactions) : undefined;
     default:
       return undefined;
   }
@@ -159,11 +176,17 @@ export function liveUpdateOf(event: SessionEvent, view: UpdateView): SessionUpda
 /**
  * The updates that show a stored session again: the human's messages, whole assistant
  * messages and reasoning (not their chunks), each tool call with its result, each todo list
- * as a plan (the client keeps the last), and the latest context size as one `usage_update`.
+ * as a plan (the client keeps the last), each compaction once in its final state (for a client
+ * that takes them), and the latest context size as one `usage_update`.
  */
-export function replayUpdatesOf(events: readonly SessionEvent[], cwd: string): SessionUpdate[] {
+export function replayUpdatesOf(
+  events: readonly SessionEvent[],
+  cwd: string,
+  options: UpdateOptions = {},
+): SessionUpdate[] {
   const view = updateView(cwd);
   const updates: SessionUpdate[] = [];
+  const compactions = options.compactions ? new ReplayedCompactions() : undefined;
   let latestUsage: SessionUpdate | undefined;
   for (const event of events as readonly AnySessionEvent[]) {
     switch (event.type) {
@@ -184,6 +207,11 @@ export function replayUpdatesOf(events: readonly SessionEvent[], cwd: string): S
         // Only the latest size matters to a client: it is sent once, after the history.
         latestUsage = liveUpdateOf(event, view);
         break;
+      case 'context/summarizing':
+      case 'context/compact':
+      case 'context/compact-skipped':
+        compactions?.add(event, updates);
+        break;
       case 'tool/call':
       case 'tool/result':
       case 'todo/write': {
@@ -195,6 +223,7 @@ export function replayUpdatesOf(events: readonly SessionEvent[], cwd: string): S
         break;
     }
   }
+  compactions?.finish(updates);
   if (latestUsage) updates.push(latestUsage);
   return updates;
 }

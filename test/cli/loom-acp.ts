@@ -29,7 +29,14 @@ export function loomAcpStream(loom: LoomRun): acp.Stream {
 
 /** Spawns `loom acp` and runs `op` as an ACP client over its stdio; the child must exit 0 after. */
 export async function withLoomAcp<T>(
-  options: { home: string; model: string; permission?: PermissionAnswer; editor?: EditorHandlers },
+  options: {
+    home: string;
+    model: string;
+    permission?: PermissionAnswer;
+    editor?: EditorHandlers;
+    /** Gets each update as the SDK's client parsed it. */
+    parsed?: UpdateLog;
+  },
   op: (agent: acp.ClientContext, log: UpdateLog) => Promise<T>,
 ): Promise<T> {
   const loom = startLoom(['acp', '--model', `scripted:${options.model}`], {

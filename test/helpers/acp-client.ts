@@ -83,6 +83,11 @@ export interface ClientAnswers {
   elicitation?: (request: acp.CreateElicitationRequest) => acp.CreateElicitationResponse;
   /** Serves the agent's `fs/*` and `terminal/*` requests (a client that advertised them). */
   editor?: EditorHandlers;
+  /**
+   * Gets each `session/update` as the SDK's client parsed it (its zod schema, which drops a
+   * field it cannot read rather than failing): compared with what was sent, it shows a mistake.
+   */
+  parsed?: UpdateLog;
 }
 
 /** An editor's side of the file and terminal methods. */
@@ -132,8 +137,8 @@ export function testClient(answers: ClientAnswers) {
       .onRequest('terminal/wait_for_exit', ({ params }) => editor().waitForTerminalExit(params))
       .onRequest('terminal/kill', ({ params }) => editor().killTerminal(params))
       .onRequest('terminal/release', ({ params }) => editor().releaseTerminal(params))
-      // Recorded by `recordingUpdates` as it is read.
-      .onNotification('session/update', () => {})
+      // Recorded by `recordingUpdates` as it is read; here only as parsed, when asked.
+      .onNotification('session/update', ({ params }) => answers.parsed?.push(params.update))
       .onRequest('session/request_permission', ({ params }) => {
         if (!answers.permission) throw new Error('no permission request was expected');
         return answers.permission(params);
@@ -159,6 +164,8 @@ export async function withAcpInProcess<T>(
     elicitation?: (request: acp.CreateElicitationRequest) => acp.CreateElicitationResponse;
     /** Serves `fs/*` and `terminal/*` (advertise them with `initialize(agent, capabilities)`). */
     editor?: EditorHandlers;
+    /** Gets each update as the SDK's client parsed it (see `ClientAnswers.parsed`). */
+    parsed?: UpdateLog;
     /**
      * Wraps what the server writes to the client (NDJSON bytes), such as to hold a message back
      * the way a slow reader at the end of a pipe does; default as it is.
