@@ -12,7 +12,7 @@ import type { Context } from '../core/context.js';
 import type { ModelViewInput } from '../core/model-view.js';
 import type { SessionEvent } from '../core/session-events.js';
 import type { SessionLog } from '../core/session-log.js';
-import { standingState } from '../core/standing-state.js';
+import { standingStateText } from '../core/standing-state.js';
 import type { ModelMessage } from '../llm/contract.js';
 import {
   applyCompactions,
@@ -20,15 +20,12 @@ import {
   type CompactionFold,
   emptyCompactionFold,
   foldCompaction,
-  foldedWith,
 } from './compacted-view.js';
+import { pruningEvent, summaryEvent } from './compaction-events.js';
 import { contextWindowOf } from './context-window.js';
 import type { CompactTrigger, ContextCompactEvent, ContextSettings } from './contract.js';
-import { choosePrunes } from './pruning.js';
 import { lastReportedSize } from './reported-size.js';
 import { messagesText, parseSpanId, spanMessages } from './span-text.js';
-import { chooseCut, prunesAfterCut, summarize } from './summarize.js';
-import { stateText } from './summary-prompt.js';
 import { charactersOfRequest, tokensOfCharacters } from './token-estimate.js';
 
 /** The share of the window a compaction prunes the request down to. */
@@ -128,91 +125,56 @@ export class ContextTracker {
    */
   private async compact(step: CompactStep): Promise<Compacted | undefined> {
     const { log } = this;
-    const { view, viewOf, sizeOf, before, limit, window, trigger } = step;
+    const { view, viewOf, sizeOf, before, limit, window, trigger, input } = step;
+    const base = {
+      view,
+      fold: this.fold,
+      keepSteps: this.settings.keepSteps,
+      before,
+      trigger,
+      sizeOf: (fold: CompactionFold) => sizeOf(viewOf(fold)),
+    };
     // Pruned down to half the window (or to compactAt when lower), not just under compactAt:
     // the next compaction is then many steps away, and the provider's cached prefix holds
     // until it comes (pruning one result a step would rewrite the prefix every step).
     const target = Math.floor(Math.min(PRUNE_TO_SHARE, this.settings.compactAt) * window);
-    const choice = choosePrunes(
-      view.messages,
-      this.fold.pruned,
-      this.settings.keepSteps,
-      before - target,
-    );
-    const state = await this.standingState();
-    const pruning: ContextCompactEvent = {
+    const state = await standingStateText(this.context, this.agentId);
+    const pruning = pruningEvent({
+      ...base,
       through: log.lastSeq,
-      summary: '',
-      pruned: choice.callIds,
-      before,
-      after: before,
-      trigger,
-    };
-    if (state) pruning.state = stateText(state);
-    const pruned = viewOf(foldedWith(this.fold, pruning));
-    pruning.after = sizeOf(pruned);
-    const pruningHelps = choice.callIds.length > 0 && pruning.after < before;
-    if (pruningHelps && pruning.after <= limit) return this.logged(pruning, pruned);
-    const summary = await this.summarized(step, pruning.pruned, state);
-    if (summary.kind === 'compacted') return summary;
-    if (pruningHelps) return this.logged(pruning, pruned);
+      excess: before - target,
+      ...(state !== undefined ? { state } : {}),
+    });
+    const pruningHelps = pruning.pruned.length > 0 && pruning.after < before;
+    if (pruningHelps && pruning.after <= limit) return this.logged(pruning, viewOf);
+    const summary = await summaryEvent({
+      ...base,
+      log,
+      pruned: pruning.pruned,
+      request: {
+        model: input.model,
+        window,
+        signal: input.signal,
+        ...(state !== undefined ? { state } : {}),
+      },
+    });
+    if (summary.kind === 'summary') return this.logged(summary.event, viewOf);
+    if (pruningHelps) return this.logged(pruning, viewOf);
     log.append('context/compact-skipped', {
       before,
-      wouldBe: summary.kind === 'failed' ? before : pruning.after,
+      wouldBe: summary.kind === 'failed' ? summary.wouldBe : pruning.after,
       ...(summary.kind === 'failed' ? { reason: summary.reason } : {}),
     });
     return undefined;
   }
 
-  /** A summary of all but the last `keepSteps` steps, logged if it makes the request smaller. */
-  private async summarized(
-    step: CompactStep,
-    pruned: string[],
-    state: string | undefined,
-  ): Promise<Compacted | { kind: 'none' } | { kind: 'failed'; reason: string }> {
-    const { log } = this;
-    const { view, viewOf, sizeOf, before, window, trigger, input } = step;
-    const cut = chooseCut(view, this.fold, this.settings.keepSteps, log.events);
-    if (!cut) return { kind: 'none' };
-    log.append('context/summarizing', { through: cut.through, before, trigger });
-    const outcome = await summarize({
-      events: log.events,
-      view,
-      fold: this.fold,
-      cut,
-      model: input.model,
-      window,
-      signal: input.signal,
-      ...(state !== undefined ? { state } : {}),
-    });
-    if (!outcome.ok) return { kind: 'failed', reason: outcome.reason };
-    const event: ContextCompactEvent = {
-      through: cut.through,
-      summary: outcome.summary,
-      pruned: prunesAfterCut(view, cut, pruned),
-      before,
-      after: before,
-      trigger,
-      summarized: outcome.summarized,
-    };
-    const candidate = viewOf(foldedWith(this.fold, event));
-    event.after = sizeOf(candidate);
-    if (event.after >= before) {
-      return { kind: 'failed', reason: 'the summary would not be smaller than what it replaces' };
-    }
-    return this.logged(event, candidate);
-  }
-
-  private logged(event: ContextCompactEvent, view: CompactedMessages): Compacted {
+  private logged(
+    event: ContextCompactEvent,
+    viewOf: (fold: CompactionFold) => CompactedMessages,
+  ): Compacted {
     this.log.append('context/compact', event);
     this.scan();
-    return { kind: 'compacted', view, after: event.after };
-  }
-
-  private async standingState(): Promise<string | undefined> {
-    const blocks = await this.context.serial(standingState, { agentId: this.agentId }, []);
-    const text = blocks.filter((block) => block.trim() !== '').join('\n\n');
-    return text === '' ? undefined : text;
+    return { kind: 'compacted', view: viewOf(this.fold), after: event.after };
   }
 
   /**

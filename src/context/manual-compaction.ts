@@ -9,21 +9,19 @@
  */
 import type { AgentHandle } from '../core/create-agent.js';
 import type { SessionLog } from '../core/session-log.js';
-import { standingState } from '../core/standing-state.js';
+import { standingStateText } from '../core/standing-state.js';
 import type { ModelClient, ModelMessage } from '../llm/contract.js';
 import {
   applyCompactions,
+  type CompactionFold,
   derivedWithOrigins,
   foldCompactions,
-  foldedWith,
 } from './compacted-view.js';
+import { pruningEvent, summaryEvent } from './compaction-events.js';
 import { contextCompactLine, contextSkippedLine } from './context-lines.js';
 import { contextWindowOf } from './context-window.js';
 import type { ContextCompactEvent, ContextCompactSkippedEvent } from './contract.js';
-import { choosePrunes } from './pruning.js';
 import { lastReportedSize } from './reported-size.js';
-import { chooseCut, prunesAfterCut, summarize } from './summarize.js';
-import { stateText } from './summary-prompt.js';
 import { charactersOfRequest, tokensOfCharacters } from './token-estimate.js';
 
 export type ManualCompaction =
@@ -50,8 +48,8 @@ export async function compactLog(
   const { messages, origins } = derivedWithOrigins(events);
   const view = applyCompactions(messages, origins, fold);
   const whole = estimateOf(view.messages);
-  const base = lastReportedSize(events, estimateOf);
-  const before = base ? Math.max(0, base.reported + whole - base.estimate) : whole;
+  const reported = lastReportedSize(events, estimateOf);
+  const before = reported ? Math.max(0, reported.reported + whole - reported.estimate) : whole;
   const sizeOf = (candidate: readonly ModelMessage[]) => before - (whole - estimateOf(candidate));
   const skip = (skipped: ContextCompactSkippedEvent): ManualCompaction => {
     log.append('context/compact-skipped', skipped);
@@ -62,68 +60,50 @@ export async function compactLog(
     return { compacted: true, event };
   };
   const wanted = options.instructions !== undefined && options.instructions.trim() !== '';
-  const choice = choosePrunes(
-    view.messages,
-    fold.pruned,
-    options.keepSteps,
-    Number.POSITIVE_INFINITY,
-  );
-  const pruning: ContextCompactEvent = {
-    through: log.lastSeq,
-    summary: '',
-    pruned: choice.callIds,
+  const base = {
+    view,
+    fold,
+    keepSteps: options.keepSteps,
     before,
-    after: before,
-    trigger: 'manual',
+    trigger: 'manual' as const,
+    sizeOf: (candidate: CompactionFold) =>
+      sizeOf(applyCompactions(messages, origins, candidate).messages),
   };
-  if (options.state) pruning.state = stateText(options.state);
-  pruning.after = sizeOf(applyCompactions(messages, origins, foldedWith(fold, pruning)).messages);
-  const pruningHelps = choice.callIds.length > 0 && pruning.after < before;
+  const pruning = pruningEvent({
+    ...base,
+    through: log.lastSeq,
+    excess: Number.POSITIVE_INFINITY,
+    ...(options.state !== undefined ? { state: options.state } : {}),
+  });
+  const pruningHelps = pruning.pruned.length > 0 && pruning.after < before;
   if (!wanted && (pruningHelps || !options.summarizer)) {
     return pruningHelps ? logged(pruning) : skip({ before, wouldBe: pruning.after });
   }
   if (!options.summarizer) {
     return skip({ before, wouldBe: before, reason: 'no model to write a summary' });
   }
-  const cut = chooseCut(view, fold, options.keepSteps, events);
-  if (!cut) {
-    return skip({
-      before,
-      wouldBe: before,
-      reason: `nothing is older than the last ${options.keepSteps} steps, so there is nothing to summarize`,
-    });
-  }
-  log.append('context/summarizing', { through: cut.through, before, trigger: 'manual' });
-  const outcome = await summarize({
-    events,
-    view,
-    fold,
-    cut,
-    model: options.summarizer.model,
-    window: options.summarizer.window,
-    ...(options.summarizer.signal ? { signal: options.summarizer.signal } : {}),
-    ...(wanted ? { instructions: options.instructions } : {}),
-    ...(options.state !== undefined ? { state: options.state } : {}),
+  const { model, window, signal } = options.summarizer;
+  const summary = await summaryEvent({
+    ...base,
+    log,
+    pruned: pruning.pruned,
+    request: {
+      model,
+      window,
+      ...(signal ? { signal } : {}),
+      ...(wanted ? { instructions: options.instructions } : {}),
+      ...(options.state !== undefined ? { state: options.state } : {}),
+    },
   });
-  if (!outcome.ok) return skip({ before, wouldBe: before, reason: outcome.reason });
-  const event: ContextCompactEvent = {
-    through: cut.through,
-    summary: outcome.summary,
-    pruned: prunesAfterCut(view, cut, choice.callIds),
-    before,
-    after: before,
-    trigger: 'manual',
-    summarized: outcome.summarized,
-  };
-  event.after = sizeOf(applyCompactions(messages, origins, foldedWith(fold, event)).messages);
-  if (event.after >= before) {
-    return skip({
-      before,
-      wouldBe: event.after,
-      reason: 'the summary would not be smaller than what it replaces',
-    });
+  if (summary.kind === 'summary') return logged(summary.event);
+  if (summary.kind === 'failed') {
+    return skip({ before, wouldBe: summary.wouldBe, reason: summary.reason });
   }
-  return logged(event);
+  return skip({
+    before,
+    wouldBe: before,
+    reason: `nothing is older than the last ${options.keepSteps} steps, so there is nothing to summarize`,
+  });
 }
 
 /** The messages' estimate; system prompt and tool schemas are the same on both sides of a difference. */
@@ -144,16 +124,11 @@ export async function compactAgent(
   options: { keepSteps: number; instructions?: string },
 ): Promise<ManualCompaction> {
   const model = handle.agent.model;
-  const blocks = await handle.context.serial(
-    standingState,
-    { agentId: handle.log.header.sessionId },
-    [],
-  );
-  const state = blocks.filter((block) => block.trim() !== '').join('\n\n');
+  const state = await standingStateText(handle.context, handle.log.header.sessionId);
   return compactLog(handle.log, {
     keepSteps: options.keepSteps,
     summarizer: { model, window: contextWindowOf(handle.context, model) },
     ...(options.instructions !== undefined ? { instructions: options.instructions } : {}),
-    ...(state !== '' ? { state } : {}),
+    ...(state !== undefined ? { state } : {}),
   });
 }

@@ -17,7 +17,6 @@ import {
   summarySystemPrompt,
   summaryText,
 } from './summary-prompt.js';
-import { tokensOfCharacters } from './token-estimate.js';
 
 const CHARACTERS_PER_TOKEN = 4;
 /** The share of the window the summarization request may fill, output included. */
@@ -224,6 +223,3 @@ async function ask(
     signal?.removeEventListener('abort', stop);
   }
 }
-
-/** The estimated tokens of a text, for sizing what a summary adds. */
-export const tokensOfText = (text: string): number => tokensOfCharacters(text.length);

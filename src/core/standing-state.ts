@@ -26,3 +26,13 @@ export function addStandingState(context: Context, agentId: string, text: () => 
     return block === '' ? blocks : [...blocks, block];
   });
 }
+
+/** The standing state of `agentId` asked on `context`: its blocks joined, or undefined when none. */
+export async function standingStateText(
+  context: Context,
+  agentId: string,
+): Promise<string | undefined> {
+  const blocks = await context.serial(standingState, { agentId }, []);
+  const text = blocks.filter((block) => block.trim() !== '').join('\n\n');
+  return text === '' ? undefined : text;
+}
