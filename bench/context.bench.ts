@@ -171,6 +171,7 @@ export default async function bench(): Promise<BenchRow[]> {
       });
       const input = (origins: number[]): ModelViewInput => ({
         agentId: log.header.sessionId,
+        turnId: 'turn-1',
         log,
         model,
         system: 'You are Loom.',

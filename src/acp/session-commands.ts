@@ -10,6 +10,7 @@ import type { AvailableCommand, SessionUpdate } from '@agentclientprotocol/sdk';
 import { assertNever } from '../base/errors.js';
 import { contextReport } from '../context/context-report.js';
 import { compactAgent, manualCompactionLine } from '../context/manual-compaction.js';
+import { requestSpend } from '../core/request-spend.js';
 import type { Usage } from '../llm/contract.js';
 import { planModeOf } from '../plan/install.js';
 import { todosOf } from '../todo/install.js';
@@ -117,11 +118,16 @@ async function answerOf(
   }
 }
 
-/** The usage of every turn that ended among `events`, added up. */
+/**
+ * The usage of every turn that ended among `events`, and of side requests made outside a turn
+ * (a manual compaction's summary), added up.
+ */
 export function sessionUsageOf(events: readonly { type: string; data: unknown }[]): Usage {
   const total = { input: 0, output: 0, reasoning: 0, cachedInput: 0, cacheWrite: 0 };
   for (const event of events) {
-    if (event.type !== 'turn/end') continue;
+    const outsideTurn =
+      event.type === 'model/side-request' && requestSpend(event)?.turnId === undefined;
+    if (event.type !== 'turn/end' && !outsideTurn) continue;
     const usage = (event.data as { usage: Usage }).usage;
     total.input += usage.input;
     total.output += usage.output;

@@ -4,6 +4,7 @@
  * `context/summarizing` before its model request). `sizeOf` tells the request's size with a
  * candidate fold applied; a caller decides whether to log what it gets.
  */
+import type { SessionEventMap } from '../core/session-events.js';
 import type { SessionLog } from '../core/session-log.js';
 import { type CompactedMessages, type CompactionFold, foldedWith } from './compacted-view.js';
 import type { CompactTrigger, ContextCompactEvent } from './contract.js';
@@ -54,6 +55,8 @@ export async function summaryEvent(
     log: SessionLog;
     pruned: readonly string[];
     request: Pick<SummarizeInput, 'model' | 'window' | 'instructions' | 'state' | 'signal'>;
+    /** The turn the compaction runs in; absent for a manual one. */
+    turnId?: string;
   },
 ): Promise<SummaryEventOutcome> {
   const { log, view, fold, before, trigger } = base;
@@ -61,6 +64,13 @@ export async function summaryEvent(
   if (!cut) return { kind: 'none' };
   log.append('context/summarizing', { through: cut.through, before, trigger });
   const outcome = await summarize({ ...base.request, events: log.events, view, fold, cut });
+  const spent: SessionEventMap['model/side-request'] = {
+    purpose: 'summary',
+    model: base.request.model.id,
+    usage: outcome.usage,
+  };
+  if (base.turnId !== undefined) spent.turnId = base.turnId;
+  log.append('model/side-request', spent);
   if (!outcome.ok) return { kind: 'failed', reason: outcome.reason, wouldBe: before };
   const event: ContextCompactEvent = {
     through: cut.through,

@@ -151,6 +151,7 @@ export class ContextTracker {
       ...base,
       log,
       pruned: pruning.pruned,
+      turnId: input.turnId,
       request: {
         model: input.model,
         window,

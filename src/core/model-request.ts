@@ -45,6 +45,7 @@ export async function requestModel(
   log.append('request/header', { turnId, step, model: model.id, prompt });
   const view = {
     agentId: environment.agentId,
+    turnId,
     log,
     model,
     system: assembled.system,

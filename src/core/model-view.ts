@@ -16,6 +16,8 @@ export type ModelViewReason = 'request' | 'overflow';
 
 export interface ModelViewInput {
   agentId: string;
+  /** The turn the request belongs to (a side request it makes is logged with it). */
+  turnId: string;
   log: SessionLog;
   model: ModelClient;
   /** The request's system prompt and tools, as they will be sent. */

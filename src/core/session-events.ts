@@ -98,6 +98,13 @@ export interface SessionEventMap {
     attempts: number;
   };
   /**
+   * A model request made for the agent outside its conversation's steps (a compaction's summary):
+   * its tokens count in the turn it ran in (`turnId`; absent outside a turn), in `/cost` and in
+   * budgets, through `requestSpend` (core/request-spend), but the model never sees its answer
+   * as a message. Logged once the request ended, whether it succeeded or not.
+   */
+  'model/side-request': { purpose: string; model: string; usage: Usage; turnId?: string };
+  /**
    * A tool call. `parentCallId` marks a call a tool made on the model's behalf (an inner call of
    * Code Mode's `run_code`): the model never sees it, only its enclosing call's result.
    */

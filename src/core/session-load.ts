@@ -244,6 +244,10 @@ export function repairEvents(events: readonly SessionEvent[]): RepairEvent[] {
       if (turn) turn.usage = addUsage(turn.usage, usage);
       const openStep = steps.get(stepKey(turnId, step));
       if (openStep) openStep.usage = addUsage(openStep.usage, usage);
+    } else if (isEvent(event, 'model/side-request')) {
+      const { turnId, usage } = event.data;
+      const turn = turnId === undefined ? undefined : turns.get(turnId);
+      if (turn) turn.usage = addUsage(turn.usage, usage);
     }
   }
   const repairs: RepairEvent[] = [];

@@ -9,7 +9,7 @@ import { errorMessage } from '../base/errors.js';
 import { addUsage, emptyUsage } from '../llm/contract.js';
 import { agentTurnStopping, type TurnEnding, type TurnOutcome } from './agent-hooks.js';
 import { requestModel } from './model-request.js';
-import type { Delivery, SessionEventMap } from './session-events.js';
+import type { Delivery, SessionEvent, SessionEventMap } from './session-events.js';
 import type { StepOutcome, TurnEnvironment } from './turn-environment.js';
 
 export interface IncomingMessage {
@@ -44,6 +44,12 @@ export async function runTurn(
     log.append('user/message', userMessage(message, turnId));
   }
   let usage = emptyUsage();
+  // A side request (a compaction's summary) made during the turn is part of what it spent.
+  const stopCountingSideRequests = log.onAppend((event) => {
+    if (event.type !== 'model/side-request') return;
+    const data = (event as SessionEvent<'model/side-request'>).data;
+    if (data.turnId === turnId) usage = addUsage(usage, data.usage);
+  });
   let steps = 0;
   let text = '';
   let concluded = false;
@@ -96,6 +102,7 @@ export async function runTurn(
   } catch (error) {
     ending = { reason: 'error', error: { code: 'INTERNAL', message: errorMessage(error) } };
   }
+  stopCountingSideRequests();
   const endData: SessionEventMap['turn/end'] = {
     turnId,
     reason: ending.reason,

@@ -143,6 +143,12 @@ function startChild(
               onActivity?.('answered');
               return;
             }
+            case 'model/side-request': {
+              // A summary the child's compaction asked for is charged like any of its requests.
+              const { usage, model } = (event as SessionEvent<'model/side-request'>).data;
+              onUsage?.({ usage, model });
+              return;
+            }
             default:
               return;
           }

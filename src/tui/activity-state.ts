@@ -94,8 +94,10 @@ export class ActivityFold {
         });
         return;
       }
-      case 'assistant/message': {
-        const { usage } = event.data as SessionEvent<'assistant/message'>['data'];
+      case 'assistant/message':
+      case 'model/side-request': {
+        // A summary's tokens are the turn's too, as its turn/end will count them.
+        const { usage } = event.data as SessionEvent<'model/side-request'>['data'];
         this.update({
           lastModelSignAt: at,
           streamedCharacters: 0,

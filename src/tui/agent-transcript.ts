@@ -7,6 +7,7 @@
 
 import { errorMessage } from '../base/errors.js';
 import type { AgentHandle } from '../core/create-agent.js';
+import { requestSpend } from '../core/request-spend.js';
 import type { AgentRuntime } from '../core/runtime.js';
 import type { SessionEvent } from '../core/session-events.js';
 import { loadSessionFile } from '../core/session-load.js';
@@ -114,7 +115,6 @@ export class SessionFiguresCache {
 }
 
 function tokensOf(event: SessionEvent): number {
-  if (event.type !== 'assistant/message') return 0;
-  const { usage } = (event as SessionEvent<'assistant/message'>).data;
-  return usage.input + usage.output;
+  const spend = requestSpend(event);
+  return spend ? spend.usage.input + spend.usage.output : 0;
 }

@@ -1,6 +1,6 @@
 /**
  * Tokens and cost per agent of the open session's tree (the session itself, its subagents and
- * workflow children, at any depth), from the `assistant/message` events of their logs, priced
+ * workflow children, at any depth), from the model requests of their logs (`requestSpend`: steps and side requests such as summaries), priced
  * by the `prices` config per model spec. A fork's copied events are not counted again. A
  * workflow agent whose log this process never sees (an ACP child in its own process) counts
  * with the tokens its `workflow/agent-end` reported, so `/cost` and `/workflows` agree. It reads
@@ -8,6 +8,7 @@
  */
 import type { Disposer } from '../core/context.js';
 import type { AgentHandle } from '../core/create-agent.js';
+import { requestSpend } from '../core/request-spend.js';
 import type { AgentRuntime } from '../core/runtime.js';
 import type { SessionEvent, SessionHeader } from '../core/session-events.js';
 import { loadSessionFile } from '../core/session-load.js';
@@ -190,8 +191,9 @@ export class UsageLedger {
       if (description.trim() !== '') entry.label = description;
       return false;
     }
-    if (event.type !== 'assistant/message') return false;
-    const { model, usage } = (event as SessionEvent<'assistant/message'>).data;
+    const spend = requestSpend(event);
+    if (!spend) return false;
+    const { model, usage } = spend;
     // A reported count gives way to the log's own, which is then counted from its start.
     if (entry.requests === 0) entry.models.clear();
     entry.requests += 1;

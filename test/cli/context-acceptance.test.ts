@@ -25,15 +25,13 @@ import {
 const WINDOW = 16_000;
 const STEPS = 40;
 
-type Line = { type: string; data: Record<string, unknown> };
-
 function dataOf<Type extends SessionEventType>(
-  lines: readonly Line[] | readonly SessionEvent[],
+  lines: ReadonlyArray<{ type: string; data: unknown }>,
   type: Type,
 ): SessionEvent<Type>['data'][] {
-  return (lines as readonly Line[])
+  return lines
     .filter((line) => line.type === type)
-    .map((line) => line.data as unknown as SessionEvent<Type>['data']);
+    .map((line) => line.data as SessionEvent<Type>['data']);
 }
 
 const readSteps = (usage?: { input: number; output: number }) =>

@@ -10,6 +10,7 @@ import { test } from 'node:test';
 import { CONSERVATIVE_WINDOW } from '../../src/context/context-window.js';
 import { installContext } from '../../src/context/install.js';
 import { RECALL_TOOL } from '../../src/context/recall-tool.js';
+import { SUMMARY_REQUEST_START } from '../../src/context/summary-prompt.js';
 import { builtinTools } from '../../src/tools/index.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { eventsOf, subagentFixture } from '../subagent/subagent-fixture.js';
@@ -64,6 +65,66 @@ test('a child prunes its own old tool results and recalls them from its own log'
     assert.ok(original && recalled);
     assert.equal(recalled.isError, false);
     assert.equal(recalled.content, original.content);
+  } finally {
+    await fixture.close();
+  }
+});
+
+test("a child's summary request is charged through onUsage and counts in its result's usage", async () => {
+  const home = temporaryFolder('loom-context-child-');
+  for (let index = 1; index <= 3; index++) {
+    writeFileSync(join(home, `file-${index}.txt`), `child file ${index}\n`);
+  }
+  const readFile = builtinTools({ workspace: { root: home, extraRoots: [] } }).filter(
+    (tool) => tool.name === 'read_file',
+  );
+  const summaryUsage = { input: 5000, output: 300 };
+  const fixture = subagentFixture({
+    home,
+    tools: readFile,
+    model: {
+      rules: [
+        {
+          when: `^${SUMMARY_REQUEST_START}`,
+          reply: 'The parent sent a long brief.',
+          usage: summaryUsage,
+        },
+        {
+          when: '^child brief',
+          steps: [
+            ...[1, 2, 3].map((index) => ({
+              tools: [{ name: 'read_file', arguments: { path: `file-${index}.txt` } }],
+            })),
+            { reply: 'child done' },
+          ],
+        },
+      ],
+    },
+    // A 20k-token brief passes compactAt (half the 32k window) with nothing to prune: only a
+    // summary of the brief and the first step can bring the request down.
+    install: (runtime) =>
+      installContext(runtime, { compactAt: 0.5, warnAt: 0.4, keepSteps: 1 }).dispose,
+  });
+  try {
+    const reports: Array<{ usage: unknown; model: string }> = [];
+    const run = fixture.services.registry.start('spawn', {
+      parent: { sessionId: fixture.rootId, delegationDepth: 0 },
+      prompt: `child brief ${'x'.repeat(80_000)}`,
+      onUsage: (report) => reports.push(report),
+    });
+    const result = await run.result;
+    assert.equal(result.output, 'child done');
+    const child = fixture.load(run.id);
+    const [side] = eventsOf(child.events, 'model/side-request');
+    assert.deepEqual(side?.usage, summaryUsage);
+    assert.equal(eventsOf(child.events, 'context/compact')[0]?.summarized?.steps, 1);
+    const steps = eventsOf(child.events, 'assistant/message');
+    assert.deepEqual(
+      reports.map((report) => report.usage),
+      [...steps.slice(0, 2), side, ...steps.slice(2)].map((request) => request?.usage),
+    );
+    const stepInput = steps.reduce((sum, step) => sum + step.usage.input, 0);
+    assert.equal(result.usage?.input, stepInput + summaryUsage.input);
   } finally {
     await fixture.close();
   }

@@ -265,7 +265,11 @@ test('the tool results of the last keepSteps steps are never pruned, even inside
 test('a request refused as too large is compacted and retried once; a second refusal ends the turn', async () => {
   const script: ScriptedModelFile = {
     rules: [
-      { when: `^${SUMMARY_REQUEST_START}`, reply: 'The user asked to read the files.' },
+      {
+        when: `^${SUMMARY_REQUEST_START}`,
+        reply: 'The user asked to read the files.',
+        usage: { input: 5000, output: 300 },
+      },
       { when: 'read', steps: [...readSteps(8), { reply: 'done' }] },
     ],
   };
@@ -300,6 +304,21 @@ test('a request refused as too large is compacted and retried once; a second ref
     });
     assert.match(compaction.summary, /The user asked to read the files\./);
     assert.equal(stepsOf(retried.messages).length, 3);
+    // The summary request's tokens are the turn's, logged once as a side request.
+    const [side, ...moreSides] = dataOf(events, 'model/side-request');
+    assert.equal(moreSides.length, 0);
+    assert.deepEqual(side, {
+      purpose: 'summary',
+      model: once.model.id,
+      usage: { input: 5000, output: 300 },
+      turnId: outcome.turnId,
+    });
+    const steps = dataOf(events, 'assistant/message').reduce(
+      (sum, message) => sum + message.usage.input,
+      0,
+    );
+    assert.equal(outcome.usage.input, steps + 5000);
+    assert.deepEqual(dataOf(events, 'turn/end')[0]?.usage, outcome.usage);
   } finally {
     handle.close();
   }

@@ -167,3 +167,30 @@ test('cache reads and writes of the usage cost their own prices; a lookup serves
   assert.ok(Math.abs(cost - 2 * (0.3 + 0.24 + 0.375)) < 1e-9, String(cost));
   assert.ok(asked.includes('anthropic:claude'));
 });
+
+test('a summary a compaction asked for costs like any request of its agent, in a turn or not', () => {
+  const ledger = new UsageLedger(PRICES);
+  const root = agent({ sessionId: 'root' }, [
+    answer('openai:big', 1000, 100),
+    event('model/side-request', {
+      purpose: 'summary',
+      model: 'openai:small',
+      usage: { input: 4000, output: 300 },
+      turnId: 't',
+    }),
+  ]);
+  ledger.reset(root.handle);
+  // A manual compaction between turns.
+  ledger.applyRoot(
+    event('model/side-request', {
+      purpose: 'summary',
+      model: 'openai:small',
+      usage: { input: 2000, output: 100 },
+    }),
+  );
+  const [main] = ledger.agents();
+  assert.deepEqual(main?.tokens, { input: 7000, output: 500 });
+  assert.deepEqual(main?.models.get('openai:small'), { input: 6000, output: 400 });
+  const expected = (1000 * 10 + 100 * 30 + 6000 * 1 + 400 * 2) / 1e6;
+  assert.ok(Math.abs((main?.costUsd ?? Number.NaN) - expected) < 1e-12, String(main?.costUsd));
+});
