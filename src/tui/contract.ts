@@ -32,8 +32,11 @@ export type TranscriptItem =
   | { kind: 'tool'; id: string; tool: ToolLineState }
   | { kind: 'shell'; id: string; command: string; output: string; exitCode: number | null }
   | { kind: 'notice'; id: string; tone: 'info' | 'warning' | 'error'; text: string }
-  /** One folded dim line about the context (a warning as it fills, a compaction). */
-  | { kind: 'context'; id: string; text: string };
+  /**
+   * One dim line about the context (a warning as it fills, a compaction); `detail` is a
+   * summary's text, folded under the line until the transcript view expands it.
+   */
+  | { kind: 'context'; id: string; text: string; detail?: string };
 
 export type TranscriptItemKind = TranscriptItem['kind'];
 

@@ -134,13 +134,16 @@ export class TranscriptFold {
           text: contextWarningLine(event.data as Data<'context/warning'>),
         });
         return;
-      case 'context/compact':
+      case 'context/compact': {
+        const data = event.data as Data<'context/compact'>;
         this.finished.push({
           kind: 'context',
           id: `c-${event.seq}`,
-          text: contextCompactLine(event.data as Data<'context/compact'>),
+          text: contextCompactLine(data),
+          ...(data.summary !== '' ? { detail: data.summary } : {}),
         });
         return;
+      }
       case 'context/compact-skipped':
         this.finished.push({
           kind: 'context',

@@ -23,10 +23,13 @@ const read = (index: number) => ({
 });
 
 /** The notices the store holds now (read straight from its fold, not a frame later). */
-function noticesOf(store: TuiStore): Extract<TranscriptItem, { kind: 'notice' }>[] {
+function itemsOf<Kind extends TranscriptItem['kind']>(
+  store: TuiStore,
+  kind: Kind,
+): Extract<TranscriptItem, { kind: Kind }>[] {
   const fold = (store as unknown as { fold: { finished: TranscriptItem[] } }).fold;
   return fold.finished.filter(
-    (item): item is Extract<TranscriptItem, { kind: 'notice' }> => item.kind === 'notice',
+    (item): item is Extract<TranscriptItem, { kind: Kind }> => item.kind === kind,
   );
 }
 
@@ -57,17 +60,32 @@ test('/compact prunes an idle session, then has nothing left to prune; with inst
   const session = new TuiSession(setup, broker, setup.runtime.start());
   const store = new TuiStore(setup, session.current, broker);
   const context: SlashContext = { session, store, setView: () => {}, exit: () => {} };
+  /** Runs `text`; returns the one context line it added, or else its last notice. */
   const slash = async (text: string) => {
+    const lines = itemsOf(store, 'context').length;
+    const notices = itemsOf(store, 'notice').length;
     await runSlash(text, context);
-    const notice = noticesOf(store).at(-1);
+    const added = itemsOf(store, 'context').slice(lines);
+    assert.ok(added.length <= 1, JSON.stringify(added));
+    const [line] = added;
+    if (line) {
+      // The logged compaction is the line; no notice repeats it.
+      const repeated = itemsOf(store, 'notice')
+        .slice(notices)
+        .filter((n) => n.text === line.text);
+      assert.deepEqual(repeated, []);
+      return { tone: 'context' as const, text: line.text, detail: line.detail };
+    }
+    const notice = itemsOf(store, 'notice').at(-1);
     assert.ok(notice, `${text} added no notice`);
-    return notice;
+    return { tone: notice.tone, text: notice.text, detail: undefined };
   };
   try {
     const { agent, log } = session.current;
     assert.equal((await agent.prompt('read every file')).reason, 'completed');
     const compacted = await slash('/compact');
-    assert.equal(compacted.tone, 'info');
+    assert.equal(compacted.tone, 'context');
+    assert.equal(compacted.detail, undefined);
     assert.match(compacted.text, /^compacted: 4 tool results pruned \(\S+ → \S+ tokens\)$/);
     const compaction = log.events.filter((event) => event.type === 'context/compact');
     assert.equal(compaction.length, 1);
@@ -77,7 +95,7 @@ test('/compact prunes an idle session, then has nothing left to prune; with inst
     // replaces three of them and the first turn's stubs.
     assert.equal((await agent.prompt('read every file')).reason, 'completed');
     const summarized = await slash('/compact keep the file names');
-    assert.equal(summarized.tone, 'info');
+    assert.equal(summarized.tone, 'context');
     assert.match(
       summarized.text,
       /^compacted: 2 turns \(11 steps\) summarized \(\S+ → \S+ tokens\)$/,
@@ -86,6 +104,8 @@ test('/compact prunes an idle session, then has nothing left to prune; with inst
     const data = last?.data as { summary: string; trigger: string } | undefined;
     assert.equal(data?.trigger, 'manual');
     assert.match(data?.summary ?? '', /Read six files for the user\./);
+    // The summary is folded under the line.
+    assert.equal(summarized.detail, data?.summary);
 
     const running = agent.prompt('stuck');
     const count = log.events.length;

@@ -68,6 +68,36 @@ test('shell output is folded in the chat and whole when expanded', () => {
   assert.match(expanded, /\n20$/);
 });
 
+test("a compaction's summary is folded under its line in the chat and whole when expanded", () => {
+  const item: TranscriptItem = {
+    kind: 'context',
+    id: 'c1',
+    text: 'compacted: 2 turns (11 steps) summarized (12k → 3.1k tokens)',
+    detail: '## Task\nRead the files.\n## Next\nReport.',
+  };
+  const folded = plain(render(<TranscriptItemView item={item} width={80} />).lastFrame());
+  assert.equal(
+    folded,
+    'compacted: 2 turns (11 steps) summarized (12k → 3.1k tokens)\n  … 4 more lines, ctrl+o to expand',
+  );
+  const expanded = plain(
+    render(<TranscriptItemView item={item} width={80} expanded />).lastFrame(),
+  );
+  assert.match(
+    expanded,
+    /summarized \(12k → 3\.1k tokens\)\n {2}## Task\n {2}Read the files\.\n {2}## Next\n {2}Report\.$/,
+  );
+  const pruning: TranscriptItem = {
+    kind: 'context',
+    id: 'c2',
+    text: 'compacted: 3 tool results pruned',
+  };
+  assert.equal(
+    plain(render(<TranscriptItemView item={pruning} width={80} />).lastFrame()),
+    pruning.text,
+  );
+});
+
 function longTranscript(): TranscriptItem[] {
   return [
     { kind: 'user', id: 'u1', text: 'count for me' },

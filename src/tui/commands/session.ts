@@ -8,7 +8,7 @@
 import { UserError } from '../../base/errors.js';
 import { normalizeSettlement } from '../../cli/goal-output.js';
 import { todoLines } from '../../cli/render-todos.js';
-import { compactAgent, manualCompactionLine } from '../../context/manual-compaction.js';
+import { compactAgent } from '../../context/manual-compaction.js';
 import type { AgentHandle } from '../../core/create-agent.js';
 import type { Goal, GoalSettlement } from '../../goal/contract.js';
 import { goalOf } from '../../goal/install.js';
@@ -90,11 +90,12 @@ const compactCommand: SlashCommand = {
     }
     const instructions = args.trim();
     if (instructions !== '') info(store, 'compacting: the model is writing a summary…');
-    const result = await compactAgent(handle, {
+    // The compaction, or why there was none, is logged: the transcript shows it as its line
+    // (a summary folded under it), so no notice repeats it.
+    await compactAgent(handle, {
       keepSteps: session.setup.context.keepSteps,
       ...(instructions !== '' ? { instructions } : {}),
     });
-    info(store, manualCompactionLine(result));
   },
 };
 

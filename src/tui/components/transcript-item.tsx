@@ -5,6 +5,7 @@
  */
 import { Box, Text } from 'ink';
 import type { TranscriptItem } from '../contract.js';
+import { ContextLine } from './context-line.js';
 import { FoldHint, foldLines, SHELL_PREVIEW_LINES, textLines } from './folded-lines.js';
 import { Markdown } from './markdown.js';
 import { ReasoningLine } from './reasoning-line.js';
@@ -58,7 +59,7 @@ export function TranscriptItemView({
       );
     }
     case 'context':
-      return <Text dimColor>{item.text}</Text>;
+      return <ContextLine text={item.text} detail={item.detail} expanded={expanded} />;
     case 'notice':
       return (
         <Text color={item.tone === 'error' ? 'red' : item.tone === 'warning' ? 'yellow' : 'gray'}>
