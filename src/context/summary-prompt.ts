@@ -64,7 +64,7 @@ export function summaryText(parts: SummaryParts): string {
   const { span } = parts;
   const recallHint = `recall "${span.id}" gives back its full text, and recall with a call id any one tool result`;
   const lines = [
-    `[Summary of the conversation so far, written when the context filled up. Nothing is lost: ${recallHint}.]`,
+    `[Summary of the conversation so far, written to make room in the context. Nothing is lost: ${recallHint}.]`,
     '',
     parts.written.trim() === '' ? '(the model wrote no summary)' : parts.written.trim(),
     '',

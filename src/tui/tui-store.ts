@@ -192,6 +192,10 @@ export class TuiStore {
       this.contextTokens = usage.tokens;
       this.contextWindow = usage.window;
     }
+    // A compaction between requests (/compact) shows its effect before the next request.
+    if (event.type === 'context/compact') {
+      this.contextTokens = (event.data as SessionEvent<'context/compact'>['data']).after;
+    }
   }
 
   /** A workflow agent's reported tokens join the ledger when its log is not seen here. */
