@@ -23,6 +23,19 @@ const read = (index: number) => ({
 });
 
 /** The notices the store holds now (read straight from its fold, not a frame later). */
+/** Resolves once the store's footer shows a context size that `matches`. */
+function footerShows(store: TuiStore, matches: (tokens: number) => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => {
+      if (!matches(store.getSnapshot().footer.contextTokens)) return;
+      stop();
+      resolve();
+    };
+    const stop = store.subscribe(check);
+    check();
+  });
+}
+
 function itemsOf<Kind extends TranscriptItem['kind']>(
   store: TuiStore,
   kind: Kind,
@@ -86,6 +99,10 @@ test('/compact prunes an idle session, then has nothing left to prune; with inst
     const compacted = await slash('/compact');
     assert.equal(compacted.tone, 'context');
     assert.equal(compacted.detail, undefined);
+    // The footer's context share follows the compaction before any request.
+    const pruning = log.events.findLast((event) => event.type === 'context/compact');
+    const after = (pruning?.data as { after: number } | undefined)?.after;
+    await footerShows(store, (tokens) => tokens === after);
     assert.match(compacted.text, /^compacted: 4 tool results pruned \(\S+ → \S+ tokens\)$/);
     const compaction = log.events.filter((event) => event.type === 'context/compact');
     assert.equal(compaction.length, 1);
