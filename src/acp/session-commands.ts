@@ -12,6 +12,7 @@ import { contextReport } from '../context/context-report.js';
 import { compactAgent, manualCompactionLine } from '../context/manual-compaction.js';
 import { requestSpend } from '../core/request-spend.js';
 import type { Usage } from '../llm/contract.js';
+import { tokensText } from '../llm/usage-text.js';
 import { planModeOf } from '../plan/install.js';
 import { todosOf } from '../todo/install.js';
 import type { AcpSession } from './acp-sessions.js';
@@ -92,12 +93,7 @@ async function answerOf(
     }
     case 'usage': {
       const usage = sessionUsageOf(session.handle.log.events);
-      const extra = [
-        usage.reasoning ? `, ${usage.reasoning} reasoning` : '',
-        usage.cachedInput ? `, ${usage.cachedInput} of the input cached` : '',
-        usage.cacheWrite ? `, ${usage.cacheWrite} written to the cache` : '',
-      ].join('');
-      return `This session used ${usage.input} input and ${usage.output} output tokens${extra}.`;
+      return `Tokens this session used: ${tokensText(usage)}.`;
     }
     case 'compact': {
       if (session.handle.agent.status !== 'idle') {

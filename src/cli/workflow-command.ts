@@ -11,6 +11,7 @@ import { UserError } from '../base/errors.js';
 import { loadConfig } from '../config/load-config.js';
 import type { LoomConfig } from '../config/schema.js';
 import { loomHome } from '../core/home.js';
+import type { TokenCount } from '../llm/prices.js';
 import type { WorkflowLimits, WorkflowResult, WorkflowRun } from '../workflow/contract.js';
 import { followWorkflowRun } from '../workflow/run-events.js';
 import { failedAgentsOf } from '../workflow/run-outcome.js';
@@ -38,6 +39,16 @@ export const EXIT_NOT_STARTED = 2;
 export const EXIT_FAILED_AGENTS = 3;
 export const EXIT_CANCELLED = 130;
 
+/** `{input, output}`, and `cachedInput` and `cacheWrite` when the provider reported them. */
+function tokensJson(tokens: TokenCount): TokenCount {
+  return {
+    input: tokens.input,
+    output: tokens.output,
+    ...(tokens.cachedInput ? { cachedInput: tokens.cachedInput } : {}),
+    ...(tokens.cacheWrite ? { cacheWrite: tokens.cacheWrite } : {}),
+  };
+}
+
 /**
  * The `--json` result of SPEC §3-§4, keys in its order; `error` and `code` only when not
  * completed, `costUsd` only when every agent's model has a price.
@@ -62,13 +73,13 @@ export function jsonResult(result: WorkflowResult): Record<string, unknown> {
       outcome,
       reason,
     })),
-    tokens: { input: result.usage.input, output: result.usage.output },
+    tokens: tokensJson(result.usage),
     ...(result.costUsd !== undefined ? { costUsd: result.costUsd } : {}),
     agents: result.agents.map((agent) => ({
       seq: agent.seq,
       label: agent.label,
       outcome: agent.outcome,
-      tokens: { input: agent.tokens.input, output: agent.tokens.output },
+      tokens: tokensJson(agent.tokens),
       ...(agent.costUsd !== undefined ? { costUsd: agent.costUsd } : {}),
       ...(agent.workflow !== undefined ? { workflow: agent.workflow } : {}),
       ...(agent.journaled ? { journaled: true } : {}),

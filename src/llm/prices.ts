@@ -30,6 +30,16 @@ export interface TokenCount {
   cacheWrite?: number;
 }
 
+/** `total` plus `more`, cache reads and writes kept when non-zero (any `reasoning` is not). */
+export function addTokens(total: TokenCount, more: TokenCount): TokenCount {
+  const sum: TokenCount = { input: total.input + more.input, output: total.output + more.output };
+  const cachedInput = (total.cachedInput ?? 0) + (more.cachedInput ?? 0);
+  const cacheWrite = (total.cacheWrite ?? 0) + (more.cacheWrite ?? 0);
+  if (cachedInput > 0) sum.cachedInput = cachedInput;
+  if (cacheWrite > 0) sum.cacheWrite = cacheWrite;
+  return sum;
+}
+
 const MILLION = 1_000_000;
 
 /** The price of `model`, or undefined when it has none. */

@@ -205,7 +205,12 @@ export class TuiStore {
       sessionId: agent?.sessionId ?? `${record.runId}#${record.seq}`,
       label: agent?.label ?? record.label,
       model: agent?.model ?? this.handle.agent.model.id,
-      tokens: { input: record.usage.input, output: record.usage.output },
+      tokens: {
+        input: record.usage.input,
+        output: record.usage.output,
+        ...(record.usage.cachedInput ? { cachedInput: record.usage.cachedInput } : {}),
+        ...(record.usage.cacheWrite ? { cacheWrite: record.usage.cacheWrite } : {}),
+      },
     });
   }
 

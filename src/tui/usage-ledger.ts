@@ -13,7 +13,14 @@ import type { AgentRuntime } from '../core/runtime.js';
 import type { SessionEvent, SessionHeader } from '../core/session-events.js';
 import { loadSessionFile } from '../core/session-load.js';
 import type { SessionStore } from '../core/session-store.js';
-import { costOf, hasPrices, type PriceSource, priceOf, type TokenCount } from '../llm/prices.js';
+import {
+  addTokens,
+  costOf,
+  hasPrices,
+  type PriceSource,
+  priceOf,
+  type TokenCount,
+} from '../llm/prices.js';
 import { persistedChildren } from '../subagent/persisted-children.js';
 
 export interface AgentUsage {
@@ -215,11 +222,9 @@ function add(models: Map<string, TokenCount>, model: string, tokens: TokenCount)
   models.set(model, next);
 }
 
+/** Cache reads and writes add up too, so `/cost` can show them per agent and in total. */
 function sum(counts: Iterable<TokenCount>): TokenCount {
-  const total = { input: 0, output: 0 };
-  for (const count of counts) {
-    total.input += count.input;
-    total.output += count.output;
-  }
+  let total: TokenCount = { input: 0, output: 0 };
+  for (const count of counts) total = addTokens(total, count);
   return total;
 }

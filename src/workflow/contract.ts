@@ -8,6 +8,7 @@
 import { LoomError } from '../base/errors.js';
 import { defineEmit, serviceKey } from '../core/context.js';
 import type { Usage } from '../llm/contract.js';
+import type { TokenCount } from '../llm/prices.js';
 import type { SubagentParent } from '../subagent/contract.js';
 
 export type WorkflowErrorCode =
@@ -138,7 +139,8 @@ export interface WorkflowAgentSummary {
   seq: number;
   label: string;
   outcome: AgentOutcome;
-  tokens: { input: number; output: number };
+  /** Cache reads and writes (counted in `input` too) when its provider reported any. */
+  tokens: TokenCount;
   /** Absent when a model the agent used has no price (or no prices are configured). */
   costUsd?: number;
   workflow?: string;

@@ -18,7 +18,8 @@ export interface JournalRecord {
   kind: JournalKind;
   /** What the script got: the child's text (`text`), or its structured value (`schema`). */
   value: unknown;
-  usage: { input: number; output: number };
+  /** The call's tokens; cache reads and writes (counted in `input` too) when any were reported. */
+  usage: { input: number; output: number; cachedInput?: number; cacheWrite?: number };
   label: string;
   workflow?: string;
   time: number;
@@ -94,7 +95,9 @@ function shapeProblem(fields: Record<string, unknown>): string | undefined {
     typeof usage !== 'object' ||
     usage === null ||
     !isCount(usage.input) ||
-    !isCount(usage.output)
+    !isCount(usage.output) ||
+    (usage.cachedInput !== undefined && !isCount(usage.cachedInput)) ||
+    (usage.cacheWrite !== undefined && !isCount(usage.cacheWrite))
   ) {
     return 'has no token counts';
   }

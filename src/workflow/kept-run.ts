@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { errorMessage, LoomError } from '../base/errors.js';
 import type { Context, Disposer } from '../core/context.js';
 import { acquireLockFile, type SessionLock } from '../core/session-lock.js';
+import { addTokens } from '../llm/prices.js';
 import {
   WorkflowError,
   type WorkflowLimits,
@@ -252,10 +253,7 @@ export class KeptRun {
       endedAt: Date.now(),
       agentsStarted: result.agentsStarted,
       journaled: this.journal.hits,
-      tokens: {
-        input: tokens.input + result.usage.input,
-        output: tokens.output + result.usage.output,
-      },
+      tokens: addTokens(tokens, result.usage),
       ...(cost !== undefined ? { costUsd: cost } : {}),
     };
     try {

@@ -131,6 +131,16 @@ function addUsage(total: Usage, usage: Usage | undefined): void {
   if (usage.cacheWrite !== undefined) total.cacheWrite = (total.cacheWrite ?? 0) + usage.cacheWrite;
 }
 
+/** A count's cache reads and writes, each only when non-zero (as the result and journal keep them). */
+function cacheOf(
+  tokens: Pick<TokenCount, 'cachedInput' | 'cacheWrite'> | undefined,
+): Pick<TokenCount, 'cachedInput' | 'cacheWrite'> {
+  return {
+    ...(tokens?.cachedInput ? { cachedInput: tokens.cachedInput } : {}),
+    ...(tokens?.cacheWrite ? { cacheWrite: tokens.cacheWrite } : {}),
+  };
+}
+
 const cancelledReply = (): AgentReply => ({
   kind: 'fatal',
   code: 'CANCELLED',
@@ -505,7 +515,7 @@ export class RunChildren {
         n: child.n as number,
         kind: child.schema ? 'schema' : 'text',
         value,
-        usage: { input: usage.input, output: usage.output },
+        usage: { input: usage.input, output: usage.output, ...cacheOf(usage) },
         label: child.label,
         ...(child.workflow !== undefined ? { workflow: child.workflow } : {}),
         time: Date.now(),
@@ -523,6 +533,8 @@ export class RunChildren {
   private charge(spend: AgentSpend, model: string | undefined, tokens: TokenCount): void {
     spend.input += tokens.input;
     spend.output += tokens.output;
+    if (tokens.cachedInput) spend.cachedInput = (spend.cachedInput ?? 0) + tokens.cachedInput;
+    if (tokens.cacheWrite) spend.cacheWrite = (spend.cacheWrite ?? 0) + tokens.cacheWrite;
     if (spend.costUsd !== undefined) {
       const cost = model === undefined ? undefined : costOf(this.prices, model, tokens);
       spend.costUsd = cost === undefined ? undefined : spend.costUsd + cost;
@@ -539,13 +551,23 @@ export class RunChildren {
     this.running.delete(child.seq);
     this.journaling.delete(child.seq);
     const spend = child.spend ?? { input: 0, output: 0, costUsd: this.priced ? 0 : undefined };
-    const rest = {
-      input: Math.max(0, (usage?.input ?? 0) - spend.input),
-      output: Math.max(0, (usage?.output ?? 0) - spend.output),
+    const unreported = (field: keyof TokenCount) =>
+      Math.max(0, (usage?.[field] ?? 0) - (spend[field] ?? 0));
+    // The rest's cache reads and writes are priced as such (a provider that reports only at the end).
+    const rest: TokenCount = {
+      input: unreported('input'),
+      output: unreported('output'),
+      ...cacheOf({ cachedInput: unreported('cachedInput'), cacheWrite: unreported('cacheWrite') }),
     };
-    if (rest.input + rest.output > 0) this.charge(spend, child.model, rest);
-    // After the rest is charged, the charged tokens are the larger of reported and total.
-    const tokens: Usage = { ...usage, input: spend.input, output: spend.output };
+    const restTotal = rest.input + rest.output + (rest.cachedInput ?? 0) + (rest.cacheWrite ?? 0);
+    if (restTotal > 0) this.charge(spend, child.model, rest);
+    // After the rest is charged, each charged count is the larger of reported and total.
+    const tokens: Usage = {
+      ...usage,
+      input: spend.input,
+      output: spend.output,
+      ...cacheOf(spend),
+    };
     addUsage(this.usage, tokens);
     if (outcome !== 'completed') {
       this.failures.push({ seq: child.seq, label: child.label, outcome, reason });
@@ -579,7 +601,7 @@ function summaryOf(event: WorkflowAgentEndEvent): WorkflowAgentSummary {
     seq: event.seq,
     label: event.label,
     outcome: event.outcome,
-    tokens: { input: event.usage.input, output: event.usage.output },
+    tokens: { input: event.usage.input, output: event.usage.output, ...cacheOf(event.usage) },
     ...(event.costUsd !== undefined ? { costUsd: event.costUsd } : {}),
     ...(event.workflow !== undefined ? { workflow: event.workflow } : {}),
     ...(event.journaled ? { journaled: true as const } : {}),

@@ -8,6 +8,7 @@
 import { assertNever } from '../base/errors.js';
 import type { Context, Disposer } from '../core/context.js';
 import { formatCost } from '../llm/prices.js';
+import { formatTokens } from '../llm/usage-text.js';
 import {
   type WorkflowEventRecord,
   workflowAgentEnd,
@@ -63,11 +64,8 @@ export function followWorkflowRun(
   };
 }
 
-export function formatTokens(count: number): string {
-  if (count < 1000) return String(count);
-  if (count < 1_000_000) return `${(count / 1000).toFixed(count < 10_000 ? 1 : 0)}k`;
-  return `${(count / 1_000_000).toFixed(1)}M`;
-}
+/** Kept here for the views that import it with the run events; it lives in llm/usage-text.ts. */
+export { formatTokens };
 
 /** `[name] ` for an event of a nested run (`workflow()`), else nothing. */
 export function nestedPrefix(event: { workflow?: string }): string {

@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { errorMessage, LoomError } from '../base/errors.js';
 import { replaceWithCompleteFile } from '../core/complete-file.js';
 import { openForAppending, openNewFile, writeFully } from '../core/safe-write.js';
+import { addTokens, type TokenCount } from '../llm/prices.js';
 import { WorkflowError, type WorkflowLimits, type WorkflowMeta } from './contract.js';
 import { JOURNAL_FILE, readJournalText } from './run-journal.js';
 
@@ -51,8 +52,8 @@ export interface RunRecord {
   agentsStarted: number;
   /** Calls the latest attempt answered from the journal. */
   journaled: number;
-  /** Tokens paid by every attempt together. */
-  tokens: { input: number; output: number };
+  /** Tokens paid by every attempt together; cache reads and writes (in `input` too) when any. */
+  tokens: TokenCount;
   /** What every attempt cost together; absent while any of it is unknown (no `prices`). */
   costUsd?: number;
 }
@@ -253,12 +254,11 @@ export function progressOf(
   } catch {
     return { agentsStarted: record.agentsStarted, tokens: record.tokens };
   }
-  const tokens = { ...record.tokens };
+  let tokens: TokenCount = { ...record.tokens };
   const { records } = readJournalText(text);
   for (const line of records) {
     if (line.time < record.attemptStartedAt) continue;
-    tokens.input += line.usage.input;
-    tokens.output += line.usage.output;
+    tokens = addTokens(tokens, line.usage);
   }
   return { agentsStarted: records.length, tokens };
 }

@@ -179,7 +179,7 @@ test('acp: /todos, /plan and /usage answer as text without a model turn', async 
     assert.equal((await promptFor(agent, log, sessionId, '/plan')).text, 'Plan mode is off.');
 
     const usage = await promptFor(agent, log, sessionId, '/usage');
-    assert.match(usage.text, /^This session used \d+ input and \d+ output tokens/);
+    assert.match(usage.text, /^Tokens this session used: [\d.]+k? in, [\d.]+k? out\.$/);
     return sessionId;
   });
   const events = loadSessionFile(join(home, 'sessions', `${sessionId}.jsonl`)).events;

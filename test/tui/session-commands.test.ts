@@ -1,7 +1,8 @@
 /**
  * The session's slash commands in process, on a real runtime with the scripted model: `/model`
  * switching the model for the next turns, `/todos`, `/goal` show/pause/resume/clear, `/cost`
- * per agent (a subagent included, after a reopen too) and `/new`.
+ * per agent (a subagent included, after a reopen too; cache reads and writes at their prices)
+ * and `/new`.
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -297,6 +298,72 @@ test('/cost counts a workflow agent running in its own process (an ACP child) at
       child?.startsWith(`    one: ${usage.input} in, ${usage.output} out`),
       lines.join('\n'),
     );
+  } finally {
+    await terminal.close();
+  }
+});
+
+/** A turn that delegates, every request reporting cache reads or writes (SPEC §3 `usage`). */
+const cachingModel = {
+  rules: [
+    {
+      when: 'delegate',
+      steps: [
+        {
+          tools: [subagentCall('helper', 'child work')],
+          usage: { input: 8000, output: 100, cacheRead: 6000, cacheWrite: 1000 },
+        },
+        { reply: 'delegated', usage: { input: 2000, output: 100, cacheRead: 2000 } },
+      ],
+    },
+  ],
+  default: { reply: 'child done', usage: { input: 1000, output: 50, cacheWrite: 400 } },
+};
+
+test('/cost shows cache reads and writes per agent and in total, priced at the cache prices of models.NAME.prices', async () => {
+  // Dollars per million: plain input 2, cache read 0.5, cache write 2.5, output 10.
+  const terminal = openTerminal(
+    cachingModel,
+    'models:\n  scripted:\n    prices: { input: 2, output: 10, cacheRead: 0.5, cacheWrite: 2.5 }\n',
+  );
+  try {
+    await terminal.session.current.agent.prompt('delegate');
+    const lines = (await terminal.slash('/cost')).text.split('\n');
+    const spec = `scripted:${terminal.modelPath}`;
+    assert.deepEqual(lines, [
+      'cost per agent:',
+      // 1000 plain × 2 + 8000 read × 0.5 + 1000 written × 2.5 + 200 out × 10 = 10 500 micro-dollars.
+      `  main: 10k in (8.0k cached, 1.0k written to cache), 200 out · $0.0105 · ${spec}`,
+      // 600 plain × 2 + 400 written × 2.5 + 50 out × 10 = 2700.
+      `    helper: 1.0k in (400 written to cache), 50 out · $0.0027 · ${spec}`,
+      'total: 11k in (8.0k cached, 1.4k written to cache), 250 out · $0.0132',
+    ]);
+  } finally {
+    await terminal.close();
+  }
+});
+
+test('/cost without a price says which config keys give one', async () => {
+  const terminal = openTerminal(cachingModel);
+  try {
+    await terminal.session.current.agent.prompt('delegate');
+    const lines = (await terminal.slash('/cost')).text.split('\n');
+    const spec = JSON.stringify(`scripted:${terminal.modelPath}`);
+    assert.ok(
+      lines[1]?.startsWith(
+        '  main: 10k in (8.0k cached, 1.0k written to cache), 200 out · no price',
+      ),
+      lines.join('\n'),
+    );
+    const total = lines.at(-1) ?? '';
+    assert.ok(
+      total.startsWith(
+        'total: 11k in (8.0k cached, 1.4k written to cache), 250 out · cost unknown',
+      ),
+      total,
+    );
+    assert.ok(total.includes(`models.${spec}.prices or prices.${spec}`), total);
+    assert.match(total, /\{input, output, cacheRead\?, cacheWrite\?\}/);
   } finally {
     await terminal.close();
   }

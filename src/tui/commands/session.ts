@@ -12,10 +12,9 @@ import { compactAgent } from '../../context/manual-compaction.js';
 import type { AgentHandle } from '../../core/create-agent.js';
 import type { Goal, GoalSettlement } from '../../goal/contract.js';
 import { goalOf } from '../../goal/install.js';
-import type { TokenCount } from '../../llm/prices.js';
+import { formatCost } from '../../llm/prices.js';
+import { tokensText } from '../../llm/usage-text.js';
 import { todosOf } from '../../todo/install.js';
-import { formatTokens } from '../../workflow/run-events.js';
-import { formatCost } from '../components/footer.js';
 import type { TuiStore } from '../tui-store.js';
 import type { AgentUsage } from '../usage-ledger.js';
 import type { SlashCommand, SlashContext } from './contract.js';
@@ -99,15 +98,17 @@ const compactCommand: SlashCommand = {
   },
 };
 
-function tokensText(tokens: TokenCount): string {
-  return `${formatTokens(tokens.input)} in, ${formatTokens(tokens.output)} out`;
-}
-
 function usageLine(usage: AgentUsage): string {
   const indent = '  '.repeat(usage.delegationDepth + 1);
   const cost = usage.costUsd !== undefined ? formatCost(usage.costUsd) : 'no price';
   const models = [...usage.models.keys()].join(', ') || 'no requests';
   return `${indent}${usage.label}: ${tokensText(usage.tokens)} · ${cost} · ${models}`;
+}
+
+/** Where a missing price goes in config: the model's own entry, or the table by model spec. */
+function priceHint(model: string): string {
+  const key = JSON.stringify(model);
+  return `config: models.${key}.prices or prices.${key}, each {input, output, cacheRead?, cacheWrite?} in dollars per million tokens`;
 }
 
 const costCommand: SlashCommand = {
@@ -119,7 +120,7 @@ const costCommand: SlashCommand = {
     const cost =
       total.costUsd !== undefined
         ? formatCost(total.costUsd)
-        : `cost unknown: no price for ${total.unpriced.join(', ')} (config: prices: {"provider:model": {input, output}} dollars per million tokens)`;
+        : `cost unknown: no price for ${total.unpriced.join(', ')} (${priceHint(total.unpriced[0] ?? 'provider:model')})`;
     info(
       store,
       [

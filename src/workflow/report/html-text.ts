@@ -1,9 +1,9 @@
 /**
  * Text for the run report: HTML escaping and the short forms of durations, times, sizes and
- * tokens. Everything that comes from a run (labels, logs, values, reasons) reaches the page only
+ * tokens (the token wording is llm/usage-text.ts's, shared with `/cost`). Everything that comes from a run (labels, logs, values, reasons) reaches the page only
  * through `escapeHtml`; nothing here builds markup from data any other way.
  */
-import { formatTokens } from '../run-events.js';
+import { cacheText, formatTokens } from '../../llm/usage-text.js';
 
 const ESCAPES: Record<string, string> = {
   '&': '&amp;',
@@ -49,4 +49,4 @@ export function formatUsage(usage: { input: number; output: number }): string {
   return `${formatTokens(usage.input)} in / ${formatTokens(usage.output)} out`;
 }
 
-export { formatTokens };
+export { cacheText, formatTokens };

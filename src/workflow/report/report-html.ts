@@ -68,6 +68,8 @@ function header(report: RunReport, generatedAt: number): string {
   const { status, className } = badge(report);
   const ended = record.endedAt !== undefined && state !== 'running' && state !== 'interrupted';
   const tokens = { input: whole(record.tokens?.input), output: whole(record.tokens?.output) };
+  const cacheRead = whole(record.tokens?.cachedInput);
+  const cacheWrite = whole(record.tokens?.cacheWrite);
   const facts = [
     fact('status', status),
     fact('attempts', String(record.attempt)),
@@ -80,6 +82,9 @@ function header(report: RunReport, generatedAt: number): string {
     fact('failed / cancelled', `${report.counts.failed} / ${report.counts.cancelled}`),
     fact('slots', slots(report)),
     fact('tokens', `${formatTokens(tokens.input + tokens.output)} (${formatUsage(tokens)})`),
+    // Only for a provider that reported caching; both are counted in the input above.
+    ...(cacheRead > 0 ? [fact('cache read', `${formatTokens(cacheRead)} of the input`)] : []),
+    ...(cacheWrite > 0 ? [fact('cache write', `${formatTokens(cacheWrite)} of the input`)] : []),
     fact('cost', typeof record.costUsd === 'number' ? formatCost(record.costUsd) : 'unknown'),
     fact('started', formatTime(record.startedAt)),
     fact('ended', ended ? formatTime(record.endedAt ?? 0) : state),
@@ -153,9 +158,17 @@ function failures(report: RunReport): string {
   return `<section id="failures" class="later"><h2>Failures (${report.failures.length})</h2><div class="scroll"><table><thead><tr><th class="n">#</th><th>label</th><th>phase</th><th>state</th><th>reason</th></tr></thead><tbody>${rows.join('')}</tbody></table></div></section>`;
 }
 
+/** A sortable count cell. */
+function countCell(count: number): string {
+  return `<td class="n" data-v="${count}">${formatTokens(count)}</td>`;
+}
+
 function agentsTable(report: RunReport): string {
   const { from } = report.span;
   const withCost = report.agents.some((agent) => agent.costUsd !== undefined);
+  // Cache columns only when some agent's provider reported caching.
+  const withCached = report.agents.some((agent) => (agent.usage.cachedInput ?? 0) > 0);
+  const withCacheWrite = report.agents.some((agent) => (agent.usage.cacheWrite ?? 0) > 0);
   const models = new Set(report.agents.map((agent) => agent.model ?? ''));
   const withModel =
     models.size > 1 || (models.size === 1 && !models.has(report.input.record.model ?? ''));
@@ -177,6 +190,8 @@ function agentsTable(report: RunReport): string {
         ? `<td class="n" data-v="${took}">${text(formatDuration(took))}</td>`
         : '<td class="n" data-v="-1">–</td>',
       `<td class="n" data-v="${agent.usage.input}">${formatTokens(agent.usage.input)}</td>`,
+      ...(withCached ? [countCell(agent.usage.cachedInput ?? 0)] : []),
+      ...(withCacheWrite ? [countCell(agent.usage.cacheWrite ?? 0)] : []),
       `<td class="n" data-v="${agent.usage.output}">${formatTokens(agent.usage.output)}</td>`,
       ...(withCost
         ? [
@@ -197,6 +212,8 @@ function agentsTable(report: RunReport): string {
     '<th class="n">start</th>',
     '<th class="n">time</th>',
     '<th class="n">tokens in</th>',
+    ...(withCached ? ['<th class="n">cached</th>'] : []),
+    ...(withCacheWrite ? ['<th class="n">cache write</th>'] : []),
     '<th class="n">tokens out</th>',
     ...(withCost ? ['<th class="n">cost</th>'] : []),
     ...(withModel ? ['<th>model</th>'] : []),

@@ -5,6 +5,8 @@
  * result's agent list when events are missing. It never invents times: an agent without events
  * has no bar.
  */
+
+import { addTokens, type TokenCount } from '../../llm/prices.js';
 import type {
   AgentOutcome,
   WorkflowAgentEndEvent,
@@ -37,7 +39,8 @@ export interface ReportAgent {
   /** Absent when no event of the agent was kept. */
   startedAt?: number;
   endedAt?: number;
-  usage: { input: number; output: number };
+  /** Cache reads and writes (counted in `input` too) only when the agent reported any. */
+  usage: TokenCount;
   costUsd?: number;
 }
 
@@ -85,7 +88,7 @@ export interface RunReport {
   error?: { code: string; message: string };
   counts: Record<AgentState, number>;
   /** The tokens of the shown attempt's agents. */
-  attemptTokens: { input: number; output: number };
+  attemptTokens: TokenCount;
   /** The shown attempt's time span on the timeline. */
   span: { from: number; to: number };
 }
@@ -131,6 +134,22 @@ function stateOf(outcome: unknown, journaled: unknown): AgentState {
 }
 
 const count = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
+/** A token count read from a file, which is read, not trusted: anything else counts as 0. */
+function tokensOf(value: unknown): TokenCount {
+  const fields = (typeof value === 'object' && value !== null ? value : {}) as Record<
+    string,
+    unknown
+  >;
+  const cachedInput = count(fields.cachedInput);
+  const cacheWrite = count(fields.cacheWrite);
+  return {
+    input: count(fields.input),
+    output: count(fields.output),
+    ...(cachedInput > 0 ? { cachedInput } : {}),
+    ...(cacheWrite > 0 ? { cacheWrite } : {}),
+  };
+}
+
 const costOf = (value: unknown) =>
   typeof value === 'number' && Number.isFinite(value) ? { costUsd: value } : {};
 
@@ -156,7 +175,7 @@ function agentFrom(
     ...(end?.reason !== undefined ? { reason: text(end.reason) } : {}),
     ...(start ? { startedAt: start.time } : {}),
     ...(end ? { endedAt: end.time } : {}),
-    usage: { input: count(end?.usage?.input), output: count(end?.usage?.output) },
+    usage: tokensOf(end?.usage),
     ...costOf(end?.costUsd),
   };
 }
@@ -192,7 +211,7 @@ function agentsOf(events: readonly WorkflowEventRecord[], input: RunReportInput)
         ...(agent.workflow !== undefined ? { workflow: text(agent.workflow) } : {}),
         state: stateOf(agent.outcome, agent.journaled),
         ...(failure ? { reason: text(failure.reason) } : {}),
-        usage: { input: count(agent.tokens?.input), output: count(agent.tokens?.output) },
+        usage: tokensOf(agent.tokens),
         ...costOf(agent.costUsd),
       });
     }
@@ -259,7 +278,7 @@ function journalAgents(journal: readonly JournalRecord[]): ReportAgent[] {
     phase: '',
     ...(line.workflow !== undefined ? { workflow: text(line.workflow) } : {}),
     state: 'completed',
-    usage: { input: count(line.usage?.input), output: count(line.usage?.output) },
+    usage: tokensOf(line.usage),
   }));
 }
 
@@ -290,11 +309,10 @@ export function buildRunReport(input: RunReportInput): RunReport {
     journaled: 0,
     unfinished: 0,
   };
-  const attemptTokens = { input: 0, output: 0 };
+  let attemptTokens: TokenCount = { input: 0, output: 0 };
   for (const agent of agents) {
     counts[agent.state] += 1;
-    attemptTokens.input += agent.usage.input;
-    attemptTokens.output += agent.usage.output;
+    attemptTokens = addTokens(attemptTokens, agent.usage);
   }
   const resultError = input.result?.error;
   const endError = events.find((event) => event.type === 'workflow/end')?.error;

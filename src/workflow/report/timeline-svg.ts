@@ -5,7 +5,7 @@
  * a few hundred pixels. Each bar carries its seq and a `<title>` (the hover text). Every text
  * from the run is escaped.
  */
-import { escapeHtml, formatDuration, formatUsage } from './html-text.js';
+import { cacheText, escapeHtml, formatDuration, formatUsage } from './html-text.js';
 import type { ReportAgent, ReportGroup, RunReport } from './report-model.js';
 
 /** The drawing's width in SVG units; the page scales it to the column's width. */
@@ -63,7 +63,8 @@ function barTitle(agent: ReportAgent): string {
       ? ` · ${formatDuration(agent.endedAt - agent.startedAt)}`
       : '';
   const reason = agent.reason !== undefined ? `: ${agent.reason}` : '';
-  return `#${agent.seq} ${agent.label} · ${agent.state}${reason}${duration} · ${formatUsage(agent.usage)}`;
+  const cache = cacheText(agent.usage);
+  return `#${agent.seq} ${agent.label} · ${agent.state}${reason}${duration} · ${formatUsage(agent.usage)}${cache !== '' ? ` · ${cache}` : ''}`;
 }
 
 const number = (value: number) => String(Math.round(value * 10) / 10);
