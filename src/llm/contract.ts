@@ -50,9 +50,17 @@ export interface ModelRequest {
   toolChoice?: ToolChoice;
   maxOutputTokens?: number;
   temperature?: number;
+  /**
+   * How hard the model should think, mapped to the route's reasoning control (a reasoning
+   * effort, a thinking budget); a route without one ignores it. Absent: the route's default.
+   */
+  effort?: ReasoningEffort;
   /** Aborting ends the stream promptly; the owner of the request owns the signal. */
   signal: AbortSignal;
 }
+
+/** Claude Code's `effort` levels, the names a workflow's `agent()` and an agent type use. */
+export type ReasoningEffort = 'low' | 'medium' | 'high' | 'max';
 
 export interface Usage {
   input: number;

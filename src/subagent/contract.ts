@@ -7,7 +7,7 @@
 
 import { LoomError } from '../base/errors.js';
 import { defineEmit } from '../core/context.js';
-import type { JsonSchema, Usage } from '../llm/contract.js';
+import type { JsonSchema, ReasoningEffort, Usage } from '../llm/contract.js';
 
 export interface SubagentCapabilities {
   /** Can capture a value matching `outputSchema` through a structured-output tool. */
@@ -58,6 +58,8 @@ export interface SubagentStartRequest {
   toolFilter?: string[];
   /** Replaces the child's persona section. */
   persona?: string;
+  /** How hard the child's model should think (`ModelRequest.effort`); default the route's. */
+  effort?: ReasoningEffort;
   /** Extra system prompt text for this child only (a workflow child's contract, say). */
   instructions?: string;
   /** Keep the child after its turn so it can be messaged again (`send_message`). */
