@@ -12,6 +12,7 @@ export const instantProvider: SubagentProvider = {
     persona: true,
     inheritsParentContext: false,
     activity: false,
+    workspace: false,
   },
   start(request): SubagentRun {
     childCount += 1;

@@ -12,10 +12,11 @@ import { loadConfig } from '../config/load-config.js';
 import type { LoomConfig } from '../config/schema.js';
 import { loomHome } from '../core/home.js';
 import type { TokenCount } from '../llm/prices.js';
+import { type AgentTypes, agentTypesKey } from '../project/agent-types-contract.js';
 import type { WorkflowLimits, WorkflowResult, WorkflowRun } from '../workflow/contract.js';
 import { followWorkflowRun } from '../workflow/run-events.js';
 import { failedAgentsOf } from '../workflow/run-outcome.js';
-import { checkScriptBody } from '../workflow/script-parse.js';
+import { checkScript } from '../workflow/script-check.js';
 import { prewarmWorkflowWorker } from '../workflow/worker-spawn.js';
 import { buildRuntime, type LoomSetup } from './build-runtime.js';
 import { interruptLiveSessions } from './interrupt-sessions.js';
@@ -83,6 +84,7 @@ export function jsonResult(result: WorkflowResult): Record<string, unknown> {
       ...(agent.costUsd !== undefined ? { costUsd: agent.costUsd } : {}),
       ...(agent.workflow !== undefined ? { workflow: agent.workflow } : {}),
       ...(agent.journaled ? { journaled: true } : {}),
+      ...(agent.branch !== undefined ? { branch: agent.branch } : {}),
     })),
   };
 }
@@ -143,12 +145,34 @@ export function workflowCheckCommand(
 ): number {
   try {
     const { meta, body } = prepareScript(requireTarget(target), options.meta);
-    checkScriptBody(body);
+    const workspace = process.cwd();
+    const calls = checkScript(body, { workspace });
+    // Agent types are read from the project only when a call names one.
+    const agentTypes = calls.agentType ? agentTypesHere(workspace) : undefined;
+    if (agentTypes) checkScript(body, { workspace, agentTypes });
     process.stdout.write(`ok: ${meta.name}\n`);
     return EXIT_COMPLETED;
   } catch (error) {
     return reportStartError(error);
   }
+}
+
+/**
+ * The agent types a run here would know, from a runtime built as `run` builds it; undefined when
+ * none can be built (no model is configured, so a run could not start either) or it has none.
+ */
+function agentTypesHere(workspace: string): AgentTypes | undefined {
+  let setup: LoomSetup;
+  try {
+    setup = buildRuntime({ cwd: workspace, home: loomHome() });
+  } catch {
+    return undefined;
+  }
+  const agentTypes = setup.runtime.root.find(agentTypesKey);
+  setup.workflow.dispose();
+  setup.subagents.dispose();
+  void setup.mcp.dispose();
+  return agentTypes;
 }
 
 export async function workflowRunCommand(

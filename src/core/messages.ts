@@ -63,6 +63,9 @@ export class MessageProjection {
           toolCalls: data.toolCalls,
         };
         if (data.reasoning) message.reasoning = data.reasoning;
+        if (data.reasoning && data.reasoningSignature !== undefined) {
+          message.reasoningSignature = data.reasoningSignature;
+        }
         this.push(message, event.seq);
         this.pending = [...data.toolCalls];
         this.pendingSeq = event.seq;

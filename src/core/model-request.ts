@@ -42,7 +42,13 @@ export async function requestModel(
     if (log.sharesPrompts) log.append('prompt/stored', storePrompt(dirname(log.path), blob));
     else log.appendShared('prompt/blob', blob.data, blob.json);
   }
-  log.append('request/header', { turnId, step, model: model.id, prompt });
+  log.append('request/header', {
+    turnId,
+    step,
+    model: model.id,
+    prompt,
+    ...(limits.effort !== undefined ? { effort: limits.effort } : {}),
+  });
   const view = {
     agentId: environment.agentId,
     turnId,
@@ -75,6 +81,7 @@ export async function requestModel(
     };
     if (limits.maxOutputTokens !== undefined) request.maxOutputTokens = limits.maxOutputTokens;
     if (limits.temperature !== undefined) request.temperature = limits.temperature;
+    if (limits.effort !== undefined) request.effort = limits.effort;
     return streamRequest(environment, turnId, step, request, attempts);
   };
   const messages = await viewFor('request');
@@ -145,6 +152,9 @@ async function streamRequest(
           attempts,
         };
         if (reasoning) message.reasoning = reasoning;
+        if (reasoning && part.reasoningSignature !== undefined) {
+          message.reasoningSignature = part.reasoningSignature;
+        }
         log.append('assistant/message', message);
         const result: StepOutcome = {
           kind: 'finished',

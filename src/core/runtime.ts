@@ -7,6 +7,7 @@
 
 import { UserError } from '../base/errors.js';
 import type { ModelClient } from '../llm/contract.js';
+import { agentWorkspaceKey } from './agent-workspace.js';
 import { type Context, type Disposer, serviceKey } from './context.js';
 import { type AgentHandle, assembleAgent } from './create-agent.js';
 import { credentialVariablesKey } from './credential-variables.js';
@@ -44,6 +45,11 @@ export interface StartAgentOptions {
   deferFile?: boolean;
   /** Default false; true keeps its prompts in the shared prompt store (see `CreateSessionOptions`). */
   sharedPrompts?: boolean;
+  /**
+   * The folder this agent works in instead of the runtime's `cwd` (absolute): its session's
+   * workspace, its prompt's working folder and its tools' root (`agentWorkspaceKey`).
+   */
+  workspace?: string;
 }
 
 export const agentRuntimeKey = serviceKey<AgentRuntime>('core/agent-runtime');
@@ -121,7 +127,7 @@ export class AgentRuntime {
   /** A new session and its agent. */
   start(options: StartAgentOptions = {}): AgentHandle {
     const log = this.store.create({
-      cwd: this.cwd,
+      cwd: options.workspace ?? this.cwd,
       parentSession: options.parentSession ?? null,
       delegationDepth: options.delegationDepth ?? 0,
       ...(options.seed ? { seed: options.seed } : {}),
@@ -134,7 +140,7 @@ export class AgentRuntime {
   /** An existing session continued (after repair). A live one is returned as it is. */
   resume(
     sessionId: string,
-    options: Pick<StartAgentOptions, 'model' | 'limits' | 'persona'> = {},
+    options: Pick<StartAgentOptions, 'model' | 'limits' | 'persona' | 'workspace'> = {},
   ): AgentHandle {
     const running = this.live.get(sessionId);
     if (running) return running;
@@ -161,10 +167,13 @@ export class AgentRuntime {
       root: this.root,
       log,
       model,
-      cwd: this.cwd,
+      cwd: options.workspace ?? this.cwd,
       limits,
       ...(options.persona !== undefined ? { persona: options.persona } : {}),
     });
+    if (options.workspace !== undefined) {
+      handle.onClose(handle.context.provide(agentWorkspaceKey, options.workspace));
+    }
     const id = log.header.sessionId;
     if (this.live.has(id))
       throw new UserError('INVALID_ARGUMENT', `session ${id} is already active`);

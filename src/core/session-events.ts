@@ -11,6 +11,7 @@ import type {
   ModelErrorInfo,
   ModelToolCall,
   ModelToolSpec,
+  ReasoningEffort,
   Usage,
 } from '../llm/contract.js';
 
@@ -35,6 +36,8 @@ export interface RequestHeader {
   step: number;
   model: string;
   prompt: string;
+  /** The effort the request asked its model for (`ModelRequest.effort`); absent: none. */
+  effort?: ReasoningEffort;
 }
 
 /** A request's header as sessions written before `prompt/blob` hold it: the prompt inline. */
@@ -90,6 +93,8 @@ export interface SessionEventMap {
     step: number;
     text: string;
     reasoning?: string;
+    /** The provider's signature of `reasoning`, sent back with it (Anthropic's thinking). */
+    reasoningSignature?: string;
     toolCalls: ModelToolCall[];
     finishReason: FinishReason;
     usage: Usage;

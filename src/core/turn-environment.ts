@@ -3,7 +3,13 @@
  * request of a step gives back: the types shared by the turn loop (turn.ts) and its model request
  * (model-request.ts). Types only; it must never hold behaviour, so neither side imports the other.
  */
-import type { FinishReason, ModelClient, ModelToolCall, Usage } from '../llm/contract.js';
+import type {
+  FinishReason,
+  ModelClient,
+  ModelToolCall,
+  ReasoningEffort,
+  Usage,
+} from '../llm/contract.js';
 import type { Context } from './context.js';
 import type { MessageProjection } from './messages.js';
 import type { TurnError } from './session-events.js';
@@ -16,6 +22,8 @@ export interface TurnLimits {
   maxSteps: number;
   maxOutputTokens?: number;
   temperature?: number;
+  /** How hard the model thinks (`ModelRequest.effort`); absent: the route's default. */
+  effort?: ReasoningEffort;
 }
 
 export interface TurnEnvironment {

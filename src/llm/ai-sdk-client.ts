@@ -23,10 +23,12 @@ import type {
   ModelMessage,
   ModelRequest,
   ModelStreamPart,
+  ReasoningEffort,
   ToolChoice,
   Usage,
 } from './contract.js';
 import { abortedError, describeFailure } from './model-failure.js';
+import type { ReasoningControl } from './reasoning-effort.js';
 import { redactMessage } from './redacting-client.js';
 
 export interface AiSdkModelClientOptions {
@@ -49,6 +51,8 @@ export interface AiSdkModelClientOptions {
    * read after. Default: none (DeepSeek and OpenAI cache byte-stable prefixes by themselves).
    */
   cacheBreakpoints?: boolean;
+  /** How the route sends `ModelRequest.effort`; absent: it has no reasoning control. */
+  reasoning?: ReasoningControl;
 }
 
 type MappedPart =
@@ -65,12 +69,18 @@ export class AiSdkModelClient implements ModelClient {
   readonly #createModel: () => LanguageModelV3 | Promise<LanguageModelV3>;
   readonly #secrets: () => string[];
   readonly #cacheBreakpoints: boolean;
+  readonly #reasoning: ReasoningControl | undefined;
 
   constructor(options: AiSdkModelClientOptions) {
     this.id = options.id;
     this.#createModel = options.createModel;
     this.#secrets = options.secrets ?? (() => []);
     this.#cacheBreakpoints = options.cacheBreakpoints ?? false;
+    this.#reasoning = options.reasoning;
+  }
+
+  reasoningControl(effort: ReasoningEffort): string | undefined {
+    return this.#reasoning?.describe(effort);
   }
 
   async *stream(request: ModelRequest): AsyncGenerator<ModelStreamPart> {
@@ -87,26 +97,31 @@ export class AiSdkModelClient implements ModelClient {
       creating.catch(() => undefined);
       const model = await Promise.race([creating, abort.promise]);
       const result = await Promise.race([
-        model.doStream(toCallOptions(request, this.#cacheBreakpoints)),
+        model.doStream(toCallOptions(request, this.#cacheBreakpoints, this.#reasoning)),
         abort.promise,
       ]);
       reader = result.stream.getReader();
       // An abort that came while the stream was being opened found no reader to cancel.
       if (signal.aborted) reader.cancel().catch(() => undefined);
+      let signature: string | undefined;
       for (;;) {
         const next = await reader.read();
         if (next.done) {
           yield this.#failurePart(incompleteStream, signal);
           return;
         }
+        signature = reasoningSignatureOf(next.value) ?? signature;
         const part = mapStreamPart(next.value);
         if (part === undefined) continue;
         if (part.type === 'failure') {
           yield this.#failurePart(part.error, signal);
           return;
         }
+        if (part.type === 'finish') {
+          yield signature === undefined ? part : { ...part, reasoningSignature: signature };
+          return;
+        }
         yield part;
-        if (part.type === 'finish') return;
       }
     } catch (error) {
       yield this.#failurePart(describeFailure(error), signal);
@@ -153,6 +168,7 @@ function watchAbort(
 function toCallOptions(
   request: ModelRequest,
   cacheBreakpoints = false,
+  reasoning?: ReasoningControl,
 ): LanguageModelV3CallOptions {
   const options: LanguageModelV3CallOptions = {
     prompt: toPrompt(request),
@@ -173,8 +189,22 @@ function toCallOptions(
   }
   if (request.maxOutputTokens !== undefined) options.maxOutputTokens = request.maxOutputTokens;
   if (request.temperature !== undefined) options.temperature = request.temperature;
+  if (request.effort !== undefined && reasoning) {
+    const providerOptions = reasoning.providerOptions(request.effort, request);
+    if (providerOptions) options.providerOptions = providerOptions;
+  }
   if (cacheBreakpoints) markCacheBreakpoints(options);
   return options;
+}
+
+/**
+ * Anthropic signs each thinking block (a `reasoning-delta` with the signature in its metadata);
+ * the signature must come back with the block when the turn continues after a tool call.
+ */
+function reasoningSignatureOf(part: LanguageModelV3StreamPart): string | undefined {
+  if (part.type !== 'reasoning-delta') return undefined;
+  const signature = part.providerMetadata?.anthropic?.signature;
+  return typeof signature === 'string' && signature.length > 0 ? signature : undefined;
 }
 
 const CACHE_BREAKPOINT = { anthropic: { cacheControl: { type: 'ephemeral' } } };
@@ -220,7 +250,15 @@ function toPromptMessage(message: ModelMessage): LanguageModelV3Message {
       return { role: 'user', content: [{ type: 'text', text: message.content }] };
     case 'assistant': {
       const content: Extract<LanguageModelV3Message, { role: 'assistant' }>['content'] = [];
-      if (message.reasoning) content.push({ type: 'reasoning', text: message.reasoning });
+      if (message.reasoning) {
+        content.push({
+          type: 'reasoning',
+          text: message.reasoning,
+          ...(message.reasoningSignature !== undefined
+            ? { providerOptions: { anthropic: { signature: message.reasoningSignature } } }
+            : {}),
+        });
+      }
       if (message.text.length > 0) content.push({ type: 'text', text: message.text });
       for (const call of message.toolCalls) {
         content.push({

@@ -38,7 +38,14 @@ export interface CompactionNote {
 
 export type ModelMessage =
   | { role: 'user'; content: string; compaction?: CompactionNote }
-  | { role: 'assistant'; text: string; reasoning?: string; toolCalls: ModelToolCall[] }
+  | {
+      role: 'assistant';
+      text: string;
+      reasoning?: string;
+      /** The provider's signature of `reasoning` (Anthropic's thinking), sent back with it. */
+      reasoningSignature?: string;
+      toolCalls: ModelToolCall[];
+    }
   | { role: 'tool'; callId: string; toolName: string; content: string; isError: boolean };
 
 export type ToolChoice = 'auto' | 'none' | 'required' | { tool: string };
@@ -100,8 +107,8 @@ export type ModelStreamPart =
   | { type: 'tool-call'; call: ModelToolCall }
   /** Emitted by the retry policy: an attempt failed and another follows after `delayMs`. */
   | { type: 'attempt-failed'; attempt: number; error: ModelErrorInfo; delayMs: number }
-  /** Always last on success. */
-  | { type: 'finish'; reason: FinishReason; usage: Usage }
+  /** Always last on success; `reasoningSignature` when the provider signed the reasoning. */
+  | { type: 'finish'; reason: FinishReason; usage: Usage; reasoningSignature?: string }
   /** Always last on failure (including abort); nothing follows it. */
   | { type: 'error'; error: ModelErrorInfo; usage?: Usage };
 
@@ -115,6 +122,12 @@ export interface ModelClient {
    * `images`); absent fields come from the model catalog (`src/context/`).
    */
   readonly limits?: { context?: number; output?: number; images?: boolean };
+  /**
+   * How this client sends `ModelRequest.effort` at `effort` on its route (`OpenAI
+   * reasoningEffort high`), for a caller to say so; undefined, or the method absent: the route has
+   * no reasoning control and a request with an effort runs without one. Pure; must not throw.
+   */
+  reasoningControl?(effort: ReasoningEffort): string | undefined;
 }
 
 export const emptyUsage = (): Usage => ({ input: 0, output: 0 });

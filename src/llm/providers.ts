@@ -12,6 +12,7 @@ import { assertNever, LoomError } from '../base/errors.js';
 import { AiSdkModelClient } from './ai-sdk-client.js';
 import type { ModelClient } from './contract.js';
 import { type ApiProvider, type ModelRoute, type ModelSpec, parseModelSpec } from './model-spec.js';
+import { type ReasoningControl, reasoningControlFor } from './reasoning-effort.js';
 import { redactingModelClient } from './redacting-client.js';
 import { type RetryPolicy, withRetry } from './retry.js';
 import { createScriptedModel } from './scripted-model.js';
@@ -62,8 +63,13 @@ export function createModelClient(
       createLanguageModel(provider, parsed, readKey(env, keyVariable), options.fetch),
     secrets: credentials,
     cacheBreakpoints: provider === 'anthropic',
+    ...withReasoning(reasoningControlFor(provider, parsed.model)),
   });
   return redactingModelClient(withRetryPolicy(client, options), credentials);
+}
+
+function withReasoning(control: ReasoningControl | undefined): { reasoning?: ReasoningControl } {
+  return control ? { reasoning: control } : {};
 }
 
 function withRetryPolicy(client: ModelClient, options: CreateModelClientOptions): ModelClient {

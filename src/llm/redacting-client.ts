@@ -27,6 +27,7 @@ export function redactingModelClient(
   return {
     id: client.id,
     ...(client.limits ? { limits: client.limits } : {}),
+    ...(client.reasoningControl ? { reasoningControl: client.reasoningControl.bind(client) } : {}),
     stream: (request) => redactedStream(client, request, redact, textRedactor(credentials)),
   };
 }

@@ -36,6 +36,7 @@ export function withRetry(
   return {
     id: client.id,
     ...(client.limits ? { limits: client.limits } : {}),
+    ...(client.reasoningControl ? { reasoningControl: client.reasoningControl.bind(client) } : {}),
     stream: (request) => retryingStream(client, request, resolved, sleep),
   };
 }

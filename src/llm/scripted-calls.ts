@@ -3,7 +3,7 @@
  * rules and steps that never answered, so a test can assert its script ran as intended. Entries
  * are copies taken when the request is sent; later changes to the caller's request never show.
  */
-import type { ModelMessage, ModelRequest, ModelToolSpec } from './contract.js';
+import type { ModelMessage, ModelRequest, ModelToolSpec, ReasoningEffort } from './contract.js';
 import type { ValidScriptedModel } from './scripted-rules.js';
 
 /** Which part of the file answered a request. */
@@ -25,6 +25,8 @@ export interface ScriptedCall {
   messages: ModelMessage[];
   /** The tools the request offered. */
   tools: ModelToolSpec[];
+  /** The effort the request asked for; absent when it asked none. */
+  effort?: ReasoningEffort;
 }
 
 /** A rule that never answered (no `step`), or one step of a used rule that never answered. */
@@ -54,6 +56,7 @@ export class CallRecord {
         system: request.system,
         messages: structuredClone(request.messages),
         tools: structuredClone(request.tools),
+        ...(request.effort !== undefined ? { effort: request.effort } : {}),
       });
     if (rule.kind !== 'rule') return;
     let steps = this.usedSteps.get(rule.index);

@@ -248,6 +248,10 @@ export function createScriptedModel(
     ...(Object.keys(limits).length > 0 ? { limits } : {}),
     calls: record.calls,
     unusedRules: () => record.unusedRules(),
+    // It stands in for a route that has a reasoning control: an effort is taken (and recorded in
+    // `calls`), so a workflow tested offline shows what it would on a real route.
+    reasoningControl: (effort) =>
+      `the scripted model takes effort ${effort} as given (its answers do not change)`,
     stream: (request) => respond(request, decide(request)),
   };
 }

@@ -72,6 +72,8 @@ const capabilities: SubagentCapabilities = {
   persona: true,
   inheritsParentContext: false,
   activity: true,
+  // A worker on another machine works in its own checkout of the revision.
+  workspace: false,
 };
 
 /** The queue a provider uses: config `queue`, default `loom-NAME`. */

@@ -77,6 +77,7 @@ function capabilitiesOf(options: AcpProviderOptions): SubagentCapabilities {
     inheritsParentContext: false,
     // The agent's updates do not tell waiting on its model from running its own tools.
     activity: false,
+    workspace: false,
   };
 }
 

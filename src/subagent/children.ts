@@ -248,6 +248,8 @@ export class ChildRegistry {
     const handle = this.runtime.resume(entry.id, {
       ...(descriptor.model ? { model: descriptor.model } : {}),
       ...(descriptor.persona !== undefined ? { persona: descriptor.persona } : {}),
+      ...(descriptor.effort !== undefined ? { limits: { effort: descriptor.effort } } : {}),
+      ...(descriptor.workspace !== undefined ? { workspace: descriptor.workspace } : {}),
     });
     this.prepare(handle, descriptor);
     entry.handle = handle;

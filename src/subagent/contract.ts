@@ -25,6 +25,8 @@ export interface SubagentCapabilities {
    * model went silent from one that is working. Without it a caller cannot detect a stall.
    */
   readonly activity: boolean;
+  /** Runs the child in a folder the caller names (`workspace`) instead of its own workspace. */
+  readonly workspace: boolean;
 }
 
 /** Who is delegating: the parent agent's session, or none for a run started outside any chat. */
@@ -58,8 +60,16 @@ export interface SubagentStartRequest {
   toolFilter?: string[];
   /** Replaces the child's persona section. */
   persona?: string;
-  /** How hard the child's model should think (`ModelRequest.effort`); default the route's. */
+  /**
+   * How hard the child's model should think (`ModelRequest.effort`); default the route's. A
+   * provider that passes it on says what became of it in `result.effort`.
+   */
   effort?: ReasoningEffort;
+  /**
+   * The folder the child works in (absolute): its file tools' root and its commands' folder,
+   * instead of the runtime's workspace (a git worktree of it, say). Default: the workspace.
+   */
+  workspace?: string;
   /** Extra system prompt text for this child only (a workflow child's contract, say). */
   instructions?: string;
   /** Keep the child after its turn so it can be messaged again (`send_message`). */
@@ -113,6 +123,18 @@ export interface SubagentResult {
   /** The child's session id. */
   sessionId: string;
   usage: Usage;
+  /** What became of the request's `effort`; absent when it named none or the provider cannot tell. */
+  effort?: EffortReport;
+}
+
+/**
+ * A requested effort and how the child's model route sent it (`control`), or, when the route has
+ * no reasoning control and the child ran without one, why (`note`). Exactly one of the two is set.
+ */
+export interface EffortReport {
+  level: ReasoningEffort;
+  control?: string;
+  note?: string;
 }
 
 export interface SubagentRun {
@@ -176,6 +198,8 @@ export interface ChildDescriptor {
   persona?: string;
   instructions?: string;
   maxDepth?: number;
+  effort?: ReasoningEffort;
+  workspace?: string;
 }
 
 declare module '../core/session-events.js' {

@@ -9,9 +9,11 @@ import type { AgentHandle } from '../core/create-agent.js';
 import type { AgentRuntime } from '../core/runtime.js';
 import type { SessionEvent } from '../core/session-events.js';
 import { loadSessionFile } from '../core/session-load.js';
+import type { ModelClient, ReasoningEffort } from '../llm/contract.js';
 import type { ChildRegistry } from './children.js';
 import {
   type ChildDescriptor,
+  type EffortReport,
   type SubagentCapabilities,
   SubagentError,
   type SubagentProvider,
@@ -42,6 +44,7 @@ const capabilities = (fork: boolean): SubagentCapabilities => ({
   persona: true,
   inheritsParentContext: fork,
   activity: true,
+  workspace: true,
 });
 
 export function createInProcessProvider(options: InProcessProviderOptions): SubagentProvider {
@@ -88,7 +91,20 @@ function describe(name: string, request: SubagentStartRequest): ChildDescriptor 
   if (request.persona !== undefined) descriptor.persona = request.persona;
   if (request.instructions !== undefined) descriptor.instructions = request.instructions;
   if (request.maxDepth !== undefined) descriptor.maxDepth = request.maxDepth;
+  if (request.effort !== undefined) descriptor.effort = request.effort;
+  if (request.workspace !== undefined) descriptor.workspace = request.workspace;
   return descriptor;
+}
+
+/** What the child's model does with `effort`: its route's control, or a note that it has none. */
+export function effortReport(model: ModelClient, effort: ReasoningEffort): EffortReport {
+  const control = model.reasoningControl?.(effort);
+  return control !== undefined
+    ? { level: effort, control }
+    : {
+        level: effort,
+        note: `${model.id} has no reasoning control: the agent ran without effort ${effort}`,
+      };
 }
 
 function startChild(
@@ -116,6 +132,8 @@ function startChild(
     ...(seed ? { seed } : {}),
     ...(descriptor.model !== undefined ? { model: descriptor.model } : {}),
     ...(request.persona !== undefined ? { persona: request.persona } : {}),
+    ...(request.effort !== undefined ? { limits: { effort: request.effort } } : {}),
+    ...(request.workspace !== undefined ? { workspace: request.workspace } : {}),
     // Many children start at once in a workflow: their files are made without stalling the host,
     // and hold no copy of the system prompt and tool schemas they share.
     deferFile: true,
@@ -173,8 +191,12 @@ function startChild(
     options.children.releaseUnder(handle.log.header.sessionId);
     handle.close();
   };
+  // A child keeps the model it started with, so what it does with the effort is known now.
+  const effort =
+    request.effort === undefined ? undefined : effortReport(handle.agent.model, request.effort);
   const result = handle.agent.prompt(request.prompt).then((outcome) => {
     const settled = toResult(handle, outcome, capture, cancelReason);
+    if (effort) settled.effort = effort;
     if (!descriptor.continuable) dispose();
     else request.signal?.removeEventListener('abort', onAbort);
     return settled;

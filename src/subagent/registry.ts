@@ -24,6 +24,7 @@ const requestCapabilities: Array<[keyof SubagentStartRequest, keyof SubagentCapa
   ['maxDepth', 'depthLimit'],
   ['toolFilter', 'toolFilter'],
   ['persona', 'persona'],
+  ['workspace', 'workspace'],
 ];
 
 export class SubagentRegistry {

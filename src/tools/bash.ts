@@ -19,7 +19,7 @@ import { commandRunnerOf } from './command-runner.js';
 import { recordGroup } from './process-group-log.js';
 import type { RunSettings } from './run-settings.js';
 import { findShell, type ShellExit } from './shell-process.js';
-import type { Workspace } from './workspace.js';
+import { type Workspace, workspaceOf } from './workspace.js';
 
 export { killProcessGroup } from './shell-process.js';
 
@@ -99,12 +99,12 @@ export function bashTool(options: BashToolOptions): ToolDefinition {
   const background = options.background === true;
   const fixedSettings = {
     shell: options.shell ?? findShell(),
-    cwd: resolve(options.workspace.root),
     outputLimit: options.outputLimit ?? 30_000,
     drainGraceMs: options.drainGraceMs ?? 250,
   };
   const settingsFor = (execution: ToolExecution): RunSettings => ({
     ...fixedSettings,
+    cwd: resolve(workspaceOf(options.workspace, execution).root),
     env: commandEnvironment({
       base: options.environment ?? process.env,
       credentials: execution.context.find(credentialVariablesKey),

@@ -9,7 +9,7 @@ import { defineBuiltinTool } from '../core/builtin-tool.js';
 import type { ToolDefinition } from '../core/tool-contract.js';
 import { binaryFileError, changeOf, fileAccessOf, textLooksBinary } from './file-access.js';
 import { statFileOrFolder } from './regular-file.js';
-import { displayPath, resolveInWorkspace, type Workspace } from './workspace.js';
+import { displayPath, resolveInWorkspace, type Workspace, workspaceOf } from './workspace.js';
 
 export interface EditFileOptions {
   workspace: Workspace;
@@ -42,14 +42,15 @@ export function editFileTool(options: EditFileOptions): ToolDefinition {
       'create a file.',
     arguments: schema,
     async execute(args, execution) {
+      const workspace = workspaceOf(options.workspace, execution);
       if (args.old_string === args.new_string) {
         throw new UserError(
           'INVALID_ARGUMENT',
           'old_string and new_string are identical; nothing to change',
         );
       }
-      const absolute = resolveInWorkspace(options.workspace, args.path, { mustExist: true });
-      const shown = displayPath(options.workspace, absolute);
+      const absolute = resolveInWorkspace(workspace, args.path, { mustExist: true });
+      const shown = displayPath(workspace, absolute);
       if ((await statFileOrFolder(absolute, shown)).isDirectory()) {
         throw new UserError('INVALID_ARGUMENT', `${shown} is a directory, not a file`);
       }

@@ -6,6 +6,8 @@
 import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { UserError } from '../base/errors.js';
+import { agentWorkspaceKey } from '../core/agent-workspace.js';
+import type { ToolExecution } from '../core/tool-contract.js';
 
 export interface Workspace {
   /** The folder relative paths resolve against; commands run here. */
@@ -20,6 +22,15 @@ export interface ResolveOptions {
 }
 
 const maximumLinkHops = 40;
+
+/**
+ * The workspace of the agent making `execution`: `base`, with its root moved to the agent's own
+ * folder when it works elsewhere (a worktree, `agentWorkspaceKey`); extra roots stay as they are.
+ */
+export function workspaceOf(base: Workspace, execution: Pick<ToolExecution, 'context'>): Workspace {
+  const root = execution.context.find(agentWorkspaceKey);
+  return root === undefined ? base : { root, extraRoots: base.extraRoots };
+}
 
 /** Resolves `path` against the workspace root; throws a `UserError` when it leaves the roots. */
 export function resolveInWorkspace(

@@ -10,7 +10,7 @@ import { defineBuiltinTool } from '../core/builtin-tool.js';
 import type { ToolDefinition } from '../core/tool-contract.js';
 import { changeOf, fileAccessOf, maximumChangeBytes } from './file-access.js';
 import { statFileOrFolder } from './regular-file.js';
-import { displayPath, resolveInWorkspace, type Workspace } from './workspace.js';
+import { displayPath, resolveInWorkspace, type Workspace, workspaceOf } from './workspace.js';
 
 export interface WriteFileOptions {
   workspace: Workspace;
@@ -36,8 +36,9 @@ export function writeFileTool(options: WriteFileOptions): ToolDefinition {
       'overwriting it.',
     arguments: schema,
     async execute(args, execution) {
-      const absolute = resolveInWorkspace(options.workspace, args.path);
-      const shown = displayPath(options.workspace, absolute);
+      const workspace = workspaceOf(options.workspace, execution);
+      const absolute = resolveInWorkspace(workspace, args.path);
+      const shown = displayPath(workspace, absolute);
       const existing = await statFileOrFolder(absolute, shown).catch((error: unknown) => {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
         throw error;

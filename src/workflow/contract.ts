@@ -9,7 +9,7 @@ import { LoomError } from '../base/errors.js';
 import { defineEmit, serviceKey } from '../core/context.js';
 import type { Usage } from '../llm/contract.js';
 import type { TokenCount } from '../llm/prices.js';
-import type { SubagentParent } from '../subagent/contract.js';
+import type { EffortReport, SubagentParent } from '../subagent/contract.js';
 
 export type WorkflowErrorCode =
   | 'SCRIPT_PARSE'
@@ -145,6 +145,8 @@ export interface WorkflowAgentSummary {
   costUsd?: number;
   workflow?: string;
   journaled?: true;
+  /** The branch its changes are on (`isolation: 'worktree'`). */
+  branch?: string;
 }
 
 export interface WorkflowResult {
@@ -222,6 +224,12 @@ export type WorkflowAgentEndEvent = AgentEvent & {
   costUsd?: number;
   workflow?: string;
   journaled?: true;
+  /** `isolation: 'worktree'`: the branch `loom/RUN_ID/AGENT` its changes were committed on. */
+  branch?: string;
+  /** The effort it asked for, and how its model route sent it or that it ran without it. */
+  effort?: EffortReport;
+  /** What else happened that the script's author should know (its worktree could not be cleaned up). */
+  notes?: string[];
 };
 export type WorkflowEndEvent = RunEvent & {
   stopReason: WorkflowStopReason;

@@ -5,6 +5,14 @@
  * the stop error. A promise handed to the script never causes an unhandled rejection if the
  * script drops it.
  */
+import {
+  AGENT_OPTIONS,
+  describeValue,
+  isAgentOption,
+  isPlainObject,
+  optionValueProblem,
+  unknownOptionMessage,
+} from './agent-options.js';
 import { WorkflowError, type WorkflowLimits } from './contract.js';
 import { materializeFromRealm } from './materialize.js';
 import type { AgentStartOptions } from './protocol.js';
@@ -36,9 +44,6 @@ export interface HookHost {
   budgetSpent(): number;
 }
 
-const agentOptions = ['label', 'phase', 'schema', 'model', 'timeoutMs'] as const;
-const deferredAgentOptions = ['effort', 'isolation', 'agentType'];
-
 const noop = () => {};
 
 /** Returns `promise` itself, after making sure dropping it cannot raise an unhandled rejection. */
@@ -57,21 +62,7 @@ export function fatal(code: WorkflowError['code'], message: string): WorkflowErr
   return withScriptFrames(new WorkflowError(code, message, { fatal: true }));
 }
 
-/** A short, total description of a value's type for error messages. */
-export function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return value.length === 0 ? 'an empty string' : 'a string';
-  if (typeof value === 'object') return isPlainObject(value) ? 'an object' : 'a non-plain object';
-  return `${/^[aeiou]/.test(typeof value) ? 'an' : 'a'} ${typeof value}`;
-}
-
-/** An object whose prototype is some realm's `Object.prototype`, or null; not an array. */
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const prototype: unknown = Object.getPrototypeOf(value);
-  return prototype === null || Object.getPrototypeOf(prototype) === null;
-}
+export { describeValue as describe, isPlainObject } from './agent-options.js';
 
 function nonEmptyString(value: unknown): value is string {
   return typeof value === 'string' && value.trim().length > 0;
@@ -83,71 +74,29 @@ export function checkAgentOptions(host: HookHost, options: unknown): AgentStartO
   if (!isPlainObject(options)) {
     throw fatal(
       'INVALID_ARGUMENT',
-      `agent() options must be a plain object {label, phase, schema, model, timeoutMs}, not ${describe(options)}`,
+      `agent() options must be a plain object {${AGENT_OPTIONS.join(', ')}}, not ${describeValue(options)}`,
     );
   }
   for (const key of Object.keys(options)) {
-    if (deferredAgentOptions.includes(key)) {
-      throw fatal(
-        'UNSUPPORTED_OPTION',
-        `agent() option ${key} is deferred: this workflow engine does not support it yet; remove it`,
-      );
-    }
-    if (!(agentOptions as readonly string[]).includes(key)) {
-      throw fatal(
-        'UNSUPPORTED_OPTION',
-        `agent() has no option ${JSON.stringify(key)} (options: ${agentOptions.join(', ')})`,
-      );
-    }
+    if (!isAgentOption(key)) throw fatal('UNSUPPORTED_OPTION', unknownOptionMessage(key));
   }
   const checked: AgentStartOptions = {};
-  for (const key of ['label', 'phase', 'model'] as const) {
+  for (const key of AGENT_OPTIONS) {
     const value = options[key];
-    if (value === undefined) continue;
-    if (!nonEmptyString(value)) {
-      throw fatal(
-        'INVALID_ARGUMENT',
-        `agent() option ${key} must be a non-empty string, not ${describe(value)}`,
-      );
-    }
-    checked[key] = value;
+    if (value === undefined || key === 'schema') continue;
+    const problem = optionValueProblem(key, value);
+    if (problem !== undefined) throw fatal('INVALID_ARGUMENT', problem);
+    (checked as Record<string, unknown>)[key] = value;
   }
   if (options.schema !== undefined) checked.schema = checkSchema(host, options.schema);
-  if (options.timeoutMs !== undefined) checked.timeoutMs = checkTimeoutMs(options.timeoutMs);
   return checked;
-}
-
-/** The longest `timeoutMs` a timer can hold (2^31 - 1 ms, about 24.8 days). */
-export const MAX_AGENT_TIMEOUT_MS = 2_147_483_647;
-
-/** A whole number of milliseconds from 1 to `MAX_AGENT_TIMEOUT_MS`. */
-function isAgentTimeout(value: unknown): value is number {
-  return (
-    Number.isInteger(value) && (value as number) >= 1 && (value as number) <= MAX_AGENT_TIMEOUT_MS
-  );
-}
-
-/** Checks the `timeoutMs` agent option; a pure function of the value, for every engine. */
-export function checkTimeoutMs(value: unknown): number {
-  if (!isAgentTimeout(value)) {
-    throw fatal(
-      'INVALID_ARGUMENT',
-      `agent() option timeoutMs must be a positive whole number of milliseconds (at most ${MAX_AGENT_TIMEOUT_MS}), not ${describeNumber(value)}`,
-    );
-  }
-  return value;
-}
-
-/** `describe`, with the offending number itself when it is one. */
-function describeNumber(value: unknown): string {
-  return typeof value === 'number' ? String(value) : describe(value);
 }
 
 function checkSchema(host: HookHost, schema: unknown): Record<string, unknown> {
   if (!isPlainObject(schema)) {
     throw fatal(
       'INVALID_ARGUMENT',
-      `agent() option schema must be a JSON Schema object, not ${describe(schema)}`,
+      `agent() option schema must be a JSON Schema object, not ${describeValue(schema)}`,
     );
   }
   return materializeFromRealm(schema, {
@@ -163,7 +112,7 @@ export function createAgentHook(host: HookHost) {
     if (!nonEmptyString(prompt)) {
       throw fatal(
         'INVALID_ARGUMENT',
-        `agent() prompt must be a non-empty string, not ${describe(prompt)}`,
+        `agent() prompt must be a non-empty string, not ${describeValue(prompt)}`,
       );
     }
     const checked = checkAgentOptions(host, options);
@@ -178,7 +127,7 @@ export function createPhaseHook(host: HookHost) {
     if (!nonEmptyString(title)) {
       throw fatal(
         'INVALID_ARGUMENT',
-        `phase() title must be a non-empty string, not ${describe(title)}`,
+        `phase() title must be a non-empty string, not ${describeValue(title)}`,
       );
     }
     host.postPhase(title);
@@ -190,7 +139,10 @@ export function createLogHook(host: HookHost) {
     const stopped = host.stopped();
     if (stopped) throw stopped;
     if (typeof message !== 'string') {
-      throw fatal('INVALID_ARGUMENT', `log() message must be a string, not ${describe(message)}`);
+      throw fatal(
+        'INVALID_ARGUMENT',
+        `log() message must be a string, not ${describeValue(message)}`,
+      );
     }
     host.postLog(message);
   };

@@ -11,7 +11,9 @@ import { errorMessage } from '../base/errors.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../base/json-text.js';
 import type { Context } from '../core/context.js';
 import type { PriceSource } from '../llm/prices.js';
+import { agentTypesKey } from '../project/agent-types-contract.js';
 import type { SubagentRegistry } from '../subagent/registry.js';
+import type { AgentCallCheckOptions } from './agent-call-check.js';
 import { workflowChildInstructions } from './authoring-guide.js';
 import {
   type WorkflowEngineKind,
@@ -29,7 +31,7 @@ import type { WorkerSessionData } from './protocol.js';
 import { RunBudget } from './run-budget.js';
 import type { JournalDisk } from './run-journal.js';
 import { checkRunId, readRunRecord } from './run-store.js';
-import { checkScriptBody } from './script-parse.js';
+import { checkScript } from './script-check.js';
 import { type ScriptModels, workflowTargetRefusal, workspacePlace } from './script-reach.js';
 import { DEFAULT_WORKFLOW_ENGINE, spawnWorkflowWorker } from './worker-spawn.js';
 import { readWorkflowFile } from './workflow-file.js';
@@ -64,6 +66,11 @@ export interface WorkerWorkflowServiceOptions {
   defaultModel?: string;
   /** For tests: how journal lines are written and made durable; default the file system. */
   journalDisk?: JournalDisk;
+  /**
+   * Every tool a child could be given, so an agent type's tool list hides the rest; default the
+   * runtime's tool catalog when the context has the runtime.
+   */
+  toolNames?: () => readonly string[];
 }
 
 function checkArgs(args: unknown): Record<string, unknown> {
@@ -119,6 +126,7 @@ export class WorkerWorkflowService implements WorkflowService {
   private readonly engine: WorkflowEngineKind;
   private readonly modelRoutes: readonly string[];
   private readonly defaultModel: string | undefined;
+  private readonly toolNames: (() => readonly string[]) | undefined;
 
   /** Throws `WorkflowError('INVALID_ARGUMENT')` for a bad limit. */
   constructor(options: WorkerWorkflowServiceOptions) {
@@ -135,6 +143,7 @@ export class WorkerWorkflowService implements WorkflowService {
     this.engine = options.engine ?? DEFAULT_WORKFLOW_ENGINE;
     this.modelRoutes = options.modelRoutes ?? [];
     this.defaultModel = options.defaultModel;
+    this.toolNames = options.toolNames;
   }
 
   /** The request's provider, else the service's; one the registry lacks cannot begin. */
@@ -205,7 +214,10 @@ export class WorkerWorkflowService implements WorkflowService {
       scriptModels: this.scriptModels(request),
       worker,
       onWorkerExit: () => this.running.delete(run),
-      loadWorkflow: (target) => readWorkflowFile(this.resolveWorkflow(target, scriptFolder)),
+      loadWorkflow: (target) =>
+        readWorkflowFile(this.resolveWorkflow(target, scriptFolder), this.callCheck()),
+      workspace: this.cwd,
+      ...(this.toolNames ? { toolNames: this.toolNames } : {}),
       ...(request.scriptPath !== undefined
         ? { scriptFile: resolve(this.cwd, request.scriptPath) }
         : {}),
@@ -222,10 +234,19 @@ export class WorkerWorkflowService implements WorkflowService {
     return { routes: this.modelRoutes, ...(runModel !== undefined ? { runModel } : {}) };
   }
 
-  /** The body's pre-parse; a body from a file names the file in its error. */
+  /** How a script's literally written `agent()` options are checked: against the agent types there are. */
+  private callCheck(): AgentCallCheckOptions {
+    const agentTypes = this.context.find(agentTypesKey);
+    return agentTypes ? { agentTypes } : {};
+  }
+
+  /**
+   * The body's pre-parse and the check of its literal `agent()` calls (and, when one asks for a
+   * worktree, that the workspace can give one); a body from a file names the file in its error.
+   */
   private checkBody(request: WorkflowStartRequest): void {
     try {
-      checkScriptBody(request.script);
+      checkScript(request.script, { ...this.callCheck(), workspace: this.cwd });
     } catch (error) {
       if (request.scriptPath === undefined || !(error instanceof WorkflowError)) throw error;
       const path = resolve(this.cwd, request.scriptPath);

@@ -70,6 +70,7 @@ export function installWorkflows(
     ...(options.prices ? { prices: options.prices } : {}),
     ...(options.modelRoutes ? { modelRoutes: options.modelRoutes } : {}),
     ...(options.defaultModel !== undefined ? { defaultModel: options.defaultModel } : {}),
+    toolNames: () => runtime.toolCatalog.entries().map((entry) => entry.name),
   });
   const policy = options.offerTool === 'always' ? WORKFLOW_POLICY_ALWAYS : WORKFLOW_POLICY_EXPLICIT;
   const disposers: Disposer[] = [

@@ -3,6 +3,7 @@
  * direction, and typed send and read helpers. Private to the workflow engine. Every payload is
  * structured-clone data; nothing here may carry a function, a class instance or a realm value.
  */
+import type { ReasoningEffort } from '../llm/contract.js';
 import type { CompiledWasm } from '../quickjs/wasm.js';
 import type { WorkflowErrorCode, WorkflowLimits, WorkflowMeta } from './contract.js';
 
@@ -51,6 +52,12 @@ export interface AgentStartOptions {
   model?: string;
   /** Cancels this child after that many milliseconds, reason `timeout`. */
   timeoutMs?: number;
+  /** How hard the child's model thinks. */
+  effort?: ReasoningEffort;
+  /** `worktree`: the child works in its own git worktree of the workspace. */
+  isolation?: 'worktree';
+  /** An agent type's name, resolved on the host (its prompt, tools, model and effort). */
+  agentType?: string;
 }
 
 /** What a `workflow-load` brings back: the nested meta's name and the body, or why it cannot run. */

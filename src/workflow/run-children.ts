@@ -8,9 +8,12 @@
 import { setMaxListeners } from 'node:events';
 import { assertNever, errorMessage } from '../base/errors.js';
 import type { Context } from '../core/context.js';
-import type { Usage } from '../llm/contract.js';
+import { agentRuntimeKey } from '../core/runtime.js';
+import type { ReasoningEffort, Usage } from '../llm/contract.js';
 import { costOf, hasPrices, type PriceSource, type TokenCount } from '../llm/prices.js';
+import type { AgentType } from '../project/agent-types-contract.js';
 import {
+  type EffortReport,
   SubagentError,
   type SubagentResult,
   type SubagentRun,
@@ -18,6 +21,8 @@ import {
 } from '../subagent/contract.js';
 import type { SubagentRegistry } from '../subagent/registry.js';
 import { AgentClocks, type AgentLimitReason } from './agent-clocks.js';
+import { findAgentType, typedChild } from './agent-type-choice.js';
+import { type AgentWorktree, agentSlug, RunWorktrees, type WorktreeEnd } from './agent-worktree.js';
 import { FAN_OUT_AGENTS, tuneCompilerForFanOut } from './compiler-tuning.js';
 import {
   type AgentOutcome,
@@ -55,6 +60,13 @@ export interface RunSetup {
   journal?: RunJournal;
   /** The models the script may name (agent option, phase model); default: built-in providers only. */
   scriptModels?: ScriptModels;
+  /** The workspace, whose git worktrees `isolation: 'worktree'` agents work in; default the process's folder. */
+  workspace?: string;
+  /**
+   * Every tool a child could be given, so an agent type's tool list hides the rest; default the
+   * runtime's tool catalog (`agentRuntimeKey` on the run's scope).
+   */
+  toolNames?: () => readonly string[];
 }
 
 export interface RunChildrenSetup extends RunSetup {
@@ -74,6 +86,8 @@ export interface AgentCall {
   phase: string;
   /** The nested run's name when a `workflow()` call made it. */
   workflow?: string;
+  /** The agent type its `agentType` option names, once resolved. */
+  type?: AgentType;
 }
 
 interface Child {
@@ -98,6 +112,14 @@ interface Child {
   clocks?: AgentClocks;
   /** Set when a clock ran out: the child was cancelled for it and fails with this reason. */
   limit?: AgentLimitReason;
+  /** Its own git worktree until it is closed (whoever takes it closes it). */
+  worktree?: AgentWorktree;
+  /** The branch its changes go on (`isolation: 'worktree'`). */
+  branch?: string;
+  /** The effort it started with (its option's, else its type's). */
+  effortAsked?: ReasoningEffort;
+  effort?: EffortReport;
+  notes?: string[];
 }
 
 /** Tokens charged for one agent, and their cost (undefined once any of it has no price). */
@@ -158,6 +180,11 @@ export class RunChildren {
   private readonly running = new Map<number, Child>();
   /** Completed children whose journal line is not durable yet: not ended, not cancellable. */
   private readonly journaling = new Map<number, Child>();
+  /** Settled children whose worktree is being committed and removed: not ended yet. */
+  private readonly finishing = new Map<number, Child>();
+  /** Calls whose worktree is being made: no child yet, no events. */
+  private readonly preparing = new Set<number>();
+  private worktrees: RunWorktrees | undefined;
   /** The clocks of children that have not ended (see `timedAgents`). */
   private readonly clocks = new Set<AgentClocks>();
   private requested = 0;
@@ -191,7 +218,7 @@ export class RunChildren {
 
   /** Children started and not yet ended. */
   get active(): number {
-    return this.running.size + this.journaling.size;
+    return this.running.size + this.journaling.size + this.finishing.size + this.preparing.size;
   }
 
   /** Children whose clocks are not stopped yet: 0 once every child has ended. */
@@ -226,13 +253,26 @@ export class RunChildren {
       this.setup.reply(agent.call, { kind: 'fatal', code: 'INVALID_ARGUMENT', message: refusal });
       return;
     }
+    let typed = agent;
+    if (agent.options.agentType !== undefined) {
+      const found = findAgentType(this.setup.context, agent.options.agentType);
+      if ('refusal' in found) {
+        this.setup.reply(agent.call, {
+          kind: 'fatal',
+          code: 'INVALID_ARGUMENT',
+          message: found.refusal,
+        });
+        return;
+      }
+      typed = { ...agent, type: found.type };
+    }
     this.requested += 1;
-    const place = this.journalPlace(agent);
+    const place = this.journalPlace(typed);
     if (place?.hit) {
-      this.answerFromJournal(agent, place.hit);
+      this.answerFromJournal(typed, place.hit);
       return;
     }
-    this.slots.enqueue(() => this.launch(agent, place));
+    this.slots.enqueue(() => this.launch(typed, place));
   }
 
   /** The model the script names for the call (its option, else its phase's); undefined: none. */
@@ -309,16 +349,28 @@ export class RunChildren {
   /** Ends every child still running as cancelled, now; their later results are ignored. */
   endStranded(reason: string): void {
     this.cancelAll(reason);
-    for (const child of [...this.running.values(), ...this.journaling.values()]) {
+    // A process that must exit now cannot wait for git: a running child's worktree is closed here.
+    for (const child of this.running.values()) {
+      const worktree = child.worktree;
+      if (!worktree || !this.worktrees) continue;
+      child.worktree = undefined;
+      this.noteWorktreeEnd(child, this.worktrees.finishNow(worktree, child.label));
+    }
+    for (const child of [
+      ...this.running.values(),
+      ...this.journaling.values(),
+      ...this.finishing.values(),
+    ]) {
       this.end(child, 'cancelled', reason);
     }
   }
 
-  private launch(agent: AgentCall, place: JournalPlace | undefined): void {
+  /** Refuses a call whose slot came up after the run closed or its budget ran out; true if so. */
+  private refusedLaunch(agent: AgentCall): boolean {
     if (this.closed) {
       this.slots.release();
       this.setup.reply(agent.call, cancelledReply());
-      return;
+      return true;
     }
     const { budget } = this.setup;
     if (budget.exhausted) {
@@ -329,14 +381,78 @@ export class RunChildren {
         code: 'BUDGET_EXHAUSTED',
         message: budget.reason(),
       });
+      return true;
+    }
+    return false;
+  }
+
+  private launch(agent: AgentCall, place: JournalPlace | undefined): void {
+    if (this.refusedLaunch(agent)) return;
+    if (agent.options.isolation === 'worktree') this.launchIsolated(agent, place);
+    else this.startChild(agent, place, undefined);
+  }
+
+  /** Makes the call's worktree (holding its slot), then starts the child in it. */
+  private launchIsolated(agent: AgentCall, place: JournalPlace | undefined): void {
+    const label = agent.options.label ?? defaultLabel(agent.prompt);
+    this.worktrees ??= new RunWorktrees({
+      workspace: this.setup.workspace ?? process.cwd(),
+      runId: this.setup.runId,
+    });
+    const worktrees = this.worktrees;
+    this.preparing.add(agent.call);
+    const prepared = () => {
+      this.preparing.delete(agent.call);
+      this.setup.onChildEnded();
+    };
+    worktrees.create(agentSlug(label, `agent-${agent.call}`)).then(
+      (worktree) => {
+        if (this.closed) {
+          this.slots.release();
+          this.setup.reply(agent.call, cancelledReply());
+          void worktrees.discard(worktree).then(prepared);
+          return;
+        }
+        this.preparing.delete(agent.call);
+        if (this.refusedLaunch(agent)) {
+          void worktrees.discard(worktree);
+          return;
+        }
+        this.startChild(agent, place, worktree);
+      },
+      (error: unknown) => {
+        // Reply first: the failure ends the run, so no queued call starts in the freed slot.
+        this.setup.reply(agent.call, startFailure(label, error));
+        this.slots.release();
+        prepared();
+      },
+    );
+  }
+
+  private startChild(
+    agent: AgentCall,
+    place: JournalPlace | undefined,
+    worktree: AgentWorktree | undefined,
+  ): void {
+    const { request } = this.setup;
+    const { call, prompt, options, phase, workflow, type } = agent;
+    const label = options.label ?? defaultLabel(prompt);
+    const toolNames = type?.tools === undefined ? [] : this.toolNames();
+    if (type && !toolNames) {
+      if (worktree) void this.worktrees?.discard(worktree);
+      this.setup.reply(call, {
+        kind: 'fatal',
+        code: 'AGENT_START',
+        message: `agent ${JSON.stringify(label)} could not start: its agent type ${type.name} lists the tools it may see, and this workflow service does not know which tools there are to hide`,
+      });
+      this.slots.release();
       return;
     }
-    const { request } = this.setup;
-    const { call, prompt, options, phase, workflow } = agent;
-    const label = options.label ?? defaultLabel(prompt);
-    // The call's or its phase's model is explicit; the run's is the default of children naming none.
-    const explicitModel = this.scriptModel(agent);
+    const typed = type ? typedChild(type, toolNames ?? []) : undefined;
+    // The call's model, else its type's, else its phase's, is explicit; the run's is the default.
+    const explicitModel = options.model ?? typed?.model ?? this.scriptModel(agent);
     const model = explicitModel ?? request.model;
+    const effort = options.effort ?? typed?.effort;
     const startRequest: SubagentStartRequest = {
       parent: request.parent,
       prompt,
@@ -344,6 +460,9 @@ export class RunChildren {
       instructions: this.setup.childInstructions(options.schema !== undefined),
       signal: this.controller.signal,
     };
+    if (effort !== undefined) startRequest.effort = effort;
+    if (typed?.persona !== undefined) startRequest.persona = typed.persona;
+    if (worktree) startRequest.workspace = worktree.workspace;
     const spend: AgentSpend = { input: 0, output: 0, costUsd: this.priced ? 0 : undefined };
     startRequest.onUsage = (report) => this.charge(spend, report.model, report.usage);
     if (options.schema !== undefined) startRequest.outputSchema = options.schema;
@@ -361,8 +480,11 @@ export class RunChildren {
       const { registry, provider } = this.setup;
       const { capabilities } = registry.get(provider);
       // A child may not run a workflow of its own: it would escape this run's caps, events and
-      // cancellation. A provider that cannot hide tools runs its children outside Loom's tools.
-      if (capabilities.toolFilter) startRequest.toolFilter = [WORKFLOW_TOOL];
+      // cancellation. A provider that cannot hide tools runs its children outside Loom's tools,
+      // unless an agent type lists the tools its child may see: then the provider must refuse.
+      if (capabilities.toolFilter || (typed && typed.hidden.length > 0)) {
+        startRequest.toolFilter = [...new Set([WORKFLOW_TOOL, ...(typed?.hidden ?? [])])];
+      }
       clocks = this.startClocks(
         (limit, milliseconds) => {
           if (child) this.expired(child, limit, milliseconds);
@@ -378,6 +500,7 @@ export class RunChildren {
       run = registry.start(provider, startRequest);
     } catch (error) {
       this.stopClocks(clocks);
+      if (worktree) void this.worktrees?.discard(worktree);
       // Reply first: the failure ends the run, so no queued call starts in the freed slot.
       this.setup.reply(call, startFailure(label, error));
       this.slots.release();
@@ -398,6 +521,11 @@ export class RunChildren {
     };
     if (model !== undefined) child.model = model;
     if (clocks) child.clocks = clocks;
+    if (effort !== undefined) child.effortAsked = effort;
+    if (worktree) {
+      child.worktree = worktree;
+      child.branch = worktree.branch;
+    }
     this.begin(child);
     const started = child;
     run.result.then(
@@ -455,6 +583,9 @@ export class RunChildren {
    */
   private abandon(child: Child, limit: AgentLimitReason): void {
     if (!this.running.has(child.seq)) return;
+    // What it changed so far is kept on its branch; it may still be writing.
+    const closing = this.closeWorktree(child);
+    if (closing) void closing.then((end) => this.noteWorktreeEnd(child, end));
     this.end(child, 'failed', limit);
     this.setup.reply(child.call, { kind: 'failure', reason: limit });
     this.slots.release();
@@ -479,6 +610,30 @@ export class RunChildren {
       child.limit !== undefined && result?.stopReason !== 'completed'
         ? { outcome: 'failed' as const, reason: child.limit }
         : judge(child, result, fault);
+    this.noteEffort(child, result);
+    const closing = this.closeWorktree(child);
+    if (!closing) {
+      this.conclude(child, outcome, reason, result);
+      return;
+    }
+    // Its answer waits for its changes to be on its branch, so the script can use the branch.
+    this.running.delete(child.seq);
+    this.finishing.set(child.seq, child);
+    void closing.then((end) => {
+      if (!this.finishing.has(child.seq)) return;
+      this.finishing.delete(child.seq);
+      this.noteWorktreeEnd(child, end);
+      this.conclude(child, outcome, reason, result);
+    });
+  }
+
+  /** The child's outcome made known: journaled first when it completed, then ended and replied. */
+  private conclude(
+    child: Child,
+    outcome: AgentOutcome,
+    reason: string,
+    result: SubagentResult | undefined,
+  ): void {
     const { journal } = this.setup;
     if (outcome === 'completed' && journal && child.key !== undefined && child.n !== undefined) {
       this.journalThenEnd(journal, child, result);
@@ -508,6 +663,7 @@ export class RunChildren {
     const value = child.schema ? result?.structured : result?.output;
     const usage = result?.usage ?? { input: 0, output: 0 };
     this.running.delete(child.seq);
+    this.finishing.delete(child.seq);
     this.journaling.set(child.seq, child);
     journal
       .record({
@@ -527,6 +683,35 @@ export class RunChildren {
         this.setup.reply(child.call, { kind: 'ok', value });
         this.slots.release();
       });
+  }
+
+  /** Takes the child's worktree to close it; undefined when it has none or it is being closed. */
+  private closeWorktree(child: Child): Promise<WorktreeEnd> | undefined {
+    const { worktree } = child;
+    if (!worktree || !this.worktrees) return undefined;
+    child.worktree = undefined;
+    return this.worktrees.finish(worktree, child.label);
+  }
+
+  private noteWorktreeEnd(child: Child, end: WorktreeEnd): void {
+    child.branch = end.branch;
+    if (end.problem !== undefined) child.notes = [...(child.notes ?? []), end.problem];
+  }
+
+  /** What became of the effort the child asked for, as its provider told (or did not). */
+  private noteEffort(child: Child, result: SubagentResult | undefined): void {
+    if (child.effortAsked === undefined || !result) return;
+    child.effort = result.effort ?? {
+      level: child.effortAsked,
+      note: `the subagent provider ${this.setup.provider} does not pass an effort to its children: the agent ran without effort ${child.effortAsked}`,
+    };
+  }
+
+  /** Every tool a child could be given, for an agent type's list to hide the rest; undefined: unknown. */
+  private toolNames(): readonly string[] | undefined {
+    if (this.setup.toolNames) return this.setup.toolNames();
+    const runtime = this.setup.context.find(agentRuntimeKey);
+    return runtime?.toolCatalog.entries().map((entry) => entry.name);
   }
 
   /** Charges one model request of a child (or its unreported rest) to it and to the budget. */
@@ -550,6 +735,7 @@ export class RunChildren {
     this.stopClocks(child.clocks);
     this.running.delete(child.seq);
     this.journaling.delete(child.seq);
+    this.finishing.delete(child.seq);
     const spend = child.spend ?? { input: 0, output: 0, costUsd: this.priced ? 0 : undefined };
     const unreported = (field: keyof TokenCount) =>
       Math.max(0, (usage?.[field] ?? 0) - (spend[field] ?? 0));
@@ -584,6 +770,9 @@ export class RunChildren {
       ...(spend.costUsd !== undefined ? { costUsd: spend.costUsd } : {}),
       ...(child.workflow !== undefined ? { workflow: child.workflow } : {}),
       ...(child.journaled ? { journaled: true as const } : {}),
+      ...(child.branch !== undefined ? { branch: child.branch } : {}),
+      ...(child.effort ? { effort: { ...child.effort } } : {}),
+      ...(child.notes?.length ? { notes: [...child.notes] } : {}),
     };
     this.agents.push(summaryOf(event));
     this.totalCost =
@@ -605,6 +794,7 @@ function summaryOf(event: WorkflowAgentEndEvent): WorkflowAgentSummary {
     ...(event.costUsd !== undefined ? { costUsd: event.costUsd } : {}),
     ...(event.workflow !== undefined ? { workflow: event.workflow } : {}),
     ...(event.journaled ? { journaled: true as const } : {}),
+    ...(event.branch !== undefined ? { branch: event.branch } : {}),
   };
 }
 

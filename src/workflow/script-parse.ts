@@ -18,7 +18,8 @@ export function acornParser(): typeof import('acorn') {
   return acorn;
 }
 
-const scriptOptions: Options = {
+/** How a body is parsed: a plain script with top-level await and return. */
+export const scriptOptions: Options = {
   ecmaVersion: 'latest',
   sourceType: 'script',
   allowAwaitOutsideFunction: true,

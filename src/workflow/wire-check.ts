@@ -5,6 +5,7 @@
  * never reads a value in a way that runs script code (structured clones carry no getters).
  */
 import { assertNever } from '../base/errors.js';
+import { EFFORT_LEVELS, ISOLATION_WORKTREE, isEffort } from './agent-options.js';
 import type { WorkflowErrorCode } from './contract.js';
 import { DEFAULT_MAXIMUM_DEPTH } from './materialize.js';
 import { type WorkerEnvelope, WorkerMessage } from './protocol.js';
@@ -81,11 +82,17 @@ function checkPayload(tag: WorkerMessage, payload: unknown): void {
       const options = onlyKeys(
         start.options,
         'payload.options',
-        ['label', 'phase', 'schema', 'model', 'timeoutMs'],
+        ['label', 'phase', 'schema', 'model', 'timeoutMs', 'effort', 'isolation', 'agentType'],
         [],
       );
-      for (const key of ['label', 'phase', 'model'] as const) {
+      for (const key of ['label', 'phase', 'model', 'agentType'] as const) {
         if (options[key] !== undefined) text(options[key], `payload.options.${key}`, false);
+      }
+      if (options.effort !== undefined && !isEffort(options.effort)) {
+        malformed(`payload.options.effort must be one of ${EFFORT_LEVELS.join(', ')}`);
+      }
+      if (options.isolation !== undefined && options.isolation !== ISOLATION_WORKTREE) {
+        malformed(`payload.options.isolation must be ${JSON.stringify(ISOLATION_WORKTREE)}`);
       }
       if (options.timeoutMs !== undefined) {
         positiveInteger(options.timeoutMs, 'payload.options.timeoutMs');

@@ -6,13 +6,17 @@
  */
 import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { errorMessage } from '../base/errors.js';
+import { type AgentCallCheckOptions, checkAgentCalls } from './agent-call-check.js';
 import { type LoadedWorkflow, WorkflowError } from './contract.js';
 import { validateMeta } from './meta.js';
 import { splitMetaHeader } from './meta-header.js';
 import { checkScriptBody } from './script-parse.js';
 
-/** `path` is absolute (a `resolveWorkflow` answer). Throws INVALID_ARGUMENT, META_INVALID or SCRIPT_PARSE. */
-export function readWorkflowFile(path: string): LoadedWorkflow {
+/**
+ * `path` is absolute (a `resolveWorkflow` answer); `calls` checks its literal `agent()` options.
+ * Throws INVALID_ARGUMENT, META_INVALID, SCRIPT_PARSE or UNSUPPORTED_OPTION.
+ */
+export function readWorkflowFile(path: string, calls: AgentCallCheckOptions = {}): LoadedWorkflow {
   let source: string;
   try {
     source = readRegularFile(path);
@@ -30,6 +34,7 @@ export function readWorkflowFile(path: string): LoadedWorkflow {
   }
   const meta = naming(path, () => validateMeta(split.meta));
   naming(path, () => checkScriptBody(split.body));
+  naming(path, () => checkAgentCalls(split.body, calls));
   return { name: meta.name, meta, body: split.body, path };
 }
 

@@ -38,7 +38,7 @@ test('workflow run: a dropped agent() whose start fails fails the run (exit 1)',
     home,
     model,
     'dropped',
-    `agent('x', { schema: { oneOf: [] } });\nreturn 5;\n`,
+    `agent('x', { schema: { oneOf: [{ type: 'string' }] } });\nreturn 5;\n`,
   );
   assert.equal(run.code, 1, run.stderr);
   const result = parseResult(run);

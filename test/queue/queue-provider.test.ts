@@ -510,6 +510,7 @@ test(
       persona: true,
       inheritsParentContext: false,
       activity: true,
+      workspace: false,
     });
   },
 );

@@ -17,6 +17,7 @@ const noCapabilities: SubagentCapabilities = {
   persona: false,
   inheritsParentContext: false,
   activity: false,
+  workspace: false,
 };
 
 const model = {

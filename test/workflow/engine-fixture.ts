@@ -8,6 +8,7 @@ import { Context } from '../../src/core/context.js';
 import type { SessionEvent } from '../../src/core/session-events.js';
 import { addUsage, type Usage } from '../../src/llm/contract.js';
 import type {
+  EffortReport,
   SubagentActivity,
   SubagentProvider,
   SubagentResult,
@@ -54,7 +55,7 @@ class Waiters {
 }
 
 export type FakeAnswer =
-  | { output: string; structured?: unknown; usage?: Usage }
+  | { output: string; structured?: unknown; usage?: Usage; effort?: EffortReport }
   | { error: string }
   | { fault: string };
 
@@ -106,6 +107,7 @@ export function fakeProvider(options: FakeProviderOptions = {}) {
       persona: true,
       inheritsParentContext: true,
       activity: !options.noActivity,
+      workspace: true,
     },
     start(request) {
       const immediate = options.respond?.(request);
@@ -151,6 +153,7 @@ export function fakeProvider(options: FakeProviderOptions = {}) {
               ...base,
               output: answer.output,
               ...(answer.structured !== undefined ? { structured: answer.structured } : {}),
+              ...(answer.effort ? { effort: answer.effort } : {}),
               stopReason: 'completed',
               usage: { ...child.usage },
             });

@@ -15,7 +15,7 @@ test('a child that cannot start ends the run even when the script drops or catch
   });
   const dropped = await settled(
     fixture,
-    fixture.start(`agent('x', { schema: { oneOf: [] } }); return 5;`),
+    fixture.start(`agent('x', { schema: { oneOf: [{ type: 'string' }] } }); return 5;`),
   );
   assert.equal(dropped.stopReason, 'error');
   assert.equal(dropped.value, null);

@@ -206,7 +206,8 @@ test('the result never rejects: thrown values and fatal errors settle as error',
   assert.equal(thrown.value, null);
   assert.equal(thrown.error?.code, 'SCRIPT_ERROR');
   assert.match(thrown.error?.message ?? '', /script bug/);
-  const fatal = await fixture.start(`await agent('x', { effort: 'max' });`).result;
+  // Not written literally, so only the call itself can refuse it.
+  const fatal = await fixture.start(`await agent('x', JSON.parse('{"efort": "max"}'));`).result;
   assert.equal(fatal.stopReason, 'error');
   assert.equal(fatal.error?.code, 'UNSUPPORTED_OPTION');
   const unserializable = await fixture.start(`return new Map();`).result;
@@ -302,7 +303,7 @@ test('a child that cannot start is fatal: UNSUPPORTED_SCHEMA or AGENT_START', as
   const schema = await settled(
     fixture,
     fixture.start(
-      `return await parallel([() => agent('x', { schema: { oneOf: [] } }), () => 'fine']);`,
+      `return await parallel([() => agent('x', { schema: { oneOf: [{ type: 'string' }] } }), () => 'fine']);`,
     ),
   );
   assert.equal(schema.error?.code, 'UNSUPPORTED_SCHEMA');

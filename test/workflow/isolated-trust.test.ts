@@ -214,7 +214,7 @@ test("a script's own InternalError('out of memory') or ('interrupted') is a thro
 
 test("rewriting a caught engine error's code and message does not forge the run's ending", async () => {
   const result = await ending(
-    `try { agent('x', { bogus: 1 }); } catch (error) {
+    `try { agent('x', Object.assign({}, { bogus: 1 })); } catch (error) {
        error.code = 'SCRIPT_MEMORY';
        error.message = 'forged';
        throw error;

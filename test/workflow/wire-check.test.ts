@@ -75,8 +75,20 @@ test('anything else is a fault that says what is wrong, never echoing the value'
       /payload\.call must be a positive integer/,
     ],
     [
-      { tag: 'agent-start', payload: { call: 1, prompt: 'p', options: { effort: 'max' } } },
-      /payload\.options has an unknown key "effort"/,
+      { tag: 'agent-start', payload: { call: 1, prompt: 'p', options: { efort: 'max' } } },
+      /payload\.options has an unknown key "efort"/,
+    ],
+    [
+      { tag: 'agent-start', payload: { call: 1, prompt: 'p', options: { effort: 'extreme' } } },
+      /payload\.options\.effort must be one of low, medium, high, max/,
+    ],
+    [
+      { tag: 'agent-start', payload: { call: 1, prompt: 'p', options: { isolation: 'copy' } } },
+      /payload\.options\.isolation must be "worktree"/,
+    ],
+    [
+      { tag: 'agent-start', payload: { call: 1, prompt: 'p', options: { agentType: ' ' } } },
+      /payload\.options\.agentType must not be empty/,
     ],
     [
       { tag: 'agent-start', payload: { call: 1, prompt: 'p', options: { timeoutMs: 0.5 } } },

@@ -241,26 +241,53 @@ test('a schema JSON cannot carry is fatal before any child starts', async () => 
   assert.deepEqual(run.agentStarts(), []);
 });
 
-test('deferred agent() options are fatal inside parallel, not nulled', async () => {
-  for (const option of ['effort', 'isolation', 'agentType']) {
-    const outcome = await finished(
-      `return await parallel([() => agent('a'), () => agent('b', { ${option}: 'x' })]);`,
-    );
-    assertError(outcome, 'UNSUPPORTED_OPTION', new RegExp(`${option} is deferred`));
-  }
-  const inPipeline = await finished(
-    `return await pipeline(['a'], (item) => agent(item, { effort: 'high' }));`,
+test('a misspelled agent() option is fatal inside parallel, not nulled, and names the closest', async () => {
+  const outcome = await finished(
+    `return await parallel([() => agent('a'), () => agent('b', { efort: 'high' })]);`,
   );
-  assertError(inPipeline, 'UNSUPPORTED_OPTION', /effort is deferred/);
+  assertError(outcome, 'UNSUPPORTED_OPTION', /no option "efort" \(did you mean effort\?\)/);
+  const inPipeline = await finished(
+    `return await pipeline(['a'], (item) => agent(item, { agenttype: 'reviewer' }));`,
+  );
+  assertError(
+    inPipeline,
+    'UNSUPPORTED_OPTION',
+    /no option "agenttype" \(did you mean agentType\?\)/,
+  );
+});
+
+test('effort, isolation and agentType are checked and sent; a bad value is fatal', async () => {
+  const run = session(
+    `return await agent('x', { effort: 'max', isolation: 'worktree', agentType: 'reviewer' });`,
+    { respond: echo },
+  );
+  assert.deepEqual(await run.done, { kind: 'ok', value: '<x>' });
+  assert.deepEqual(run.agentStarts(), [
+    {
+      call: 1,
+      prompt: 'x',
+      options: { effort: 'max', isolation: 'worktree', agentType: 'reviewer' },
+    },
+  ]);
+  const cases: Array<[string, RegExp]> = [
+    [`{ effort: 'extreme' }`, /effort must be one of low, medium, high, max, not "extreme"/],
+    [`{ effort: 'hihg' }`, /not "hihg" \(did you mean high\?\)/],
+    [`{ isolation: 'copy' }`, /isolation must be "worktree" .*not "copy"/],
+    [`{ agentType: '' }`, /agentType must be a non-empty string, not an empty string/],
+  ];
+  for (const [options, pattern] of cases) {
+    const outcome = await finished(`return await parallel([() => agent('b', ${options})]);`);
+    assertError(outcome, 'INVALID_ARGUMENT', pattern);
+  }
 });
 
 test('hook errors are not instanceof Error in the script; name, code and fatal are readable', async () => {
   const outcome = await finished(`
-    try { agent('x', { isolation: 'worktree' }); }
+    try { agent('x', { isolation: 'copy' }); }
     catch (error) { return [error instanceof Error, error.name, error.code, error.fatal]; }`);
   assert.deepEqual(outcome, {
     kind: 'ok',
-    value: [false, 'WorkflowError', 'UNSUPPORTED_OPTION', true],
+    value: [false, 'WorkflowError', 'INVALID_ARGUMENT', true],
   });
 });
 

@@ -172,6 +172,8 @@ function agentsTable(report: RunReport): string {
   const models = new Set(report.agents.map((agent) => agent.model ?? ''));
   const withModel =
     models.size > 1 || (models.size === 1 && !models.has(report.input.record.model ?? ''));
+  const withBranch = report.agents.some((agent) => agent.branch !== undefined);
+  const withEffort = report.agents.some((agent) => agent.effort !== undefined);
   const rows = report.agents.map((agent) => {
     const started = agent.startedAt !== undefined ? agent.startedAt - from : undefined;
     const took =
@@ -201,6 +203,8 @@ function agentsTable(report: RunReport): string {
           ]
         : []),
       ...(withModel ? [`<td>${text(agent.model ?? '')}</td>`] : []),
+      ...(withEffort ? [`<td>${text(agent.effort ?? '')}</td>`] : []),
+      ...(withBranch ? [`<td class="branch">${text(agent.branch ?? '')}</td>`] : []),
     ];
     return `<tr id="a${agent.seq}" data-state="${agent.state}">${cells.join('')}</tr>`;
   });
@@ -217,6 +221,8 @@ function agentsTable(report: RunReport): string {
     '<th class="n">tokens out</th>',
     ...(withCost ? ['<th class="n">cost</th>'] : []),
     ...(withModel ? ['<th>model</th>'] : []),
+    ...(withEffort ? ['<th>effort</th>'] : []),
+    ...(withBranch ? ['<th>branch</th>'] : []),
   ];
   const options = AGENT_STATES.map((state) => `<option value="${state}">${state}</option>`);
   return `<section class="later"><h2>Agents (${report.agents.length})</h2>

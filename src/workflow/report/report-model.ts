@@ -42,6 +42,10 @@ export interface ReportAgent {
   /** Cache reads and writes (counted in `input` too) only when the agent reported any. */
   usage: TokenCount;
   costUsd?: number;
+  /** The branch its changes are on (`isolation: 'worktree'`). */
+  branch?: string;
+  /** Its effort, and how it was sent or why it was not (`high: OpenAI reasoningEffort high`). */
+  effort?: string;
 }
 
 /** The agents of one phase of one (top or nested) workflow, in start order. */
@@ -177,7 +181,18 @@ function agentFrom(
     ...(end ? { endedAt: end.time } : {}),
     usage: tokensOf(end?.usage),
     ...costOf(end?.costUsd),
+    ...(typeof end?.branch === 'string' ? { branch: end.branch } : {}),
+    ...effortOf(end?.effort),
   };
+}
+
+/** An end event's effort as one line; nothing when it has none or it is not the shape written. */
+function effortOf(effort: unknown): { effort?: string } {
+  if (typeof effort !== 'object' || effort === null) return {};
+  const { level, control, note } = effort as Record<string, unknown>;
+  if (typeof level !== 'string') return {};
+  const how = typeof control === 'string' ? control : typeof note === 'string' ? note : '';
+  return { effort: how === '' ? level : `${level}: ${how}` };
 }
 
 function agentsOf(events: readonly WorkflowEventRecord[], input: RunReportInput): ReportAgent[] {
@@ -213,6 +228,7 @@ function agentsOf(events: readonly WorkflowEventRecord[], input: RunReportInput)
         ...(failure ? { reason: text(failure.reason) } : {}),
         usage: tokensOf(agent.tokens),
         ...costOf(agent.costUsd),
+        ...(typeof agent.branch === 'string' ? { branch: agent.branch } : {}),
       });
     }
   }
