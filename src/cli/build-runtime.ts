@@ -35,6 +35,7 @@ import { createModelClient } from '../llm/providers.js';
 import { installMcp, type McpLayer } from '../mcp/install.js';
 import { declaredServers } from '../mcp/server-list.js';
 import { installPlanMode, type PlanLayer } from '../plan/install.js';
+import { installSkillsAndCommands } from '../project/skills-and-commands.js';
 import { installSubagents, type SubagentLayer } from '../subagent/install.js';
 import { installTodos } from '../todo/install.js';
 import { builtinTools } from '../tools/index.js';
@@ -204,6 +205,7 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
     servers: mcpServers,
     ...(config.mcp?.outputLimit !== undefined ? { outputLimit: config.mcp.outputLimit } : {}),
   });
+  installSkillsAndCommands(runtime);
   if (config.permissions) {
     try {
       checkPermissionRules(config.permissions, runtime.toolCatalog.entries());

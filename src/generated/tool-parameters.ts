@@ -390,6 +390,18 @@ export const generatedToolParameters: Readonly<Record<string, JsonSchema>> = {
     required: ['subagent_id', 'message'],
     additionalProperties: false,
   },
+  skill: {
+    type: 'object',
+    properties: {
+      name: {
+        type: 'string',
+        minLength: 1,
+        description: 'The skill, by the name the system prompt lists.',
+      },
+    },
+    required: ['name'],
+    additionalProperties: false,
+  },
   subagent: {
     type: 'object',
     properties: {

@@ -144,6 +144,23 @@ export class TranscriptFold {
         });
         return;
       }
+      case 'command/run': {
+        // A custom command's turn: what was typed and where its text came from (the body follows).
+        const data = event.data as Data<'command/run'>;
+        const parts = [
+          `/${data.name}${data.arguments ? ` ${data.arguments}` : ''}`,
+          data.file,
+          ...(data.model ? [`model ${data.model}`] : []),
+          ...(data.allowedTools ? [`tools ${data.allowedTools.join(', ')}`] : []),
+        ];
+        this.finished.push({
+          kind: 'notice',
+          id: `k-${event.seq}`,
+          tone: 'info',
+          text: parts.join(' · '),
+        });
+        return;
+      }
       case 'context/compact-skipped':
         this.finished.push({
           kind: 'context',
