@@ -92,10 +92,11 @@ function readCommand(
     });
     return undefined;
   }
-  const fields = new FieldReader(file, parsed.fields, parsed.lines);
+  const fields = new FieldReader(file, parsed.fields, parsed.lines, parsed.written);
   const body = parsed.body.trim();
   const description = fields.text('description')?.trim() || firstLine(body) || `/${name}`;
-  const argumentHint = fields.text('argument-hint')?.trim();
+  // Claude Code's `argument-hint: [issue-number]` is a YAML list; it is shown as written.
+  const argumentHint = fields.has('argument-hint') ? fields.written('argument-hint') : undefined;
   for (const unknown of fields.unknown(KNOWN_FIELDS)) {
     fields.problem(
       unknown,

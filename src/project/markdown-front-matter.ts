@@ -19,6 +19,8 @@ export type FrontMatter =
       fields: Record<string, unknown>;
       /** The 1-based line of the file each field's key is on. */
       lines: Record<string, number>;
+      /** Each field's value as written (`[issue-number]`, not the list YAML reads). */
+      written: Record<string, string>;
       body: string;
       /** Whether the file had front matter at all. */
       present: boolean;
@@ -37,6 +39,7 @@ export function parseFrontMatter(text: string, file: string): FrontMatter {
       kind: 'parsed',
       fields: {},
       lines: {},
+      written: {},
       body: text.replace(/^\uFEFF/, ''),
       present: false,
     };
@@ -61,6 +64,9 @@ export function parseFrontMatter(text: string, file: string): FrontMatter {
   const document = parseDocument(source, { lineCounter });
   const [error] = document.errors;
   if (error) {
+    // Claude Code reads `argument-hint: [pr] [priority]`, which is not YAML, as text.
+    const plain = plainFields(source);
+    if (plain) return { kind: 'parsed', ...plain, body, present: true };
     const line = error.linePos?.[0].line;
     const message = (error.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
     return {
@@ -74,7 +80,7 @@ export function parseFrontMatter(text: string, file: string): FrontMatter {
   }
   const value: unknown = document.toJS();
   if (value === null || value === undefined) {
-    return { kind: 'parsed', fields: {}, lines: {}, body, present: true };
+    return { kind: 'parsed', fields: {}, lines: {}, written: {}, body, present: true };
   }
   if (typeof value !== 'object' || Array.isArray(value)) {
     return {
@@ -83,19 +89,59 @@ export function parseFrontMatter(text: string, file: string): FrontMatter {
     };
   }
   const lines: Record<string, number> = {};
+  const written: Record<string, string> = {};
   const contents = document.contents;
   if (yaml.isMap(contents)) {
     for (const pair of contents.items) {
       const key = pair.key;
-      if (yaml.isScalar(key) && key.range) {
-        // The front matter starts on the file's second line.
-        lines[String(key.value)] = lineCounter.linePos(key.range[0]).line + 1;
-      }
+      if (!yaml.isScalar(key) || !key.range) continue;
+      // The front matter starts on the file's second line.
+      lines[String(key.value)] = lineCounter.linePos(key.range[0]).line + 1;
+      const range = yaml.isNode(pair.value) ? pair.value.range : undefined;
+      if (range) written[String(key.value)] = source.slice(range[0], range[1]).trim();
     }
   }
-  return { kind: 'parsed', fields: value as Record<string, unknown>, lines, body, present: true };
+  return {
+    kind: 'parsed',
+    fields: value as Record<string, unknown>,
+    lines,
+    written,
+    body,
+    present: true,
+  };
 }
 
+const PLAIN_LINE = /^([A-Za-z_][\w-]*):[ \t]*(.*?)[ \t]*$/;
+
+/**
+ * Front matter of `name: text` lines only (an indented line continues the value before it; blank
+ * and `#` lines aside), each value as text; else undefined. What Claude Code reads where YAML
+ * would refuse: `description: Use when: the user asks`, `argument-hint: [pr] [priority]`.
+ */
+function plainFields(source: string):
+  | {
+      fields: Record<string, string>;
+      lines: Record<string, number>;
+      written: Record<string, string>;
+    }
+  | undefined {
+  const fields: Record<string, string> = {};
+  const lines: Record<string, number> = {};
+  let last: string | undefined;
+  for (const [index, line] of source.split(/\r?\n/).entries()) {
+    if (line.trim() === '' || line.startsWith('#')) continue;
+    if (/^[ \t]/.test(line) && last !== undefined) {
+      fields[last] = `${fields[last]} ${line.trim()}`.trim();
+      continue;
+    }
+    const match = PLAIN_LINE.exec(line);
+    if (!match || Object.hasOwn(fields, match[1] as string)) return undefined;
+    last = match[1] as string;
+    fields[last] = match[2] as string;
+    lines[last] = index + 2;
+  }
+  return { fields, lines, written: { ...fields } };
+}
 /** `FILE[:LINE]: message`. */
 export function problemLine(problem: SetupProblem): string {
   return `${problem.file}${problem.line !== undefined ? `:${problem.line}` : ''}: ${problem.message}`;
@@ -109,6 +155,7 @@ export class FieldReader {
     readonly file: string,
     private readonly fields: Record<string, unknown>,
     private readonly lines: Record<string, number>,
+    private readonly writtenValues: Record<string, string> = {},
   ) {}
 
   /** Records a problem of field `name` (or of the file, without one). */
@@ -144,6 +191,11 @@ export class FieldReader {
     if (typeof value === 'number' || typeof value === 'boolean') return String(value);
     this.problem(name, `must be text, not ${Array.isArray(value) ? 'a list' : typeof value}`);
     return undefined;
+  }
+
+  /** A field's value as written in the file, for display text YAML would read otherwise. */
+  written(name: string): string | undefined {
+    return this.writtenValues[name];
   }
 
   /** The fields outside `known`, in the order written. */

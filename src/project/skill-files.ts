@@ -101,7 +101,7 @@ function readSkill(
     });
     return undefined;
   }
-  const fields = new FieldReader(file, parsed.fields, parsed.lines);
+  const fields = new FieldReader(file, parsed.fields, parsed.lines, parsed.written);
   const name = fields.text('name');
   const description = fields.text('description')?.trim();
   if (!fields.has('name')) fields.problem('name', 'is missing');
