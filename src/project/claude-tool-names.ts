@@ -16,6 +16,7 @@ const LOOM_NAMES: Readonly<Record<string, string>> = {
   Task: 'subagent',
   Agent: 'subagent',
   TodoWrite: 'todo_write',
+  Skill: 'skill',
 };
 
 /** Loom's name for `name`: its mapping when Claude Code has such a tool, else `name`. */
