@@ -8,12 +8,16 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import {
+  closeSync,
+  constants,
   cpSync,
   existsSync,
+  openSync,
   readFileSync,
   realpathSync,
   symlinkSync,
   writeFileSync,
+  writeSync,
 } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
@@ -42,6 +46,7 @@ test('a rebuild swaps dist in one rename: a loom started before keeps working, a
   const workspace = temporaryFolder();
   const fifo = join(workspace, 'go.fifo');
   assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+  // The bash call waits through three whole builds (the longest timeout bash takes).
   writeFileSync(join(home, 'config.yaml'), 'tools:\n  bashTimeoutMs: 600000\n');
   const workflow = {
     name: 'workflow',
@@ -94,7 +99,11 @@ test('a rebuild swaps dist in one rename: a loom started before keeps working, a
   assert.notEqual(after, before, 'dist names the new build');
   assert.ok(existsSync(before), "the running loom's build is kept");
 
-  writeFileSync(fifo, 'go\n');
+  // Without O_NONBLOCK a write with no reader left (the bash call ended) would block the test
+  // forever; this way it fails at once, naming ENXIO.
+  const writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+  writeSync(writer, 'go\n');
+  closeSync(writer);
   const { code } = await running.exited;
   assert.equal(code, 0, running.stderr());
   assert.match(running.stdout(), /finished: .*child says hi/);
