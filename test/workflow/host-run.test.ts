@@ -181,7 +181,7 @@ test("V8's out-of-memory end of the worker is SCRIPT_MEMORY; running children ar
   assert.deepEqual(pairViolations(events.records), []);
 });
 
-test('maxRunMs counts from the worker\'s started, not from go: loading the engine is not the script\'s time', async (t) => {
+test("maxRunMs counts from the worker's started, not from go: loading the engine is not the script's time", async (t) => {
   t.mock.timers.enable({ apis: ['setTimeout'] });
   const worker = new FakeWorker();
   const { run, fake } = hostRun(worker, { respond: () => undefined, limits: { maxRunMs: 300 } });
