@@ -14,6 +14,8 @@ import { errorMessage } from '../base/errors.js';
 export const MAX_IMPORT_DEPTH = 5;
 
 const IMPORT_LINE = /^[ \t]*@(\S+)[ \t]*$/;
+/** A quick test for any line that may be an import (fences are not looked at here). */
+const ANY_IMPORT = /^[ \t]*@\S/m;
 const FENCE = /^[ \t]*(`{3,}|~{3,})/;
 
 export interface ExpandedFile {
@@ -61,6 +63,8 @@ function textOf(path: string): string {
 
 /** `text` is the file's own (already read); its imports are read here. */
 export function expandImports(path: string, text: string, options: ExpandOptions): ExpandedFile {
+  // Most files import nothing: they cost no further file system call.
+  if (!ANY_IMPORT.test(text)) return { text, problems: [] };
   const expansion: Expansion = {
     ...options,
     realBoundary: realPath(options.boundary),
