@@ -35,6 +35,7 @@ import { createModelClient } from '../llm/providers.js';
 import { installMcp, type McpLayer } from '../mcp/install.js';
 import { declaredServers } from '../mcp/server-list.js';
 import { installPlanMode, type PlanLayer } from '../plan/install.js';
+import { installInstructions } from '../project/instructions-install.js';
 import { installSubagents, type SubagentLayer } from '../subagent/install.js';
 import { installTodos } from '../todo/install.js';
 import { builtinTools } from '../tools/index.js';
@@ -200,6 +201,7 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
   // Layer 6: reminders root agents set themselves; unref'd timers, so they never hold a process.
   const schedules = installSchedules(runtime);
   const codeMode = installCodeMode(runtime, codeModeSettings(config, flags.toolsMode));
+  installInstructions(runtime, config.instructions);
   const mcp = installMcp(runtime, {
     servers: mcpServers,
     ...(config.mcp?.outputLimit !== undefined ? { outputLimit: config.mcp.outputLimit } : {}),

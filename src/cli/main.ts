@@ -97,6 +97,17 @@ export function buildProgram(): Command {
       await exitAfterDrain(await runCommand(prompt, options));
     });
 
+  program
+    .command('init')
+    .description("write the workspace's AGENTS.md in one agent turn")
+    .option('--force', 'replace an existing AGENTS.md (the agent reads it first)')
+    .option('--model <spec>', `provider:model, e.g. scripted:model.json ${MODEL_DEFAULT}`)
+    .option('--cwd <dir>', 'the workspace folder (default: the current folder)')
+    .action(async (options: import('./init-command.js').InitOptions) => {
+      const { initCommand } = await import('./init-command.js');
+      await exitAfterDrain(await initCommand(options));
+    });
+
   const sessions = program.command('sessions').description('list and show stored sessions');
   sessions
     .command('list')

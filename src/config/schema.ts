@@ -432,6 +432,38 @@ function declareSchemas(z: typeof Zod) {
         enforce: z.boolean().optional(),
       })
       .optional(),
+    /** Project instructions (SPEC §10): AGENTS.md, else CLAUDE.md, in each folder that has one. */
+    instructions: z
+      .strictObject({
+        /**
+         * File names tried in each folder (the workspace, its parents up to the repository root,
+         * and $LOOM_HOME), in order: a folder's first existing one is read. Default
+         * [AGENTS.md, CLAUDE.md]; an empty list reads none.
+         */
+        files: z
+          .array(
+            z
+              .string({ error: 'must be a file name such as AGENTS.md' })
+              .min(1, 'must be a file name such as AGENTS.md')
+              .refine(
+                (name) => !/[\\/\0]/.test(name) && name !== '.' && name !== '..',
+                'must be a file name such as AGENTS.md, not a path: it is looked for in every folder',
+              ),
+            { error: 'must be a list of file names, such as [AGENTS.md, CLAUDE.md]' },
+          )
+          .superRefine((names, context) => {
+            names.forEach((name, index) => {
+              if (names.indexOf(name) === index) return;
+              context.addIssue({
+                code: 'custom',
+                path: [index],
+                message: `lists ${JSON.stringify(name)} twice`,
+              });
+            });
+          })
+          .optional(),
+      })
+      .optional(),
     retry: z
       .strictObject({
         /** Attempts per model request, retries included; default 4. */

@@ -6,6 +6,7 @@
 import { planModeOf } from '../plan/install.js';
 import { contextCommand } from './commands/context.js';
 import type { SlashCommand, SlashContext } from './commands/contract.js';
+import { initCommand } from './commands/init.js';
 import { SESSION_COMMANDS } from './commands/session.js';
 import { VIEW_COMMANDS } from './commands/views.js';
 
@@ -59,6 +60,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   ...VIEW_COMMANDS,
   ...SESSION_COMMANDS,
   contextCommand,
+  initCommand,
   {
     name: 'exit',
     description: 'leave (the session id is printed to resume it)',
