@@ -5,11 +5,13 @@
  * and `loom agents list` shows it beside the built-in types and a malformed file's problem.
  */
 import assert from 'node:assert/strict';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { writeTree } from '../helpers/file-tree.js';
 import { callsThenReply, subagentCall } from '../helpers/scripted-turns.js';
-import { ndjsonLines, requestPrompts, sessions } from '../helpers/session-files.js';
+import { ndjsonLines, requestPrompts, sessions, toolResults } from '../helpers/session-files.js';
 import { runLoom, runScripted, scriptedFolders } from './loom-process.js';
 
 const REVIEWER = [
@@ -66,6 +68,61 @@ test('loom run: subagent {agent_type: reviewer} runs .claude/agents/reviewer.md 
     rootRequest?.tools.some((tool) => tool.name === 'bash'),
     'the root keeps its tools',
   );
+});
+
+const fakeAgent = fileURLToPath(
+  new URL('../subagent/fixtures/fake-acp-agent.mjs', import.meta.url),
+);
+
+test('agent_type over ACP: Loom itself (acp) takes the persona and tools; a foreign agent refuses the persona and never starts', async () => {
+  const folders = scriptedFolders({
+    rules: [
+      callsThenReply(
+        '^review both ways$',
+        [
+          [
+            subagentCall('loom review', 'review over acp', {
+              agent_type: 'reviewer',
+              provider: 'acp',
+            }),
+            subagentCall('foreign review', 'review elsewhere', {
+              agent_type: 'reviewer',
+              provider: 'fake',
+            }),
+          ],
+        ],
+        'done',
+      ),
+      { when: '^review over acp$', reply: 'reviewed over acp' },
+    ],
+  });
+  writeTree(folders.workspace, { '.claude/agents/reviewer.md': REVIEWER });
+  const pids = join(folders.home, 'agent-pids');
+  writeFileSync(
+    join(folders.home, 'config.yaml'),
+    `subagents:\n  providers:\n    fake:\n      type: acp\n      command: ${JSON.stringify(process.execPath)}\n      args: [${JSON.stringify(fakeAgent)}]\n      env: { FAKE_AGENT_PIDS: ${JSON.stringify(pids)} }\n`,
+  );
+  const run = await runScripted(folders, 'review both ways', { json: true });
+  assert.equal(run.code, 0, run.stderr);
+  const [loomChild, foreignChild] = toolResults(ndjsonLines(run.stdout), 'subagent');
+  assert.equal(loomChild?.isError, false, loomChild?.content);
+  assert.equal(loomChild?.content, 'reviewed over acp');
+  assert.equal(foreignChild?.errorCode, 'UNSUPPORTED_CAPABILITY');
+  assert.match(
+    foreignChild?.content ?? '',
+    /subagent provider fake does not support toolFilter, persona/,
+  );
+  assert.equal(existsSync(pids), false, 'the foreign agent never started');
+
+  // The session `loom acp` served: the reviewer's prompt and tools, enforced in the child.
+  const served = sessions(folders.home).find((session) =>
+    requestPrompts(session.events, join(folders.home, 'sessions')).some((request) =>
+      request.system.startsWith('You are Quill'),
+    ),
+  );
+  assert.ok(served, 'a session ran with the reviewer prompt');
+  const [request] = requestPrompts(served.events, join(folders.home, 'sessions'));
+  assert.deepEqual(request?.tools.map((tool) => tool.name).sort(), ['grep', 'read_file']);
 });
 
 test('loom agents list [--json]: built-in types, a .claude/agents file, a personal one it hides, and a malformed file', async () => {
