@@ -36,6 +36,7 @@ import { installMcp, type McpLayer } from '../mcp/install.js';
 import { declaredServers } from '../mcp/server-list.js';
 import { installPlanMode, type PlanLayer } from '../plan/install.js';
 import { installInstructions } from '../project/instructions-install.js';
+import { installAgentTypes } from '../project/agent-types-install.js';
 import { installSubagents, type SubagentLayer } from '../subagent/install.js';
 import { installTodos } from '../todo/install.js';
 import { builtinTools } from '../tools/index.js';
@@ -170,6 +171,8 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
   });
   runtime.offerTools(tools);
   if (config.permissions) installPermissionRules(root, config.permissions);
+  // Before the subagents: the subagent tool lists the agent types as it is made.
+  installAgentTypes(runtime);
   const subagents = installSubagents(runtime, {
     ...(config.subagents?.maxDepth !== undefined ? { maxDepth: config.subagents.maxDepth } : {}),
     ...(config.subagents?.provider ? { defaultProvider: config.subagents.provider } : {}),

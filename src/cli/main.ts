@@ -145,6 +145,20 @@ export function buildProgram(): Command {
       await exitAfterDrain(0);
     });
 
+  program
+    .command('agents')
+    .description('the agent types subagent {agent_type} can name')
+    .command('list')
+    .description(
+      'list the agent types: built-in, .loom/agents, .claude/agents and $LOOM_HOME/agents (name, origin, description, path)',
+    )
+    .option('--cwd <dir>', 'the workspace (default: the current folder)')
+    .option('--json', 'one JSON object per agent type')
+    .action(async (options: import('./agents-command.js').AgentsListOptions) => {
+      const { agentsListCommand } = await import('./agents-command.js');
+      await exitAfterDrain(agentsListCommand(options));
+    });
+
   const workflow = program
     .command('workflow')
     .description('workflows: list, run, check; kept runs: runs, report');
