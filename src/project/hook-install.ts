@@ -40,8 +40,6 @@ export interface HookSettings {
   config: HooksConfig | undefined;
   /** The workspace: where `.claude/settings.json` is read and hooks run. */
   workspace: string;
-  /** The environment hooks start from (less credentials); default Loom's own. */
-  environment?: NodeJS.ProcessEnv;
 }
 
 /** Reads the hooks (a bad file throws a UserError) and installs them; the undo removes them all. */
@@ -55,7 +53,6 @@ export function installHooks(runtime: AgentRuntime, settings: HookSettings): Dis
     groups,
     workspace: settings.workspace,
     credentials: () => runtime.root.find(credentialVariablesKey),
-    ...(settings.environment ? { environment: settings.environment } : {}),
   });
   return new InstalledHooks(runtime, runner, settings.workspace).install();
 }

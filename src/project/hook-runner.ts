@@ -31,8 +31,6 @@ export interface HookRunnerOptions {
   /** The workspace: every hook's working folder and `cwd`. */
   workspace: string;
   credentials: () => CredentialVariables | undefined;
-  /** The environment hooks start from; Loom's own by default. */
-  environment?: NodeJS.ProcessEnv;
 }
 
 export class HookRunner {
@@ -74,7 +72,6 @@ export class HookRunner {
       cwd: this.options.workspace,
       timeoutMs,
       credentials: this.options.credentials(),
-      ...(this.options.environment ? { base: this.options.environment } : {}),
       signals: request.signals.filter((signal) => signal !== undefined),
     });
     const verdict = hookVerdict(request.event, result);
