@@ -35,8 +35,9 @@ import { createModelClient } from '../llm/providers.js';
 import { installMcp, type McpLayer } from '../mcp/install.js';
 import { declaredServers } from '../mcp/server-list.js';
 import { installPlanMode, type PlanLayer } from '../plan/install.js';
-import { installInstructions } from '../project/instructions-install.js';
 import { installAgentTypes } from '../project/agent-types-install.js';
+import { installHooks } from '../project/hook-install.js';
+import { installInstructions } from '../project/instructions-install.js';
 import { installSubagents, type SubagentLayer } from '../subagent/install.js';
 import { installTodos } from '../todo/install.js';
 import { builtinTools } from '../tools/index.js';
@@ -170,6 +171,8 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
       : {}),
   });
   runtime.offerTools(tools);
+  // Hooks before permission rules: a PreToolUse hook sees every call, even one a rule allows.
+  installHooks(runtime, { config: config.hooks, workspace: flags.cwd });
   if (config.permissions) installPermissionRules(root, config.permissions);
   // Before the subagents: the subagent tool lists the agent types as it is made.
   installAgentTypes(runtime);
