@@ -428,6 +428,12 @@ export const generatedToolParameters: Readonly<Record<string, JsonSchema>> = {
         type: 'string',
         minLength: 1,
       },
+      agent_type: {
+        description:
+          "Which kind of agent runs the task, by name from the agent types listed in this tool's description: its own instructions, tools and model. Default: general-purpose.",
+        type: 'string',
+        minLength: 1,
+      },
       output_schema: {
         description:
           'A JSON Schema the answer must match; the subagent then answers through a structured-output tool and its value comes back as JSON text.',
@@ -464,6 +470,12 @@ export const generatedToolParameters: Readonly<Record<string, JsonSchema>> = {
       provider: {
         description:
           'Which subagent provider runs the task (default: the configured one). `acp` and configured ACP providers run another agent process, which cannot run in the background; only `acp` (Loom itself) takes output_schema.',
+        type: 'string',
+        minLength: 1,
+      },
+      agent_type: {
+        description:
+          "Which kind of agent runs the task, by name from the agent types listed in this tool's description: its own instructions, tools and model. Default: general-purpose.",
         type: 'string',
         minLength: 1,
       },

@@ -29,3 +29,10 @@ export function claudeToolName(name: string): string {
   for (const [claude, loom] of Object.entries(LOOM_NAMES)) if (loom === name) return claude;
   return name;
 }
+
+/** Every Claude Code name of Loom's `name` (`edit_file`: `Edit`, `MultiEdit`); empty when none. */
+export function claudeToolNames(name: string): string[] {
+  return Object.entries(LOOM_NAMES)
+    .filter(([, loom]) => loom === name)
+    .map(([claude]) => claude);
+}

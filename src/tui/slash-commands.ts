@@ -8,6 +8,7 @@ import { planModeOf } from '../plan/install.js';
 import { contextCommand } from './commands/context.js';
 import type { SlashCommand, SlashContext } from './commands/contract.js';
 import { customSlashCommands, shadowedLines, skillsCommand } from './commands/custom.js';
+import { initCommand } from './commands/init.js';
 import { SESSION_COMMANDS } from './commands/session.js';
 import { VIEW_COMMANDS } from './commands/views.js';
 
@@ -68,6 +69,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   ...SESSION_COMMANDS,
   contextCommand,
   skillsCommand,
+  initCommand,
   {
     name: 'exit',
     description: 'leave (the session id is printed to resume it)',

@@ -11,6 +11,7 @@ import {
   contextWarningLine,
 } from '../context/context-lines.js';
 import type { SessionEvent } from '../core/session-events.js';
+import { hookRunLine } from '../project/hook-line.js';
 import type { ToolLineState, ToolStatus, TranscriptItem } from './contract.js';
 
 type Data<Type extends SessionEvent['type']> = SessionEvent<Type>['data'];
@@ -166,6 +167,13 @@ export class TranscriptFold {
           kind: 'context',
           id: `c-${event.seq}`,
           text: contextSkippedLine(event.data as Data<'context/compact-skipped'>),
+        });
+        return;
+      case 'hook/run':
+        this.finished.push({
+          kind: 'context',
+          id: `h-${event.seq}`,
+          text: hookRunLine(event.data as Data<'hook/run'>),
         });
         return;
       default:
