@@ -41,7 +41,7 @@ function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
 
-/** Throws UNKNOWN_AGENT_TYPE naming the known types (and the named file's problem, if any). */
+/** The UNKNOWN_AGENT_TYPE error for `name`: the known types, and the named file's problem if any. */
 function unknownType(types: AgentTypes | undefined, name: string): SubagentError {
   if (!types) {
     return new SubagentError(
