@@ -91,14 +91,15 @@ test('a structured child that answers in plain text ends as error (NO_STRUCTURED
   await fixture.close();
 });
 
-test('an unsupported schema is UNSUPPORTED_SCHEMA at start, listing every path', async () => {
+test('an unusable schema is UNSUPPORTED_SCHEMA at start, listing every path', async () => {
   const fixture = subagentFixture({ model });
   const files = fixture.sessionFiles();
   const schema = {
     type: 'object',
     properties: {
-      email: { type: 'string', format: 'email' },
-      tags: { type: ['string', 'null'] },
+      email: { type: 'string', format: 'email', minLenght: 3 },
+      tags: { type: ['string', 'null'], nullable: true },
+      owner: { $ref: 'https://example.com/person.json' },
     },
     anyOf: [{ required: ['email'] }],
   };
@@ -107,9 +108,13 @@ test('an unsupported schema is UNSUPPORTED_SCHEMA at start, listing every path',
     (error: unknown) => {
       assert.ok(error instanceof SubagentError);
       assert.equal(error.code, 'UNSUPPORTED_SCHEMA');
-      assert.match(error.message, /outputSchema\.properties\.email: unsupported keyword "format"/);
-      assert.match(error.message, /outputSchema\.properties\.tags\.type: a list of types/);
-      assert.match(error.message, /outputSchema: unsupported keyword "anyOf"/);
+      assert.match(error.message, /\(3 problems\)/);
+      assert.match(
+        error.message,
+        /outputSchema\.properties\.email: unknown keyword "minLenght".*did you mean "minLength"\?/,
+      );
+      assert.match(error.message, /outputSchema\.properties\.tags: "nullable" is not supported/);
+      assert.match(error.message, /outputSchema\.properties\.owner\.\$ref: .* outside this one/);
       return true;
     },
   );

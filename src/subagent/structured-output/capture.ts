@@ -32,7 +32,7 @@ import {
   STRUCTURED_OUTPUT_SECTION_ORDER,
   STRUCTURED_OUTPUT_TOOL,
 } from './capture-instructions.js';
-import { assertSupportedSchema } from './schema-subset.js';
+import { assertSupportedSchema } from './output-schema.js';
 
 export { STRUCTURED_OUTPUT_SECTION, STRUCTURED_OUTPUT_TOOL } from './capture-instructions.js';
 
