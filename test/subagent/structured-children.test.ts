@@ -28,6 +28,8 @@ const model = {
       steps: [{ output: { files: 'not a list' } }, { output: { files: ['fixed.ts'] } }],
     },
     { when: 'plain text', reply: 'here are the files: a.ts' },
+    { when: 'review', output: { verdict: 'approve', reviewer: null, fix: { line: 2 } } },
+    { when: 'pick one', output: ['b.ts', null] },
   ],
 };
 
@@ -88,6 +90,30 @@ test('a structured child that answers in plain text ends as error (NO_STRUCTURED
   assert.equal(turnEnd?.reason, 'error');
   assert.equal(turnEnd?.error?.code, 'NO_STRUCTURED_OUTPUT');
   assert.equal(fixture.ends[0]?.stopReason, 'error');
+  await fixture.close();
+});
+
+test('schemas as providers take them: anyOf, type lists, $ref, and a root no route takes as parameters', async () => {
+  const fixture = subagentFixture({ model });
+  const { registry } = fixture.services;
+  const reviewSchema = {
+    type: 'object',
+    properties: {
+      verdict: { enum: ['approve', 'reject'] },
+      reviewer: { type: ['string', 'null'] },
+      fix: { anyOf: [{ type: 'null' }, { $ref: '#/$defs/fix' }] },
+    },
+    required: ['verdict', 'reviewer', 'fix'],
+    $defs: { fix: { type: 'object', properties: { line: { type: 'integer', minimum: 1 } } } },
+  };
+  const pickSchema = { type: ['array', 'null'], items: { type: ['string', 'null'] } };
+  const review = registry.start('spawn', request(fixture, 'review', reviewSchema));
+  const pick = registry.start('spawn', request(fixture, 'pick one', pickSchema));
+  const [reviewed, picked] = await Promise.all([review.result, pick.result]);
+  assert.equal(reviewed.stopReason, 'completed', reviewed.diagnostic);
+  assert.deepEqual(reviewed.structured, { verdict: 'approve', reviewer: null, fix: { line: 2 } });
+  assert.equal(picked.stopReason, 'completed', picked.diagnostic);
+  assert.deepEqual(picked.structured, ['b.ts', null]);
   await fixture.close();
 });
 

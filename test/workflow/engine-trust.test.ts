@@ -8,7 +8,8 @@ test('a child that cannot start ends the run even when the script drops or catch
   const fixture = engineFixture({
     limits: { maxTotalAgents: 2 },
     respond: (request) => {
-      if (request.outputSchema) throw new SubagentError('UNSUPPORTED_SCHEMA', 'this provider takes no schema');
+      if (request.outputSchema)
+        throw new SubagentError('UNSUPPORTED_SCHEMA', 'this provider takes no schema');
       if (request.prompt === 'deep') throw new SubagentError('DEPTH_LIMIT', 'too deep');
       return echoPrompt(request);
     },

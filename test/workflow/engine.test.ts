@@ -295,7 +295,8 @@ test('failed and faulted children resolve null and are listed as failures', asyn
 test('a child that cannot start is fatal: UNSUPPORTED_SCHEMA or AGENT_START', async () => {
   const fixture = engineFixture({
     respond: (request) => {
-      if (request.outputSchema) throw new SubagentError('UNSUPPORTED_SCHEMA', 'this provider takes no schema');
+      if (request.outputSchema)
+        throw new SubagentError('UNSUPPORTED_SCHEMA', 'this provider takes no schema');
       throw new SubagentError('DEPTH_LIMIT', 'too deep');
     },
   });
