@@ -156,6 +156,7 @@ export type SubagentErrorCode =
   | 'UNKNOWN_PROVIDER'
   | 'DUPLICATE_PROVIDER'
   | 'UNKNOWN_AGENT'
+  | 'UNKNOWN_AGENT_TYPE'
   | 'NOT_AUTHORIZED'
   | 'DELEGATED_CALLER';
 

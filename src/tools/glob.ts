@@ -11,7 +11,7 @@ import { defineBuiltinTool } from '../core/builtin-tool.js';
 import type { ToolDefinition } from '../core/tool-contract.js';
 import { compileGlob, splitGlobBase } from './compile-glob.js';
 import { walkFiles } from './walk-files.js';
-import { displayPath, resolveInWorkspace, type Workspace } from './workspace.js';
+import { displayPath, readingWorkspace, resolveInWorkspace, type Workspace } from './workspace.js';
 
 export interface GlobOptions {
   workspace: Workspace;
@@ -49,7 +49,8 @@ export function globTool(options: GlobOptions): ToolDefinition {
     arguments: schema,
     concurrencySafe: true,
     async execute(args, execution) {
-      const searchRoot = resolveInWorkspace(options.workspace, args.path ?? '.', {
+      const workspace = readingWorkspace(options.workspace, execution.context);
+      const searchRoot = resolveInWorkspace(workspace, args.path ?? '.', {
         mustExist: true,
       });
       if (!(await stat(searchRoot)).isDirectory()) {
@@ -57,7 +58,7 @@ export function globTool(options: GlobOptions): ToolDefinition {
       }
       const { base, rest } = splitGlobBase(args.pattern);
       const start =
-        base === '' ? searchRoot : resolveInWorkspace(options.workspace, resolve(searchRoot, base));
+        base === '' ? searchRoot : resolveInWorkspace(workspace, resolve(searchRoot, base));
       const startStats = await stat(start).catch(() => undefined);
       const matches: Array<{ path: string; modified: number }> = [];
       if (startStats?.isDirectory()) {
@@ -69,7 +70,7 @@ export function globTool(options: GlobOptions): ToolDefinition {
         for await (const file of walk) {
           if (!matcher.test(file.relativePath)) continue;
           const modified = (await stat(file.absolutePath).catch(() => undefined))?.mtimeMs ?? 0;
-          matches.push({ path: displayPath(options.workspace, file.absolutePath), modified });
+          matches.push({ path: displayPath(workspace, file.absolutePath), modified });
         }
       }
       if (matches.length === 0) return `no files match ${args.pattern}`;

@@ -13,7 +13,7 @@ import { compileGlob } from './compile-glob.js';
 import { containsNulByte } from './is-binary-file.js';
 import { notRegularFile, openRegularFile } from './regular-file.js';
 import { type WalkedFile, walkFiles } from './walk-files.js';
-import { displayPath, resolveInWorkspace, type Workspace } from './workspace.js';
+import { displayPath, readingWorkspace, resolveInWorkspace, type Workspace } from './workspace.js';
 
 export interface GrepOptions {
   workspace: Workspace;
@@ -69,15 +69,16 @@ export function grepTool(options: GrepOptions): ToolDefinition {
     arguments: schema,
     concurrencySafe: true,
     async execute(args, execution) {
+      const workspace = readingWorkspace(options.workspace, execution.context);
       const expression = compileExpression(args.pattern, args.ignore_case ?? false);
       const maxResults = args.max_results ?? defaultMaxResults;
-      const target = resolveInWorkspace(options.workspace, args.path ?? '.', { mustExist: true });
+      const target = resolveInWorkspace(workspace, args.path ?? '.', { mustExist: true });
       const accepts = fileFilter(args.glob);
       const found: string[] = [];
       let capped = false;
       for await (const file of filesToSearch(
         target,
-        displayPath(options.workspace, target),
+        displayPath(workspace, target),
         options.skipFolders,
         execution.signal,
       )) {
@@ -85,7 +86,7 @@ export function grepTool(options: GrepOptions): ToolDefinition {
         if (!accepts(file.relativePath)) continue;
         const text = await readSearchable(file.absolutePath, maxFileBytes);
         if (text === undefined) continue;
-        const shown = displayPath(options.workspace, file.absolutePath);
+        const shown = displayPath(workspace, file.absolutePath);
         const lines = text.split(/\r?\n/);
         for (let index = 0; index < lines.length && !capped; index += 1) {
           const line = lines[index] as string;

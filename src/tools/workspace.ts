@@ -6,6 +6,8 @@
 import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { UserError } from '../base/errors.js';
+import type { Context } from '../core/context.js';
+import { readingRootsOf } from '../core/reading-roots.js';
 
 export interface Workspace {
   /** The folder relative paths resolve against; commands run here. */
@@ -42,6 +44,18 @@ export function resolveInWorkspace(
     throw new UserError('INVALID_ARGUMENT', `${path} does not exist`);
   }
   return absolute;
+}
+
+/**
+ * The workspace a reading tool (`read_file`, `glob`, `grep`) of `context` reaches: `workspace`
+ * plus the folders layers opened for reading on that scope (a personal skill's folder, see
+ * core/reading-roots.ts). Writing tools keep `workspace` itself.
+ */
+export function readingWorkspace(workspace: Workspace, context: Context): Workspace {
+  const folders = readingRootsOf(context);
+  return folders.length === 0
+    ? workspace
+    : { ...workspace, extraRoots: [...workspace.extraRoots, ...folders] };
 }
 
 /** How a tool shows a path to the model: relative to the root when inside it, else absolute. */

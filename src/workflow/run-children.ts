@@ -9,7 +9,7 @@ import { setMaxListeners } from 'node:events';
 import { assertNever, errorMessage } from '../base/errors.js';
 import type { Context } from '../core/context.js';
 import type { Usage } from '../llm/contract.js';
-import { costOf, hasPrices, type PriceSource, type TokenCount } from '../llm/prices.js';
+import { costOf, hasPrices, type PriceSource, priceOf, type TokenCount } from '../llm/prices.js';
 import {
   SubagentError,
   type SubagentResult,
@@ -355,7 +355,7 @@ export class RunChildren {
       instructions: this.setup.childInstructions(options.schema !== undefined),
       signal: this.controller.signal,
     };
-    const spend: AgentSpend = { input: 0, output: 0, costUsd: this.priced ? 0 : undefined };
+    const spend: AgentSpend = { input: 0, output: 0, costUsd: this.startingCost(model) };
     startRequest.onUsage = (report) => this.charge(spend, report.model, report.usage);
     if (options.schema !== undefined) startRequest.outputSchema = options.schema;
     if (explicitModel !== undefined) startRequest.model = explicitModel;
@@ -540,6 +540,16 @@ export class RunChildren {
       });
   }
 
+  /**
+   * What an agent has cost before its first request: 0 when its model has a price (or the run's
+   * default model, unknown here, may), else unknown; an unpriced agent that never ran is not
+   * shown as free.
+   */
+  private startingCost(model: string | undefined): number | undefined {
+    if (!this.priced) return undefined;
+    return model === undefined || priceOf(this.prices, model) !== undefined ? 0 : undefined;
+  }
+
   /** Charges one model request of a child (or its unreported rest) to it and to the budget. */
   private charge(spend: AgentSpend, model: string | undefined, tokens: TokenCount): void {
     spend.input += tokens.input;
@@ -561,7 +571,11 @@ export class RunChildren {
     this.stopClocks(child.clocks);
     this.running.delete(child.seq);
     this.journaling.delete(child.seq);
-    const spend = child.spend ?? { input: 0, output: 0, costUsd: this.priced ? 0 : undefined };
+    const spend = child.spend ?? {
+      input: 0,
+      output: 0,
+      costUsd: this.startingCost(child.model ?? this.setup.request.model),
+    };
     const unreported = (field: keyof TokenCount) =>
       Math.max(0, (usage?.[field] ?? 0) - (spend[field] ?? 0));
     // The rest's cache reads and writes are priced as such (a provider that reports only at the end).

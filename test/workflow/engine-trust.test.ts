@@ -97,6 +97,11 @@ const forgeries: Array<{ name: string; message: string; fault: RegExp }> = [
     fault: /a malformed workflow-load message: payload\.target must be a string, not an array/,
   },
   {
+    name: 'a second started',
+    message: `{ tag: 'started', payload: {} }`,
+    fault: /sent started twice/,
+  },
+  {
     name: 'a second ready',
     message: `{ tag: 'ready', payload: {} }`,
     fault: /sent ready twice/,
