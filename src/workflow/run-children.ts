@@ -18,6 +18,7 @@ import {
 } from '../subagent/contract.js';
 import type { SubagentRegistry } from '../subagent/registry.js';
 import { AgentClocks, type AgentLimitReason } from './agent-clocks.js';
+import { agentSchemaRefusal } from './agent-schema.js';
 import { FAN_OUT_AGENTS, tuneCompilerForFanOut } from './compiler-tuning.js';
 import {
   type AgentOutcome,
@@ -224,6 +225,16 @@ export class RunChildren {
     const refusal = named === undefined ? undefined : modelRefusal(named, this.scriptModels);
     if (refusal !== undefined) {
       this.setup.reply(agent.call, { kind: 'fatal', code: 'INVALID_ARGUMENT', message: refusal });
+      return;
+    }
+    const schemaRefusal =
+      agent.options.schema === undefined ? undefined : agentSchemaRefusal(agent.options.schema);
+    if (schemaRefusal !== undefined) {
+      this.setup.reply(agent.call, {
+        kind: 'fatal',
+        code: 'UNSUPPORTED_SCHEMA',
+        message: schemaRefusal,
+      });
       return;
     }
     this.requested += 1;
