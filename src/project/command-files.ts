@@ -5,12 +5,12 @@
  * `model` and `allowed-tools` are read, anything else is reported as unread. A field Loom cannot
  * honour makes the command refuse to run, saying why; a file it cannot read at all is left out.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { errorMessage } from '../base/errors.js';
 import { parseAllowedTools } from './command-allowed-tools.js';
 import type { CommandCatalog, CustomCommand, HiddenCommand } from './command-contract.js';
-import { FieldReader, parseFrontMatter, type SetupProblem } from './markdown-front-matter.js';
+import { FieldReader, readFrontMatterFile, type SetupProblem } from './markdown-front-matter.js';
 import { type SetupFolder, setupFolders } from './project-folders.js';
 
 const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
@@ -74,24 +74,8 @@ function readCommand(
   folder: SetupFolder,
   problems: SetupProblem[],
 ): CustomCommand | undefined {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    problems.push({
-      file,
-      message: `cannot be read: ${errorMessage(error)}; the command is left out`,
-    });
-    return undefined;
-  }
-  const parsed = parseFrontMatter(text, file);
-  if (parsed.kind === 'invalid') {
-    problems.push({
-      ...parsed.problem,
-      message: `${parsed.problem.message}; the command is left out`,
-    });
-    return undefined;
-  }
+  const parsed = readFrontMatterFile(file, 'command', problems);
+  if (!parsed) return undefined;
   const fields = new FieldReader(file, parsed.fields, parsed.lines, parsed.written);
   const body = parsed.body.trim();
   const description = fields.text('description')?.trim() || firstLine(body) || `/${name}`;

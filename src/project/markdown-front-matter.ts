@@ -4,6 +4,8 @@
  * line when known and the field: it never throws. The YAML parser is loaded only when a file
  * has front matter.
  */
+import { readFileSync } from 'node:fs';
+import { errorMessage } from '../base/errors.js';
 import { loadLibrary } from '../core/load-library.js';
 
 /** One problem of a setup file, shown as `FILE[:LINE]: what is wrong`. */
@@ -31,6 +33,34 @@ const OPENING = /^\uFEFF?---[ \t]*\r?\n/;
 const CLOSING = /^---[ \t]*$/m;
 
 let yaml: typeof import('yaml') | undefined;
+
+/**
+ * Reads and parses `file`; a file that cannot be read or parsed adds one problem ending
+ * "the WHAT is left out" and gives undefined.
+ */
+export function readFrontMatterFile(
+  file: string,
+  what: string,
+  problems: SetupProblem[],
+): Extract<FrontMatter, { kind: 'parsed' }> | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    problems.push({
+      file,
+      message: `cannot be read: ${errorMessage(error)}; the ${what} is left out`,
+    });
+    return undefined;
+  }
+  const parsed = parseFrontMatter(text, file);
+  if (parsed.kind === 'parsed') return parsed;
+  problems.push({
+    ...parsed.problem,
+    message: `${parsed.problem.message}; the ${what} is left out`,
+  });
+  return undefined;
+}
 
 export function parseFrontMatter(text: string, file: string): FrontMatter {
   const opening = OPENING.exec(text);

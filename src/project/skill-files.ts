@@ -5,11 +5,11 @@
  * line and field; a problem that leaves it unusable leaves it out, and the others still load.
  * Reads only; a missing folder is no skill.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { errorMessage } from '../base/errors.js';
 import { parseAllowedTools } from './command-allowed-tools.js';
-import { FieldReader, parseFrontMatter, type SetupProblem } from './markdown-front-matter.js';
+import { FieldReader, readFrontMatterFile, type SetupProblem } from './markdown-front-matter.js';
 import { type SetupFolder, setupFolders } from './project-folders.js';
 import type { HiddenSkill, Skill, SkillCatalog } from './skill-contract.js';
 
@@ -74,24 +74,8 @@ function readSkill(
   origin: SetupFolder,
   problems: SetupProblem[],
 ): Skill | undefined {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    problems.push({
-      file,
-      message: `cannot be read: ${errorMessage(error)}; the skill is left out`,
-    });
-    return undefined;
-  }
-  const parsed = parseFrontMatter(text, file);
-  if (parsed.kind === 'invalid') {
-    problems.push({
-      ...parsed.problem,
-      message: `${parsed.problem.message}; the skill is left out`,
-    });
-    return undefined;
-  }
+  const parsed = readFrontMatterFile(file, 'skill', problems);
+  if (!parsed) return undefined;
   if (!parsed.present) {
     problems.push({
       file,
