@@ -60,7 +60,7 @@ export async function childContractOf(
   const schema = meta[OUTPUT_SCHEMA_META_KEY];
   if (schema !== undefined) {
     const { assertSupportedSchema } = await import(
-      '../subagent/structured-output/schema-subset.js'
+      '../subagent/structured-output/output-schema.js'
     );
     try {
       contract.outputSchema = assertSupportedSchema(schema, `_meta.${OUTPUT_SCHEMA_META_KEY}`);

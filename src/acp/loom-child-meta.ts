@@ -9,7 +9,7 @@
 
 /** Extra system prompt text for the child (a workflow child's contract, say). */
 export const INSTRUCTIONS_META_KEY = 'loom/instructions';
-/** A JSON Schema (the supported subset) the child must answer through `structured_output`. */
+/** A JSON Schema (as providers take tool parameters) the child must answer through `structured_output`. */
 export const OUTPUT_SCHEMA_META_KEY = 'loom/output-schema';
 /** Names of tools the child must not see. */
 export const TOOL_FILTER_META_KEY = 'loom/tool-filter';

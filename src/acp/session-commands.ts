@@ -4,19 +4,27 @@
  * the tokens the session's turns used, `/context` the next request's size by part, `/compact
  * [instructions]` compacts now (prunes, or summarizes as the instructions ask; refused while a
  * turn runs). A prompt that is one of them is answered as text and never reaches the model;
- * anything after the name of any but `/compact` makes it an ordinary prompt.
+ * anything after the name of any but `/compact` makes it an ordinary prompt. The workspace's
+ * custom commands (project/command-contract.ts) are offered too, but for one named like a
+ * built-in command (which wins); `/NAME args` runs one as its turn.
  */
-import type { AvailableCommand, SessionUpdate } from '@agentclientprotocol/sdk';
-import { assertNever } from '../base/errors.js';
+import type { AvailableCommand, SessionUpdate, StopReason } from '@agentclientprotocol/sdk';
+import { assertNever, errorMessage } from '../base/errors.js';
 import { contextReport } from '../context/context-report.js';
 import { compactAgent, manualCompactionLine } from '../context/manual-compaction.js';
 import { requestSpend } from '../core/request-spend.js';
 import type { Usage } from '../llm/contract.js';
 import { tokensText } from '../llm/usage-text.js';
 import { planModeOf } from '../plan/install.js';
+import { type CustomCommand, commandCatalogKey } from '../project/command-contract.js';
+import {
+  type CommandInvocation,
+  parseInvocation,
+  runCommandTurn,
+} from '../project/command-turn.js';
 import { todosOf } from '../todo/install.js';
 import type { AcpSession } from './acp-sessions.js';
-import { GOAL_AVAILABLE_COMMAND } from './goal-command-text.js';
+import { GOAL_AVAILABLE_COMMAND, GOAL_COMMAND_NAME } from './goal-command-text.js';
 
 const COMMANDS = {
   plan: 'Switch plan mode on or off: in plan mode the agent explores read-only and presents a plan for approval.',
@@ -29,8 +37,17 @@ const COMMANDS = {
 
 export type SessionCommand = keyof typeof COMMANDS;
 
+/** The names a custom command cannot take over. */
+const BUILTIN_NAMES: ReadonlySet<string> = new Set([GOAL_COMMAND_NAME, ...Object.keys(COMMANDS)]);
+
+/** The custom commands of the session's workspace that no built-in command hides. */
+function customCommandsOf(session: AcpSession): CustomCommand[] {
+  const catalog = session.setup.runtime.root.find(commandCatalogKey);
+  return (catalog?.list() ?? []).filter((command) => !BUILTIN_NAMES.has(command.name));
+}
+
 /** The `available_commands_update` a session gets after `session/new` and `session/load`. */
-export function availableCommandsUpdate(): SessionUpdate {
+export function availableCommandsUpdate(session: AcpSession): SessionUpdate {
   const others: AvailableCommand[] = Object.entries(COMMANDS).map(([name, description]) => ({
     name,
     description,
@@ -39,8 +56,52 @@ export function availableCommandsUpdate(): SessionUpdate {
   if (compact) compact.input = { hint: 'what the summary should focus on (optional)' };
   return {
     sessionUpdate: 'available_commands_update',
-    availableCommands: [GOAL_AVAILABLE_COMMAND, ...others],
+    availableCommands: [
+      GOAL_AVAILABLE_COMMAND,
+      ...others,
+      ...customCommandsOf(session).map((command) => ({
+        name: command.name,
+        description: command.description,
+        ...(command.argumentHint ? { input: { hint: command.argumentHint } } : {}),
+      })),
+    ],
   };
+}
+
+/** The custom command `text` calls (`/NAME args`), unless a built-in command has that name. */
+export function customCommandOf(session: AcpSession, text: string): CommandInvocation | undefined {
+  const invocation = parseInvocation(session.setup.runtime.root.find(commandCatalogKey), text);
+  return invocation && !BUILTIN_NAMES.has(invocation.command.name) ? invocation : undefined;
+}
+
+/**
+ * Runs a custom command as its turn through `answer` (the prompt path a typed message takes). A
+ * command that cannot run (an unusable field, a model that cannot be made) is answered with why,
+ * as text, and never reaches the model.
+ */
+export async function runCustomCommand(
+  session: AcpSession,
+  invocation: CommandInvocation,
+  answer: (text: string) => Promise<StopReason>,
+): Promise<StopReason> {
+  const say = (text: string) =>
+    session.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } });
+  let started = false;
+  try {
+    return await runCommandTurn(session.handle, invocation, {
+      resolveModel: (spec) => session.setup.resolveModel(spec),
+      start: (text) => {
+        started = true;
+        return answer(text);
+      },
+      workspace: session.setup.runtime.cwd,
+      note: (line) => say(`${line}\n\n`),
+    });
+  } catch (error) {
+    if (started) throw error;
+    say(errorMessage(error));
+    return 'end_turn';
+  }
 }
 
 export interface SessionCommandCall {

@@ -35,6 +35,10 @@ import { createModelClient } from '../llm/providers.js';
 import { installMcp, type McpLayer } from '../mcp/install.js';
 import { declaredServers } from '../mcp/server-list.js';
 import { installPlanMode, type PlanLayer } from '../plan/install.js';
+import { installAgentTypes } from '../project/agent-types-install.js';
+import { installHooks } from '../project/hook-install.js';
+import { installInstructions } from '../project/instructions-install.js';
+import { installSkillsAndCommands } from '../project/skills-and-commands.js';
 import { installSubagents, type SubagentLayer } from '../subagent/install.js';
 import { installTodos } from '../todo/install.js';
 import { builtinTools } from '../tools/index.js';
@@ -168,7 +172,11 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
       : {}),
   });
   runtime.offerTools(tools);
+  // Hooks before permission rules: a PreToolUse hook sees every call, even one a rule allows.
+  installHooks(runtime, { config: config.hooks, workspace: flags.cwd });
   if (config.permissions) installPermissionRules(root, config.permissions);
+  // Before the subagents: the subagent tool lists the agent types as it is made.
+  installAgentTypes(runtime);
   const subagents = installSubagents(runtime, {
     ...(config.subagents?.maxDepth !== undefined ? { maxDepth: config.subagents.maxDepth } : {}),
     ...(config.subagents?.provider ? { defaultProvider: config.subagents.provider } : {}),
@@ -200,10 +208,12 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
   // Layer 6: reminders root agents set themselves; unref'd timers, so they never hold a process.
   const schedules = installSchedules(runtime);
   const codeMode = installCodeMode(runtime, codeModeSettings(config, flags.toolsMode));
+  installInstructions(runtime, config.instructions);
   const mcp = installMcp(runtime, {
     servers: mcpServers,
     ...(config.mcp?.outputLimit !== undefined ? { outputLimit: config.mcp.outputLimit } : {}),
   });
+  installSkillsAndCommands(runtime);
   if (config.permissions) {
     try {
       checkPermissionRules(config.permissions, runtime.toolCatalog.entries());

@@ -97,6 +97,17 @@ export function buildProgram(): Command {
       await exitAfterDrain(await runCommand(prompt, options));
     });
 
+  program
+    .command('init')
+    .description("write the workspace's AGENTS.md in one agent turn")
+    .option('--force', 'replace an existing AGENTS.md (the agent reads it first)')
+    .option('--model <spec>', `provider:model, e.g. scripted:model.json ${MODEL_DEFAULT}`)
+    .option('--cwd <dir>', 'the workspace folder (default: the current folder)')
+    .action(async (options: import('./init-command.js').InitOptions) => {
+      const { initCommand } = await import('./init-command.js');
+      await exitAfterDrain(await initCommand(options));
+    });
+
   const sessions = program.command('sessions').description('list and show stored sessions');
   sessions
     .command('list')
@@ -132,6 +143,20 @@ export function buildProgram(): Command {
       const { listWorkspaces } = await import('./workspaces-command.js');
       listWorkspaces(options);
       await exitAfterDrain(0);
+    });
+
+  program
+    .command('agents')
+    .description('the agent types subagent {agent_type} can name')
+    .command('list')
+    .description(
+      'list the agent types: built-in, .loom/agents, .claude/agents and $LOOM_HOME/agents (name, origin, description, path)',
+    )
+    .option('--cwd <dir>', 'the workspace (default: the current folder)')
+    .option('--json', 'one JSON object per agent type')
+    .action(async (options: import('./agents-command.js').AgentsListOptions) => {
+      const { agentsListCommand } = await import('./agents-command.js');
+      await exitAfterDrain(agentsListCommand(options));
     });
 
   const workflow = program

@@ -1,7 +1,7 @@
 /**
  * Human rendering of a running turn: the answer streams to stdout; tool calls, a one-line gist
- * of each result, the todo list when it changes, retries, the context filling or compacted, and
- * problems go briefly to stderr
+ * of each result, the todo list when it changes, retries, the context filling or compacted, a
+ * hook that blocked or failed, and problems go briefly to stderr
  * (dimmed on a terminal unless NO_COLOR is set); a call made inside another (a `run_code`
  * program's, with `parentCallId`) is indented under it. Reads session events only; never
  * changes them.
@@ -12,6 +12,7 @@ import {
   contextWarningLine,
 } from '../context/context-lines.js';
 import type { SessionEvent } from '../core/session-events.js';
+import { hookRunLine, hookRunWorthTelling } from '../project/hook-line.js';
 import { todoChangePrinter } from './render-todos.js';
 
 export interface PlainRenderer {
@@ -122,6 +123,14 @@ export function plainRenderer(
           stderr.write(style.dim(`${contextLineOf(event)}\n`));
           lastCallLine = undefined;
           return;
+        case 'hook/run': {
+          const data = event.data as SessionEvent<'hook/run'>['data'];
+          if (!hookRunWorthTelling(data)) return;
+          endLine();
+          stderr.write(`${style.dim(hookRunLine(data))}\n`);
+          lastCallLine = undefined;
+          return;
+        }
         case 'turn/end': {
           const data = event.data as SessionEvent<'turn/end'>['data'];
           endLine();

@@ -6,7 +6,9 @@
  * run lasts while the root's children and its subagent and workflow jobs work (their notices
  * wake it); background commands do not keep it alive: they are killed, and logged, at the end.
  * With `--goal` (or once the model arms a goal) it runs the goal's rounds until they settle and
- * exits by the settlement; a stop signal pauses the goal first, so it is never lost.
+ * exits by the settlement; a stop signal pauses the goal first, so it is never lost. A prompt
+ * `/NAME args` that names a custom command runs that command's turn; any other prompt is sent as
+ * written.
  */
 
 import { errorMessage, UserError } from '../base/errors.js';
@@ -26,6 +28,13 @@ import { type GoalService, MAX_ROUND_CAP } from '../goal/goal-service.js';
 import { goalOf } from '../goal/install.js';
 import { missedSchedulesNote, pendingSchedulesNote } from '../interaction/schedule-install.js';
 import { type JobService, jobSettled } from '../jobs/contract.js';
+import { commandCatalogKey } from '../project/command-contract.js';
+import {
+  type CommandInvocation,
+  checkInvocation,
+  parseInvocation,
+  runCommandTurn,
+} from '../project/command-turn.js';
 import type { ChildRegistry } from '../subagent/children.js';
 import { buildRuntime, type LoomSetup } from './build-runtime.js';
 import {
@@ -185,9 +194,16 @@ async function startRun(argument: string | undefined, options: RunOptions): Prom
       : argument !== undefined && argument.trim().length > 0
         ? argument
         : undefined;
+  // A prompt `/NAME args` naming a custom command runs it (loom run has no built-in commands).
+  const command =
+    prompt === undefined
+      ? undefined
+      : parseInvocation(runtime.root.find(commandCatalogKey), prompt);
+  if (command) checkInvocation(command, (spec) => setup.resolveModel(spec));
   const handle = resumed ?? runtime.start();
   const run: SessionRunOptions = {
     ...(prompt !== undefined ? { prompt } : {}),
+    ...(command ? { command } : {}),
     ...(options.json ? { json: true } : {}),
     ...(options.plan ? { plan: true } : {}),
     ...(options.approvePlan ? { approvePlan: true } : {}),
@@ -208,6 +224,8 @@ async function startRun(argument: string | undefined, options: RunOptions): Prom
 export interface SessionRunOptions extends PlanRunOptions {
   /** The human message of the first turn. */
   prompt?: string;
+  /** The prompt calls this custom command: the first turn is its turn (body, model, tools). */
+  command?: CommandInvocation;
   json?: boolean;
   /**
    * Readies the session's goal (create it, or resume it) before anything runs; the goal is then
@@ -316,7 +334,16 @@ async function runOpenSession(
       renderer?.finish();
     },
   });
-  const firstTurn = options.prompt !== undefined ? handle.agent.prompt(options.prompt) : undefined;
+  const firstTurn = options.command
+    ? runCommandTurn(handle, options.command, {
+        resolveModel: (spec) => setup.resolveModel(spec),
+        start: (text) => handle.agent.prompt(text),
+        workspace: runtime.cwd,
+        note: (line) => process.stderr.write(`note: ${line}\n`),
+      })
+    : options.prompt !== undefined
+      ? handle.agent.prompt(options.prompt)
+      : undefined;
   let settlement: GoalSettlement | undefined;
   if (goal && options.startGoal) settlement = await goal.driver.whenSettled();
   const first = firstTurn ? await firstTurn : undefined;

@@ -1,6 +1,6 @@
 /**
  * Finds and reads config.yaml from `$LOOM_HOME` and `./.loom/` (the project's wins, key by key
- * at the top level and per section). Invalid files are one UserError naming the file, line
+ * at the top level and per section; both files' `hooks` run). Invalid files are one UserError naming the file, line
  * and field of every problem of every file at once (an unknown key with its "did you mean");
  * so is one that is not UTF-8 text, is a folder, or whose aliases expand too far. Reads only; never writes a config file. The YAML parser and the schema (with
  * zod) are loaded only when there is a file to parse, so a start without config loads neither.
@@ -11,7 +11,14 @@ import type { LineCounter, parseDocument } from 'yaml';
 import { errorMessage, UserError } from '../base/errors.js';
 import { didYouMean } from '../core/closest-name.js';
 import { loadLibrary } from '../core/load-library.js';
-import { configKeysAt, configSchemas, type LoomConfig, type PermissionRule } from './schema.js';
+import {
+  configKeysAt,
+  configSchemas,
+  HOOK_EVENTS,
+  type HooksConfig,
+  type LoomConfig,
+  type PermissionRule,
+} from './schema.js';
 
 /** Alias expansions a config file may use; more is an error (a "billion laughs" file). */
 export const MAX_CONFIG_ALIASES = 100;
@@ -211,6 +218,17 @@ function merge(base: LoomConfig, override: LoomConfig): LoomConfig {
   }
   if (override.permissions)
     merged.permissions = [...override.permissions, ...(base.permissions ?? [])];
+  if (base.hooks && override.hooks) merged.hooks = mergedHooks(base.hooks, override.hooks);
+  return merged;
+}
+
+/** Both files' hooks run: for each event, the personal file's groups, then the project's. */
+function mergedHooks(base: HooksConfig, override: HooksConfig): HooksConfig {
+  const merged: HooksConfig = { ...base };
+  for (const event of HOOK_EVENTS) {
+    const groups = [...(base[event] ?? []), ...(override[event] ?? [])];
+    if (groups.length > 0) merged[event] = groups;
+  }
   return merged;
 }
 

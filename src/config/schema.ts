@@ -36,6 +36,34 @@ export function unknownProviderMessage(
   return `no subagent provider named ${name} (known: ${known}; define others under subagents.providers)`;
 }
 
+/** The events a hook may run at, with Claude Code's names (SPEC §10). */
+export const HOOK_EVENTS = [
+  'PreToolUse',
+  'PostToolUse',
+  'UserPromptSubmit',
+  'Stop',
+  'SubagentStop',
+  'SessionStart',
+  'PreCompact',
+  'Notification',
+] as const;
+
+export type HookEventName = (typeof HOOK_EVENTS)[number];
+
+/** The longest a hook may be given, in seconds (an hour). */
+export const MAX_HOOK_TIMEOUT_SECONDS = 3600;
+
+/** Why `matcher` is not a regular expression a hook can use; undefined when it is one. */
+export function hookMatcherProblem(matcher: string): string | undefined {
+  if (matcher === '' || matcher === '*') return undefined;
+  try {
+    new RegExp(matcher);
+    return undefined;
+  } catch (error) {
+    return `is not a regular expression (${(error as Error).message}); write a tool name, alternatives such as "edit_file|write_file", or "*" for every tool`;
+  }
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -113,6 +141,43 @@ function declareSchemas(z: typeof Zod) {
     /** Shown to the model when the rule denies. */
     reason: z.string().optional(),
   });
+
+  /** One hook: a shell command run with the event as JSON on its stdin (Claude Code's shape). */
+  const hookCommandSchema = z.strictObject({
+    type: z.literal('command', 'must be "command" (the only kind of hook Loom runs)'),
+    /** Run with `sh -c` in the workspace, its environment without credentials. */
+    command: z.string().min(1, 'must be a shell command'),
+    /** Seconds before the hook's process group is killed; default 60. */
+    timeout: z
+      .number()
+      .gt(0, 'must be a number of seconds above 0')
+      .max(MAX_HOOK_TIMEOUT_SECONDS, `must be at most ${MAX_HOOK_TIMEOUT_SECONDS} seconds`)
+      .optional(),
+  });
+
+  /** The hooks of one matcher: all matching hooks of an event run together. */
+  const hookGroupSchema = z.strictObject({
+    /**
+     * A regular expression matched against the whole tool name (PreToolUse, PostToolUse), the
+     * trigger (PreCompact: `manual`, `auto`, `overflow`) or the source (SessionStart: `startup`,
+     * `resume`); absent, empty or `*`: everything. Other events ignore it.
+     */
+    matcher: z
+      .string()
+      .superRefine((matcher, context) => {
+        const problem = hookMatcherProblem(matcher);
+        if (problem) context.addIssue({ code: 'custom', message: problem });
+      })
+      .optional(),
+    hooks: z.array(hookCommandSchema).min(1, 'must list at least one hook'),
+  });
+
+  /** `hooks:` of config.yaml, by event; the same shape as `.claude/settings.json`'s `hooks`. */
+  const hooksSchema = z.strictObject(
+    Object.fromEntries(
+      HOOK_EVENTS.map((event) => [event, z.array(hookGroupSchema).optional()]),
+    ) as Record<HookEventName, Zod.ZodOptional<Zod.ZodArray<typeof hookGroupSchema>>>,
+  );
 
   /**
    * One MCP server (`mcp.servers.NAME` in config.yaml, and each of `.mcp.json`'s `mcpServers`):
@@ -432,6 +497,38 @@ function declareSchemas(z: typeof Zod) {
         enforce: z.boolean().optional(),
       })
       .optional(),
+    /** Project instructions (SPEC §10): AGENTS.md, else CLAUDE.md, in each folder that has one. */
+    instructions: z
+      .strictObject({
+        /**
+         * File names tried in each folder (the workspace, its parents up to the repository root,
+         * and $LOOM_HOME), in order: a folder's first existing one is read. Default
+         * [AGENTS.md, CLAUDE.md]; an empty list reads none.
+         */
+        files: z
+          .array(
+            z
+              .string({ error: 'must be a file name such as AGENTS.md' })
+              .min(1, 'must be a file name such as AGENTS.md')
+              .refine(
+                (name) => !/[\\/\0]/.test(name) && name !== '.' && name !== '..',
+                'must be a file name such as AGENTS.md, not a path: it is looked for in every folder',
+              ),
+            { error: 'must be a list of file names, such as [AGENTS.md, CLAUDE.md]' },
+          )
+          .superRefine((names, context) => {
+            names.forEach((name, index) => {
+              if (names.indexOf(name) === index) return;
+              context.addIssue({
+                code: 'custom',
+                path: [index],
+                message: `lists ${JSON.stringify(name)} twice`,
+              });
+            });
+          })
+          .optional(),
+      })
+      .optional(),
     retry: z
       .strictObject({
         /** Attempts per model request, retries included; default 4. */
@@ -460,6 +557,11 @@ function declareSchemas(z: typeof Zod) {
       .optional(),
     /** First matching rule wins; no match allows. Enforced before every tool call. */
     permissions: z.array(permissionRuleSchema).optional(),
+    /**
+     * Shell commands run at an agent's events (SPEC §10), as Claude Code's `hooks`; they add to
+     * those of `.claude/settings.json`. Default none.
+     */
+    hooks: hooksSchema.optional(),
     mcp: z
       .strictObject({
         /**
@@ -522,6 +624,8 @@ function declareSchemas(z: typeof Zod) {
     permissionRuleSchema,
     mcpServerSchema,
     acpProviderSchema,
+    hookGroupSchema,
+    hookCommandSchema,
   };
 }
 
@@ -583,3 +687,5 @@ export type AcpProviderSchema = Zod.infer<ConfigSchemas['acpProviderSchema']>;
 export type ModelPrice = Zod.infer<ConfigSchemas['modelPriceSchema']>;
 export type ModelEntryConfig = Zod.infer<ConfigSchemas['modelEntrySchema']>;
 export type McpServerConfig = Zod.infer<ConfigSchemas['mcpServerSchema']>;
+export type HookGroupConfig = Zod.infer<ConfigSchemas['hookGroupSchema']>;
+export type HooksConfig = Partial<Record<HookEventName, HookGroupConfig[]>>;

@@ -8,6 +8,7 @@
  * applied, so a reloaded session sees the same view. It appends events; it never edits one.
  */
 import { UserError } from '../base/errors.js';
+import { agentCompacting } from '../core/agent-hooks.js';
 import type { Context } from '../core/context.js';
 import type { ModelViewInput } from '../core/model-view.js';
 import type { SessionEvent } from '../core/session-events.js';
@@ -98,6 +99,11 @@ export class ContextTracker {
       const sizeOf = (candidate: CompactedMessages) =>
         before - (estimate - estimateOf(candidate.messages));
       const trigger = overflow ? 'overflow' : 'auto';
+      await this.context.serial(
+        agentCompacting,
+        { agentId: this.agentId, trigger, signal: input.signal },
+        undefined,
+      );
       const compacted = await this.compact({
         view,
         viewOf,

@@ -7,6 +7,7 @@
  * or `context/compact-skipped`; it never edits or drops a logged event, and the caller must hold
  * the log while no turn runs.
  */
+import { agentCompacting } from '../core/agent-hooks.js';
 import type { AgentHandle } from '../core/create-agent.js';
 import type { SessionLog } from '../core/session-log.js';
 import { standingStateText } from '../core/standing-state.js';
@@ -124,6 +125,15 @@ export async function compactAgent(
   options: { keepSteps: number; instructions?: string },
 ): Promise<ManualCompaction> {
   const model = handle.agent.model;
+  await handle.context.serial(
+    agentCompacting,
+    {
+      agentId: handle.log.header.sessionId,
+      trigger: 'manual',
+      ...(options.instructions !== undefined ? { instructions: options.instructions } : {}),
+    },
+    undefined,
+  );
   const state = await standingStateText(handle.context, handle.log.header.sessionId);
   return compactLog(handle.log, {
     keepSteps: options.keepSteps,

@@ -85,28 +85,80 @@ function compile(tool: ToolDefinition): Compiled {
   }
   const cached = compiled.get(schema);
   if (cached) return cached;
+  const attempt = compileSchema(schema as Record<string, unknown>);
   let result: Compiled;
-  const { $schema: declared, ...body } = schema as Record<string, unknown>;
-  const dialect = schemaDialect(declared);
-  if (!dialect) {
-    result = {
-      failure: `tool ${tool.name} has a parameters schema of an unsupported dialect ${JSON.stringify(declared)} (draft-07 and 2020-12 are supported)`,
-    };
-    compiled.set(schema, result);
-    return result;
-  }
-  const ajv = validator(dialect);
-  try {
-    result = { validate: ajv.compile(body) };
-  } catch (error) {
-    result = {
-      failure: `tool ${tool.name} has an invalid parameters schema: ${errorMessage(error)}`,
-    };
-  } finally {
-    ajv.removeSchema(body);
+  switch (attempt.kind) {
+    case 'compiled':
+      result = { validate: attempt.validate };
+      break;
+    case 'dialect':
+      result = {
+        failure: `tool ${tool.name} has a parameters schema of an unsupported dialect ${JSON.stringify(attempt.declared)} (draft-07 and 2020-12 are supported)`,
+      };
+      break;
+    case 'invalid':
+      result = { failure: `tool ${tool.name} has an invalid parameters schema: ${attempt.reason}` };
+      break;
   }
   compiled.set(schema, result);
   return result;
+}
+
+/** Why ajv cannot compile `schema` (its own words); undefined when it can. */
+export function schemaCompileProblem(schema: Record<string, unknown>): string | undefined {
+  const attempt = compileSchema(schema);
+  switch (attempt.kind) {
+    case 'compiled':
+      return undefined;
+    case 'dialect':
+      return `the dialect ${JSON.stringify(attempt.declared)} is not draft-07 or 2020-12`;
+    case 'invalid':
+      return `ajv cannot compile it: ${attempt.reason}`;
+  }
+}
+
+type CompileAttempt =
+  | { kind: 'compiled'; validate: ValidateFunction }
+  | { kind: 'dialect'; declared: unknown }
+  | { kind: 'invalid'; reason: string };
+
+/**
+ * Compiled schemas by their JSON text, so equal schemas in different objects (each child's
+ * capture tool, a workflow's hundred agents with one schema) compile once. Bounded: the oldest
+ * entry goes first. A schema JSON cannot write is compiled uncached.
+ */
+const byText = new Map<string, CompileAttempt>();
+const MAX_CACHED_SCHEMAS = 128;
+
+function compileSchema(schema: Record<string, unknown>): CompileAttempt {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(schema);
+  } catch {
+    text = undefined;
+  }
+  const cached = text === undefined ? undefined : byText.get(text);
+  if (cached) return cached;
+  const attempt = compileFresh(schema);
+  if (text !== undefined) {
+    if (byText.size >= MAX_CACHED_SCHEMAS) byText.delete(byText.keys().next().value as string);
+    byText.set(text, attempt);
+  }
+  return attempt;
+}
+
+function compileFresh(schema: Record<string, unknown>): CompileAttempt {
+  const { $schema: declared, ...body } = schema;
+  const dialect = schemaDialect(declared);
+  if (!dialect) return { kind: 'dialect', declared };
+  const ajv = validator(dialect);
+  try {
+    return { kind: 'compiled', validate: ajv.compile(body) };
+  } catch (error) {
+    return { kind: 'invalid', reason: errorMessage(error) };
+  } finally {
+    ajv.removeSchema(body);
+  }
 }
 
 function describeError(error: ErrorObject): string {
@@ -121,6 +173,9 @@ function describeError(error: ErrorObject): string {
       return `${path}: must be one of ${renderValues(params.allowedValues)}`;
     case 'const':
       return `${path}: must be equal to ${renderValues([params.allowedValue])}`;
+    case 'type':
+      // ajv writes a list of types as "string,null".
+      return `${path}: must be ${String(params.type).split(',').join(' or ')}`;
     default:
       return `${path}: ${error.message ?? `fails ${error.keyword}`}`;
   }

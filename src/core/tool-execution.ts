@@ -8,6 +8,7 @@
 
 import { errorMessage, LoomError, type LoomErrorCode } from '../base/errors.js';
 import type { ModelToolCall } from '../llm/contract.js';
+import { agentAsksUser } from './agent-hooks.js';
 import { type Context, defineEmit, defineWaterfall, serviceKey } from './context.js';
 import { validateToolArguments } from './tool-arguments.js';
 import type { ToolDefinition, ToolExecution, ToolResult } from './tool-contract.js';
@@ -23,6 +24,11 @@ export interface ToolCallRequest {
   agentId: string;
   turnId: string;
   tool: ToolDefinition;
+  /**
+   * The call's signal, aborted when the call is cancelled; a listener that starts work (a
+   * project's hook) stops it then. Absent where nothing runs here (a remote agent's call).
+   */
+  signal?: AbortSignal;
 }
 
 export type PreExecuteDecision =
@@ -168,6 +174,7 @@ class ToolCall {
       agentId: environment.agentId,
       turnId: environment.turnId,
       tool,
+      signal: this.controller.signal,
     });
     if (admission.kind === 'stopped') return admission.result;
     const admitted = admission.request.arguments;
@@ -237,6 +244,11 @@ class ToolCall {
     }
     const signal = this.controller.signal;
     this.phase = 'while waiting for approval';
+    this.environment.context.emit(agentAsksUser, {
+      agentId: request.agentId,
+      kind: 'approval',
+      message: `${name} needs approval: ${reason}`,
+    });
     const answer = await stage('permission ask', () =>
       raceAbort(signal, Promise.resolve(asker.ask({ call: request, reason, signal }))),
     );

@@ -7,19 +7,20 @@
 
 import { errorMessage } from '../base/errors.js';
 import { addUsage, emptyUsage } from '../llm/contract.js';
-import { agentTurnStopping, type TurnEnding, type TurnOutcome } from './agent-hooks.js';
+import {
+  agentTurnContinuing,
+  agentTurnStarting,
+  agentTurnStopping,
+  type TurnAdmission,
+  type TurnEnding,
+  type TurnMessage,
+  type TurnOutcome,
+} from './agent-hooks.js';
 import { requestModel } from './model-request.js';
-import type { Delivery, SessionEvent, SessionEventMap } from './session-events.js';
+import type { SessionEvent, SessionEventMap } from './session-events.js';
 import type { StepOutcome, TurnEnvironment } from './turn-environment.js';
 
-export interface IncomingMessage {
-  text: string;
-  delivery: Delivery;
-  /** Absent for the human; otherwise who sent it (`job`, `subagent`, …). */
-  source?: string;
-  /** The sender's number for it (a goal's round). */
-  round?: number;
-}
+export type IncomingMessage = TurnMessage;
 
 function userMessage(message: IncomingMessage, turnId: string): SessionEventMap['user/message'] {
   const data: SessionEventMap['user/message'] = {
@@ -40,8 +41,11 @@ export async function runTurn(
   const { log } = environment;
   const turnId = `turn-${log.lastSeq + 1}`;
   log.append('turn/start', { turnId });
-  for (const message of incoming) {
-    log.append('user/message', userMessage(message, turnId));
+  const admission = await admit(environment, turnId, incoming, signal);
+  if (admission.kind === 'start') {
+    for (const message of admission.messages) {
+      log.append('user/message', userMessage(message, turnId));
+    }
   }
   let usage = emptyUsage();
   // A side request (a compaction's summary) made during the turn is part of what it spent.
@@ -53,9 +57,13 @@ export async function runTurn(
   let steps = 0;
   let text = '';
   let concluded = false;
-  let ending: TurnEnding = { reason: 'completed' };
+  let ending: TurnEnding =
+    admission.kind === 'refused'
+      ? { reason: 'error', error: admission.error }
+      : { reason: 'completed' };
+  let continued = 0;
   try {
-    while (true) {
+    while (admission.kind === 'start') {
       if (signal.aborted) {
         ending = { reason: 'aborted' };
         break;
@@ -83,6 +91,23 @@ export async function runTurn(
         break;
       }
       if (step.toolCalls.length === 0) {
+        const asks =
+          step.finishReason !== 'length' &&
+          !concluded &&
+          environment.context.hasListeners(agentTurnContinuing);
+        const more = !asks
+          ? undefined
+          : await environment.context.serial(
+              agentTurnContinuing,
+              { agentId: environment.agentId, turnId, text: step.text, continued, signal },
+              undefined,
+            );
+        if (more !== undefined && !signal.aborted) {
+          continued += 1;
+          const message = { text: more.text, source: more.source, delivery: 'steer' as const };
+          log.append('user/message', userMessage(message, turnId));
+          continue;
+        }
         ending = { reason: step.finishReason === 'length' ? 'max-tokens' : 'completed' };
         break;
       }
@@ -116,6 +141,23 @@ export async function runTurn(
   return ending.reason === 'error'
     ? { ...outcome, reason: ending.reason, error: ending.error }
     : { ...outcome, reason: ending.reason };
+}
+
+/** The turn's messages, as the `agent/turn-starting` handlers leave them; a throw refuses. */
+async function admit(
+  environment: TurnEnvironment,
+  turnId: string,
+  incoming: IncomingMessage[],
+  signal: AbortSignal,
+): Promise<TurnAdmission> {
+  const { context, agentId } = environment;
+  const initial: TurnAdmission = { kind: 'start', messages: incoming };
+  if (!context.hasListeners(agentTurnStarting)) return initial;
+  try {
+    return await context.serial(agentTurnStarting, { agentId, turnId, signal }, initial);
+  } catch (error) {
+    return { kind: 'refused', error: { code: 'INTERNAL', message: errorMessage(error) } };
+  }
 }
 
 async function runStep(

@@ -390,6 +390,18 @@ export const generatedToolParameters: Readonly<Record<string, JsonSchema>> = {
     required: ['subagent_id', 'message'],
     additionalProperties: false,
   },
+  skill: {
+    type: 'object',
+    properties: {
+      name: {
+        type: 'string',
+        minLength: 1,
+        description: 'The skill, by the name the system prompt lists.',
+      },
+    },
+    required: ['name'],
+    additionalProperties: false,
+  },
   subagent: {
     type: 'object',
     properties: {
@@ -413,6 +425,12 @@ export const generatedToolParameters: Readonly<Record<string, JsonSchema>> = {
       provider: {
         description:
           'Which subagent provider runs the task (default: the configured one). `acp` and configured ACP providers run another agent process, which cannot run in the background; only `acp` (Loom itself) takes output_schema.',
+        type: 'string',
+        minLength: 1,
+      },
+      agent_type: {
+        description:
+          "Which kind of agent runs the task, by name from the agent types listed in this tool's description: its own instructions, tools and model. Default: general-purpose.",
         type: 'string',
         minLength: 1,
       },
@@ -452,6 +470,12 @@ export const generatedToolParameters: Readonly<Record<string, JsonSchema>> = {
       provider: {
         description:
           'Which subagent provider runs the task (default: the configured one). `acp` and configured ACP providers run another agent process, which cannot run in the background; only `acp` (Loom itself) takes output_schema.',
+        type: 'string',
+        minLength: 1,
+      },
+      agent_type: {
+        description:
+          "Which kind of agent runs the task, by name from the agent types listed in this tool's description: its own instructions, tools and model. Default: general-purpose.",
         type: 'string',
         minLength: 1,
       },

@@ -7,6 +7,7 @@
  */
 import type { z } from 'zod';
 import { errorMessage, LoomError, UserError } from '../base/errors.js';
+import { agentAsksUser } from '../core/agent-hooks.js';
 import { defineBuiltinTool } from '../core/builtin-tool.js';
 import type { Disposer } from '../core/context.js';
 import type { AgentRuntime } from '../core/runtime.js';
@@ -127,6 +128,11 @@ export function askUserQuestionTool(logOf: (sessionId: string) => SessionLog | u
         throw signal.reason;
       }
       signal.addEventListener('abort', onAbort, { once: true });
+      execution.context.emit(agentAsksUser, {
+        agentId: execution.agentId,
+        kind: 'question',
+        message: questions.map((question) => question.question).join(' / '),
+      });
       try {
         const reply = await execution.context
           .get(userQuestionsKey)

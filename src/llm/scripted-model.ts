@@ -32,6 +32,11 @@ import {
   validateScriptedModel,
 } from './scripted-rules.js';
 import { Substitution } from './scripted-substitution.js';
+import {
+  ANSWER_ARGUMENT,
+  STRUCTURED_OUTPUT_TOOL,
+  WRAPPED_ANSWER_WORDS,
+} from './structured-answer.js';
 
 export interface ScriptedModelOptions {
   /** Names the model in its id (`scripted:<name>`). Default: the file path, or `inline`. */
@@ -54,21 +59,23 @@ export interface ScriptedModelClient extends ModelClient {
   unusedRules(): UnusedScriptedRule[];
 }
 
-const structuredOutputTool = 'structured_output';
 const runCodeTool = 'run_code';
 
 /**
  * How a request takes a structured answer: its own `structured_output` tool (`native`), a
- * `run_code` program calling the one its Code Mode SDK declares (`code`), or not at all.
+ * `run_code` program calling the one its Code Mode SDK declares (`code`), or not at all; and
+ * whether the tool carries the answer in its `value` argument (`wrapped`).
  */
-type StructuredOutputRoute = 'native' | 'code' | 'none';
+type StructuredOutputRoute = { kind: 'native' | 'code' | 'none'; wrapped: boolean };
 
 function structuredOutputRoute(request: ModelRequest): StructuredOutputRoute {
-  if (request.tools.some((tool) => tool.name === structuredOutputTool)) return 'native';
+  const tool = request.tools.find((candidate) => candidate.name === STRUCTURED_OUTPUT_TOOL);
+  if (tool) return { kind: 'native', wrapped: tool.description.startsWith(WRAPPED_ANSWER_WORDS) };
   const code =
-    request.tools.some((tool) => tool.name === runCodeTool) &&
-    request.system.includes(`${structuredOutputTool}(`);
-  return code ? 'code' : 'none';
+    request.tools.some((candidate) => candidate.name === runCodeTool) &&
+    request.system.includes(`${STRUCTURED_OUTPUT_TOOL}(`);
+  if (!code) return { kind: 'none', wrapped: false };
+  return { kind: 'code', wrapped: request.system.includes(WRAPPED_ANSWER_WORDS) };
 }
 const maximumTextParts = 4;
 const maximumPromptInError = 200;
@@ -344,14 +351,20 @@ function answerContent(
   }
   if ('reply' in step) return say(substitution.text(step.reply, 'reply'));
   const value = substitution.deep(step.output, 'output');
-  if (structuredRoute === 'native') {
-    return callTools([{ name: structuredOutputTool, arguments: value }]);
+  // `output` is the answer itself; the tool's arguments wrap it when the tool says they do.
+  const args = structuredRoute.wrapped ? { [ANSWER_ARGUMENT]: value } : value;
+  switch (structuredRoute.kind) {
+    case 'native':
+      return callTools([{ name: STRUCTURED_OUTPUT_TOOL, arguments: args }]);
+    case 'code': {
+      const code = `await tools.${STRUCTURED_OUTPUT_TOOL}(${JSON.stringify(args)});\nreturn 'delivered';`;
+      return callTools([{ name: runCodeTool, arguments: { code } }]);
+    }
+    case 'none':
+      return say(JSON.stringify(value) ?? 'null');
+    default:
+      return assertNever(structuredRoute.kind, 'structured output route');
   }
-  if (structuredRoute === 'code') {
-    const code = `await tools.${structuredOutputTool}(${JSON.stringify(value)});\nreturn 'delivered';`;
-    return callTools([{ name: runCodeTool, arguments: { code } }]);
-  }
-  return say(JSON.stringify(value) ?? 'null');
 }
 
 /** Which of the response's `steps` answers request `requestIndex` of a turn (the last repeats). */

@@ -4,6 +4,7 @@
  * feedback is the result; presented headless, the turn ends with the plan logged. Review goes
  * through the scope's `PlanReviewer`, else the user-questions service (`plan-review`).
  */
+import { agentAsksUser } from '../core/agent-hooks.js';
 import { defineBuiltinTool } from '../core/builtin-tool.js';
 import type { ToolDefinition } from '../core/tool-contract.js';
 import { type UserQuestions, userQuestionsKey } from '../interaction/user-questions.js';
@@ -55,9 +56,15 @@ export function planTools(): ToolDefinition[] {
           `${EXIT_PLAN_MODE_TOOL} works only in plan mode, and this session is not in plan mode: there is no plan to present, so go on with the task.`,
         );
       }
-      const reviewer =
-        execution.context.find(planReviewerKey) ??
-        questionsReviewer(execution.context.get(userQuestionsKey));
+      let reviewer = execution.context.find(planReviewerKey);
+      if (!reviewer) {
+        reviewer = questionsReviewer(execution.context.get(userQuestionsKey));
+        execution.context.emit(agentAsksUser, {
+          agentId: execution.agentId,
+          kind: 'plan-review',
+          message: 'a plan waits for your review',
+        });
+      }
       const verdict = await reviewer.review(args.plan, {
         sessionId: execution.agentId,
         signal: execution.signal,

@@ -16,6 +16,7 @@ const LOOM_NAMES: Readonly<Record<string, string>> = {
   Task: 'subagent',
   Agent: 'subagent',
   TodoWrite: 'todo_write',
+  Skill: 'skill',
 };
 
 /** Loom's name for `name`: its mapping when Claude Code has such a tool, else `name`. */
@@ -27,4 +28,11 @@ export function loomToolName(name: string): string {
 export function claudeToolName(name: string): string {
   for (const [claude, loom] of Object.entries(LOOM_NAMES)) if (loom === name) return claude;
   return name;
+}
+
+/** Every Claude Code name of Loom's `name` (`edit_file`: `Edit`, `MultiEdit`); empty when none. */
+export function claudeToolNames(name: string): string[] {
+  return Object.entries(LOOM_NAMES)
+    .filter(([, loom]) => loom === name)
+    .map(([claude]) => claude);
 }

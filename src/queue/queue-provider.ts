@@ -19,7 +19,7 @@ import {
   type SubagentStartRequest,
 } from '../subagent/contract.js';
 import { checkDepth, DEFAULT_MAX_DEPTH } from '../subagent/in-process-provider.js';
-import { assertSupportedSchema, cloneSchema } from '../subagent/structured-output/schema-subset.js';
+import { assertSupportedSchema, cloneSchema } from '../subagent/structured-output/output-schema.js';
 import {
   CHILD_JOB_VERSION,
   type ChildJobData,

@@ -41,7 +41,7 @@ import {
 } from './contract.js';
 import { checkDepth, DEFAULT_MAX_DEPTH } from './in-process-provider.js';
 import { deliveredValueChecker } from './structured-output/delivered-value.js';
-import { assertSupportedSchema, cloneSchema } from './structured-output/schema-subset.js';
+import { assertSupportedSchema, cloneSchema } from './structured-output/output-schema.js';
 
 /** How long a cancelled child may take to stop before its process group is killed. */
 export const DEFAULT_ACP_CANCEL_GRACE_MS = 3000;

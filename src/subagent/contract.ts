@@ -52,7 +52,7 @@ export interface SubagentStartRequest {
    * default: the runtime's default model. A provider whose agent chooses its own model ignores it.
    */
   defaultModel?: string;
-  /** A JSON Schema (the supported subset) the child's answer must match. */
+  /** A JSON Schema (as providers take tool parameters; `output-schema.ts`) the answer must match. */
   outputSchema?: JsonSchema;
   /** Depth limit for this child's line; default from config (3). 0 forbids delegation. */
   maxDepth?: number;
@@ -178,6 +178,7 @@ export type SubagentErrorCode =
   | 'UNKNOWN_PROVIDER'
   | 'DUPLICATE_PROVIDER'
   | 'UNKNOWN_AGENT'
+  | 'UNKNOWN_AGENT_TYPE'
   | 'NOT_AUTHORIZED'
   | 'DELEGATED_CALLER';
 

@@ -23,7 +23,7 @@ import {
 } from './contract.js';
 import { completedTurnPrefix } from './fork-seed.js';
 import { attachStructuredOutput, type StructuredCapture } from './structured-output/capture.js';
-import { assertSupportedSchema, cloneSchema } from './structured-output/schema-subset.js';
+import { assertSupportedSchema, cloneSchema } from './structured-output/output-schema.js';
 
 export const DEFAULT_MAX_DEPTH = 3;
 

@@ -11,7 +11,7 @@ import { defineBuiltinTool } from '../core/builtin-tool.js';
 import type { ToolDefinition } from '../core/tool-contract.js';
 import { compileGlob, splitGlobBase } from './compile-glob.js';
 import { walkFiles } from './walk-files.js';
-import { displayPath, resolveInWorkspace, type Workspace, workspaceOf } from './workspace.js';
+import { displayPath, readingWorkspace, resolveInWorkspace, type Workspace } from './workspace.js';
 
 export interface GlobOptions {
   workspace: Workspace;
@@ -49,7 +49,7 @@ export function globTool(options: GlobOptions): ToolDefinition {
     arguments: schema,
     concurrencySafe: true,
     async execute(args, execution) {
-      const workspace = workspaceOf(options.workspace, execution);
+      const workspace = readingWorkspace(options.workspace, execution);
       const searchRoot = resolveInWorkspace(workspace, args.path ?? '.', {
         mustExist: true,
       });

@@ -13,7 +13,7 @@ import { compileGlob } from './compile-glob.js';
 import { containsNulByte } from './is-binary-file.js';
 import { notRegularFile, openRegularFile } from './regular-file.js';
 import { type WalkedFile, walkFiles } from './walk-files.js';
-import { displayPath, resolveInWorkspace, type Workspace, workspaceOf } from './workspace.js';
+import { displayPath, readingWorkspace, resolveInWorkspace, type Workspace } from './workspace.js';
 
 export interface GrepOptions {
   workspace: Workspace;
@@ -69,7 +69,7 @@ export function grepTool(options: GrepOptions): ToolDefinition {
     arguments: schema,
     concurrencySafe: true,
     async execute(args, execution) {
-      const workspace = workspaceOf(options.workspace, execution);
+      const workspace = readingWorkspace(options.workspace, execution);
       const expression = compileExpression(args.pattern, args.ignore_case ?? false);
       const maxResults = args.max_results ?? defaultMaxResults;
       const target = resolveInWorkspace(workspace, args.path ?? '.', { mustExist: true });

@@ -9,7 +9,7 @@ import { defineBuiltinTool } from '../core/builtin-tool.js';
 import type { ToolDefinition } from '../core/tool-contract.js';
 import { fileAccessOf } from './file-access.js';
 import { statFileOrFolder } from './regular-file.js';
-import { displayPath, resolveInWorkspace, type Workspace, workspaceOf } from './workspace.js';
+import { displayPath, readingWorkspace, resolveInWorkspace, type Workspace } from './workspace.js';
 
 export interface ReadFileOptions {
   workspace: Workspace;
@@ -55,7 +55,7 @@ export function readFileTool(options: ReadFileOptions): ToolDefinition {
     arguments: schema,
     concurrencySafe: true,
     async execute(args, execution) {
-      const workspace = workspaceOf(options.workspace, execution);
+      const workspace = readingWorkspace(options.workspace, execution);
       const absolute = resolveInWorkspace(workspace, args.path, { mustExist: true });
       const shown = displayPath(workspace, absolute);
       if ((await statFileOrFolder(absolute, shown)).isDirectory()) {

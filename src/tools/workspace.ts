@@ -7,6 +7,7 @@ import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { UserError } from '../base/errors.js';
 import { agentWorkspaceKey } from '../core/agent-workspace.js';
+import { readingRootsOf } from '../core/reading-roots.js';
 import type { ToolExecution } from '../core/tool-contract.js';
 
 export interface Workspace {
@@ -53,6 +54,22 @@ export function resolveInWorkspace(
     throw new UserError('INVALID_ARGUMENT', `${path} does not exist`);
   }
   return absolute;
+}
+
+/**
+ * The workspace a reading tool (`read_file`, `glob`, `grep`) of `execution` reaches: the agent's
+ * own workspace (`workspaceOf`) plus the folders layers opened for reading on that scope (a
+ * personal skill's folder, see core/reading-roots.ts). Writing tools keep `workspaceOf` itself.
+ */
+export function readingWorkspace(
+  base: Workspace,
+  execution: Pick<ToolExecution, 'context'>,
+): Workspace {
+  const workspace = workspaceOf(base, execution);
+  const folders = readingRootsOf(execution.context);
+  return folders.length === 0
+    ? workspace
+    : { ...workspace, extraRoots: [...workspace.extraRoots, ...folders] };
 }
 
 /** How a tool shows a path to the model: relative to the root when inside it, else absolute. */

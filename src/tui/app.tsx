@@ -30,7 +30,7 @@ import { WorkspacePaths } from './path-completion.js';
 import { completionAt } from './prompt-completion.js';
 import { type EditorState, PromptEditor } from './prompt-editor.js';
 import { runShellCommand, shareShellOutput } from './shell-command.js';
-import { runSlash } from './slash-commands.js';
+import { runSlash, slashCommandsOf } from './slash-commands.js';
 import { useTerminalSize, useWidthRedraw } from './terminal-size.js';
 import type { TuiSession } from './tui-session.js';
 import type { TuiStore } from './tui-store.js';
@@ -58,6 +58,8 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
   const [paths] = useState(
     () => new WorkspacePaths(session.setup.runtime.cwd, () => setPathsListed((count) => count + 1)),
   );
+  // The workspace's custom commands are read once, when the runtime is built.
+  const [slashCommands] = useState(() => slashCommandsOf(session));
   const shell = useRef<AbortController | undefined>(undefined);
   const [view, setView] = useState<TuiView>('chat');
   const viewRef = useRef<TuiView>('chat');
@@ -168,8 +170,8 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
   };
 
   const complete = useCallback(
-    (state: EditorState) => completionAt(state, () => paths.current()),
-    [paths],
+    (state: EditorState) => completionAt(state, () => paths.current(), slashCommands),
+    [paths, slashCommands],
   );
   return (
     <>

@@ -33,8 +33,8 @@ export type TranscriptItem =
   | { kind: 'shell'; id: string; command: string; output: string; exitCode: number | null }
   | { kind: 'notice'; id: string; tone: 'info' | 'warning' | 'error'; text: string }
   /**
-   * One dim line about the context (a warning as it fills, a compaction); `detail` is a
-   * summary's text, folded under the line until the transcript view expands it.
+   * One dim line about the context (a warning as it fills, a compaction) or a hook's run;
+   * `detail` is a summary's text, folded under the line until the transcript view expands it.
    */
   | { kind: 'context'; id: string; text: string; detail?: string };
 

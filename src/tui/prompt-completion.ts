@@ -3,6 +3,8 @@
  * or a workspace path after `@`. Pure: it reads the editor's state and the lists it is given and
  * returns the range to replace with each choice; it never edits or lists anything itself.
  */
+
+import type { SlashCommand } from './commands/contract.js';
 import { mentionAt, rankPaths } from './path-completion.js';
 import type { EditorState } from './prompt-editor.js';
 import { completeSlash } from './slash-commands.js';
@@ -27,10 +29,12 @@ export function completionAt(
   state: EditorState,
   /** The workspace's paths, asked only when an `@` mention is being typed. */
   listPaths: () => readonly string[] | undefined,
+  /** The slash commands there are; default the built-in ones. */
+  slashCommands?: readonly SlashCommand[],
 ): Completion | undefined {
   const before = state.text.slice(0, state.cursor);
   if (/^\/\S*$/.test(before)) {
-    const commands = completeSlash(before);
+    const commands = completeSlash(before, slashCommands);
     if (commands.length === 0) return undefined;
     const end = state.text.search(/\s|$/);
     return {

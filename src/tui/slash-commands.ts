@@ -1,11 +1,14 @@
 /**
  * The slash commands: each has a name, a one-line description for `/help` and completion, and
- * an action over the terminal's session, store and view. Parsing is strict: an unknown command
- * is reported with the names that exist, never sent to the model.
+ * an action over the terminal's session, store and view; the workspace's custom commands follow
+ * the built-in ones (a built-in name wins). Parsing is strict: an unknown command is reported
+ * with the names that exist, never sent to the model.
  */
 import { planModeOf } from '../plan/install.js';
 import { contextCommand } from './commands/context.js';
 import type { SlashCommand, SlashContext } from './commands/contract.js';
+import { customSlashCommands, shadowedLines, skillsCommand } from './commands/custom.js';
+import { initCommand } from './commands/init.js';
 import { SESSION_COMMANDS } from './commands/session.js';
 import { VIEW_COMMANDS } from './commands/views.js';
 
@@ -13,11 +16,17 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   {
     name: 'help',
     description: 'list the commands and keys',
-    run(_args, { store }) {
-      const lines = SLASH_COMMANDS.map(
-        (command) =>
-          `/${command.name}${command.usage ? ` ${command.usage}` : ''} — ${command.description}`,
-      );
+    run(_args, { session, store }) {
+      const line = (command: SlashCommand) =>
+        `/${command.name}${command.usage ? ` ${command.usage}` : ''} — ${command.description}`;
+      const custom = customSlashCommands(session, BUILTIN_NAMES);
+      const shadowed = shadowedLines(session, BUILTIN_NAMES);
+      const lines = [
+        ...SLASH_COMMANDS.map(line),
+        ...(custom.length + shadowed.length > 0 ? ['commands of this workspace and yours:'] : []),
+        ...custom.map(line),
+        ...shadowed,
+      ];
       store.add({
         kind: 'notice',
         tone: 'info',
@@ -59,6 +68,8 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   ...VIEW_COMMANDS,
   ...SESSION_COMMANDS,
   contextCommand,
+  skillsCommand,
+  initCommand,
   {
     name: 'exit',
     description: 'leave (the session id is printed to resume it)',
@@ -68,22 +79,33 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   },
 ];
 
+const BUILTIN_NAMES: ReadonlySet<string> = new Set(SLASH_COMMANDS.map((command) => command.name));
+
+/** The built-in commands, then the custom commands of `session`'s workspace no built-in hides. */
+export function slashCommandsOf(session: SlashContext['session']): SlashCommand[] {
+  return [...SLASH_COMMANDS, ...customSlashCommands(session, BUILTIN_NAMES)];
+}
+
 /** The commands whose name starts with what follows the slash, for completion. */
-export function completeSlash(text: string): SlashCommand[] {
+export function completeSlash(
+  text: string,
+  commands: readonly SlashCommand[] = SLASH_COMMANDS,
+): SlashCommand[] {
   if (!text.startsWith('/') || text.includes(' ')) return [];
   const prefix = text.slice(1);
-  return SLASH_COMMANDS.filter((command) => command.name.startsWith(prefix));
+  return commands.filter((command) => command.name.startsWith(prefix));
 }
 
 /** Runs `/name args`; an unknown name is a warning listing the commands. */
 export async function runSlash(text: string, context: SlashContext): Promise<void> {
   const [head = '', ...rest] = text.slice(1).split(' ');
-  const command = SLASH_COMMANDS.find((candidate) => candidate.name === head);
+  const commands = slashCommandsOf(context.session);
+  const command = commands.find((candidate) => candidate.name === head);
   if (!command) {
     context.store.add({
       kind: 'notice',
       tone: 'warning',
-      text: `unknown command /${head}; the commands are ${SLASH_COMMANDS.map((entry) => `/${entry.name}`).join(' ')}`,
+      text: `unknown command /${head}; the commands are ${commands.map((entry) => `/${entry.name}`).join(' ')}`,
     });
     return;
   }

@@ -11,6 +11,7 @@ import {
   contextWarningLine,
 } from '../context/context-lines.js';
 import type { SessionEvent } from '../core/session-events.js';
+import { hookRunLine } from '../project/hook-line.js';
 import type { ToolLineState, ToolStatus, TranscriptItem } from './contract.js';
 
 type Data<Type extends SessionEvent['type']> = SessionEvent<Type>['data'];
@@ -144,11 +145,35 @@ export class TranscriptFold {
         });
         return;
       }
+      case 'command/run': {
+        // A custom command's turn: what was typed and where its text came from (the body follows).
+        const data = event.data as Data<'command/run'>;
+        const parts = [
+          `/${data.name}${data.arguments ? ` ${data.arguments}` : ''}`,
+          data.file,
+          ...(data.model ? [`model ${data.model}`] : []),
+          ...(data.allowedTools ? [`tools ${data.allowedTools.join(', ')}`] : []),
+        ];
+        this.finished.push({
+          kind: 'notice',
+          id: `k-${event.seq}`,
+          tone: 'info',
+          text: parts.join(' · '),
+        });
+        return;
+      }
       case 'context/compact-skipped':
         this.finished.push({
           kind: 'context',
           id: `c-${event.seq}`,
           text: contextSkippedLine(event.data as Data<'context/compact-skipped'>),
+        });
+        return;
+      case 'hook/run':
+        this.finished.push({
+          kind: 'context',
+          id: `h-${event.seq}`,
+          text: hookRunLine(event.data as Data<'hook/run'>),
         });
         return;
       default:

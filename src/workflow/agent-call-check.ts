@@ -2,19 +2,14 @@
  * The start-time check of a script's `agent()` calls: every call whose options are an object
  * literal has each option name and each literally written value checked (the rules of
  * `agent-options.ts`, an agent type against the agent-type service when there is one, a schema
- * as JSON Schema), so a misspelled option fails before the first agent starts and spends
+ * by the same check as when the call runs, `agent-schema.ts`), so a misspelled option fails before the first agent starts and spends
  * anything. It reads the parsed script only: nothing is evaluated, and a value that is not
  * written literally (a variable, a call) is left to the check when the call runs.
  */
 import type { AgentTypes } from '../project/agent-types-contract.js';
-import {
-  isAgentOption,
-  isPlainObject,
-  optionValueProblem,
-  unknownOptionMessage,
-} from './agent-options.js';
+import { isAgentOption, optionValueProblem, unknownOptionMessage } from './agent-options.js';
+import { agentSchemaRefusal } from './agent-schema.js';
 import { WorkflowError, type WorkflowErrorCode } from './contract.js';
-import { schemaProblem } from './schema-check.js';
 import { acornParser, positionAt, scriptOptions, sourceExcerpt } from './script-parse.js';
 
 export interface AgentCallCheckOptions {
@@ -131,7 +126,7 @@ function checkOptions(
     if (key === 'isolation' && value.value === 'worktree') summary.worktree = true;
     if (key === 'agentType') summary.agentType = true;
     const problem =
-      key === 'schema' ? schemaOptionProblem(value.value) : optionValueProblem(key, value.value);
+      key === 'schema' ? agentSchemaRefusal(value.value) : optionValueProblem(key, value.value);
     const typeProblem =
       problem === undefined && key === 'agentType'
         ? unknownTypeProblem(value.value as string, options.agentTypes)
@@ -139,7 +134,7 @@ function checkOptions(
     const message = problem ?? typeProblem;
     if (message !== undefined) {
       problems.push({
-        code: 'INVALID_ARGUMENT',
+        code: key === 'schema' ? 'UNSUPPORTED_SCHEMA' : 'INVALID_ARGUMENT',
         message,
         offset: (property.value as SyntaxNode).start,
       });
@@ -155,16 +150,6 @@ export function unknownTypeProblem(
   if (!agentTypes || agentTypes.find(name) !== undefined) return undefined;
   const known = agentTypes.list().map((type) => type.name);
   return `agent() option agentType names no agent type ${JSON.stringify(name)} (known: ${known.length > 0 ? known.join(', ') : 'none'})`;
-}
-
-function schemaOptionProblem(schema: unknown): string | undefined {
-  if (!isPlainObject(schema)) {
-    return 'agent() option schema must be a JSON Schema object';
-  }
-  const problem = schemaProblem(schema);
-  return problem === undefined
-    ? undefined
-    : `agent() option schema is not a valid JSON Schema: ${problem}`;
 }
 
 /** A property's name as written (`label:` or `'label':`); undefined for a spread or `[key]:`. */

@@ -4,8 +4,8 @@
  * and settles the result. The result never rejects and resolves only once the worker has
  * exited; cancel always frees the caller within the grace period, ending in `worker.terminate()`.
  * Every path ends with one `workflow/end`. The run-level limits end it here too: a script past
- * `maxScriptMemoryMb` (SCRIPT_MEMORY, its thread stopped at once) and `maxRunMs` from `go`
- * (RUN_TIMEOUT).
+ * `maxScriptMemoryMb` (SCRIPT_MEMORY, its thread stopped at once) and `maxRunMs` from the
+ * worker's `started` (RUN_TIMEOUT).
  */
 import type { Worker } from 'node:worker_threads';
 import { assertNever, errorMessage } from '../base/errors.js';
@@ -79,8 +79,13 @@ export class HostRun implements WorkflowRun {
   private lastCall = 0;
   private lastLoad = 0;
   private graceTimer: NodeJS.Timeout | undefined;
-  /** `maxRunMs`, from `go`. */
+  /**
+   * `maxRunMs`, from the worker's `started`: the script's own time, as Code Mode's limit counts
+   * from its program's start. Booting the thread and loading its engine (QuickJS, for the
+   * isolated engine: long on a busy machine) do not count, so a limit means the same under load.
+   */
   private runTimer: NodeJS.Timeout | undefined;
+  private scriptStarted = false;
   private readonly stopHeapWatch: Disposer;
   /** The spent tokens the worker was last told of, and that message while it is still queued. */
   private budgetSent = 0;
@@ -221,7 +226,7 @@ export class HostRun implements WorkflowRun {
     this.terminate();
   };
 
-  /** `maxRunMs` passed since `go`: the run ends like a cancel, as an error. */
+  /** `maxRunMs` passed since `started`: the run ends like a cancel, as an error. */
   private readonly onRunTimeout = (): void => {
     this.runTimer = undefined;
     if (this.outcome || this.stage === 'ended') return;
@@ -260,6 +265,9 @@ export class HostRun implements WorkflowRun {
       case WorkerMessage.Ready:
         this.stage = 'running';
         this.post(HostMessage.Go, {});
+        return;
+      case WorkerMessage.Started:
+        this.scriptStarted = true;
         if (this.setup.limits.maxRunMs !== undefined) {
           this.runTimer = setTimeout(this.onRunTimeout, this.setup.limits.maxRunMs);
         }
@@ -330,6 +338,14 @@ export class HostRun implements WorkflowRun {
       return this.stage === 'booting' ? undefined : 'ready twice';
     }
     if (this.stage === 'booting') return `${message.tag} before ready`;
+    if (message.tag === WorkerMessage.Started) {
+      return this.scriptStarted ? 'started twice' : undefined;
+    }
+    // Only a running script calls hooks; `done` may come first (a cancel before the start, an
+    // engine that could not load).
+    if (message.tag !== WorkerMessage.Done && !this.scriptStarted) {
+      return `${message.tag} before started`;
+    }
     if (message.tag === WorkerMessage.AgentStart && message.payload.call !== this.lastCall + 1) {
       return `agent-start numbered ${message.payload.call} after ${this.lastCall}`;
     }

@@ -28,6 +28,11 @@ export enum HostMessage {
 export enum WorkerMessage {
   /** The session listens; the host may send `go`. */
   Ready = 'ready',
+  /**
+   * The top-level script starts running now (its engine is loaded); the host counts `maxRunMs`
+   * from here. Sent once, after `go`, before any message the script causes.
+   */
+  Started = 'started',
   /** The script called `agent()`; `call` numbers the call within the run. */
   AgentStart = 'agent-start',
   Phase = 'phase',
@@ -80,6 +85,7 @@ export interface HostPayloads {
 
 export interface WorkerPayloads {
   [WorkerMessage.Ready]: Record<string, never>;
+  [WorkerMessage.Started]: Record<string, never>;
   /** `workflow`: the nested run's name, when a `workflow()` call's script made the call. */
   [WorkerMessage.AgentStart]: {
     call: number;

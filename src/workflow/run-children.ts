@@ -10,7 +10,7 @@ import { assertNever, errorMessage } from '../base/errors.js';
 import type { Context } from '../core/context.js';
 import { agentRuntimeKey } from '../core/runtime.js';
 import type { ReasoningEffort, Usage } from '../llm/contract.js';
-import { costOf, hasPrices, type PriceSource, type TokenCount } from '../llm/prices.js';
+import { costOf, hasPrices, type PriceSource, priceOf, type TokenCount } from '../llm/prices.js';
 import type { AgentType } from '../project/agent-types-contract.js';
 import {
   type EffortReport,
@@ -21,6 +21,7 @@ import {
 } from '../subagent/contract.js';
 import type { SubagentRegistry } from '../subagent/registry.js';
 import { AgentClocks, type AgentLimitReason } from './agent-clocks.js';
+import { agentSchemaRefusal } from './agent-schema.js';
 import { findAgentType, typedChild } from './agent-type-choice.js';
 import { type AgentWorktree, agentSlug, RunWorktrees, type WorktreeEnd } from './agent-worktree.js';
 import { FAN_OUT_AGENTS, tuneCompilerForFanOut } from './compiler-tuning.js';
@@ -253,6 +254,16 @@ export class RunChildren {
       this.setup.reply(agent.call, { kind: 'fatal', code: 'INVALID_ARGUMENT', message: refusal });
       return;
     }
+    const schemaRefusal =
+      agent.options.schema === undefined ? undefined : agentSchemaRefusal(agent.options.schema);
+    if (schemaRefusal !== undefined) {
+      this.setup.reply(agent.call, {
+        kind: 'fatal',
+        code: 'UNSUPPORTED_SCHEMA',
+        message: schemaRefusal,
+      });
+      return;
+    }
     let typed = agent;
     if (agent.options.agentType !== undefined) {
       const found = findAgentType(this.setup.context, agent.options.agentType);
@@ -463,7 +474,7 @@ export class RunChildren {
     if (effort !== undefined) startRequest.effort = effort;
     if (typed?.persona !== undefined) startRequest.persona = typed.persona;
     if (worktree) startRequest.workspace = worktree.workspace;
-    const spend: AgentSpend = { input: 0, output: 0, costUsd: this.priced ? 0 : undefined };
+    const spend: AgentSpend = { input: 0, output: 0, costUsd: this.startingCost(model) };
     startRequest.onUsage = (report) => this.charge(spend, report.model, report.usage);
     if (options.schema !== undefined) startRequest.outputSchema = options.schema;
     if (explicitModel !== undefined) startRequest.model = explicitModel;
@@ -714,6 +725,16 @@ export class RunChildren {
     return runtime?.toolCatalog.entries().map((entry) => entry.name);
   }
 
+  /**
+   * What an agent has cost before its first request: 0 when its model has a price (or the run's
+   * default model, unknown here, may), else unknown; an unpriced agent that never ran is not
+   * shown as free.
+   */
+  private startingCost(model: string | undefined): number | undefined {
+    if (!this.priced) return undefined;
+    return model === undefined || priceOf(this.prices, model) !== undefined ? 0 : undefined;
+  }
+
   /** Charges one model request of a child (or its unreported rest) to it and to the budget. */
   private charge(spend: AgentSpend, model: string | undefined, tokens: TokenCount): void {
     spend.input += tokens.input;
@@ -736,7 +757,11 @@ export class RunChildren {
     this.running.delete(child.seq);
     this.journaling.delete(child.seq);
     this.finishing.delete(child.seq);
-    const spend = child.spend ?? { input: 0, output: 0, costUsd: this.priced ? 0 : undefined };
+    const spend = child.spend ?? {
+      input: 0,
+      output: 0,
+      costUsd: this.startingCost(child.model ?? this.setup.request.model),
+    };
     const unreported = (field: keyof TokenCount) =>
       Math.max(0, (usage?.[field] ?? 0) - (spend[field] ?? 0));
     // The rest's cache reads and writes are priced as such (a provider that reports only at the end).

@@ -1,5 +1,6 @@
 /**
- * The worker end of the wire, shared by both engines' sessions: `ready`, then `go`; numbered
+ * The worker end of the wire, shared by both engines' sessions: `ready`, then `go`, then
+ * `started` when the top-level script begins (the host's `maxRunMs` counts from it); numbered
  * `agent()` calls and `workflow()` loads waiting for their replies; phase and log posts; the
  * host's `cancel` and `budget`; and `done`, posted exactly once. An engine adds only how a script
  * runs (`execute`, `runNestedScript`) and what a stop does to a running script (`stop`). It never
@@ -71,6 +72,11 @@ export abstract class SessionWire<Port extends WirePort = WirePort> implements N
   listen(): void {
     this.port.on('message', this.onMessage);
     sendToHost(this.port, WorkerMessage.Ready, {});
+  }
+
+  /** Tells the host the top-level script runs from now on: its `maxRunMs` starts here. */
+  protected scriptStarts(): void {
+    sendToHost(this.port, WorkerMessage.Started, {});
   }
 
   stopped(): WorkflowError | undefined {

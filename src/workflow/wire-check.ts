@@ -67,6 +67,7 @@ export function readWorkerMessage(raw: unknown): WorkerReading {
 function checkPayload(tag: WorkerMessage, payload: unknown): void {
   switch (tag) {
     case WorkerMessage.Ready:
+    case WorkerMessage.Started:
       onlyKeys(payload, 'payload', [], []);
       return;
     case WorkerMessage.AgentStart: {

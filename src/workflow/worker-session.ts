@@ -69,6 +69,7 @@ class WorkerSession extends SessionWire {
 
   protected async execute(): Promise<void> {
     let outcome: DoneOutcome;
+    this.scriptStarts();
     try {
       const value = await this.runScript(this.data.script, this.data.args, this, {
         filename: SCRIPT_FILENAME,

@@ -56,8 +56,8 @@ test('acp session/new: a malformed _meta tool filter, persona or output schema i
     [{ 'loom/tool-filter': ['bash', 3] }, /_meta\.loom\/tool-filter must be a list of tool names/],
     [{ 'loom/persona': { text: 'a pirate' } }, /_meta\.loom\/persona must be text/],
     [
-      { 'loom/output-schema': { type: 'object', patternProperties: {} } },
-      /_meta\.loom\/output-schema is outside the supported JSON Schema subset/,
+      { 'loom/output-schema': { type: 'object', nullable: true } },
+      /_meta\.loom\/output-schema cannot be used as an output schema .*\n- _meta\.loom\/output-schema: "nullable" is not supported/,
     ],
   ];
   await withAcpInProcess({ home, model }, async (agent) => {

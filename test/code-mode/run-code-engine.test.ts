@@ -79,6 +79,21 @@ test('cancel stops a program that spins after an inner call; the turn ends abort
   await fixture.close();
 });
 
+test('a scripted answer whose schema travels in value reaches a code-mode agent wrapped', async () => {
+  const fixture = codeModeFixture({
+    model: { default: { output: ['a.ts', null] } },
+    presentation: 'code',
+  });
+  const capture = attachStructuredOutput(fixture.handle, {
+    type: 'array',
+    items: { type: ['string', 'null'] },
+  });
+  const outcome = await fixture.handle.agent.prompt('list');
+  assert.equal(outcome.reason, 'completed');
+  assert.deepEqual(capture.outcome(), { kind: 'captured', value: ['a.ts', null] });
+  await fixture.close();
+});
+
 test('a scripted structured answer reaches a code-mode agent through a run_code program', async () => {
   const fixture = codeModeFixture({
     model: { default: { output: { verdict: 'fine' } } },

@@ -13,6 +13,7 @@ import type {
 import { createModelClient } from '../../src/llm/providers.js';
 import { createScriptedModel } from '../../src/llm/scripted-model.js';
 import type { ScriptedModelFile } from '../../src/llm/scripted-rules.js';
+import { WRAPPED_ANSWER_WORDS } from '../../src/llm/structured-answer.js';
 import {
   assistant,
   collect,
@@ -241,6 +242,35 @@ describe('scripted model: responses', () => {
     ]);
     assert.equal(textOf(parts), '');
     assert.equal(finishOf(parts).reason, 'tool-calls');
+  });
+
+  test('output is the answer itself: a tool that takes it in `value` gets it wrapped, natively and in code', async () => {
+    const client = createScriptedModel({ rules: [{ when: 'pick', output: ['{{prompt}}', null] }] });
+    const wrappedTool = { ...structuredOutput, description: `${WRAPPED_ANSWER_WORDS}, exactly.` };
+    const native = await collect(client, request([user('pick')], { tools: [wrappedTool] }));
+    assert.deepEqual(calls(native), [
+      { id: 'call_1', name: 'structured_output', arguments: { value: ['pick', null] } },
+    ]);
+    const runCode = {
+      name: 'run_code',
+      description: 'runs a program',
+      parameters: { type: 'object' },
+    };
+    const sdk = (description: string) =>
+      `declare const tools: {\n  /** ${description} */\n  structured_output(args: unknown): Promise<string>;\n};`;
+    const [wrappedCode, plainCode] = await Promise.all(
+      [WRAPPED_ANSWER_WORDS, 'Delivers your final answer as the arguments'].map(async (words) =>
+        calls(
+          await collect(client, request([user('pick')], { tools: [runCode], system: sdk(words) })),
+        ),
+      ),
+    );
+    assert.deepEqual(wrappedCode?.[0]?.arguments, {
+      code: `await tools.structured_output({"value":["pick",null]});\nreturn 'delivered';`,
+    });
+    assert.deepEqual(plainCode?.[0]?.arguments, {
+      code: `await tools.structured_output(["pick",null]);\nreturn 'delivered';`,
+    });
   });
 
   test('error: a non-retryable provider error unless status says otherwise', async () => {

@@ -28,6 +28,8 @@ const model = {
       steps: [{ output: { files: 'not a list' } }, { output: { files: ['fixed.ts'] } }],
     },
     { when: 'plain text', reply: 'here are the files: a.ts' },
+    { when: 'review', output: { verdict: 'approve', reviewer: null, fix: { line: 2 } } },
+    { when: 'pick one', output: ['b.ts', null] },
   ],
 };
 
@@ -91,14 +93,39 @@ test('a structured child that answers in plain text ends as error (NO_STRUCTURED
   await fixture.close();
 });
 
-test('an unsupported schema is UNSUPPORTED_SCHEMA at start, listing every path', async () => {
+test('schemas as providers take them: anyOf, type lists, $ref, and a root no route takes as parameters', async () => {
+  const fixture = subagentFixture({ model });
+  const { registry } = fixture.services;
+  const reviewSchema = {
+    type: 'object',
+    properties: {
+      verdict: { enum: ['approve', 'reject'] },
+      reviewer: { type: ['string', 'null'] },
+      fix: { anyOf: [{ type: 'null' }, { $ref: '#/$defs/fix' }] },
+    },
+    required: ['verdict', 'reviewer', 'fix'],
+    $defs: { fix: { type: 'object', properties: { line: { type: 'integer', minimum: 1 } } } },
+  };
+  const pickSchema = { type: ['array', 'null'], items: { type: ['string', 'null'] } };
+  const review = registry.start('spawn', request(fixture, 'review', reviewSchema));
+  const pick = registry.start('spawn', request(fixture, 'pick one', pickSchema));
+  const [reviewed, picked] = await Promise.all([review.result, pick.result]);
+  assert.equal(reviewed.stopReason, 'completed', reviewed.diagnostic);
+  assert.deepEqual(reviewed.structured, { verdict: 'approve', reviewer: null, fix: { line: 2 } });
+  assert.equal(picked.stopReason, 'completed', picked.diagnostic);
+  assert.deepEqual(picked.structured, ['b.ts', null]);
+  await fixture.close();
+});
+
+test('an unusable schema is UNSUPPORTED_SCHEMA at start, listing every path', async () => {
   const fixture = subagentFixture({ model });
   const files = fixture.sessionFiles();
   const schema = {
     type: 'object',
     properties: {
-      email: { type: 'string', format: 'email' },
-      tags: { type: ['string', 'null'] },
+      email: { type: 'string', format: 'email', minLenght: 3 },
+      tags: { type: ['string', 'null'], nullable: true },
+      owner: { $ref: 'https://example.com/person.json' },
     },
     anyOf: [{ required: ['email'] }],
   };
@@ -107,9 +134,13 @@ test('an unsupported schema is UNSUPPORTED_SCHEMA at start, listing every path',
     (error: unknown) => {
       assert.ok(error instanceof SubagentError);
       assert.equal(error.code, 'UNSUPPORTED_SCHEMA');
-      assert.match(error.message, /outputSchema\.properties\.email: unsupported keyword "format"/);
-      assert.match(error.message, /outputSchema\.properties\.tags\.type: a list of types/);
-      assert.match(error.message, /outputSchema: unsupported keyword "anyOf"/);
+      assert.match(error.message, /\(3 problems\)/);
+      assert.match(
+        error.message,
+        /outputSchema\.properties\.email: unknown keyword "minLenght".*did you mean "minLength"\?/,
+      );
+      assert.match(error.message, /outputSchema\.properties\.tags: "nullable" is not supported/);
+      assert.match(error.message, /outputSchema\.properties\.owner\.\$ref: .* outside this one/);
       return true;
     },
   );

@@ -83,6 +83,11 @@ export interface FixtureOptions {
   /** Reuse a LOOM_HOME (a simulated restart); default a new temporary folder. */
   home?: string;
   /**
+   * Installs what the subagent layer reads as it installs (the agent-type service) before it;
+   * returns its undo, run by `close()`.
+   */
+  before?: (runtime: AgentRuntime) => () => void;
+  /**
    * Installs more layers (jobs, workflows) after the subagent layer and before the root agent
    * starts, so the root gets their tools too; returns their undo, run by `close()`.
    */
@@ -121,6 +126,7 @@ export function subagentFixture(options: FixtureOptions): SubagentFixture {
       for (const dispose of undo) dispose();
     };
   });
+  const undoBefore = options.before?.(runtime) ?? (() => {});
   const layer = installSubagents(runtime, options.layer);
   const uninstall = options.install?.(runtime, layer.services) ?? (() => {});
   const starts: SubagentStartEvent[] = [];
@@ -173,6 +179,7 @@ export function subagentFixture(options: FixtureOptions): SubagentFixture {
       uninstall();
       undoTools();
       layer.dispose();
+      undoBefore();
     },
   };
 }

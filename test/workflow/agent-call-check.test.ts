@@ -73,10 +73,13 @@ test('a schema written literally must be a JSON Schema; anyOf and type lists are
   const error = refusal(
     `agent('x', { schema: { type: 'object', properties: { n: { type: 'nummber' } } } })`,
   );
-  assert.equal(error.code, 'INVALID_ARGUMENT');
-  assert.match(error.message, /agent\(\) option schema is not a valid JSON Schema: .*type/);
+  assert.equal(error.code, 'UNSUPPORTED_SCHEMA');
+  assert.match(
+    error.message,
+    /agent\(\) option schema cannot be used[\s\S]*schema\.properties\.n\.type/,
+  );
   const notObject = refusal(`agent('x', { schema: ['string'] })`);
-  assert.match(notObject.message, /schema must be a JSON Schema object/);
+  assert.match(notObject.message, /schema: must be a schema object, got an array/);
   assert.doesNotThrow(() =>
     checkAgentCalls(`agent('x', { schema: {
       type: 'object',

@@ -150,7 +150,11 @@ test('a misspelled or bad literal option refuses the run before any agent starts
   const badSchema = startRefusal(() =>
     fixture.start(`await agent('x', { schema: { type: 'obejct' } });`),
   );
-  assert.match(badSchema.message, /schema is not a valid JSON Schema/);
+  assert.equal(badSchema.code, 'UNSUPPORTED_SCHEMA');
+  assert.match(
+    badSchema.message,
+    /agent\(\) option schema cannot be used as an output schema[\s\S]*schema\.type/,
+  );
   assert.deepEqual(fixture.events.records, []);
   assert.equal(fixture.fake.children.length, 0);
 });

@@ -8,19 +8,20 @@ test('a child that cannot start ends the run even when the script drops or catch
   const fixture = engineFixture({
     limits: { maxTotalAgents: 2 },
     respond: (request) => {
-      if (request.outputSchema) throw new SubagentError('UNSUPPORTED_SCHEMA', 'no oneOf here');
+      if (request.outputSchema)
+        throw new SubagentError('UNSUPPORTED_SCHEMA', 'this provider takes no schema');
       if (request.prompt === 'deep') throw new SubagentError('DEPTH_LIMIT', 'too deep');
       return echoPrompt(request);
     },
   });
   const dropped = await settled(
     fixture,
-    fixture.start(`agent('x', { schema: { oneOf: [{ type: 'string' }] } }); return 5;`),
+    fixture.start(`agent('x', { schema: { type: 'string' } }); return 5;`),
   );
   assert.equal(dropped.stopReason, 'error');
   assert.equal(dropped.value, null);
   assert.equal(dropped.error?.code, 'UNSUPPORTED_SCHEMA');
-  assert.match(dropped.error?.message ?? '', /no oneOf here/);
+  assert.match(dropped.error?.message ?? '', /this provider takes no schema/);
 
   const caught = await settled(
     fixture,
@@ -94,6 +95,11 @@ const forgeries: Array<{ name: string; message: string; fault: RegExp }> = [
     name: 'a workflow-load whose target is not a string',
     message: `{ tag: 'workflow-load', payload: { load: 1, target: ['b.js'] } }`,
     fault: /a malformed workflow-load message: payload\.target must be a string, not an array/,
+  },
+  {
+    name: 'a second started',
+    message: `{ tag: 'started', payload: {} }`,
+    fault: /sent started twice/,
   },
   {
     name: 'a second ready',

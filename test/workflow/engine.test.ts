@@ -296,18 +296,19 @@ test('failed and faulted children resolve null and are listed as failures', asyn
 test('a child that cannot start is fatal: UNSUPPORTED_SCHEMA or AGENT_START', async () => {
   const fixture = engineFixture({
     respond: (request) => {
-      if (request.outputSchema) throw new SubagentError('UNSUPPORTED_SCHEMA', 'no oneOf here');
+      if (request.outputSchema)
+        throw new SubagentError('UNSUPPORTED_SCHEMA', 'this provider takes no schema');
       throw new SubagentError('DEPTH_LIMIT', 'too deep');
     },
   });
   const schema = await settled(
     fixture,
     fixture.start(
-      `return await parallel([() => agent('x', { schema: { oneOf: [{ type: 'string' }] } }), () => 'fine']);`,
+      `return await parallel([() => agent('x', { schema: { type: 'string' } }), () => 'fine']);`,
     ),
   );
   assert.equal(schema.error?.code, 'UNSUPPORTED_SCHEMA');
-  assert.match(schema.error?.message ?? '', /no oneOf here/);
+  assert.match(schema.error?.message ?? '', /this provider takes no schema/);
   const other = await fixture.start(`return await agent('y', { label: 'deep' });`).result;
   assert.equal(other.error?.code, 'AGENT_START');
   assert.match(other.error?.message ?? '', /agent "deep" could not start: too deep/);

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import type { Worker } from 'node:worker_threads';
 import { Context } from '../../src/core/context.js';
 import { SubagentRegistry } from '../../src/subagent/registry.js';
+import type { WorkflowLimits } from '../../src/workflow/contract.js';
 import { HostRun } from '../../src/workflow/host-run.js';
 import { defaultLimits } from '../../src/workflow/limits.js';
 import { HostMessage, WorkerMessage } from '../../src/workflow/protocol.js';
@@ -40,7 +41,10 @@ class FakeWorker extends EventEmitter {
   }
 }
 
-function hostRun(worker: FakeWorker, options: FakeProviderOptions & { budget?: RunBudget } = {}) {
+function hostRun(
+  worker: FakeWorker,
+  options: FakeProviderOptions & { budget?: RunBudget; limits?: Partial<WorkflowLimits> } = {},
+) {
   const context = new Context({ name: 'host-run-test' });
   const registry = new SubagentRegistry(context);
   const fake = fakeProvider({ respond: echoPrompt, ...options });
@@ -52,7 +56,7 @@ function hostRun(worker: FakeWorker, options: FakeProviderOptions & { budget?: R
     registry,
     provider: fake.provider.name,
     meta: testMeta,
-    limits: { ...defaultLimits(), maxConcurrentAgents: 4 },
+    limits: { ...defaultLimits(), maxConcurrentAgents: 4, ...options.limits },
     request: { meta: testMeta, script: '', parent: { sessionId: null, delegationDepth: 0 } },
     childInstructions: () => '',
     budget: options.budget ?? new RunBudget(null),
@@ -61,6 +65,8 @@ function hostRun(worker: FakeWorker, options: FakeProviderOptions & { budget?: R
   });
   return { run, fake, events };
 }
+
+const started = { tag: WorkerMessage.Started, payload: {} };
 
 const agentStart = (call: number) => ({
   tag: WorkerMessage.AgentStart,
@@ -73,6 +79,7 @@ test('replies ready in one turn of the loop reach the worker as one post, in cal
   worker.emit('message', { tag: WorkerMessage.Ready, payload: {} });
   await worker.posted(1);
   assert.deepEqual(worker.posts[0], { tag: HostMessage.Go, payload: {} });
+  worker.emit('message', started);
 
   for (const call of [1, 2, 3]) worker.emit('message', agentStart(call));
   await worker.posted(2);
@@ -104,6 +111,7 @@ test('what the host sends in one turn reaches the worker in one post, in the ord
   const { run } = hostRun(worker);
   worker.emit('message', { tag: WorkerMessage.Ready, payload: {} });
   await worker.posted(1);
+  worker.emit('message', started);
   worker.emit('message', agentStart(1));
   run.cancel('enough');
   await worker.posted(2);
@@ -129,6 +137,7 @@ test('the spent tokens go once per post, just before the replies, with the lates
   });
   worker.emit('message', { tag: WorkerMessage.Ready, payload: {} });
   await worker.posted(1);
+  worker.emit('message', started);
   for (const call of [1, 2, 3]) worker.emit('message', agentStart(call));
   await worker.posted(2);
   assert.deepEqual(worker.posts[1], [
@@ -156,6 +165,7 @@ test("V8's out-of-memory end of the worker is SCRIPT_MEMORY; running children ar
   const { run, fake, events } = hostRun(worker, { respond: () => undefined });
   worker.emit('message', { tag: WorkerMessage.Ready, payload: {} });
   await worker.posted(1);
+  worker.emit('message', started);
   worker.emit('message', agentStart(1));
   await fake.started(1);
   const outOfMemory = Object.assign(new Error('Worker terminated due to reaching memory limit'), {
@@ -169,4 +179,47 @@ test("V8's out-of-memory end of the worker is SCRIPT_MEMORY; running children ar
   assert.match(result.error?.message ?? '', /memory limit of 256 MB \(maxScriptMemoryMb\)/);
   assert.match(fake.children[0]?.cancelledBy ?? '', /maxScriptMemoryMb/);
   assert.deepEqual(pairViolations(events.records), []);
+});
+
+test("maxRunMs counts from the worker's started, not from go: loading the engine is not the script's time", async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout'] });
+  const worker = new FakeWorker();
+  const { run, fake } = hostRun(worker, { respond: () => undefined, limits: { maxRunMs: 300 } });
+  worker.emit('message', { tag: WorkerMessage.Ready, payload: {} });
+  await worker.posted(1);
+  // Ten limits' worth of engine loading after `go`: no time limit yet.
+  t.mock.timers.tick(3000);
+  assert.equal(worker.posts.length, 1, 'nothing but go was sent');
+  worker.emit('message', started);
+  worker.emit('message', agentStart(1));
+  await fake.started(1);
+  t.mock.timers.tick(299);
+  assert.equal(worker.posts.length, 1, 'the limit has not passed yet');
+  t.mock.timers.tick(1);
+  await worker.posted(2);
+  assert.deepEqual(worker.posts[1], {
+    tag: HostMessage.Cancel,
+    payload: { reason: 'the workflow run reached its time limit of 300 ms (maxRunMs)' },
+  });
+  worker.emit('message', { tag: WorkerMessage.Done, payload: { kind: 'ok', value: null } });
+  t.mock.timers.tick(60_000);
+  const result = await run.result;
+  assert.equal(result.error?.code, 'RUN_TIMEOUT', result.error?.message);
+  assert.match(fake.children[0]?.cancelledBy ?? '', /maxRunMs/);
+});
+
+test('a hook message before started, or a second started, is a protocol fault', async () => {
+  for (const [messages, fault] of [
+    [[agentStart(1)], /sent agent-start before started/],
+    [[started, started], /sent started twice/],
+  ] as const) {
+    const worker = new FakeWorker();
+    const { run } = hostRun(worker);
+    worker.emit('message', { tag: WorkerMessage.Ready, payload: {} });
+    await worker.posted(1);
+    for (const message of messages) worker.emit('message', message);
+    const result = await run.result;
+    assert.equal(result.stopReason, 'error');
+    assert.match(result.error?.message ?? '', fault);
+  }
 });

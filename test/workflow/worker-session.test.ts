@@ -128,7 +128,12 @@ test('the session says ready, runs the body only after go, and posts done last',
   assert.deepEqual(run.tags(), [WorkerMessage.Ready]);
   run.go();
   assert.deepEqual(await run.done, { kind: 'ok', value: 1 });
-  assert.deepEqual(run.tags(), [WorkerMessage.Ready, WorkerMessage.Log, WorkerMessage.Done]);
+  assert.deepEqual(run.tags(), [
+    WorkerMessage.Ready,
+    WorkerMessage.Started,
+    WorkerMessage.Log,
+    WorkerMessage.Done,
+  ]);
 });
 
 test('a run cancelled before go never runs its body', async () => {

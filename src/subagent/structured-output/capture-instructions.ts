@@ -4,8 +4,10 @@
  * section. Pure data builders; they must never weaken the schema they are given.
  */
 import type { JsonSchema } from '../../llm/contract.js';
+import { STRUCTURED_OUTPUT_TOOL, WRAPPED_ANSWER_WORDS } from '../../llm/structured-answer.js';
+import { answerWrapper, takenAsParameters } from './answer-wrapper.js';
 
-export const STRUCTURED_OUTPUT_TOOL = 'structured_output';
+export { STRUCTURED_OUTPUT_TOOL } from '../../llm/structured-answer.js';
 export const STRUCTURED_OUTPUT_SECTION = 'structured-output';
 export const STRUCTURED_OUTPUT_SECTION_ORDER = 190;
 
@@ -16,26 +18,19 @@ export interface CaptureShape {
   wrapped: boolean;
 }
 
-/** `schema` must already be a private, checked copy; an object answer uses it as is. */
+/**
+ * `schema` must already be a private, checked copy. An object answer every route takes as a
+ * tool's parameters is used as is; any other goes in a `value` argument (see `answer-wrapper.ts`).
+ */
 export function captureShape(schema: JsonSchema): CaptureShape {
-  if (schema.type === 'object') return { parameters: schema, wrapped: false };
-  const { $schema: dialect, ...answer } = schema;
-  const parameters: JsonSchema = {
-    type: 'object',
-    properties: { value: answer },
-    required: ['value'],
-    additionalProperties: false,
-  };
-  return {
-    parameters: dialect === undefined ? parameters : { $schema: dialect, ...parameters },
-    wrapped: true,
-  };
+  if (takenAsParameters(schema)) return { parameters: schema, wrapped: false };
+  return { parameters: answerWrapper(schema), wrapped: true };
 }
 
 export function captureDescription(wrapped: boolean): string {
-  const where = wrapped ? 'in the `value` argument' : 'as the arguments';
+  const delivers = wrapped ? WRAPPED_ANSWER_WORDS : 'Delivers your final answer as the arguments';
   return (
-    `Delivers your final answer ${where}, matching the schema exactly. ` +
+    `${delivers}, matching the schema exactly. ` +
     'Call it exactly once, when your work is done: it ends your turn.'
   );
 }

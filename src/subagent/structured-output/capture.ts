@@ -32,7 +32,7 @@ import {
   STRUCTURED_OUTPUT_SECTION_ORDER,
   STRUCTURED_OUTPUT_TOOL,
 } from './capture-instructions.js';
-import { assertSupportedSchema } from './schema-subset.js';
+import { assertSupportedSchema } from './output-schema.js';
 
 export { STRUCTURED_OUTPUT_SECTION, STRUCTURED_OUTPUT_TOOL } from './capture-instructions.js';
 
@@ -72,7 +72,7 @@ type Phase =
   | { kind: 'exhausted'; problems: string };
 
 /**
- * Throws `UNSUPPORTED_SCHEMA` for a schema outside the subset, `INVALID_ARGUMENT` for a bad
+ * Throws `UNSUPPORTED_SCHEMA` for a schema no route could send as it means, `INVALID_ARGUMENT` for a bad
  * `maxAttempts` or a scope that already has the section, `DUPLICATE_TOOL` when it already has
  * the tool; a failed attach leaves nothing registered.
  */

@@ -1,7 +1,8 @@
 /**
  * The `subagent` tool: hands one task to a child of the default provider, a fresh one (`spawn`)
  * or a fork that has seen the caller's completed turns; its description and results say which,
- * and never promise a fork a fresh context. In the foreground it returns the child's final text
+ * and never promise a fork a fresh context. `agent_type` picks one of the agent types its
+ * description lists (persona, tools, model, effort); an unknown one fails before anything starts. In the foreground it returns the child's final text
  * (a failing child is an error result; the parent goes on); with `run_in_background` the child's
  * id comes back at once and its answer arrives later as a message. Where a background runner is
  * in scope, that first turn is also a job of kind `subagent` (readable, killable) whose
@@ -22,6 +23,7 @@ import type { ToolDefinition } from '../../core/tool-contract.js';
 import type { JsonSchema } from '../../llm/contract.js';
 import type { SubagentResult, SubagentRun, SubagentStartRequest } from '../contract.js';
 import { type Caller, callerOf, type SubagentServices } from '../services.js';
+import { type AgentTypeChoice, chooseAgentType, describeAgentTypes } from './agent-type-choice.js';
 
 const promptText = {
   fresh:
@@ -54,6 +56,13 @@ const schemaFor = (zod: typeof z, forked: boolean) =>
       .describe(
         'Which subagent provider runs the task (default: the configured one). `acp` and configured ACP providers run another agent process, which cannot run in the background; only `acp` (Loom itself) takes output_schema.',
       ),
+    agent_type: zod
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "Which kind of agent runs the task, by name from the agent types listed in this tool's description: its own instructions, tools and model. Default: general-purpose.",
+      ),
     output_schema: zod
       .record(zod.string(), zod.unknown())
       .optional()
@@ -62,7 +71,7 @@ const schemaFor = (zod: typeof z, forked: boolean) =>
       ),
   });
 
-const describeTool = (forked: boolean) =>
+const describeTool = (forked: boolean, agentTypes: string) =>
   [
     forked
       ? "Delegate a task to a subagent: a separate agent with the same tools, forked from this session: it has seen this session's completed turns, but not the turn in progress (neither the latest request nor your work on it so far)."
@@ -71,7 +80,7 @@ const describeTool = (forked: boolean) =>
     'intermediate steps stay out of this conversation. The subagent returns its final answer as text.',
     'Several subagent calls in one message run in parallel. Subagents can delegate further only up to',
     'the depth limit.',
-  ].join(' ');
+  ].join(' ') + (agentTypes === '' ? '' : `\n\n${agentTypes}`);
 
 type Arguments = z.infer<ReturnType<typeof schemaFor>>;
 
@@ -79,21 +88,23 @@ export function subagentTool(services: SubagentServices): ToolDefinition {
   const forked = forksTheCaller(services);
   return defineBuiltinTool({
     name: 'subagent',
-    description: describeTool(forked),
+    description: describeTool(forked, describeAgentTypes(services)),
     arguments: (zod) => schemaFor(zod, forked),
     // The prompt's wording differs for a fork: each kind has its own generated schema.
     variant: forked ? 'subagent/fork' : 'subagent',
     concurrencySafe: true,
     async execute(args, execution) {
       const caller = callerOf(services, execution.agentId);
+      // An unknown type fails here, before a job or a child is started.
+      const type = chooseAgentType(services, caller, args.agent_type);
       const forks = services.registry.get(providerOf(services, args)).capabilities
         .inheritsParentContext;
       const seen = forks ? `; ${forkNote(services, caller.sessionId)}` : '';
       const background = args.run_in_background === true;
       const runner = background ? execution.context.find(backgroundRunnerKey) : undefined;
-      if (runner) return startAsJob(services, runner, caller, args, seen);
+      if (runner) return startAsJob(services, runner, caller, type, args, seen);
       const run = services.registry.start(providerOf(services, args), {
-        ...request(caller, args),
+        ...request(caller, type, args),
         ...(background ? { continuable: true } : { signal: execution.signal }),
       });
       if (background) {
@@ -135,14 +146,14 @@ function providerOf(services: SubagentServices, args: Arguments): string {
   return args.provider ?? services.defaultProvider;
 }
 
-function request(caller: Caller, args: Arguments): SubagentStartRequest {
+function request(caller: Caller, type: AgentTypeChoice, args: Arguments): SubagentStartRequest {
   return {
     parent: { sessionId: caller.sessionId, delegationDepth: caller.delegationDepth },
     prompt: args.prompt,
     description: args.description,
     ...(args.output_schema !== undefined ? { outputSchema: args.output_schema as JsonSchema } : {}),
     ...(caller.maxDepth !== undefined ? { maxDepth: caller.maxDepth } : {}),
-    ...(caller.toolFilter ? { toolFilter: caller.toolFilter } : {}),
+    ...type,
   };
 }
 
@@ -151,6 +162,7 @@ function startAsJob(
   services: SubagentServices,
   runner: BackgroundRunner,
   caller: Caller,
+  type: AgentTypeChoice,
   args: Arguments,
   seen: string,
 ): string {
@@ -161,7 +173,7 @@ function startAsJob(
     owner: caller.sessionId,
     run: () => {
       const run = services.registry.start(providerOf(services, args), {
-        ...request(caller, args),
+        ...request(caller, type, args),
         continuable: true,
       });
       childId = run.id;

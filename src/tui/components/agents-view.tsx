@@ -1,13 +1,15 @@
 /**
  * The `/agents` view: the continuable children of this session with their state, tokens and
- * age. Up and Down select one; Enter opens its transcript, `m` writes it a message (Enter sends,
- * Esc cancels), `i` interrupts its turn (its queued messages are kept). It acts only through the
- * child registry, as the user.
+ * age, and under them the agent types a `subagent {agent_type}` call can start (with any file
+ * that could not be read). Up and Down select a child; Enter opens its transcript, `m` writes it
+ * a message (Enter sends, Esc cancels), `i` interrupts its turn (its queued messages are kept).
+ * It acts only through the child registry, as the user.
  */
 import { Box, Text, useInput, useStdout } from 'ink';
 import { useCallback, useMemo, useState } from 'react';
 import { errorMessage } from '../../base/errors.js';
 import type { AgentRuntime } from '../../core/runtime.js';
+import type { AgentTypes } from '../../project/agent-types-contract.js';
 import type { ChildRegistry, ChildState } from '../../subagent/children.js';
 import { formatTokens } from '../../workflow/run-events.js';
 import { SessionFiguresCache } from '../agent-transcript.js';
@@ -39,6 +41,8 @@ export interface AgentsViewProps {
   sessionId: string;
   registry: ChildRegistry;
   runtime: AgentRuntime;
+  /** The agent types to list under the children; absent: none are listed. */
+  agentTypes?: AgentTypes;
   width: number;
   escapeSlot?: EscapeSlot;
   /** False while another widget (an approval) has the keyboard; default true. */
@@ -49,12 +53,17 @@ export function AgentsView({
   sessionId,
   registry,
   runtime,
+  agentTypes,
   width,
   escapeSlot,
   keysActive = true,
 }: AgentsViewProps) {
   const { stdout } = useStdout();
-  const height = Math.max(6, (stdout.rows ?? 40) - RESERVED_ROWS);
+  const typeLines = useMemo(() => agentTypeLines(agentTypes), [agentTypes]);
+  const height = Math.max(
+    6,
+    (stdout.rows ?? 40) - RESERVED_ROWS - (typeLines.length > 0 ? typeLines.length + 1 : 0),
+  );
   const figures = useMemo(() => new SessionFiguresCache(runtime), [runtime]);
   const [selected, selection, setSelected] = useKeyState<string | undefined>(undefined);
   const [mode, modeRef, setMode] = useKeyState<Mode>({ kind: 'list' });
@@ -176,6 +185,47 @@ export function AgentsView({
         </Text>
       ) : null}
       {note ? <Text color={note.tone === 'error' ? 'red' : 'gray'}>{note.text}</Text> : null}
+      {typeLines.length > 0 ? (
+        <Text bold>
+          Agent types
+          <Text dimColor>{' · subagent {agent_type} starts one'}</Text>
+        </Text>
+      ) : null}
+      {typeLines.map((line) => (
+        <Text key={line.key} wrap="truncate-end" {...(line.error ? { color: 'red' } : {})}>
+          {`  ${line.name} `}
+          <Text dimColor={!line.error}>{line.text}</Text>
+        </Text>
+      ))}
     </Box>
   );
+}
+
+interface TypeLine {
+  key: string;
+  name: string;
+  text: string;
+  error: boolean;
+}
+
+/** One line a type (name, origin, description) and one a file that could not be read. */
+function agentTypeLines(agentTypes: AgentTypes | undefined): TypeLine[] {
+  if (!agentTypes) return [];
+  const types = agentTypes.list();
+  const problems = agentTypes.problems();
+  const width = Math.max(0, ...types.map((type) => type.name.length));
+  return [
+    ...types.map((type) => ({
+      key: `type:${type.name}`,
+      name: type.name.padEnd(width),
+      text: `${type.origin.padEnd(8)} ${type.description.replace(/\s+/g, ' ')}`,
+      error: false,
+    })),
+    ...problems.map((problem) => ({
+      key: `problem:${problem.path}`,
+      name: (problem.name ?? '-').padEnd(width),
+      text: `error: ${problem.path}: ${problem.problem}`,
+      error: true,
+    })),
+  ];
 }

@@ -2,6 +2,7 @@
  * The open view above the prompt (opened by a slash command, closed with Esc): one case per
  * view, each drawn by its own component. The chat itself draws nothing here.
  */
+import { type AgentTypes, agentTypesKey } from '../../project/agent-types-contract.js';
 import type { TuiView } from '../contract.js';
 import type { TuiSession } from '../tui-session.js';
 import type { TuiSnapshot, TuiStore } from '../tui-store.js';
@@ -43,6 +44,7 @@ export function ViewPanel({ view, ...props }: ViewProps & { view: TuiView }) {
           sessionId={props.snapshot.sessionId}
           registry={props.session.setup.subagents.services.children}
           runtime={props.session.setup.runtime}
+          {...agentTypesOf(props.session)}
           width={props.width}
           {...(props.escapeSlot ? { escapeSlot: props.escapeSlot } : {})}
           keysActive={props.snapshot.pending === undefined}
@@ -68,4 +70,9 @@ export function ViewPanel({ view, ...props }: ViewProps & { view: TuiView }) {
     case 'sessions':
       return <ResumeView {...props} />;
   }
+}
+
+function agentTypesOf(session: TuiSession): { agentTypes?: AgentTypes } {
+  const agentTypes = session.setup.runtime.root.find(agentTypesKey);
+  return agentTypes ? { agentTypes } : {};
 }

@@ -198,6 +198,8 @@ class IsolatedSession extends SessionWire<IsolatedPort> implements RealmUse<unkn
         }
         this.finish(this.describeThrown(outcome.thrown));
       },
+      // QuickJS is loaded and the realm's prelude ran: the script's own time starts (maxRunMs).
+      () => this.scriptStarts(),
     );
     if (started === 'timeout') {
       this.finish({
@@ -254,7 +256,8 @@ class IsolatedSession extends SessionWire<IsolatedPort> implements RealmUse<unkn
   /**
    * Makes a fresh context whose hooks serve `host`, runs the body's first slice under
    * `syncTimeoutMs`, and reports how the body ends through `ended`. Returns `timeout` when the
-   * first slice was cut short, `stopped` when the run ended meanwhile.
+   * first slice was cut short, `stopped` when the run ended meanwhile. `beforeBody` runs once
+   * the realm is made, just before the body's first statement.
    */
   private startRealm(
     script: string,
@@ -262,6 +265,7 @@ class IsolatedSession extends SessionWire<IsolatedPort> implements RealmUse<unkn
     host: HookHost,
     names: RealmNames,
     ended: Realm['ended'],
+    beforeBody?: () => void,
   ): 'started' | 'timeout' | 'stopped' {
     const runtime = this.session.runtime;
     if (!runtime || this.state !== 'running') return 'stopped';
@@ -310,6 +314,7 @@ class IsolatedSession extends SessionWire<IsolatedPort> implements RealmUse<unkn
       }
       realm.script = made;
       this.realms.add(realm);
+      beforeBody?.();
       const result = this.session.evaluateBody(
         realm,
         withoutHashBang(script),

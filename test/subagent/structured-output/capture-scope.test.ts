@@ -15,7 +15,7 @@ const structuredTools = <Tool extends { name: string }>(tools: Tool[]) =>
 test('two agents under one root each see only their own capture tool and value', async () => {
   const root = new Context();
   const first = structuredAgent({ rules: [{ when: '.*', output: { title: 'one' } }] }, { root });
-  const second = structuredAgent({ rules: [{ when: '.*', output: { value: 2 } }] }, { root });
+  const second = structuredAgent({ rules: [{ when: '.*', output: 2 }] }, { root });
   const firstSchema = { type: 'object', properties: { title: { type: 'string' } } };
   const secondSchema = { type: 'integer' };
   const firstCapture = attachStructuredOutput(first, firstSchema);

@@ -34,8 +34,8 @@ test('a valid capture commits and the turn ends with no extra model step', async
   assert.deepEqual(checkSessionInvariants(handle.log.events), []);
 });
 
-test('a non-object answer travels in a value wrapper and is unwrapped when captured', async () => {
-  const handle = structuredAgent({ rules: [{ when: '.*', output: { value: ['a', 'b'] } }] });
+test('a non-object answer travels in a value wrapper and is unwrapped when captured; the scripted output is the answer itself', async () => {
+  const handle = structuredAgent({ rules: [{ when: '.*', output: ['a', 'b'] }] });
   const schema = { type: 'array', items: { type: 'string' } };
   const capture = attachStructuredOutput(handle, schema);
   const outcome = await handle.agent.prompt('list');
@@ -49,6 +49,12 @@ test('a non-object answer travels in a value wrapper and is unwrapped when captu
     required: ['value'],
     additionalProperties: false,
   });
+  assert.match(offered?.description ?? '', /^Delivers your final answer in the `value` argument/);
+  const calls = handle.log.events.filter((event) => event.type === 'tool/call');
+  assert.deepEqual(
+    calls.map((event) => (event.data as { arguments: unknown }).arguments),
+    [{ value: ['a', 'b'] }],
+  );
 });
 
 test('an invalid value then a valid one in the same turn succeeds', async () => {
@@ -226,7 +232,11 @@ test('a pre-execute rewrite to an invalid value is caught by the body and counte
 test('attaching checks the schema and options before registering anything', () => {
   const handle = structuredAgent({ rules: [] });
   assert.throws(
-    () => attachStructuredOutput(handle, { type: 'object', properties: { a: { $ref: '#' } } }),
+    () =>
+      attachStructuredOutput(handle, {
+        type: 'object',
+        properties: { a: { $ref: '#/$defs/gone' } },
+      }),
     (error: unknown) => error instanceof SubagentError && error.code === 'UNSUPPORTED_SCHEMA',
   );
   assert.throws(() => attachStructuredOutput(handle, reportSchema, { maxAttempts: 0 }), {

@@ -1,0 +1,106 @@
+/**
+ * What the `subagent` tool's `agent_type` makes of a child: the type's prompt as its persona,
+ * its tool list as a filter (every other tool the caller could pass on is hidden; what the
+ * caller has hidden stays hidden), its model and effort. Types come from the agent-type service
+ * of the runtime's root scope; a name it does not know fails before any child starts.
+ */
+import type { ReasoningEffort } from '../../llm/contract.js';
+import {
+  type AgentType,
+  type AgentTypes,
+  agentTypesKey,
+  DEFAULT_AGENT_TYPE,
+} from '../../project/agent-types-contract.js';
+import { SubagentError } from '../contract.js';
+import type { Caller, SubagentServices } from '../services.js';
+import { STRUCTURED_OUTPUT_TOOL } from '../structured-output/capture-instructions.js';
+
+/** Tools the subagent layer gives a child for its own answer: never hidden by a type's list. */
+const ANSWER_TOOLS: readonly string[] = [STRUCTURED_OUTPUT_TOOL, 'report'];
+
+export interface AgentTypeChoice {
+  persona?: string;
+  toolFilter?: string[];
+  model?: string;
+  effort?: ReasoningEffort;
+}
+
+export function agentTypesOf(services: SubagentServices): AgentTypes | undefined {
+  return services.runtime.root.find(agentTypesKey);
+}
+
+/** The tool description's list of types, one line each; empty without the service. */
+export function describeAgentTypes(services: SubagentServices): string {
+  const types = agentTypesOf(services)?.list() ?? [];
+  if (types.length === 0) return '';
+  const lines = types.map((type) => `- ${type.name}: ${oneLine(type.description)}`);
+  return [`Agent types (agent_type; default ${DEFAULT_AGENT_TYPE}):`, ...lines].join('\n');
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/** The UNKNOWN_AGENT_TYPE error for `name`: the known types, and the named file's problem if any. */
+function unknownType(types: AgentTypes | undefined, name: string): SubagentError {
+  if (!types) {
+    return new SubagentError(
+      'UNKNOWN_AGENT_TYPE',
+      `no agent type named ${name}: this runtime has no agent types`,
+    );
+  }
+  const problem = types.problems().find((candidate) => candidate.name === name);
+  const known = types
+    .list()
+    .map((type) => type.name)
+    .join(', ');
+  const why = problem ? `: ${problem.path} is malformed (${problem.problem})` : '';
+  return new SubagentError(
+    'UNKNOWN_AGENT_TYPE',
+    `no agent type named ${name}${why}; the known agent types are ${known}`,
+  );
+}
+
+/** What the type `name` (default general-purpose) gives a child of `caller`. */
+export function chooseAgentType(
+  services: SubagentServices,
+  caller: Caller,
+  name: string | undefined,
+): AgentTypeChoice {
+  const types = agentTypesOf(services);
+  const type = types?.find(name ?? DEFAULT_AGENT_TYPE);
+  if (!type) {
+    if (name === undefined) return callerFilter(caller);
+    throw unknownType(types, name);
+  }
+  return {
+    ...(type.prompt !== '' ? { persona: type.prompt } : {}),
+    ...toolFilterOf(services, caller, type),
+    ...(type.model !== undefined ? { model: type.model } : {}),
+    ...(type.effort !== undefined ? { effort: type.effort } : {}),
+  };
+}
+
+function callerFilter(caller: Caller): AgentTypeChoice {
+  return caller.toolFilter ? { toolFilter: [...caller.toolFilter] } : {};
+}
+
+/**
+ * The caller's hidden tools, plus, for a type with a tool list, every other tool a child could
+ * be given: the caller's own and each one a layer declared (a root-only or child-only tool too).
+ */
+function toolFilterOf(
+  services: SubagentServices,
+  caller: Caller,
+  type: AgentType,
+): AgentTypeChoice {
+  if (type.tools === undefined) return callerFilter(caller);
+  const allowed = new Set([...type.tools, ...ANSWER_TOOLS]);
+  const offered = [
+    ...(services.runtime.find(caller.sessionId)?.tools.visible() ?? []).map((tool) => tool.name),
+    ...services.runtime.toolCatalog.entries().map((entry) => entry.name),
+  ];
+  const hidden = new Set(caller.toolFilter ?? []);
+  for (const name of offered) if (!allowed.has(name)) hidden.add(name);
+  return hidden.size > 0 ? { toolFilter: [...hidden].sort() } : {};
+}
