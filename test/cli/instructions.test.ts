@@ -127,8 +127,13 @@ test('loom init writes AGENTS.md, refuses to replace it without --force, and the
 
   const run = await runScripted(folders, 'hello');
   assert.equal(run.code, 0, run.stderr);
-  const latest = sessions(folders.home).at(-1);
-  const [request] = requestPrompts(latest?.events ?? [], join(folders.home, 'sessions'));
+  // Ids sort by the second they were made in, so two sessions of one second may sort either way.
+  const hello = sessions(folders.home).find((session) =>
+    session.events.some(
+      (event) => event.type === 'user/message' && (event.data as { text: string }).text === 'hello',
+    ),
+  );
+  const [request] = requestPrompts(hello?.events ?? [], join(folders.home, 'sessions'));
   assert.match(request?.system ?? '', /Build with make-marker-2209\./);
 
   const forced = await init('--force');

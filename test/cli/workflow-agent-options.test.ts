@@ -1,6 +1,7 @@
 /**
  * Claude Code's `agent()` options through `bin/loom`, as a user runs them: a Claude Code-style
- * script using `effort`, `isolation: 'worktree'` and a schema runs unchanged in a git repository
+ * script using `effort`, `isolation: 'worktree'`, `agentType` (the repository's
+ * `.claude/agents/reviewer.md`) and a schema with `anyOf` and type lists runs unchanged in a git repository
  * with the scripted model (the fix lands on the agent's branch, named in its events and the run
  * report; the user's checkout is untouched), and a misspelled option fails at `workflow check`
  * and at `workflow run` before any agent starts.
@@ -10,7 +11,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { gitRepository, isolatedGitEnvironment } from '../helpers/git-repository.js';
-import { sessions } from '../helpers/session-files.js';
+import { requestPrompts, sessions } from '../helpers/session-files.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { startLoom } from './loom-process.js';
 import { readEvents, writeFile, writeJson } from './workflow-fixture.js';
@@ -29,18 +30,24 @@ const fix = await agent('Fix the typo in README.md', {
 });
 phase('Review');
 const review = await agent('Review the README fix', {
+  agentType: 'reviewer',
   effort: 'low',
   schema: {
     type: 'object',
     properties: {
       verdict: { type: 'string', enum: ['approve', 'reject'] },
-      note: { type: 'string' },
+      note: { type: ['string', 'null'] },
+      line: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'null' }] },
     },
-    required: ['verdict'],
+    required: ['verdict', 'note', 'line'],
   },
 });
 return { fix, review };
 `;
+
+/** The repository's own agent type, as Claude Code reads it. */
+const REVIEWER =
+  '---\nname: reviewer\ndescription: Reviews a change\ntools: Read, Grep\n---\nYou are the README reviewer (marker-5521).\n';
 
 const MODEL = {
   rules: [
@@ -55,7 +62,7 @@ const MODEL = {
         { reply: 'fixed the typo' },
       ],
     },
-    { when: '^Review', output: { verdict: 'approve', note: 'reads well' } },
+    { when: '^Review', output: { verdict: 'approve', note: null, line: 1 } },
   ],
 };
 
@@ -69,9 +76,12 @@ async function run(args: string[], home: string, cwd: string) {
   return { code, stdout: loom.stdout(), stderr: loom.stderr() };
 }
 
-test('a Claude Code-style script with effort, a worktree and a schema runs unchanged', async () => {
+test('a Claude Code-style script with effort, a worktree, an agent type and anyOf schemas runs unchanged', async () => {
   const home = temporaryFolder('loom-home-');
-  const repository = gitRepository({ 'README.md': 'Helo, world\n' });
+  const repository = gitRepository({
+    'README.md': 'Helo, world\n',
+    '.claude/agents/reviewer.md': REVIEWER,
+  });
   writeFileSync(join(repository.folder, 'NOTES.md'), 'not committed yet\n');
   const script = writeFile(repository.folder, 'fix-and-review.js', SCRIPT);
   const model = writeJson(home, 'model.json', MODEL);
@@ -89,7 +99,7 @@ test('a Claude Code-style script with effort, a worktree and a schema runs uncha
   };
   assert.deepEqual(output.value, {
     fix: 'fixed the typo',
-    review: { verdict: 'approve', note: 'reads well' },
+    review: { verdict: 'approve', note: null, line: 1 },
   });
   const branch = `loom/${output.runId}/fix-typo`;
   assert.equal(output.agents[0]?.branch, branch);
@@ -120,6 +130,22 @@ test('a Claude Code-style script with effort, a worktree and a schema runs uncha
       .map((event) => (event.data as { effort?: string }).effort),
   );
   assert.deepEqual(efforts.sort(), ['high', 'high', 'low']);
+  // The reviewer ran as its type: its prompt, and only its tools.
+  const reviewer = children.find((session) =>
+    session.events.some(
+      (event) =>
+        event.type === 'user/message' &&
+        (event.data as { text: string }).text.startsWith('Review the README fix'),
+    ),
+  );
+  const reviewerPrompts = requestPrompts(reviewer?.events ?? [], join(home, 'sessions'));
+  assert.ok(reviewerPrompts.length > 0, 'the reviewer made requests');
+  for (const { system, tools } of reviewerPrompts) {
+    assert.match(system, /You are the README reviewer \(marker-5521\)/);
+    const names = tools.map((tool) => tool.name);
+    assert.ok(names.includes('read_file') && names.includes('grep'), names.join());
+    assert.ok(!names.includes('write_file') && !names.includes('bash'), names.join());
+  }
 
   const reportPath = join(home, 'report.html');
   const report = await run(['report', output.runId, '-o', reportPath], home, repository.folder);

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { parseResult, runWorkflow, writeFile, writeJson } from './workflow-fixture.js';
@@ -120,12 +122,17 @@ return await agent('who reviewed it?', { schema: { type: 'object', properties: {
 `,
   );
   const run = await runWorkflow(['run', script, '--model', model, '--json'], { home });
-  assert.equal(run.code, 1, run.stderr);
-  const result = parseResult(run);
-  assert.equal(result.code, 'UNSUPPORTED_SCHEMA');
-  assert.equal(result.agentsStarted, 0);
-  assert.equal(
-    result.error,
-    'agent() option schema cannot be used as an output schema (a problem):\n- schema.properties.reviewer: "nullable" is not supported: it is OpenAPI, not JSON Schema; use a list of types ("type": ["string", "null"]) or "anyOf" with {"type": "null"}',
+  assert.equal(run.code, 2, run.stderr);
+  const refused = JSON.parse(run.stdout) as { code: string; error: string };
+  assert.equal(refused.code, 'UNSUPPORTED_SCHEMA');
+  assert.ok(
+    refused.error.includes(
+      'agent() option schema cannot be used as an output schema (a problem):\n- schema.properties.reviewer: "nullable" is not supported: it is OpenAPI, not JSON Schema; use a list of types ("type": ["string", "null"]) or "anyOf" with {"type": "null"} (at 2:50)',
+    ),
+    refused.error,
   );
+  assert.equal(existsSync(join(home, 'sessions')), false, 'no agent started');
+  const checked = await runWorkflow(['check', script], { home });
+  assert.equal(checked.code, 2, checked.stderr);
+  assert.match(checked.stderr, /schema\.properties\.reviewer: "nullable" is not supported/);
 });

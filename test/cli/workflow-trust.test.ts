@@ -38,7 +38,8 @@ test('workflow run: a dropped agent() whose start fails fails the run (exit 1)',
     home,
     model,
     'dropped',
-    `agent('x', { schema: { oneOf: [{ type: 'string' }] } });\nreturn 5;\n`,
+    // Not written literally, so it is checked when the call arrives, not as the run starts.
+    `const schema = { oneOf: [] };\nagent('x', { schema });\nreturn 5;\n`,
   );
   assert.equal(run.code, 1, run.stderr);
   const result = parseResult(run);

@@ -4,8 +4,7 @@
  * runs git in it. Test-only.
  */
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { writeTree } from './file-tree.js';
 import { temporaryFolder } from './temporary-folder.js';
 
 export interface GitRepository {
@@ -33,7 +32,7 @@ export function gitRepository(
       encoding: 'utf8',
     }).trim();
   git('init', '--quiet', '--initial-branch=main');
-  for (const [path, content] of Object.entries(files)) writeFileSync(join(folder, path), content);
+  writeTree(folder, files);
   git('add', '--all');
   git(
     '-c',

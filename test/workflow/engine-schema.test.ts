@@ -16,7 +16,8 @@ test('an unusable schema is refused when its call arrives, naming each path, wit
     nullable: true,
   };
   const run = fixture.start(
-    `agent('hold'); return await agent('bad', { schema: ${JSON.stringify(bad)} });`,
+    // A schema that is not written literally is checked when its call arrives.
+    `const schema = ${JSON.stringify(bad)}; agent('hold'); return await agent('bad', { schema });`,
   );
   const result = await settled(fixture, run);
   assert.equal(result.stopReason, 'error');
