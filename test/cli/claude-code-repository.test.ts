@@ -18,7 +18,7 @@ import { writeTree } from '../helpers/file-tree.js';
 import { bashCall, callsThenReply, subagentCall } from '../helpers/scripted-turns.js';
 import { requestPrompts, sessions, toolResults } from '../helpers/session-files.js';
 import { STDIO_SERVER } from '../mcp/mcp-fixtures.js';
-import { KEYS, startScreen } from '../tui/pty-screen.js';
+import { KEYS, openLoom, quit } from '../tui/pty-screen.js';
 import { runScripted, type ScriptedFolders, scriptedFolders } from './loom-process.js';
 
 const NO_RM = [
@@ -148,31 +148,21 @@ test('a repository prepared for Claude Code works unchanged in loom run: every p
   assertEveryPieceActed(folders);
 });
 
-test('the same repository works unchanged in the terminal: /fix completes, every piece acts', async () => {
+test('the same repository works unchanged in the terminal: /fix completes, every piece acts', async (t) => {
   const folders = scriptedFolders(fixModel());
   claudeCodeRepository(folders.workspace);
-  const screen = startScreen(['--model', `scripted:${folders.model}`], {
-    home: folders.home,
-    cwd: folders.workspace,
-    rows: 50,
-  });
-  try {
-    await screen.waitFor('ask loom');
-    screen.type('/fi');
-    await screen.waitFor(/› \/fix \[issue-number\] — Fix a GitHub issue \(\.claude\)/);
-    screen.type('\t');
-    await screen.waitFor(/> \/fix\s/);
-    screen.type('42');
-    await screen.waitFor('> /fix 42');
-    screen.type(KEYS.enter);
-    const done = await screen.waitFor('fix done: notes echo: issue 42');
-    assert.match(done, /\/fix 42 · \.claude\/commands\/fix\.md/);
-    assert.match(done, /hook PreToolUse bash/);
-    await screen.waitFor(/ask loom, \/ for commands/);
-    screen.type(KEYS.ctrlD);
-    assert.equal((await screen.exited).exitCode, 0);
-  } finally {
-    screen.kill();
-  }
+  const screen = await openLoom(t, folders);
+  screen.type('/fi');
+  await screen.waitFor(/› \/fix \[issue-number\] — Fix a GitHub issue \(\.claude\)/);
+  screen.type('\t');
+  await screen.waitFor(/> \/fix\s/);
+  screen.type('42');
+  await screen.waitFor('> /fix 42');
+  screen.type(KEYS.enter);
+  const done = await screen.waitFor('fix done: notes echo: issue 42');
+  assert.match(done, /\/fix 42 · \.claude\/commands\/fix\.md/);
+  assert.match(done, /hook PreToolUse bash/);
+  await screen.waitFor(/ask loom, \/ for commands/);
+  await quit(screen);
   assertEveryPieceActed(folders);
 });
