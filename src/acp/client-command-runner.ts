@@ -48,8 +48,14 @@ function runInTerminal(
     try {
       terminal = await client.createTerminal({
         sessionId,
-        command: options.shell,
-        args: ['-c', options.command],
+        // A sandboxed command runs in the editor's terminal under its launcher (bubblewrap) too.
+        command: options.launcher?.[0] ?? options.shell,
+        args: [
+          ...(options.launcher?.slice(1) ?? []),
+          ...(options.launcher?.length ? [options.shell] : []),
+          '-c',
+          options.command,
+        ],
         cwd: options.cwd,
         env: environmentList(options.env, commandId),
         ...(options.outputLimit !== undefined

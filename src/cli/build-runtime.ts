@@ -39,6 +39,7 @@ import { installAgentTypes } from '../project/agent-types-install.js';
 import { installHooks } from '../project/hook-install.js';
 import { installInstructions } from '../project/instructions-install.js';
 import { installSkillsAndCommands } from '../project/skills-and-commands.js';
+import { installSandbox } from '../sandbox/install.js';
 import { installSubagents, type SubagentLayer } from '../subagent/install.js';
 import { installTodos } from '../todo/install.js';
 import { builtinTools } from '../tools/index.js';
@@ -172,6 +173,11 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
       : {}),
   });
   runtime.offerTools(tools);
+  // First of the `tools/pre-execute` listeners: the sandbox's gate sees what hooks and rules decide.
+  const sandbox = installSandbox(runtime, {
+    config: config.sandbox,
+    permissions: config.permissions ?? [],
+  });
   // Hooks before permission rules: a PreToolUse hook sees every call, even one a rule allows.
   installHooks(runtime, { config: config.hooks, workspace: flags.cwd });
   if (config.permissions) installPermissionRules(root, config.permissions);
@@ -211,6 +217,7 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
   installInstructions(runtime, config.instructions);
   const mcp = installMcp(runtime, {
     servers: mcpServers,
+    sandboxLauncher: (cwd, env) => sandbox.sandbox.launch(cwd, env),
     ...(config.mcp?.outputLimit !== undefined ? { outputLimit: config.mcp.outputLimit } : {}),
   });
   installSkillsAndCommands(runtime);

@@ -208,6 +208,7 @@ function merge(base: LoomConfig, override: LoomConfig): LoomConfig {
     merged.workflow = { ...base.workflow, ...override.workflow };
   }
   if (base.jobs || override.jobs) merged.jobs = { ...base.jobs, ...override.jobs };
+  if (base.sandbox || override.sandbox) merged.sandbox = { ...base.sandbox, ...override.sandbox };
   if (base.subagents || override.subagents) {
     merged.subagents = { ...base.subagents, ...override.subagents };
   }

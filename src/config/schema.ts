@@ -124,23 +124,43 @@ function declareSchemas(z: typeof Zod) {
     .gt(0, 'must be a share of the window, above 0 and at most 1')
     .max(1, 'must be a share of the window, above 0 and at most 1');
 
-  const permissionRuleSchema = z.strictObject({
-    /**
-     * The tool the rule applies to; `*` stands for any run of characters (`*` alone: every tool,
-     * `mcp__github__*`: every tool of the MCP server github). A name or pattern that no tool has
-     * fails the load, except MCP tool names (`mcp__…`): a server's tools are known only once it runs.
-     */
-    tool: z.string().min(1),
-    /**
-     * Argument name (one the tool takes, else the load fails) to pattern (`*` matches any run of
-     * characters); all must match. A `bash` `command` pattern is tested against each simple
-     * command of the line, whitespace normalised.
-     */
-    match: z.record(z.string(), z.string()).optional(),
-    action: z.enum(['allow', 'deny', 'ask']),
-    /** Shown to the model when the rule denies. */
-    reason: z.string().optional(),
-  });
+  const permissionRuleSchema = z
+    .strictObject({
+      /**
+       * The tool the rule applies to; `*` stands for any run of characters (`*` alone: every tool,
+       * `mcp__github__*`: every tool of the MCP server github). A name or pattern that no tool has
+       * fails the load, except MCP tool names (`mcp__…`): a server's tools are known only once it runs.
+       */
+      tool: z.string().min(1),
+      /**
+       * Argument name (one the tool takes, else the load fails) to pattern (`*` matches any run of
+       * characters); all must match. A `bash` `command` pattern is tested against each simple
+       * command of the line, whitespace normalised.
+       */
+      match: z.record(z.string(), z.string()).optional(),
+      action: z.enum(['allow', 'deny', 'ask']),
+      /** Shown to the model when the rule denies. */
+      reason: z.string().optional(),
+      /**
+       * `false` on an `allow` rule: matching calls pass the sandbox without asking (a `bash`
+       * command runs outside it, a file tool writes a protected path such as `.claude/`). Default:
+       * the sandbox applies (SPEC §11).
+       */
+      sandbox: z
+        .literal(false, {
+          error: 'takes only false (run matching calls outside the sandbox without asking)',
+        })
+        .optional(),
+    })
+    .superRefine((rule, context) => {
+      if (rule.sandbox === false && rule.action !== 'allow') {
+        context.addIssue({
+          code: 'custom',
+          path: ['sandbox'],
+          message: `sandbox: false goes only with action: allow (this rule's action is ${rule.action})`,
+        });
+      }
+    }, EVEN_WITH_OTHER_PROBLEMS);
 
   /** One hook: a shell command run with the event as JSON on its stdin (Claude Code's shape). */
   const hookCommandSchema = z.strictObject({
@@ -214,6 +234,8 @@ function declareSchemas(z: typeof Zod) {
         .optional(),
       /** How long it may take to start and list its tools; default `mcp.startTimeoutMs`. */
       startTimeoutMs: z.number().int().min(100).max(600_000).optional(),
+      /** stdio: run the server under the `sandbox:` settings (bubblewrap) as `bash` runs; default false. */
+      sandbox: z.boolean().optional(),
     })
     .superRefine((server, context) => {
       const problem = (message: string, path: string[] = []) =>
@@ -226,7 +248,9 @@ function declareSchemas(z: typeof Zod) {
       if (server.type !== undefined && server.type !== (stdio ? 'stdio' : 'http')) {
         problem(`type ${server.type} does not fit ${stdio ? '`command`' : '`url`'}`, ['type']);
       }
-      const misplaced = stdio ? (['headers'] as const) : (['args', 'env', 'cwd'] as const);
+      const misplaced = stdio
+        ? (['headers'] as const)
+        : (['args', 'env', 'cwd', 'sandbox'] as const);
       for (const key of misplaced) {
         if (server[key] !== undefined) {
           problem(`${key} is for ${stdio ? 'HTTP' : 'stdio'} servers only`, [key]);
@@ -266,6 +290,46 @@ function declareSchemas(z: typeof Zod) {
     attempts: z.number().int().min(1).max(100).optional(),
     /** A worker silent this long is taken for dead and its child handed on; default 30000 ms. */
     stalledMs: z.number().int().min(500).max(3600000).optional(),
+  });
+
+  /** A path of `sandbox.writable` / `sandbox.hidden`: absolute, `~/...`, or relative to the workspace. */
+  const sandboxPath = z
+    .string({ error: 'must be a path (absolute, ~/..., or relative to the workspace)' })
+    .min(1, 'must be a path (absolute, ~/..., or relative to the workspace)')
+    .refine((path) => !path.includes('\0'), 'must not contain a NUL character');
+
+  /** `sandbox:` — how `bash` commands (and MCP servers marked `sandbox: true`) are confined. */
+  const sandboxSchema = z.strictObject({
+    /**
+     * `workspace-write` (default): commands run under bubblewrap, writing only the workspace,
+     * a private /tmp and `writable`; `read-only`: the workspace too is read-only, and the file
+     * tools refuse writes; `off`: commands run as Loom does, unconfined.
+     */
+    mode: z
+      .enum(['workspace-write', 'read-only', 'off'], {
+        error: 'must be workspace-write, read-only or off',
+      })
+      .optional(),
+    /** Whether sandboxed commands reach the network; default false. */
+    network: z.boolean({ error: 'must be true or false' }).optional(),
+    /**
+     * Hosts sandboxed commands may reach through Loom's proxy, as `host` or `host:port`, when
+     * `network` is false; default none (no network).
+     */
+    allowedHosts: z
+      .array(
+        z
+          .string({ error: 'must be a host name or host:port' })
+          .regex(
+            /^(?:[A-Za-z0-9*](?:[A-Za-z0-9.*-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/,
+            'must be a host name or host:port, such as registry.npmjs.org or 127.0.0.1:8080',
+          ),
+      )
+      .optional(),
+    /** Further folders sandboxed commands may write (a cache such as ~/.npm); default none. */
+    writable: z.array(sandboxPath).optional(),
+    /** Further paths sandboxed commands cannot see, beside ~/.ssh, ~/.aws, ...; default none. */
+    hidden: z.array(sandboxPath).optional(),
   });
 
   const configObjectSchema = z.strictObject({
@@ -557,6 +621,8 @@ function declareSchemas(z: typeof Zod) {
       .optional(),
     /** First matching rule wins; no match allows. Enforced before every tool call. */
     permissions: z.array(permissionRuleSchema).optional(),
+    /** Where `bash` commands run (SPEC §11): bubblewrap on Linux; see src/sandbox/README.md. */
+    sandbox: sandboxSchema.optional(),
     /**
      * Shell commands run at an agent's events (SPEC §10), as Claude Code's `hooks`; they add to
      * those of `.claude/settings.json`. Default none.
@@ -688,4 +754,5 @@ export type ModelPrice = Zod.infer<ConfigSchemas['modelPriceSchema']>;
 export type ModelEntryConfig = Zod.infer<ConfigSchemas['modelEntrySchema']>;
 export type McpServerConfig = Zod.infer<ConfigSchemas['mcpServerSchema']>;
 export type HookGroupConfig = Zod.infer<ConfigSchemas['hookGroupSchema']>;
+export type SandboxConfig = NonNullable<LoomConfig['sandbox']>;
 export type HooksConfig = Partial<Record<HookEventName, HookGroupConfig[]>>;

@@ -75,6 +75,11 @@ export const generatedToolParameters: Readonly<Record<string, JsonSchema>> = {
         description: 'A short summary of what the command does, shown to the user.',
         type: 'string',
       },
+      outside_sandbox: {
+        description:
+          'Run outside the sandbox. Only for a command the sandbox stopped that must write or reach beyond it; the user is asked first (or a permission rule allows it).',
+        type: 'boolean',
+      },
       run_in_background: {
         description:
           'Run as a background job and return its id at once; read its output with job_output.',
@@ -101,6 +106,11 @@ export const generatedToolParameters: Readonly<Record<string, JsonSchema>> = {
       description: {
         description: 'A short summary of what the command does, shown to the user.',
         type: 'string',
+      },
+      outside_sandbox: {
+        description:
+          'Run outside the sandbox. Only for a command the sandbox stopped that must write or reach beyond it; the user is asked first (or a permission rule allows it).',
+        type: 'boolean',
       },
     },
     required: ['command'],

@@ -10,6 +10,21 @@ import { LoomError } from '../base/errors.js';
 export type McpServerSource = 'config' | 'project' | 'client';
 
 /** A server as declared: `${NAME}` references are still unresolved (see expand-variables.ts). */
+/**
+ * How a sandboxed server starts: the sandbox's decision for a process in `cwd` with `env`
+ * (the tools' `SandboxDecision`: a launcher to run the server under, or a refusal).
+ */
+export type McpSandboxLauncher = (
+  cwd: string,
+  env: Record<string, string>,
+) =>
+  | { kind: 'unconfined' }
+  | { kind: 'refused'; message: string }
+  | {
+      kind: 'sandboxed';
+      launch: { launcher: readonly string[]; env: NodeJS.ProcessEnv; ended(): void };
+    };
+
 export type McpServerDeclaration =
   | {
       transport: 'stdio';
@@ -25,6 +40,8 @@ export type McpServerDeclaration =
       /** The workspace folder (absolute). */
       workspace: string;
       startTimeoutMs: number;
+      /** Run under the sandbox (`mcp.servers.NAME.sandbox: true`). */
+      sandbox?: true;
     }
   | {
       transport: 'http';

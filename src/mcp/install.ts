@@ -14,6 +14,7 @@ import type { AgentRuntime } from '../core/runtime.js';
 import type { ToolDefinition } from '../core/tool-contract.js';
 import {
   DEFAULT_OUTPUT_LIMIT,
+  type McpSandboxLauncher,
   type McpServerDeclaration,
   type McpServerFailedEvent,
   type McpServerReport,
@@ -29,6 +30,8 @@ export interface McpOptions {
   environment?: NodeJS.ProcessEnv;
   /** Receives each failure's one line; default standard error. Must not throw. */
   report?: (line: string) => void;
+  /** Starts servers marked `sandbox: true` under the sandbox; without it they fail to start. */
+  sandboxLauncher?: McpSandboxLauncher;
 }
 
 export interface McpLayer {
@@ -47,13 +50,21 @@ export interface McpLayer {
 /** Starts `servers` in parallel; each report says what its start came to. Never rejects. */
 export async function startServers(
   servers: readonly McpServerDeclaration[],
-  options: { environment: NodeJS.ProcessEnv; outputLimit: number },
+  options: {
+    environment: NodeJS.ProcessEnv;
+    outputLimit: number;
+    sandboxLauncher?: McpSandboxLauncher;
+  },
 ): Promise<
   Array<{ report: McpServerReport; connection: ServerConnection; tools: ToolDefinition[] }>
 > {
   return Promise.all(
     servers.map(async (declaration) => {
-      const connection = new ServerConnection(declaration, options.environment);
+      const connection = new ServerConnection(
+        declaration,
+        options.environment,
+        options.sandboxLauncher,
+      );
       const base = {
         name: declaration.name,
         transport: declaration.transport,
@@ -147,7 +158,11 @@ export function installMcp(runtime: AgentRuntime, options: McpOptions): McpLayer
 
   const start = async (): Promise<McpServerReport[]> => {
     process.on('exit', killAll);
-    const results = await startServers(options.servers, { environment, outputLimit });
+    const results = await startServers(options.servers, {
+      environment,
+      outputLimit,
+      ...(options.sandboxLauncher ? { sandboxLauncher: options.sandboxLauncher } : {}),
+    });
     for (const result of results) connections.push(result.connection);
     if (disposed) {
       await Promise.all(results.map((result) => result.connection.close()));

@@ -14,7 +14,7 @@ import { redactCredentials } from '../base/credential-redaction.js';
 import { errorMessage } from '../base/errors.js';
 import { loomVersion } from '../core/version.js';
 import { describeHttpConnectError, urlWithoutCredentials } from './connect-error.js';
-import { McpError, type McpServerDeclaration } from './contract.js';
+import { McpError, type McpSandboxLauncher, type McpServerDeclaration } from './contract.js';
 import { expandVariables } from './expand-variables.js';
 
 /** A start that failed: the server's tools are absent; `message` names what went wrong. */
@@ -58,9 +58,18 @@ export class ServerConnection {
   /** The newest transport, started or starting: what `killNow` ends. */
   private transport: Live['transport'] | undefined;
 
-  constructor(declaration: McpServerDeclaration, environment: NodeJS.ProcessEnv) {
+  private readonly sandboxLauncher: McpSandboxLauncher | undefined;
+  /** Releases what the sandbox holds for the running process (placeholders). */
+  private sandboxEnded: (() => void) | undefined;
+
+  constructor(
+    declaration: McpServerDeclaration,
+    environment: NodeJS.ProcessEnv,
+    sandboxLauncher?: McpSandboxLauncher,
+  ) {
     this.declaration = declaration;
     this.environment = environment;
+    this.sandboxLauncher = sandboxLauncher;
   }
 
   get name(): string {
@@ -237,11 +246,32 @@ export class ServerConnection {
   private async transportFor(server: McpServerDeclaration): Promise<Live['transport']> {
     if (server.transport === 'stdio') {
       const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+      const cwd = resolve(server.workspace, server.cwd ?? '.');
+      let command = server.command;
+      let args = server.args;
+      let env: Record<string, string> = server.env;
+      if (server.sandbox) {
+        const decision = this.sandboxLauncher?.(cwd, server.env) ?? {
+          kind: 'refused' as const,
+          message: 'no sandbox is available in this runtime',
+        };
+        if (decision.kind === 'refused') {
+          throw new McpStartFailure('error', `sandbox: true, but ${decision.message}`);
+        }
+        if (decision.kind === 'sandboxed') {
+          const [launcher = command, ...launcherArgs] = decision.launch.launcher;
+          command = launcher;
+          args = [...launcherArgs, server.command, ...server.args];
+          env = { ...server.env, TMPDIR: decision.launch.env.TMPDIR ?? '/tmp' };
+          this.sandboxEnded?.();
+          this.sandboxEnded = () => decision.launch.ended();
+        }
+      }
       const transport = new StdioClientTransport({
-        command: server.command,
-        args: server.args,
-        env: server.env,
-        cwd: resolve(server.workspace, server.cwd ?? '.'),
+        command,
+        args,
+        env,
+        cwd,
         stderr: 'pipe',
       });
       this.stderrTail = '';
@@ -284,6 +314,8 @@ export class ServerConnection {
     } catch {
       // Closing a broken connection may fail; the process is ended either way.
     }
+    this.sandboxEnded?.();
+    this.sandboxEnded = undefined;
   }
 
   private stderrNote(): string {

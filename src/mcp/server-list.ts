@@ -16,7 +16,7 @@ import {
 
 export const PROJECT_SERVERS_FILE = '.mcp.json';
 
-/** The servers of `.mcp.json` in `workspace`; `{}` when there is no such file. */
+/** The servers of `.mcp.json` in `workspace`; `{}` when there is no such file or it is empty. */
 export function readProjectServers(workspace: string): Record<string, McpServerConfig> {
   const file = join(workspace, PROJECT_SERVERS_FILE);
   let text: string;
@@ -27,6 +27,8 @@ export function readProjectServers(workspace: string): Record<string, McpServerC
     if (code === 'ENOENT' || code === 'ENOTDIR') return {};
     throw new UserError('INVALID_CONFIG', `${file}: cannot be read: ${errorMessage(error)}`);
   }
+  // An empty file is no servers: the sandbox's placeholder, left behind if Loom was killed.
+  if (text.trim() === '') return {};
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -70,6 +72,7 @@ export function toDeclaration(
       env: server.env ?? {},
       ...(server.cwd !== undefined ? { cwd: server.cwd } : {}),
       workspace: where.workspace,
+      ...(server.sandbox === true ? { sandbox: true as const } : {}),
     };
   }
   return { ...common, transport: 'http', url: server.url ?? '', headers: server.headers ?? {} };

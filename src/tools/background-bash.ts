@@ -26,11 +26,14 @@ export interface BackgroundCommandRequest {
 type StopCause = { kind: 'timeout' } | { kind: 'cancel'; reason?: string };
 
 const LABEL_LIMIT = 200;
+/** Characters of one piece of output kept to find a sandbox message cut between two pieces. */
+const NOTE_OVERLAP = 200;
 
 export function startBackgroundCommand(request: BackgroundCommandRequest): ToolOutput {
   const { command, execution } = request;
   const runner = execution.context.find(backgroundRunnerKey);
   if (!runner) {
+    request.settings.launch?.ended();
     return {
       content:
         'run_in_background is not available here: no background job runner is installed. Run the command in the foreground instead.',
@@ -38,18 +41,26 @@ export function startBackgroundCommand(request: BackgroundCommandRequest): ToolO
     };
   }
   let pid: number | undefined;
-  const { id } = runner.start({
-    kind: 'bash',
-    label: command.length > LABEL_LIMIT ? `${command.slice(0, LABEL_LIMIT)}…` : command,
-    owner: execution.agentId,
-    run: (jobId) => {
-      const job = runCommandJob(command, request.timeoutMs, request.settings, (shell) =>
-        recordGroup(shell, execution, jobId),
-      );
-      pid = job.pid;
-      return job.hooks;
-    },
-  });
+  let started = false;
+  let id: string;
+  try {
+    ({ id } = runner.start({
+      kind: 'bash',
+      label: command.length > LABEL_LIMIT ? `${command.slice(0, LABEL_LIMIT)}…` : command,
+      owner: execution.agentId,
+      run: (jobId) => {
+        started = true;
+        const job = runCommandJob(command, request.timeoutMs, request.settings, (shell) =>
+          recordGroup(shell, execution, jobId),
+        );
+        pid = job.pid;
+        return job.hooks;
+      },
+    }));
+  } finally {
+    // Refused work never started: its sandbox is released here.
+    if (!started) request.settings.launch?.ended();
+  }
   return {
     content: `Started background job ${id}: ${command}. Read its output with job_output (job_id "${id}"); you will be told when it ends.`,
     metadata: { jobId: id, pid: pid ?? null },
@@ -67,13 +78,24 @@ export function runCommandJob(
   record?: (shell: ShellProcess) => { ended(): void } | undefined,
 ): { hooks: BackgroundHooks; pid: number | undefined } {
   let unread = new BoundedOutput(settings.outputLimit);
+  const { launch } = settings;
+  /** The sandbox's note on what it stopped, looked for in each piece of output (with the last). */
+  let note: string | undefined;
+  let previous = '';
+  const onOutput = (text: string) => {
+    unread.append(text);
+    if (launch === undefined || note !== undefined) return;
+    note = launch.explain(previous + text);
+    previous = text.slice(-NOTE_OVERLAP);
+  };
   const shell = spawnShell({
     shell: settings.shell,
     command,
     cwd: settings.cwd,
     env: settings.env,
     drainGraceMs: settings.drainGraceMs,
-    onOutput: (text) => unread.append(text),
+    onOutput,
+    ...(launch ? { launcher: launch.launcher } : {}),
   });
   const group = record?.(shell);
   let stoppedBy: StopCause | undefined;
@@ -86,12 +108,17 @@ export function runCommandJob(
   const timeoutTimer = setTimeout(() => stop({ kind: 'timeout' }), timeoutMs);
   const done = shell.ended
     .then(
-      (exit) => outcomeOf(stoppedBy, exit, timeoutMs),
+      (exit) => {
+        const outcome = outcomeOf(stoppedBy, exit, timeoutMs);
+        if (note === undefined || stoppedBy !== undefined || exit?.code === 0) return outcome;
+        return { ...outcome, summary: `${outcome.summary}; ${note}` };
+      },
       (error: unknown): BackgroundOutcome => ({ status: 'failed', summary: errorMessage(error) }),
     )
     .finally(() => {
       clearTimeout(timeoutTimer);
       group?.ended();
+      launch?.ended();
     });
   return {
     pid: shell.pid,

@@ -16,6 +16,7 @@ import { startBackgroundCommand } from './background-bash.js';
 import { BoundedOutput } from './bounded-output.js';
 import { commandEnvironment } from './command-environment.js';
 import { commandRunnerOf } from './command-runner.js';
+import { sandboxDecision } from './command-sandbox.js';
 import { recordGroup } from './process-group-log.js';
 import type { RunSettings } from './run-settings.js';
 import { findShell, type ShellExit } from './shell-process.js';
@@ -80,6 +81,13 @@ function argumentsSchema(
       .string()
       .optional()
       .describe('A short summary of what the command does, shown to the user.'),
+    outside_sandbox: zod
+      .boolean()
+      .optional()
+      .describe(
+        'Run outside the sandbox. Only for a command the sandbox stopped that must write or ' +
+          'reach beyond it; the user is asked first (or a permission rule allows it).',
+      ),
     ...(background
       ? {
           run_in_background: zod
@@ -131,7 +139,18 @@ export function bashTool(options: BashToolOptions): ToolDefinition {
     timeoutMs: maxTimeoutMs + 10_000,
     execute(args, execution) {
       const timeoutMs = args.timeout_ms ?? defaultTimeoutMs;
-      const settings = settingsFor(execution);
+      const unconfined = settingsFor(execution);
+      const decision = sandboxDecision({
+        cwd: unconfined.cwd,
+        env: unconfined.env,
+        outsideSandbox: args.outside_sandbox === true,
+        execution,
+      });
+      if (decision.kind === 'refused') return { content: decision.message, isError: true };
+      const settings: RunSettings =
+        decision.kind === 'sandboxed'
+          ? { ...unconfined, env: decision.launch.env, launch: decision.launch }
+          : unconfined;
       if (background && 'run_in_background' in args && args.run_in_background === true) {
         return startBackgroundCommand({
           command: args.command,
@@ -152,7 +171,10 @@ async function runCommand(
   execution: ToolExecution,
 ): Promise<ToolOutput> {
   const { signal } = execution;
-  if (signal.aborted) return { content: '[killed: aborted]', isError: true };
+  if (signal.aborted) {
+    settings.launch?.ended();
+    return { content: '[killed: aborted]', isError: true };
+  }
   const output = new BoundedOutput(settings.outputLimit);
   const shell = commandRunnerOf(execution).start(
     {
@@ -163,6 +185,7 @@ async function runCommand(
       drainGraceMs: settings.drainGraceMs,
       onOutput: (text) => output.append(text),
       outputLimit: settings.outputLimit,
+      ...(settings.launch ? { launcher: settings.launch.launcher } : {}),
     },
     execution,
   );
@@ -178,11 +201,15 @@ async function runCommand(
   signal.addEventListener('abort', onAbort, { once: true });
   try {
     const exit = await shell.ended;
-    return render(output, killedFor, exit, timeoutMs, shell.pid);
+    const rendered = render(output, killedFor, exit, timeoutMs, shell.pid);
+    const failed = killedFor === undefined && exit?.code !== 0;
+    const note = failed ? settings.launch?.explain(output.toString()) : undefined;
+    return note ? { ...rendered, content: `${rendered.content}\n${note}` } : rendered;
   } finally {
     clearTimeout(timeoutTimer);
     signal.removeEventListener('abort', onAbort);
     group?.ended();
+    settings.launch?.ended();
   }
 }
 
@@ -192,7 +219,7 @@ function render(
   exit: ShellExit | undefined,
   timeoutMs: number,
   pid: number | undefined,
-): ToolOutput {
+): Exclude<ToolOutput, string> {
   const text = output.toString();
   const status =
     killedFor === 'timeout'

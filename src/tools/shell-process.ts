@@ -26,13 +26,14 @@ import { StringDecoder } from 'node:string_decoder';
 export const COMMAND_ID_VARIABLE = 'LOOM_COMMAND_ID';
 
 /**
- * Runs as `sh -c WATCHDOG SHELL COMMAND`: keeps the lifeline on fd 3 for the watchdog only,
- * then replaces itself with `SHELL -c COMMAND` reading /dev/null.
+ * Runs as `sh -c WATCHDOG SHELL [LAUNCHER...] SHELL -c COMMAND`: keeps the lifeline on fd 3 for
+ * the watchdog only, then replaces itself with the rest of its arguments reading /dev/null. A
+ * launcher (bubblewrap) thus runs as the group's leader, with the watchdog outside it.
  */
 const WATCHDOG =
   'exec 3<&0 0</dev/null; ' +
   '{ IFS= read -r line <&3; kill -9 0; } >/dev/null 2>&1 & ' +
-  'exec 3<&-; exec "$0" -c "$1"';
+  'exec 3<&-; exec "$@"';
 
 export interface ShellOptions {
   /** Shell binary run with `-c`. */
@@ -50,6 +51,11 @@ export interface ShellOptions {
    * elsewhere (an editor's terminal) may drop what lies far beyond it; local runs ignore it.
    */
   outputLimit?: number;
+  /**
+   * Program and arguments the command runs under (`bwrap ... --`, see tools/command-sandbox.ts);
+   * it runs as the group's leader, so killing the group kills what it started. Default none.
+   */
+  launcher?: readonly string[];
 }
 
 export interface ShellExit {
@@ -89,12 +95,17 @@ export function killProcessGroup(pid: number): void {
 
 export function spawnShell(options: ShellOptions): ShellProcess {
   const commandId = randomUUID();
-  if (findExecutable(options.shell, options.env.PATH) === undefined) {
-    const ended = Promise.reject(new Error(`could not run ${options.shell}: not found`));
+  const launcher = options.launcher ?? [];
+  const missing = [launcher[0], options.shell].find(
+    (program) => program !== undefined && findExecutable(program, options.env.PATH) === undefined,
+  );
+  if (missing !== undefined) {
+    const ended = Promise.reject(new Error(`could not run ${missing}: not found`));
     ended.catch(() => {});
     return { pid: undefined, commandId, ended, kill: () => false };
   }
-  const child = spawn('/bin/sh', ['-c', WATCHDOG, options.shell, options.command], {
+  const argv = ['-c', WATCHDOG, options.shell, ...launcher, options.shell, '-c', options.command];
+  const child = spawn('/bin/sh', argv, {
     cwd: options.cwd,
     env: { ...options.env, [COMMAND_ID_VARIABLE]: commandId },
     detached: true,

@@ -1,0 +1,73 @@
+/**
+ * The sandbox's shapes: its settings (config `sandbox:` with defaults applied), how a command
+ * reaches the network, and the plan one command's bubblewrap arguments are built from. Types and
+ * defaults only; nothing here touches the file system or starts a process.
+ */
+
+export type SandboxMode = 'workspace-write' | 'read-only' | 'off';
+
+export interface SandboxSettings {
+  /** Default `workspace-write`. */
+  mode: SandboxMode;
+  /** Default false. */
+  network: boolean;
+  /** `host` or `host:port`; default none. Served through Loom's proxy once it is there. */
+  allowedHosts: readonly string[];
+  /** Absolute, `~/...`, or relative to the workspace; default none. */
+  writable: readonly string[];
+  /** Absolute, `~/...`, or relative to the workspace; default none (beside the built-in list). */
+  hidden: readonly string[];
+}
+
+export const DEFAULT_SANDBOX_SETTINGS: SandboxSettings = {
+  mode: 'workspace-write',
+  network: false,
+  allowedHosts: [],
+  writable: [],
+  hidden: [],
+};
+
+/**
+ * How a sandboxed command reaches the network: not at all (its own empty network namespace),
+ * as Loom does, or only through Loom's allow-list proxy (a Unix socket bound into the sandbox,
+ * a bridge listening on 127.0.0.1:PORT inside it; see `sandbox-network.ts`).
+ */
+export type SandboxNetwork =
+  | { kind: 'none' }
+  | { kind: 'open' }
+  | { kind: 'proxy'; socketPath: string; port: number };
+
+/** Paths below `$HOME` hidden from every sandboxed command (credentials of common tools). */
+export const HOME_SECRETS = ['.ssh', '.aws', '.config/gcloud', '.netrc', '.docker'] as const;
+
+/**
+ * Paths inside the workspace that run outside the sandbox later (git hooks and config, Loom's
+ * and Claude Code's project settings, MCP servers): read-only to sandboxed commands, and written
+ * by the file tools only after an `ask`.
+ */
+export const PROTECTED_PATHS = [
+  { path: '.git/hooks', kind: 'folder' },
+  { path: '.git/config', kind: 'file' },
+  { path: '.loom', kind: 'folder' },
+  { path: '.claude', kind: 'folder' },
+  { path: '.mcp.json', kind: 'file' },
+] as const;
+
+/** Everything one command's bubblewrap arguments are built from; absolute paths throughout. */
+export interface SandboxPlan {
+  /** The folder the command starts in. */
+  cwd: string;
+  /**
+   * Bound in this order over the read-only file system: the workspace (writable, or read-only
+   * in `read-only` mode), `sandbox.writable`, then the protected paths read-only.
+   */
+  binds: readonly { path: string; writable: boolean }[];
+  /** Covered by an empty read-only folder. */
+  hiddenFolders: readonly string[];
+  /** Covered by /dev/null. */
+  hiddenFiles: readonly string[];
+  network: SandboxNetwork;
+}
+
+/** The folder each command gets as its own empty /tmp (TMPDIR points there). */
+export const SANDBOX_TMP = '/tmp';

@@ -1,0 +1,56 @@
+/**
+ * Empty stand-ins for protected paths that do not exist yet (`.claude/`, `.mcp.json`, ...): a
+ * sandboxed command must not create them either, and bubblewrap can only bind over a path that
+ * exists. A placeholder is made on disk before the command starts and bound read-only; when the
+ * last command holding it ends it is removed again, but only while it is still empty (a file
+ * tool may have written it meanwhile, after an `ask`). Loom killed mid-command leaves an empty
+ * folder or file behind, which every reader treats as absent. Never removes anything it did not
+ * make, nor anything with content.
+ */
+import { lstatSync, mkdirSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
+
+export type PlaceholderKind = 'folder' | 'file';
+
+/** Commands holding each placeholder this process made, by absolute path. */
+const holders = new Map<string, number>();
+
+/**
+ * Makes `path` (of `kind`) unless it exists, and holds it until the returned release is called
+ * (idempotent). Throws when it cannot be made.
+ */
+export function holdPlaceholder(path: string, kind: PlaceholderKind): () => void {
+  const held = holders.get(path);
+  if (held === undefined) {
+    try {
+      if (kind === 'folder') mkdirSync(path);
+      else writeFileSync(path, '', { flag: 'wx' });
+    } catch (error) {
+      // Made by someone else just now: it is real, not ours to remove.
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return () => {};
+      throw error;
+    }
+  }
+  holders.set(path, (held ?? 0) + 1);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    const left = (holders.get(path) ?? 1) - 1;
+    if (left > 0) {
+      holders.set(path, left);
+      return;
+    }
+    holders.delete(path);
+    removeIfEmpty(path, kind);
+  };
+}
+
+function removeIfEmpty(path: string, kind: PlaceholderKind): void {
+  try {
+    const stat = lstatSync(path);
+    if (kind === 'folder' && stat.isDirectory()) rmdirSync(path);
+    else if (kind === 'file' && stat.isFile() && stat.size === 0) unlinkSync(path);
+  } catch {
+    // Not empty any more, or already gone: it stays as it is.
+  }
+}
