@@ -11,8 +11,20 @@ import { lstatSync, mkdirSync, rmdirSync, unlinkSync, writeFileSync } from 'node
 
 export type PlaceholderKind = 'folder' | 'file';
 
-/** Commands holding each placeholder this process made, by absolute path. */
+/** Commands holding each placeholder this process made, by absolute path, and their kind. */
 const holders = new Map<string, number>();
+const kinds = new Map<string, PlaceholderKind>();
+let exitHooked = false;
+
+/**
+ * At exit every placeholder goes (if still empty): the commands holding them die with Loom, and
+ * a background job's end may not be seen before the process is gone.
+ */
+function removeAllAtExit(): void {
+  for (const [path, kind] of kinds) removeIfEmpty(path, kind);
+  holders.clear();
+  kinds.clear();
+}
 
 /**
  * Makes `path` (of `kind`) unless it exists, and holds it until the returned release is called
@@ -31,6 +43,11 @@ export function holdPlaceholder(path: string, kind: PlaceholderKind): () => void
     }
   }
   holders.set(path, (held ?? 0) + 1);
+  kinds.set(path, kind);
+  if (!exitHooked) {
+    exitHooked = true;
+    process.on('exit', removeAllAtExit);
+  }
   let released = false;
   return () => {
     if (released) return;
@@ -41,6 +58,7 @@ export function holdPlaceholder(path: string, kind: PlaceholderKind): () => void
       return;
     }
     holders.delete(path);
+    kinds.delete(path);
     removeIfEmpty(path, kind);
   };
 }
