@@ -9,7 +9,7 @@
  * Headless, with nobody to ask, an ask is refused by the pipeline with this reason, which says
  * the rule that allows it. Must never turn another listener's deny into an allow.
  */
-import { lstatSync, realpathSync } from 'node:fs';
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { compileRules, matchesRule } from '../config/permissions.js';
 import type { PermissionRule } from '../config/schema.js';
@@ -134,13 +134,24 @@ function realOrSelf(path: string): string {
   }
 }
 
-/** The real path of the longest existing prefix of `path`, with the rest appended. */
-function realOfLongestPrefix(path: string): string {
+/**
+ * Where writing `path` lands: the real path of its longest existing prefix with the rest
+ * appended, a dangling link followed to where it points (as the file tools follow it).
+ */
+function realOfLongestPrefix(path: string, hops = 0): string {
   try {
     return realpathSync(path);
   } catch {
     const parent = dirname(path);
-    if (parent === path) return path;
-    return join(realOfLongestPrefix(parent), basename(path));
+    if (parent === path || hops > 40) return path;
+    const realParent = realOfLongestPrefix(parent, hops + 1);
+    try {
+      if (lstatSync(path).isSymbolicLink()) {
+        return realOfLongestPrefix(resolve(realParent, readlinkSync(path)), hops + 1);
+      }
+    } catch {
+      // Not there: the name is appended as it is.
+    }
+    return join(realParent, basename(path));
   }
 }

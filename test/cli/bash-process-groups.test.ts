@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { isAlive, isGroupAlive, waitUntil } from '../helpers/process-state.js';
@@ -33,6 +33,16 @@ function sessionEvents(home: string, sessionId: string): JsonLine[] {
   return jsonLines(readFileSync(join(home, 'sessions', `${sessionId}.jsonl`), 'utf8'));
 }
 
+/**
+ * These tests watch the process groups Loom itself makes (`$$` is the group's id on the host),
+ * so they run without the sandbox, whose own pid namespace renumbers them; the sandboxed
+ * counterparts are in sandbox-confinement.test.ts.
+ */
+function unsandboxed(folders: ScriptedFolders): ScriptedFolders {
+  writeFileSync(join(folders.home, 'config.yaml'), 'sandbox:\n  mode: off\n');
+  return folders;
+}
+
 /** Marks a command as running: its shell's pid (its process group's id) in `name`, written whole. */
 function marker(name: string): string {
   return `echo $$ > ${name}.tmp && mv ${name}.tmp ${name}`;
@@ -57,20 +67,22 @@ async function startAndWait(
 }
 
 test('loom run: bash commands, foreground and background, end when loom is killed with SIGKILL', async () => {
-  const folders = scriptedFolders({
-    rules: [
-      callsThenReply(
-        'go',
-        [
-          bashCall(`sleep 300 & ${marker('background-started')}; wait`, {
-            run_in_background: true,
-          }),
-          bashCall(`sleep 300 & ${marker('foreground-started')}; wait`),
-        ],
-        'never reached',
-      ),
-    ],
-  });
+  const folders = unsandboxed(
+    scriptedFolders({
+      rules: [
+        callsThenReply(
+          'go',
+          [
+            bashCall(`sleep 300 & ${marker('background-started')}; wait`, {
+              run_in_background: true,
+            }),
+            bashCall(`sleep 300 & ${marker('foreground-started')}; wait`),
+          ],
+          'never reached',
+        ),
+      ],
+    }),
+  );
   const { run, groups } = await startAndWait(folders, ['background-started', 'foreground-started']);
   assert.equal(groups.length, 2);
   for (const group of groups) assert.equal(isGroupAlive(group), true);
@@ -86,16 +98,18 @@ test('loom run: the next open of a killed session kills what escaped the group a
   const escapeGroup =
     `"${process.execPath}" -e "const c = require('node:child_process').spawn('sleep', ['300'], ` +
     `{ detached: true, stdio: 'ignore' }); require('node:fs').writeFileSync('escaped.pid', String(c.pid)); c.unref()"`;
-  const folders = scriptedFolders({
-    rules: [
-      callsThenReply(
-        'go',
-        [bashCall(`${escapeGroup}; ${marker('started')}; sleep 300`)],
-        'never reached',
-      ),
-      { when: 'again', reply: 'continued' },
-    ],
-  });
+  const folders = unsandboxed(
+    scriptedFolders({
+      rules: [
+        callsThenReply(
+          'go',
+          [bashCall(`${escapeGroup}; ${marker('started')}; sleep 300`)],
+          'never reached',
+        ),
+        { when: 'again', reply: 'continued' },
+      ],
+    }),
+  );
   const { home, workspace } = folders;
   const { run, groups } = await startAndWait(folders, ['started']);
   const escaped = Number(readFileSync(join(workspace, 'escaped.pid'), 'utf8'));

@@ -1,0 +1,45 @@
+/** The line a failed sandboxed command's result gets, by what its output shows. */
+import assert from 'node:assert/strict';
+import { mkdirSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { blockedNote } from '../../src/sandbox/blocked-note.js';
+import { protectedPath } from '../../src/sandbox/permission-gate.js';
+import { temporaryFolder } from '../helpers/temporary-folder.js';
+
+test('each kind of block names the key that allows it', () => {
+  assert.match(
+    blockedNote("touch: cannot touch '/usr/x': Read-only file system", []) ?? '',
+    /sandbox\.writable.*outside_sandbox/,
+  );
+  assert.match(
+    blockedNote('bash: line 1: .claude/settings.json: Read-only file system', []) ?? '',
+    /\.claude stays read-only.*write_file or edit_file/,
+  );
+  assert.match(
+    blockedNote('curl: (6) Could not resolve host: example.com', []) ?? '',
+    /sandbox\.network: true.*sandbox\.allowedHosts/,
+  );
+  assert.match(blockedNote('connect ENETUNREACH 10.0.0.1:80', []) ?? '', /sandbox\.network/);
+  assert.match(
+    blockedNote('cat: /h/.ssh/id: No such file or directory', ['/h/.ssh']) ?? '',
+    /\/h\/\.ssh is hidden.*sandbox\.hidden/,
+  );
+  assert.equal(blockedNote('cat: nothing: No such file or directory', ['/h/.ssh']), undefined);
+  assert.equal(blockedNote('make: *** [all] Error 2', []), undefined);
+});
+
+test('the file tools ask for protected paths, as written and through links', () => {
+  const workspace = temporaryFolder();
+  mkdirSync(join(workspace, '.git/hooks'), { recursive: true });
+  assert.equal(protectedPath(workspace, '.claude/settings.json'), '.claude/settings.json');
+  assert.equal(protectedPath(workspace, join(workspace, '.loom/config.yaml')), '.loom/config.yaml');
+  assert.equal(protectedPath(workspace, '.git/hooks/pre-commit'), '.git/hooks/pre-commit');
+  assert.equal(protectedPath(workspace, '.git/config'), '.git/config');
+  assert.equal(protectedPath(workspace, '.mcp.json'), '.mcp.json');
+  assert.equal(protectedPath(workspace, '.git/info/exclude'), undefined);
+  assert.equal(protectedPath(workspace, 'src/.claude.ts'), undefined);
+  assert.equal(protectedPath(workspace, '.claudette'), undefined);
+  symlinkSync(join(workspace, '.claude'), join(workspace, 'innocent'));
+  assert.equal(protectedPath(workspace, 'innocent/settings.json'), '.claude/settings.json');
+});
