@@ -15,13 +15,27 @@ const NO_NETWORK =
 const PROTECTED =
   /(?:^|[\s'"/])(\.git\/hooks|\.git\/config|\.loom|\.claude|\.mcp\.json)(?:[/'":\s]|$)/m;
 
-export function blockedNote(output: string, hidden: readonly string[]): string | undefined {
+/** A refused connection, which in the sandbox's own network namespace means nothing listens there. */
+const REFUSED = /ECONNREFUSED|Connection refused|Failed to connect to (?:127\.0\.0\.1|localhost)/;
+
+export interface BlockedContext {
+  /** The paths the command cannot see. */
+  hidden: readonly string[];
+  /** The command has a network namespace of its own (loopback only). */
+  ownNetwork: boolean;
+}
+
+export function blockedNote(output: string, context: BlockedContext): string | undefined {
+  const { hidden } = context;
   const protectedPath = READ_ONLY.test(output) ? PROTECTED.exec(output)?.[1] : undefined;
   if (protectedPath !== undefined) {
     return `[sandbox: ${protectedPath} stays read-only to sandboxed commands, since a hook or config there runs outside the sandbox at the next run; change it with write_file or edit_file (the user is asked), or retry with outside_sandbox: true (asks the user)]`;
   }
   if (READ_ONLY.test(output)) {
     return '[sandbox: a write outside the writable folders was blocked; the workspace, /tmp and sandbox.writable are writable, and .git/hooks, .git/config, .loom/, .claude/ and .mcp.json stay read-only. Add the folder to sandbox.writable, or retry with outside_sandbox: true (asks the user)]';
+  }
+  if (context.ownNetwork && REFUSED.test(output)) {
+    return '[sandbox: the command has a network of its own (sandbox.network is false), so servers outside the sandbox, on loopback too, are out of reach; set sandbox.network: true or list the host in sandbox.allowedHosts, or retry with outside_sandbox: true (asks the user)]';
   }
   if (NO_NETWORK.test(output)) {
     return '[sandbox: the network was blocked (sandbox.network is false); set sandbox.network: true or list the host in sandbox.allowedHosts, or retry with outside_sandbox: true (asks the user)]';

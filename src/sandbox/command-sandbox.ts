@@ -109,7 +109,8 @@ export class Sandbox implements CommandSandbox {
         ended = true;
         for (const release of releases) release();
       },
-      explain: (output) => blockedNote(output, hidden),
+      explain: (output) =>
+        blockedNote(output, { hidden, ownNetwork: outcome.plan.network.kind !== 'open' }),
     };
     return { kind: 'sandboxed', launch };
   }

@@ -9,24 +9,53 @@ import { temporaryFolder } from '../helpers/temporary-folder.js';
 
 test('each kind of block names the key that allows it', () => {
   assert.match(
-    blockedNote("touch: cannot touch '/usr/x': Read-only file system", []) ?? '',
+    blockedNote("touch: cannot touch '/usr/x': Read-only file system", {
+      hidden: [],
+      ownNetwork: true,
+    }) ?? '',
     /sandbox\.writable.*outside_sandbox/,
   );
   assert.match(
-    blockedNote('bash: line 1: .claude/settings.json: Read-only file system', []) ?? '',
+    blockedNote('bash: line 1: .claude/settings.json: Read-only file system', {
+      hidden: [],
+      ownNetwork: true,
+    }) ?? '',
     /\.claude stays read-only.*write_file or edit_file/,
   );
   assert.match(
-    blockedNote('curl: (6) Could not resolve host: example.com', []) ?? '',
+    blockedNote('curl: (6) Could not resolve host: example.com', {
+      hidden: [],
+      ownNetwork: true,
+    }) ?? '',
     /sandbox\.network: true.*sandbox\.allowedHosts/,
   );
-  assert.match(blockedNote('connect ENETUNREACH 10.0.0.1:80', []) ?? '', /sandbox\.network/);
   assert.match(
-    blockedNote('cat: /h/.ssh/id: No such file or directory', ['/h/.ssh']) ?? '',
+    blockedNote('connect ENETUNREACH 10.0.0.1:80', { hidden: [], ownNetwork: true }) ?? '',
+    /sandbox\.network/,
+  );
+  assert.match(
+    blockedNote('cat: /h/.ssh/id: No such file or directory', {
+      hidden: ['/h/.ssh'],
+      ownNetwork: true,
+    }) ?? '',
     /\/h\/\.ssh is hidden.*sandbox\.hidden/,
   );
-  assert.equal(blockedNote('cat: nothing: No such file or directory', ['/h/.ssh']), undefined);
-  assert.equal(blockedNote('make: *** [all] Error 2', []), undefined);
+  assert.equal(
+    blockedNote('cat: nothing: No such file or directory', {
+      hidden: ['/h/.ssh'],
+      ownNetwork: true,
+    }),
+    undefined,
+  );
+  assert.equal(blockedNote('make: *** [all] Error 2', { hidden: [], ownNetwork: true }), undefined);
+  assert.match(
+    blockedNote('connect ECONNREFUSED 127.0.0.1:8080', { hidden: [], ownNetwork: true }) ?? '',
+    /network of its own.*loopback too/,
+  );
+  assert.equal(
+    blockedNote('connect ECONNREFUSED 127.0.0.1:8080', { hidden: [], ownNetwork: false }),
+    undefined,
+  );
 });
 
 test('the file tools ask for protected paths, as written and through links', () => {
