@@ -69,7 +69,11 @@ export async function runCalls(
   env: NodeJS.ProcessEnv = {},
 ): Promise<{ contents: string[]; stdout: string; stderr: string; code: number | null }> {
   writeScriptedModel(world.folders.home, {
-    rules: [{ when: 'go', steps: [{ tools: calls }, { reply: 'done' }] }],
+    rules: [
+      { when: '^go$', steps: [{ tools: calls }, { reply: 'done' }] },
+      // A background job's end is told to the model as a message of its own.
+      { when: '^\\[job ', reply: 'noted' },
+    ],
   });
   const result = await runScripted(world.folders, 'go', {
     json: true,
