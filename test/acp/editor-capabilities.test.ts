@@ -141,7 +141,11 @@ test('acp with the editor terminal: bash runs in it, shows it in the tool call, 
     ]);
     const created = editor.requests[0]?.params as acp.CreateTerminalRequest;
     assert.equal(created.sessionId, sessionId);
-    assert.deepEqual(created.args, ['-c', 'echo "in $PWD"; exit 3']);
+    // The sandbox holds in the editor's terminal too: bwrap runs the shell, the workspace bound.
+    assert.match(created.command, /(^|\/)bwrap$/);
+    const args = created.args ?? [];
+    assert.deepEqual(args.slice(-3).slice(1), ['-c', 'echo "in $PWD"; exit 3']);
+    assert.ok(args.some((arg, index) => arg === '--bind' && args[index + 1] === workspace));
     assert.equal(created.cwd, workspace);
     assert.ok(created.env?.some((variable) => variable.name === 'LOOM_COMMAND_ID'));
     const updates = toolUpdates(run.updates);
