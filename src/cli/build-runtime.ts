@@ -39,7 +39,7 @@ import { installAgentTypes } from '../project/agent-types-install.js';
 import { installHooks } from '../project/hook-install.js';
 import { installInstructions } from '../project/instructions-install.js';
 import { installSkillsAndCommands } from '../project/skills-and-commands.js';
-import { installSandbox } from '../sandbox/install.js';
+import { installSandbox, sandboxDescription, sandboxSettings } from '../sandbox/install.js';
 import { installSubagents, type SubagentLayer } from '../subagent/install.js';
 import { installTodos } from '../todo/install.js';
 import { builtinTools } from '../tools/index.js';
@@ -163,7 +163,9 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
   redactOutputWith(credentials);
   installProcessGroupLog(runtime);
   const passthrough = config.tools?.bash?.env?.passthrough;
+  const bashSandboxDescription = sandboxDescription(sandboxSettings(config.sandbox));
   const tools = builtinTools({
+    ...(bashSandboxDescription ? { bashSandboxDescription } : {}),
     workspace: { root: flags.cwd, extraRoots },
     ...(passthrough ? { bashPassthroughVariables: passthrough } : {}),
     ...(config.tools?.bashTimeoutMs ? { bashTimeoutMs: config.tools.bashTimeoutMs } : {}),

@@ -31,6 +31,21 @@ export function sandboxSettings(config: SandboxConfig | undefined): SandboxSetti
   };
 }
 
+/** The sentences `bash`'s description gets under `settings`; undefined with `mode: off`. */
+export function sandboxDescription(settings: SandboxSettings): string | undefined {
+  if (settings.mode === 'off') return undefined;
+  const writable =
+    settings.mode === 'read-only'
+      ? 'nothing but /tmp and sandbox.writable is writable (sandbox.mode: read-only)'
+      : 'only the workspace, /tmp and sandbox.writable are writable, and .git/hooks, .git/config, .loom/, .claude/ and .mcp.json stay read-only';
+  const network = settings.network ? '' : '; there is no network';
+  return (
+    `Commands run in a sandbox: ${writable}${network}; credentials in $HOME and $LOOM_HOME are ` +
+    'hidden. When the sandbox stops a command that must run, retry with outside_sandbox: true ' +
+    '(the user is asked).'
+  );
+}
+
 export function installSandbox(
   runtime: AgentRuntime,
   options: { config: SandboxConfig | undefined; permissions: readonly PermissionRule[] },

@@ -50,6 +50,8 @@ export interface BashToolOptions {
   environment?: NodeJS.ProcessEnv;
   /** Credential variables passed to commands on purpose (`tools.bash.env.passthrough`). Default none. */
   passthroughVariables?: readonly string[];
+  /** What the sandbox allows, told to the model in the description (config `sandbox:`). Default none. */
+  sandboxDescription?: string;
 }
 
 const BACKGROUND_DESCRIPTION =
@@ -132,6 +134,7 @@ export function bashTool(options: BashToolOptions): ToolDefinition {
       'command leaves running in the background ends when it exits. Stdin is empty, so avoid ' +
       'interactive commands. Credentials (API keys, *_TOKEN, *_SECRET) are not in its ' +
       'environment. Prefer read_file, grep and glob for reading files.' +
+      (options.sandboxDescription ? ` ${options.sandboxDescription}` : '') +
       (background ? BACKGROUND_DESCRIPTION : ''),
     arguments: (zod) => argumentsSchema(zod, defaultTimeoutMs, maxTimeoutMs, background),
     // The timeouts are in the schema: only the default ones have a generated schema.

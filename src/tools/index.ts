@@ -22,6 +22,12 @@ export {
   commandRunnerOf,
   localCommandRunner,
 } from './command-runner.js';
+export {
+  type CommandSandbox,
+  commandSandboxKey,
+  type SandboxDecision,
+  type SandboxLaunch,
+} from './command-sandbox.js';
 export { compileGlob, splitGlobBase } from './compile-glob.js';
 export { type EditFileOptions, editFileTool } from './edit-file.js';
 export {
@@ -72,6 +78,8 @@ export interface BuiltinToolOptions {
   backgroundOutputLimit?: number;
   /** Credential variables bash commands see on purpose (`tools.bash.env.passthrough`). */
   bashPassthroughVariables?: readonly string[];
+  /** What the sandbox allows, for bash's description (config `sandbox:`). */
+  bashSandboxDescription?: string;
 }
 
 export function builtinTools(options: BuiltinToolOptions): ToolDefinition[] {
@@ -92,6 +100,9 @@ export function builtinTools(options: BuiltinToolOptions): ToolDefinition[] {
       }),
       ...(options.bashPassthroughVariables !== undefined && {
         passthroughVariables: options.bashPassthroughVariables,
+      }),
+      ...(options.bashSandboxDescription !== undefined && {
+        sandboxDescription: options.bashSandboxDescription,
       }),
     }),
   ];

@@ -96,7 +96,9 @@ test('workspace-write closes every escape through bash', async () => {
   }
   assert.match(result('waitBackground'), /background=background-done/);
   // The private /tmp holds nothing of the host's but the way to the workspace bound into it.
-  const [, ...tmpEntries] = result('tmp').replace(/\n\[exit code: 0\]$/, '').split('\n');
+  const [, ...tmpEntries] = result('tmp')
+    .replace(/\n\[exit code: 0\]$/, '')
+    .split('\n');
   assert.deepEqual(tmpEntries, [relative('/tmp', workspace).split('/')[0]]);
   assert.match(result('tmp'), /^TMPDIR=\/tmp\n/);
   // The setsid daemon ended with its command: the sandbox's pid namespace went with it.
