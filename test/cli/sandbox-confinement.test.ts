@@ -9,7 +9,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { isAlive, waitUntil } from '../helpers/process-state.js';
-import { bashCall } from '../helpers/scripted-turns.js';
+import { bashCall, callsThenReply, subagentCall } from '../helpers/scripted-turns.js';
 import { startScriptedRun, writeScriptedModel } from './loom-process.js';
 import { runCalls, sandboxWorld } from './sandbox-fixture.js';
 
@@ -56,12 +56,18 @@ test('workspace-write closes every escape through bash', async () => {
     tmp: 'echo "TMPDIR=$TMPDIR"; ls -A /tmp',
   };
   const names = Object.keys(probes);
+  const childEscape = `echo evil > ${outside}/from-child.txt`;
   const run = await runCalls(
     world,
-    names.map((name) =>
-      bashCall(probes[name] as string, name === 'background' ? { run_in_background: true } : {}),
-    ),
+    [
+      ...names.map((name) =>
+        bashCall(probes[name] as string, name === 'background' ? { run_in_background: true } : {}),
+      ),
+      // A subagent shares the tools, so its commands run in the sandbox too.
+      subagentCall('probe', 'child-escape'),
+    ],
     { FOO_TOKEN: credential, DEEPSEEK_API_KEY: credential },
+    [callsThenReply('^child-escape$', [bashCall(childEscape)], 'child: {{lastToolResult}}')],
   );
   assert.equal(run.code, 0, run.stderr);
   const result = (name: string) => run.contents[names.indexOf(name)] ?? '';
@@ -70,9 +76,11 @@ test('workspace-write closes every escape through bash', async () => {
     'through-proc.txt',
     'through-dots.txt',
     'from-background.txt',
+    'from-child.txt',
   ]) {
     assert.ok(!existsSync(join(outside, file)), `${file} was written outside the workspace`);
   }
+  assert.match(run.contents.at(-1) ?? '', /child: .*Read-only file system/);
   assert.match(result('symlinkOut'), /Read-only file system/);
   assert.match(result('procRoot'), /Read-only file system|No such file|Permission denied/);
   assert.ok(!result('loomHome').includes(world.secret), result('loomHome'));

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { ScriptedToolCall } from '../../src/llm/scripted-rules.js';
+import type { ScriptedRule, ScriptedToolCall } from '../../src/llm/scripted-rules.js';
 import { ndjsonLines, toolResults } from '../helpers/session-files.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { runScripted, type ScriptedFolders, writeScriptedModel } from './loom-process.js';
@@ -67,9 +67,11 @@ export async function runCalls(
   world: SandboxWorld,
   calls: ScriptedToolCall[],
   env: NodeJS.ProcessEnv = {},
+  moreRules: ScriptedRule[] = [],
 ): Promise<{ contents: string[]; stdout: string; stderr: string; code: number | null }> {
   writeScriptedModel(world.folders.home, {
     rules: [
+      ...moreRules,
       { when: '^go$', steps: [{ tools: calls }, { reply: 'done' }] },
       // A background job's end is told to the model as a message of its own.
       { when: '^\\[job ', reply: 'noted' },
