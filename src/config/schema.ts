@@ -124,43 +124,34 @@ function declareSchemas(z: typeof Zod) {
     .gt(0, 'must be a share of the window, above 0 and at most 1')
     .max(1, 'must be a share of the window, above 0 and at most 1');
 
-  const permissionRuleSchema = z
-    .strictObject({
-      /**
-       * The tool the rule applies to; `*` stands for any run of characters (`*` alone: every tool,
-       * `mcp__github__*`: every tool of the MCP server github). A name or pattern that no tool has
-       * fails the load, except MCP tool names (`mcp__…`): a server's tools are known only once it runs.
-       */
-      tool: z.string().min(1),
-      /**
-       * Argument name (one the tool takes, else the load fails) to pattern (`*` matches any run of
-       * characters); all must match. A `bash` `command` pattern is tested against each simple
-       * command of the line, whitespace normalised.
-       */
-      match: z.record(z.string(), z.string()).optional(),
-      action: z.enum(['allow', 'deny', 'ask']),
-      /** Shown to the model when the rule denies. */
-      reason: z.string().optional(),
-      /**
-       * `false` on an `allow` rule: matching calls pass the sandbox without asking (a `bash`
-       * command runs outside it, a file tool writes a protected path such as `.claude/`). Default:
-       * the sandbox applies (SPEC §11).
-       */
-      sandbox: z
-        .literal(false, {
-          error: 'takes only false (run matching calls outside the sandbox without asking)',
-        })
-        .optional(),
-    })
-    .superRefine((rule, context) => {
-      if (rule.sandbox === false && rule.action !== 'allow') {
-        context.addIssue({
-          code: 'custom',
-          path: ['sandbox'],
-          message: `sandbox: false goes only with action: allow (this rule's action is ${rule.action})`,
-        });
-      }
-    }, EVEN_WITH_OTHER_PROBLEMS);
+  const permissionRuleSchema = z.strictObject({
+    /**
+     * The tool the rule applies to; `*` stands for any run of characters (`*` alone: every tool,
+     * `mcp__github__*`: every tool of the MCP server github). A name or pattern that no tool has
+     * fails the load, except MCP tool names (`mcp__…`): a server's tools are known only once it runs.
+     */
+    tool: z.string().min(1),
+    /**
+     * Argument name (one the tool takes, else the load fails) to pattern (`*` matches any run of
+     * characters); all must match. A `bash` `command` pattern is tested against each simple
+     * command of the line, whitespace normalised.
+     */
+    match: z.record(z.string(), z.string()).optional(),
+    action: z.enum(['allow', 'deny', 'ask']),
+    /** Shown to the model when the rule denies. */
+    reason: z.string().optional(),
+    /**
+     * `false` on an `allow` rule: matching calls pass the sandbox without asking (a `bash`
+     * command with `outside_sandbox: true` runs outside it, a file tool writes a protected path
+     * such as `.claude/`); only with `action: allow` (checked under `permissions`). Default: the
+     * sandbox applies (SPEC §11).
+     */
+    sandbox: z
+      .literal(false, {
+        error: 'takes only false (run matching calls outside the sandbox without asking)',
+      })
+      .optional(),
+  });
 
   /** One hook: a shell command run with the event as JSON on its stdin (Claude Code's shape). */
   const hookCommandSchema = z.strictObject({
@@ -620,7 +611,22 @@ function declareSchemas(z: typeof Zod) {
       })
       .optional(),
     /** First matching rule wins; no match allows. Enforced before every tool call. */
-    permissions: z.array(permissionRuleSchema).optional(),
+    permissions: z
+      .array(permissionRuleSchema)
+      .superRefine(
+        (rules, context) => {
+          rules.forEach((rule, index) => {
+            if (!isRecord(rule) || rule.sandbox !== false || rule.action === 'allow') return;
+            context.addIssue({
+              code: 'custom',
+              path: [index, 'sandbox'],
+              message: `sandbox: false goes only with action: allow (this rule's action is ${String(rule.action)})`,
+            });
+          });
+        },
+        { when: (payload) => Array.isArray(payload.value) },
+      )
+      .optional(),
     /** Where `bash` commands run (SPEC §11): bubblewrap on Linux; see src/sandbox/README.md. */
     sandbox: sandboxSchema.optional(),
     /**
