@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { Context } from '../../src/core/context.js';
+import { runCommandJob } from '../../src/tools/background-bash.js';
 import { bashTool } from '../../src/tools/bash.js';
 import { type CommandSandbox, commandSandboxKey } from '../../src/tools/command-sandbox.js';
 import { contentOf, fakeExecution, isErrorOutput, temporaryWorkspace } from './fake-execution.js';
@@ -66,4 +67,28 @@ test('a launcher runs the shell under it with its environment; a failure gets th
   );
   assert.equal(contentOf(failed), 'denied-here\n[exit code: 1]\n[sandbox: note]');
   assert.equal(ended, 2);
+});
+
+test('a background job runs under the launcher; a failed one ends with the note, and ended once', async () => {
+  const workspace = temporaryWorkspace();
+  let ended = 0;
+  const job = runCommandJob('echo "$UNDER_LAUNCHER"; echo denied-here; exit 2', 10_000, {
+    shell: 'bash',
+    cwd: workspace.root,
+    outputLimit: 10_000,
+    drainGraceMs: 50,
+    env: process.env,
+    launch: {
+      launcher: ['/usr/bin/env', 'UNDER_LAUNCHER=yes'],
+      env: process.env,
+      ended: () => {
+        ended += 1;
+      },
+      explain: (output) => (output.includes('denied-here') ? '[sandbox: note]' : undefined),
+    },
+  });
+  const outcome = await job.hooks.done;
+  assert.deepEqual(outcome, { status: 'failed', summary: 'exit code 2; [sandbox: note]' });
+  assert.equal(job.hooks.readOutput?.(), 'yes\ndenied-here\n');
+  assert.equal(ended, 1);
 });
