@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { AgentContext, EnvVariable, TerminalHandle } from '@agentclientprotocol/sdk';
 import { errorMessage } from '../base/errors.js';
 import type { CommandRunner, ShellExit, ShellOptions, ShellProcess } from '../tools/index.js';
+import { killCommandProcesses } from '../tools/leftover-processes.js';
 import { COMMAND_ID_VARIABLE } from '../tools/shell-process.js';
 
 /** Bytes of output the terminal keeps, per character the tool keeps (UTF-8 is up to 4). */
@@ -40,9 +41,16 @@ function runInTerminal(
   let killRequested = false;
   let settled = false;
   const kill = (handle: TerminalHandle) => {
-    handle.kill().catch((error: unknown) => {
-      process.stderr.write(`loom acp: terminal/kill failed: ${errorMessage(error)}\n`);
-    });
+    handle
+      .kill()
+      .catch((error: unknown) => {
+        process.stderr.write(`loom acp: terminal/kill failed: ${errorMessage(error)}\n`);
+      })
+      // The editor kills the process it started; a sandbox killed as it starts can leave its
+      // inner process running, so what still carries the command's id is killed too.
+      .then(() => {
+        if (options.launcher?.length) killCommandProcesses(commandId);
+      });
   };
   const run = async (): Promise<ShellExit> => {
     try {

@@ -58,6 +58,26 @@ export const repairLeftoverGroups: SessionRepairer = (events, situation) => {
   });
 };
 
+/**
+ * Kills every live process carrying `commandId` as its `LOOM_COMMAND_ID`; returns how many. For a
+ * command another program started for Loom (the editor's terminal over ACP), whose process group
+ * Loom does not own: a sandbox killed while it starts can leave its inner process behind.
+ */
+export function killCommandProcesses(commandId: string): number {
+  if (!existsSync('/proc/self/stat')) return 0;
+  let killed = 0;
+  for (const entry of readProcessTable()) {
+    if (entry.commandId !== commandId) continue;
+    try {
+      process.kill(entry.pid, 'SIGKILL');
+      killed += 1;
+    } catch {
+      // It ended on its own meanwhile.
+    }
+  }
+  return killed;
+}
+
 /** Kills the group's live processes; returns how many there were. */
 function killLeftovers(group: OpenGroup, processes: readonly ProcessEntry[]): number {
   const marked = processes.filter((entry) => entry.commandId === group.commandId);
