@@ -4,6 +4,7 @@
  * goals, context management). The one place the CLI wires layers together; each layer still installs itself.
  */
 import { resolve } from 'node:path';
+import { installCheckpoints } from '../checkpoint/install.js';
 import type { CodeModeSettings, ToolPresentation } from '../code-mode/contract.js';
 import { type CodeModeLayer, installCodeMode } from '../code-mode/install.js';
 import { loadConfig } from '../config/load-config.js';
@@ -208,6 +209,8 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
   // plan, schedules. test/cli/standing-state.test.ts pins it.
   const goals = installGoals(runtime, config.goal ?? {});
   const todos = installTodos(runtime, config.todo ?? {});
+  // Snapshots of the workspace before each step of a root agent that can change files.
+  installCheckpoints(runtime, config.checkpoints ?? {});
   // Context accounting, pruning and `recall` on every agent, with config's `context:` settings.
   const contextSettingsChosen = contextSettings(config.context);
   const context = installContext(runtime, contextSettingsChosen);

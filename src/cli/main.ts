@@ -23,6 +23,8 @@ Examples (from the repository root; ID is a session id from \`loom sessions list
   $ loom run --session ID --cwd /tmp/loom-demo "now run the tests"   # continue it in its workspace
   $ loom workspaces list
   $ loom sessions show ID
+  $ loom rewind --session ID --to 2                  # files and conversation as turn 2 began
+  $ loom sessions diff ID                            # the paths the session changed: A/M/D path
   $ loom compact --session ID                        # prune old tool results (recall brings any back)
   $ loom compact --session ID --instructions "keep the API decisions"   # summarize earlier turns
   $ loom workflow run examples/workflows/review.js --model scripted:examples/workflows/review.model.json
@@ -131,6 +133,31 @@ export function buildProgram(): Command {
       const { showSession } = await import('./sessions-command.js');
       showSession(id, options);
       await exitAfterDrain(0);
+    });
+
+  sessions
+    .command('diff')
+    .description(
+      'list each path the session changed in its workspace since it began (A, M or D and the path)',
+    )
+    .argument('<id>', 'the session id')
+    .action(async (id: string) => {
+      const { sessionDiffCommand } = await import('./session-diff-command.js');
+      await exitAfterDrain(await sessionDiffCommand(id));
+    });
+  program
+    .command('rewind')
+    .description(
+      "restore a session's files and/or conversation to the state as turn TURN began (the conversation part prints the new session's id)",
+    )
+    .requiredOption('--session <id>', 'the session id')
+    .requiredOption('--to <turn>', 'the turn: a number counting from 1, or its id turn-N')
+    .option('--files', "only the workspace's files")
+    .option('--conversation', 'only the conversation: a new session forked before that turn')
+    .option('--both', 'files and conversation (the default)')
+    .action(async (options: import('./rewind-command.js').RewindOptions) => {
+      const { rewindCommand } = await import('./rewind-command.js');
+      await exitAfterDrain(await rewindCommand(options));
     });
 
   program

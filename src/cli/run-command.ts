@@ -12,6 +12,7 @@
  */
 
 import { errorMessage, UserError } from '../base/errors.js';
+import { unfinishedRestoreNotice } from '../checkpoint/unfinished-restore.js';
 import {
   isToolPresentation,
   TOOL_PRESENTATIONS,
@@ -165,6 +166,8 @@ async function startRun(argument: string | undefined, options: RunOptions): Prom
   }
   const maxRounds = parseMaxRounds(options.maxRounds);
   const cwd = runWorkspace(options, loomHome());
+  const unfinished = unfinishedRestoreNotice(loomHome(), cwd);
+  if (unfinished) process.stderr.write(`loom: ${unfinished}\n`);
   const maxSteps = parseMaxSteps(options.maxSteps);
   const toolsMode = parseToolsMode(options.toolsMode);
   let answerer: ReturnType<typeof runAnswerer>;

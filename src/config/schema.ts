@@ -537,6 +537,13 @@ function declareSchemas(z: typeof Zod) {
         blockedAfterConsecutiveRounds: z.number().int().min(1).max(100).optional(),
       })
       .optional(),
+    /** Workspace checkpoints before each step that can change files (SPEC §11). */
+    checkpoints: z
+      .strictObject({
+        /** Default true; false takes no snapshots (`loom rewind` then has nothing to restore). */
+        enabled: z.boolean().optional(),
+      })
+      .optional(),
     todo: z
       .strictObject({
         /** Items one todo list may hold; default 100. */

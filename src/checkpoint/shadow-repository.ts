@@ -1,0 +1,274 @@
+/**
+ * The shadow repository of one workspace, `$LOOM_HOME/checkpoints/<hash of its real path>/`:
+ * a snapshot is `git add -A` into its own index plus `write-tree` (a tree id, no commit; the
+ * index's stat cache keeps a one-change snapshot fast), a restore is `read-tree --reset -u` (files
+ * changed since are put back byte for byte with their modes, files made since are deleted, ignored
+ * files are left alone). One Loom process works on it at a time (`loom.lock`, taken over from a
+ * process that died, whose stale `index.lock` is then removed); a restore writes
+ * `restore-in-progress` first, so one a `kill -9` cut short is found and finished. It never
+ * writes through a symbolic link under `$LOOM_HOME` and never touches the workspace's `.git`.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { setTimeout as wait } from 'node:timers/promises';
+import { UserError } from '../base/errors.js';
+import { replaceWithCompleteFile } from '../core/complete-file.js';
+import { requireRealFolder } from '../core/safe-write.js';
+import { acquireLockFile, type SessionLock } from '../core/session-lock.js';
+import { type ChangedPath, CheckpointError } from './contract.js';
+import { type GitPlace, git, runGit } from './git-command.js';
+
+/** What `restore-in-progress` holds: the restore that began and has not ended. */
+export interface RestoreMarker {
+  tree: string;
+  session?: string;
+  turn?: string;
+  number?: number;
+  started: string;
+}
+
+export const RESTORE_MARKER = 'restore-in-progress';
+/** How long a snapshot waits for another Loom process's snapshot of the same workspace. */
+const LOCK_WAIT_MS = 30_000;
+const LOCK_RETRY_MS = 25;
+/** What a shadow repository never holds, and what git's attributes must not change. */
+const ATTRIBUTES = '* -text -eol -filter -ident -working-tree-encoding\n';
+
+export function checkpointsFolder(home: string): string {
+  return join(home, 'checkpoints');
+}
+
+/** The shadow repository's folder for `workspace` (by real path). */
+export function shadowFolderOf(home: string, workspace: string): string {
+  const real = realpathSync(workspace);
+  const hash = createHash('sha256').update(real).digest('hex').slice(0, 16);
+  return join(checkpointsFolder(home), hash);
+}
+
+export class ShadowRepository {
+  readonly folder: string;
+  readonly place: GitPlace;
+  private readonly home: string;
+  private ready = false;
+
+  constructor(home: string, workspace: string) {
+    this.home = home;
+    this.folder = shadowFolderOf(home, workspace);
+    this.place = { gitDir: join(this.folder, 'git'), workspace: realpathSync(workspace) };
+  }
+
+  get markerPath(): string {
+    return join(this.folder, RESTORE_MARKER);
+  }
+
+  /** The restore a crash cut short, if one did (read without taking the lock). */
+  unfinishedRestore(): RestoreMarker | undefined {
+    try {
+      return JSON.parse(readFileSync(this.markerPath, 'utf8')) as RestoreMarker;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The workspace's tree now (made into the shadow repository). */
+  snapshot(): Promise<string> {
+    return this.locked(() => this.snapshotHeld());
+  }
+
+  /**
+   * Puts the workspace back to `tree`; resolves with the tree it had just before. The marker is
+   * written first and removed last, so a restore cut short is found (`unfinishedRestore`) and
+   * finished by restoring again.
+   */
+  restore(tree: string, about: Omit<RestoreMarker, 'tree' | 'started'> = {}): Promise<string> {
+    return this.locked(async () => {
+      await this.requireTree(tree);
+      const marker: RestoreMarker = { tree, ...about, started: new Date().toISOString() };
+      replaceWithCompleteFile(this.markerPath, `${JSON.stringify(marker)}\n`);
+      // The index then matches the work tree exactly, so read-tree changes just what differs.
+      const before = await this.snapshotHeld();
+      await git(this.place, ['read-tree', '--reset', '-u', tree]);
+      rmSync(this.markerPath, { force: true });
+      return before;
+    });
+  }
+
+  /** What changed from tree `from` to tree `to` (default: the workspace now), path by path. */
+  async changes(from: string, to?: string): Promise<ChangedPath[]> {
+    const target = to ?? (await this.snapshot());
+    await this.ensureReady();
+    const statuses = await git(this.place, [
+      'diff-tree',
+      '-r',
+      '-z',
+      '--no-renames',
+      '--name-status',
+      from,
+      target,
+    ]);
+    const counts = await git(this.place, [
+      'diff-tree',
+      '-r',
+      '-z',
+      '--no-renames',
+      '--numstat',
+      from,
+      target,
+    ]);
+    const lines = new Map<string, { added?: number; removed?: number }>();
+    for (const record of counts.toString('utf8').split('\0')) {
+      const match = /^(-|\d+)\t(-|\d+)\t(.*)$/s.exec(record);
+      if (!match) continue;
+      const [, added = '-', removed = '-', path = ''] = match;
+      lines.set(path, added === '-' ? {} : { added: Number(added), removed: Number(removed) });
+    }
+    const fields = statuses.toString('utf8').split('\0');
+    const changed: ChangedPath[] = [];
+    for (let index = 0; index + 1 < fields.length; index += 2) {
+      const letter = fields[index] ?? '';
+      const path = fields[index + 1] ?? '';
+      const status = letter === 'A' ? 'A' : letter === 'D' ? 'D' : 'M';
+      changed.push({ status, path, ...lines.get(path) });
+    }
+    return changed;
+  }
+
+  /** A unified diff from tree `from` to tree `to` (text; binary files as one line). */
+  async patch(from: string, to: string): Promise<string> {
+    await this.ensureReady();
+    const text = await git(this.place, [
+      'diff-tree',
+      '-r',
+      '-p',
+      '--no-renames',
+      '--no-color',
+      '--no-ext-diff',
+      '--no-textconv',
+      from,
+      to,
+    ]);
+    return text.toString('utf8');
+  }
+
+  private async requireTree(tree: string): Promise<void> {
+    const type = await runGit(this.place, ['cat-file', '-t', tree]);
+    if (type.code !== 0 || type.stdout.toString().trim() !== 'tree') {
+      throw new CheckpointError(
+        'CHECKPOINT_FAILED',
+        `checkpoint ${tree} is not in the shadow repository ${this.place.gitDir} (was it removed?)`,
+      );
+    }
+  }
+
+  private async snapshotHeld(): Promise<string> {
+    await this.ensureReady();
+    this.writeExcludes();
+    const added = await runGit(this.place, ['add', '-A']);
+    if (added.code !== 0) {
+      // A file that vanished or cannot be read is skipped rather than losing the whole snapshot.
+      const again = await runGit(this.place, ['add', '-A', '--ignore-errors']);
+      if (again.stderr.includes('fatal:')) {
+        throw new CheckpointError(
+          'CHECKPOINT_FAILED',
+          `could not snapshot ${this.place.workspace}: ${again.stderr.trim()}`,
+        );
+      }
+    }
+    return (await git(this.place, ['write-tree'])).toString('utf8').trim();
+  }
+
+  /** Makes the folders and the repository once; a crash during `git init` is redone. */
+  private async ensureReady(): Promise<void> {
+    if (this.ready) return;
+    const parent = checkpointsFolder(this.home);
+    mkdirSync(parent, { recursive: true });
+    requireRealFolder(parent);
+    mkdirSync(this.folder, { recursive: true });
+    requireRealFolder(this.folder);
+    const done = join(this.folder, 'ready');
+    if (!existsSync(done)) {
+      await git(this.place, ['init', '--quiet', '--bare', '--template=', this.place.gitDir], {
+        bare: true,
+      });
+      requireRealFolder(this.place.gitDir);
+      mkdirSync(join(this.place.gitDir, 'info'), { recursive: true });
+      replaceWithCompleteFile(join(this.place.gitDir, 'info', 'attributes'), ATTRIBUTES);
+      replaceWithCompleteFile(join(this.folder, 'workspace'), `${this.place.workspace}\n`);
+      replaceWithCompleteFile(done, '1\n');
+    }
+    requireRealFolder(this.place.gitDir);
+    requireRealFolder(join(this.place.gitDir, 'info'));
+    this.ready = true;
+  }
+
+  /**
+   * `info/exclude`: the user repository's own excludes, and `$LOOM_HOME` when it lies inside the
+   * workspace. Rewritten only when it differs, so git's untracked cache stays valid.
+   */
+  private writeExcludes(): void {
+    const lines = ['# written by loom: the excludes of the workspace repository'];
+    const inside = relative(this.place.workspace, realOr(this.home));
+    if (inside !== '' && !inside.startsWith('..') && !inside.startsWith(sep)) {
+      lines.push(`/${inside.split(sep).join('/')}/`);
+    }
+    const userExcludes = join(this.place.workspace, '.git', 'info', 'exclude');
+    if (lstatSync(userExcludes, { throwIfNoEntry: false })?.isFile()) {
+      lines.push(readFileSync(userExcludes, 'utf8'));
+    }
+    const text = `${lines.join('\n')}\n`;
+    const path = join(this.place.gitDir, 'info', 'exclude');
+    let current: string | undefined;
+    try {
+      current = readFileSync(path, 'utf8');
+    } catch {
+      current = undefined;
+    }
+    if (current !== text) replaceWithCompleteFile(path, text);
+  }
+
+  /**
+   * Runs `work` holding `loom.lock`: waits while another live Loom process holds it; a lock left
+   * by a process that died is taken over, and its `index.lock` (git's, ours alone) removed.
+   */
+  private async locked<T>(work: () => Promise<T>): Promise<T> {
+    mkdirSync(this.folder, { recursive: true });
+    requireRealFolder(this.folder);
+    const lock = await this.takeLock();
+    try {
+      rmSync(join(this.place.gitDir, 'index.lock'), { force: true });
+      return await work();
+    } finally {
+      lock.release();
+    }
+  }
+
+  private async takeLock(): Promise<SessionLock> {
+    const path = join(this.folder, 'loom.lock');
+    const deadline = Date.now() + LOCK_WAIT_MS;
+    for (;;) {
+      try {
+        return acquireLockFile(
+          path,
+          (pid) =>
+            new CheckpointError(
+              'CHECKPOINT_BUSY',
+              `the checkpoints of ${this.place.workspace} are busy: process ${pid} is snapshotting or restoring the workspace (lock ${path}); wait for it and try again`,
+            ),
+        );
+      } catch (error) {
+        const busy = error instanceof CheckpointError || error instanceof UserError;
+        if (!busy || Date.now() > deadline) throw error;
+        await wait(LOCK_RETRY_MS);
+      }
+    }
+  }
+}
+
+function realOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
