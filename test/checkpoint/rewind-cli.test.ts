@@ -31,9 +31,9 @@ test('files and conversation rewind to the state each turn began with', async ()
     ],
   });
   assert.equal((await runScripted(folders, 'one')).code, 0);
-  const id = readdirSync(join(folders.home, 'sessions'))
-    .find((name) => name.endsWith('.jsonl'))!
-    .slice(0, -6);
+  const file = readdirSync(join(folders.home, 'sessions')).find((name) => name.endsWith('.jsonl'));
+  assert.ok(file, 'the first run made a session');
+  const id = file.slice(0, -'.jsonl'.length);
   assert.equal((await runScripted(folders, 'two', { args: ['--session', id] })).code, 0);
   const diff = await runLoom(['sessions', 'diff', id], { home: folders.home });
   assert.equal(diff.stdout, 'A a.txt\nA bin.dat\n');
