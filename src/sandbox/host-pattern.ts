@@ -32,6 +32,8 @@ export const DEFAULT_PORTS: readonly number[] = [80, 443];
 const LABEL = /^[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?$/;
 const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
 const IPV6 = /^[0-9a-f:.]+$/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+const URL_DELIMITERS = /[\u0000-\u0020\u007f/\\?#@%:[\]<>^|*]/;
 
 /**
  * A host as requested (or as written in an entry) in the one form both are compared in, or
@@ -49,6 +51,8 @@ export function normalizeHost(raw: string): string | undefined {
   if (IPV4.test(host)) {
     return host.split('.').every((part) => Number(part) <= 255) ? host : undefined;
   }
+  // domainToASCII parses a URL host: it would read `a.com/x` as `a.com`, so those go first.
+  if (URL_DELIMITERS.test(host)) return undefined;
   const ascii = domainToASCII(host);
   if (ascii === '') return undefined;
   return ascii.split('.').every((label) => label.length <= 63 && LABEL.test(label))
