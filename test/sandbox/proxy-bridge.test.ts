@@ -13,16 +13,19 @@ import { bridgeScriptPath } from '../../src/sandbox/network-proxy-setup.js';
 import { type NamedServer, namedServer } from './proxy-servers.js';
 
 let allowed: NamedServer;
+let other: NamedServer;
 let proxy: Awaited<ReturnType<typeof startNetworkProxy>>;
 
 before(async () => {
   allowed = await namedServer('allowed');
+  other = await namedServer('other');
   proxy = await startNetworkProxy({ allowedHosts: [`127.0.0.1:${allowed.port}`] });
 });
 
 after(async () => {
   await proxy.close();
   allowed.server.close();
+  other.server.close();
 });
 
 /** Everything `child` writes on stdout, once stdout ends. */
@@ -67,7 +70,7 @@ test('the bridge pipes loopback TCP to the proxy and exits when the watched proc
   const port = Number(ready[1]);
   const through = await getThrough(port, `http://127.0.0.1:${allowed.port}/via-bridge`);
   assert.deepEqual(through, { status: 200, body: 'allowed GET /via-bridge' });
-  const refused = await getThrough(port, 'http://example.com/');
+  const refused = await getThrough(port, `http://127.0.0.1:${other.port}/`);
   assert.equal(refused.status, 403);
   assert.equal(bridge.exitCode, null);
   watched.stdin.end();
