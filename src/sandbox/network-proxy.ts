@@ -1,0 +1,327 @@
+/**
+ * The network proxy behind `sandbox.allowedHosts`: a small HTTP proxy that Loom runs on the
+ * host, listening on a Unix socket that the sandbox's bwrap binds in (src/sandbox/
+ * proxy-bridge.mjs, run inside the sandbox, turns it back into a loopback TCP port there). It
+ * speaks the two forms HTTP clients use through HTTP_PROXY / HTTPS_PROXY:
+ * - `CONNECT host:port` (HTTPS and any other TCP): checked, then bytes are piped both ways;
+ * - absolute-URI requests (`GET http://host:port/path`): checked, forwarded, the answer streamed
+ *   back (an `Upgrade` request, such as a WebSocket, is checked the same way and then piped).
+ * A host the list does not name gets `403` with a body naming it and `sandbox.allowedHosts`;
+ * an upstream that cannot be reached gets `502` naming the error. Every decision is reported
+ * through `onRequest` (Loom logs it as an event). Matching is by name as requested, never by
+ * resolved address (src/sandbox/host-pattern.ts).
+ * The socket lives in a fresh private folder under os.tmpdir() (`loom-proxy-XXXXXX/proxy.sock`,
+ * made by mkdtemp with mode 0700, so nobody else can plant a symlink or a socket there); close()
+ * removes it.
+ */
+import { lstatSync, mkdtempSync, rmSync } from 'node:fs';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Duplex } from 'node:stream';
+import { hostAllowed, normalizeHost, parseHostPatterns } from './host-pattern.js';
+
+/** One request the proxy decided on. */
+export interface ProxyRequest {
+  /** The host as requested, normalized (lower case, no brackets, no trailing dot). */
+  readonly host: string;
+  readonly port: number;
+  /** `CONNECT`, or the method of a plain HTTP request (`GET`, `POST`…). */
+  readonly method: string;
+  readonly allowed: boolean;
+}
+
+export interface NetworkProxyOptions {
+  /** The entries of `sandbox.allowedHosts`; a malformed one makes the start throw naming it. */
+  readonly allowedHosts: readonly string[];
+  /** Called once for each request decided; an exception it throws is ignored. */
+  readonly onRequest?: (request: ProxyRequest) => void;
+}
+
+export interface NetworkProxy {
+  /** The Unix socket the proxy listens on (absolute path). */
+  readonly socketPath: string;
+  /** Stops listening, ends every open connection and removes the socket's folder. */
+  close(): Promise<void>;
+}
+
+const ALLOWED_HOSTS_KEY = 'sandbox.allowedHosts';
+
+/** Headers that belong to one connection and are never forwarded (RFC 9110 §7.6.1). */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
+
+function forwardedHeaders(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  const listed = new Set(
+    String(headers.connection ?? '')
+      .split(',')
+      .map((name) => name.trim().toLowerCase())
+      .filter((name) => name !== ''),
+  );
+  const kept: IncomingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (!HOP_BY_HOP.has(name) && !listed.has(name)) kept[name] = value;
+  }
+  return kept;
+}
+
+function deniedMessage(host: string, port: number): string {
+  const shown = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+  return `loom: the sandbox does not allow network access to ${shown}. To allow it, add "${shown}" to ${ALLOWED_HOSTS_KEY} in Loom's config.\n`;
+}
+
+function unreachableMessage(host: string, port: number, error: Error): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  return `loom: the sandbox's proxy could not reach ${host}:${port}: ${code ?? error.message}\n`;
+}
+
+/** A complete HTTP/1.1 answer written straight on a socket (CONNECT, Upgrade), then closed. */
+function answerRaw(socket: Duplex, status: number, reason: string, body: string): void {
+  if (socket.destroyed) return;
+  const bytes = Buffer.from(body);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${bytes.length}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+function answer(response: ServerResponse, status: number, body: string): void {
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  response.writeHead(status, {
+    'content-type': 'text/plain; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    connection: 'close',
+  });
+  response.end(body);
+}
+
+/** `host:port` of a CONNECT request (`[v6]:port` for IPv6), or undefined when malformed. */
+function parseAuthority(authority: string): { host: string; port: number } | undefined {
+  const match = /^(\[[^\]]+\]|[^:[\]]+):(\d{1,5})$/.exec(authority);
+  if (!match) return undefined;
+  const host = normalizeHost(match[1] ?? '');
+  const port = Number(match[2]);
+  if (host === undefined || !(port >= 1 && port <= 65535)) return undefined;
+  return { host, port };
+}
+
+/** Host, port and path of an absolute `http://` request target, or a reason it is refused. */
+function parseAbsolute(
+  target: string,
+): { host: string; port: number; path: string } | { refused: string } {
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    return {
+      refused: `loom: the sandbox's proxy takes absolute URLs (GET http://host/path) or CONNECT host:port, not "${target}"\n`,
+    };
+  }
+  if (url.protocol !== 'http:') {
+    return {
+      refused: `loom: the sandbox's proxy forwards http:// URLs; for ${url.protocol} use CONNECT (HTTPS_PROXY)\n`,
+    };
+  }
+  const host = normalizeHost(url.hostname);
+  if (host === undefined) return { refused: `loom: "${url.hostname}" is not a host name\n` };
+  return {
+    host,
+    port: url.port === '' ? 80 : Number(url.port),
+    path: `${url.pathname}${url.search}`,
+  };
+}
+
+/** Starts the proxy; resolves once it listens. Throws if an entry of allowedHosts is malformed. */
+export async function startNetworkProxy(options: NetworkProxyOptions): Promise<NetworkProxy> {
+  const patterns = parseHostPatterns(options.allowedHosts);
+  const decide = (host: string, port: number, method: string): boolean => {
+    const allowed = hostAllowed(patterns, host, port);
+    try {
+      options.onRequest?.({ host, port, method, allowed });
+    } catch {
+      // A failing listener must not take the proxy down.
+    }
+    return allowed;
+  };
+
+  const folder = mkdtempSync(join(tmpdir(), 'loom-proxy-'));
+  const info = lstatSync(folder);
+  if (!info.isDirectory() || (info.mode & 0o077) !== 0) {
+    rmSync(folder, { recursive: true, force: true });
+    throw new Error(`the sandbox proxy's folder ${folder} is not a private directory (mode 0700)`);
+  }
+  const socketPath = join(folder, 'proxy.sock');
+  const open = new Set<Duplex>();
+  const track = (socket: Duplex): void => {
+    open.add(socket);
+    socket.on('close', () => open.delete(socket));
+  };
+
+  const forward = (request: IncomingMessage, response: ServerResponse): void => {
+    const target = parseAbsolute(request.url ?? '');
+    if ('refused' in target) {
+      answer(response, 400, target.refused);
+      return;
+    }
+    const method = request.method ?? 'GET';
+    if (!decide(target.host, target.port, method)) {
+      request.resume();
+      answer(response, 403, deniedMessage(target.host, target.port));
+      return;
+    }
+    const upstream = httpRequest({
+      host: target.host,
+      port: target.port,
+      method,
+      path: target.path,
+      headers: forwardedHeaders(request.headers),
+      agent: false,
+    });
+    upstream.on('response', (answerFromUpstream) => {
+      response.writeHead(
+        answerFromUpstream.statusCode ?? 502,
+        answerFromUpstream.statusMessage,
+        forwardedHeaders(answerFromUpstream.headers),
+      );
+      answerFromUpstream.pipe(response);
+      answerFromUpstream.on('error', () => response.destroy());
+    });
+    upstream.on('error', (error) => {
+      answer(response, 502, unreachableMessage(target.host, target.port, error));
+    });
+    response.on('close', () => upstream.destroy());
+    request.pipe(upstream);
+  };
+
+  /** Opens a TCP connection for a CONNECT or an Upgrade; `opened` runs once it is up. */
+  const tunnel = (
+    client: Duplex,
+    host: string,
+    port: number,
+    opened: (upstream: Socket) => void,
+  ): void => {
+    const upstream = connect({ host, port });
+    track(upstream);
+    let connected = false;
+    client.on('error', () => upstream.destroy());
+    client.on('close', () => upstream.destroy());
+    upstream.on('error', (error) => {
+      if (connected) client.destroy();
+      else answerRaw(client, 502, 'Bad Gateway', unreachableMessage(host, port, error));
+    });
+    upstream.on('close', () => {
+      if (connected) client.destroy();
+    });
+    upstream.on('connect', () => {
+      connected = true;
+      opened(upstream);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+  };
+
+  const server = createServer(forward);
+  server.on('connection', (socket: Socket) => {
+    track(socket);
+    socket.on('error', () => socket.destroy());
+  });
+  server.on('clientError', (_error, socket) => {
+    answerRaw(
+      socket,
+      400,
+      'Bad Request',
+      "loom: the sandbox's proxy could not parse the request\n",
+    );
+  });
+  server.on('connect', (request: IncomingMessage, client: Duplex, head: Buffer) => {
+    const target = parseAuthority(request.url ?? '');
+    if (target === undefined) {
+      answerRaw(
+        client,
+        400,
+        'Bad Request',
+        `loom: CONNECT takes host:port, not "${request.url ?? ''}"\n`,
+      );
+      return;
+    }
+    if (!decide(target.host, target.port, 'CONNECT')) {
+      answerRaw(client, 403, 'Forbidden', deniedMessage(target.host, target.port));
+      return;
+    }
+    tunnel(client, target.host, target.port, (upstream) => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      if (head.length > 0) upstream.write(head);
+    });
+  });
+  server.on('upgrade', (request: IncomingMessage, client: Duplex, head: Buffer) => {
+    const target = parseAbsolute(request.url ?? '');
+    if ('refused' in target) {
+      answerRaw(client, 400, 'Bad Request', target.refused);
+      return;
+    }
+    if (!decide(target.host, target.port, request.method ?? 'GET')) {
+      answerRaw(client, 403, 'Forbidden', deniedMessage(target.host, target.port));
+      return;
+    }
+    tunnel(client, target.host, target.port, (upstream) => {
+      const lines = [`${request.method} ${target.path} HTTP/1.1`];
+      const raw = request.rawHeaders;
+      for (let index = 0; index + 1 < raw.length; index += 2) {
+        const name = raw[index] ?? '';
+        if (name.toLowerCase().startsWith('proxy-')) continue;
+        lines.push(`${name}: ${raw[index + 1] ?? ''}`);
+      }
+      upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
+      if (head.length > 0) upstream.write(head);
+    });
+  });
+
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(socketPath, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    rmSync(folder, { recursive: true, force: true });
+    throw error;
+  }
+  server.on('error', () => {
+    // Errors after the start belong to single connections, handled where they arise.
+  });
+
+  let closing: Promise<void> | undefined;
+  return {
+    socketPath,
+    close: () => {
+      closing ??= new Promise<void>((resolve) => {
+        server.close(() => {
+          rmSync(folder, { recursive: true, force: true });
+          resolve();
+        });
+        for (const socket of open) socket.destroy();
+      });
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,162 @@
+/**
+ * Loom's proxy for `sandbox.allowedHosts` on its own, with loopback servers: only the listed
+ * host:port passes, by plain HTTP and by CONNECT; the others get 403 naming the host and the
+ * config key; an unreachable upstream gets 502; every decision is reported.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, lstatSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { after, before, test } from 'node:test';
+import { type ProxyRequest, startNetworkProxy } from '../../src/sandbox/network-proxy.js';
+import {
+  closedPort,
+  type NamedServer,
+  namedServer,
+  proxiedConnect,
+  proxiedRequest,
+} from './proxy-servers.js';
+
+let first: NamedServer;
+let second: NamedServer;
+let refusing: number;
+let proxy: Awaited<ReturnType<typeof startNetworkProxy>>;
+const reported: ProxyRequest[] = [];
+
+before(async () => {
+  first = await namedServer('first');
+  second = await namedServer('second');
+  refusing = await closedPort();
+  proxy = await startNetworkProxy({
+    allowedHosts: [`127.0.0.1:${first.port}`, `127.0.0.1:${refusing}`],
+    onRequest: (request) => reported.push(request),
+  });
+});
+
+after(async () => {
+  await proxy.close();
+  first.server.close();
+  second.server.close();
+});
+
+/** The reports made while `work` ran. */
+async function reportsOf(work: () => Promise<void>): Promise<ProxyRequest[]> {
+  const from = reported.length;
+  await work();
+  return reported.slice(from);
+}
+
+test('the socket is in a private folder (0700) of its own', () => {
+  const folder = lstatSync(dirname(proxy.socketPath));
+  assert.equal(folder.isDirectory(), true);
+  assert.equal(folder.mode & 0o777, 0o700);
+  assert.equal(lstatSync(proxy.socketPath).isSocket(), true);
+});
+
+test('a plain HTTP request reaches the allowed server, with its body, and is reported', async () => {
+  let answer: Awaited<ReturnType<typeof proxiedRequest>> | undefined;
+  const reports = await reportsOf(async () => {
+    answer = await proxiedRequest(proxy.socketPath, `http://127.0.0.1:${first.port}/path?q=1`, {
+      method: 'POST',
+      body: 'hello',
+    });
+  });
+  assert.equal(answer?.status, 200);
+  assert.equal(answer?.body, 'first POST /path?q=1 hello');
+  assert.equal(answer?.headers['x-served-by'], 'first');
+  assert.deepEqual(reports, [
+    { host: '127.0.0.1', port: first.port, method: 'POST', allowed: true },
+  ]);
+});
+
+test('a plain HTTP request to a host not listed gets 403 naming it and sandbox.allowedHosts', async () => {
+  let answer: Awaited<ReturnType<typeof proxiedRequest>> | undefined;
+  const reports = await reportsOf(async () => {
+    answer = await proxiedRequest(proxy.socketPath, `http://127.0.0.1:${second.port}/secret`);
+  });
+  assert.equal(answer?.status, 403);
+  assert.match(answer?.body ?? '', new RegExp(`127\\.0\\.0\\.1:${second.port}`));
+  assert.match(answer?.body ?? '', /sandbox\.allowedHosts/);
+  assert.doesNotMatch(answer?.body ?? '', /second/);
+  assert.deepEqual(reports, [
+    { host: '127.0.0.1', port: second.port, method: 'GET', allowed: false },
+  ]);
+});
+
+test('a name is not its address: localhost is refused though 127.0.0.1 is listed', async () => {
+  const answer = await proxiedRequest(proxy.socketPath, `http://localhost:${first.port}/`);
+  assert.equal(answer.status, 403);
+  assert.match(answer.body, new RegExp(`localhost:${first.port}`));
+});
+
+test('CONNECT opens a tunnel to the allowed server and is reported', async () => {
+  let tunnel: { status: number; text: string } | undefined;
+  const reports = await reportsOf(async () => {
+    tunnel = await proxiedConnect(proxy.socketPath, `127.0.0.1:${first.port}`);
+  });
+  assert.equal(tunnel?.status, 200);
+  assert.match(tunnel?.text ?? '', /^HTTP\/1\.1 200 OK\r\n/);
+  assert.match(tunnel?.text ?? '', /first GET \/tunnel$/);
+  assert.deepEqual(reports, [
+    { host: '127.0.0.1', port: first.port, method: 'CONNECT', allowed: true },
+  ]);
+});
+
+test('CONNECT to a host not listed gets 403 naming it and sandbox.allowedHosts', async () => {
+  let tunnel: { status: number; text: string } | undefined;
+  const reports = await reportsOf(async () => {
+    tunnel = await proxiedConnect(proxy.socketPath, `127.0.0.1:${second.port}`);
+  });
+  assert.equal(tunnel?.status, 403);
+  assert.match(tunnel?.text ?? '', new RegExp(`127\\.0\\.0\\.1:${second.port}`));
+  assert.match(tunnel?.text ?? '', /sandbox\.allowedHosts/);
+  assert.deepEqual(reports, [
+    { host: '127.0.0.1', port: second.port, method: 'CONNECT', allowed: false },
+  ]);
+});
+
+test('an allowed upstream that refuses the connection gets 502 naming the error', async () => {
+  const plain = await proxiedRequest(proxy.socketPath, `http://127.0.0.1:${refusing}/`);
+  assert.equal(plain.status, 502);
+  assert.match(plain.body, new RegExp(`127\\.0\\.0\\.1:${refusing}: ECONNREFUSED`));
+  const tunnel = await proxiedConnect(proxy.socketPath, `127.0.0.1:${refusing}`);
+  assert.equal(tunnel.status, 502);
+  assert.match(tunnel.text, /ECONNREFUSED/);
+  // The proxy is still there for the next request.
+  assert.equal(
+    (await proxiedRequest(proxy.socketPath, `http://127.0.0.1:${first.port}/`)).status,
+    200,
+  );
+});
+
+test('requests that are not proxy requests get 400 and are not reported', async () => {
+  const reports = await reportsOf(async () => {
+    const origin = await proxiedRequest(proxy.socketPath, `http://127.0.0.1:${first.port}/`, {
+      target: '/path',
+    });
+    assert.equal(origin.status, 400);
+    assert.match(origin.body, /absolute URLs/);
+    const https = await proxiedRequest(proxy.socketPath, `https://127.0.0.1:${first.port}/`);
+    assert.equal(https.status, 400);
+    assert.match(https.body, /CONNECT/);
+    const tunnel = await proxiedConnect(proxy.socketPath, '127.0.0.1');
+    assert.equal(tunnel.status, 400);
+  });
+  assert.deepEqual(reports, []);
+});
+
+test('a malformed entry stops the start naming it; close() removes the folder', async () => {
+  await assert.rejects(
+    startNetworkProxy({ allowedHosts: ['example.com:http'] }),
+    /sandbox\.allowedHosts: "example\.com:http"/,
+  );
+  const throwing = await startNetworkProxy({
+    allowedHosts: [`127.0.0.1:${first.port}`],
+    onRequest: () => {
+      throw new Error('a listener that fails');
+    },
+  });
+  const answer = await proxiedRequest(throwing.socketPath, `http://127.0.0.1:${first.port}/`);
+  assert.equal(answer.status, 200);
+  await throwing.close();
+  assert.equal(existsSync(dirname(throwing.socketPath)), false);
+});
