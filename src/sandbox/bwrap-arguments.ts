@@ -15,6 +15,25 @@ import { isAbsolute, relative } from 'node:path';
 import { SANDBOX_TMP, type SandboxPlan } from './contract.js';
 import { type NetworkSetup, networkSetup } from './sandbox-network.js';
 
+/**
+ * The flags every sandbox starts from: it dies with Loom, has its own process and IPC
+ * namespaces, no capabilities, a read-only root, its own /dev and /proc.
+ */
+export const BWRAP_BASE: readonly string[] = [
+  '--die-with-parent',
+  '--unshare-pid',
+  '--unshare-ipc',
+  '--cap-drop',
+  'ALL',
+  '--ro-bind',
+  '/',
+  '/',
+  '--dev',
+  '/dev',
+  '--proc',
+  '/proc',
+];
+
 /** Whether `path` is `folder` or lies below it. */
 export function isWithin(folder: string, path: string): boolean {
   const fromFolder = relative(folder, path);
@@ -38,18 +57,7 @@ export function bwrapArguments(plan: SandboxPlan): BwrapArguments {
   const early = hiddenFolders.filter(holdsBind);
   const late = hiddenFolders.filter((folder) => !holdsBind(folder));
   const args = [
-    '--die-with-parent',
-    '--unshare-pid',
-    '--unshare-ipc',
-    '--cap-drop',
-    'ALL',
-    '--ro-bind',
-    '/',
-    '/',
-    '--dev',
-    '/dev',
-    '--proc',
-    '/proc',
+    ...BWRAP_BASE,
     '--tmpfs',
     SANDBOX_TMP,
     ...early.flatMap((folder) => ['--tmpfs', folder]),

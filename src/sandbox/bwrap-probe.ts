@@ -7,6 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { BWRAP_BASE } from './bwrap-arguments.js';
 
 export type BwrapStatus = { ok: true; path: string } | { ok: false; message: string };
 
@@ -33,29 +34,11 @@ export function bwrapStatus(path: string | undefined): BwrapStatus {
 }
 
 function probe(bwrap: string): BwrapStatus {
-  const result = spawnSync(
-    bwrap,
-    [
-      '--die-with-parent',
-      '--unshare-pid',
-      '--unshare-ipc',
-      '--unshare-net',
-      '--cap-drop',
-      'ALL',
-      '--ro-bind',
-      '/',
-      '/',
-      '--dev',
-      '/dev',
-      '--proc',
-      '/proc',
-      '--',
-      '/bin/sh',
-      '-c',
-      ':',
-    ],
-    { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], timeout: 10_000 },
-  );
+  const result = spawnSync(bwrap, [...BWRAP_BASE, '--unshare-net', '--', '/bin/sh', '-c', ':'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'ignore', 'pipe'],
+    timeout: 10_000,
+  });
   if (result.status === 0) return { ok: true, path: bwrap };
   const said = (result.stderr ?? '').trim() || result.error?.message || `exit ${result.status}`;
   const apparmor = /uid map|Permission denied|Operation not permitted/.test(said)
