@@ -35,10 +35,10 @@ export function blockedNote(output: string, context: BlockedContext): string | u
     return '[sandbox: a write outside the writable folders was blocked; the workspace, /tmp and sandbox.writable are writable, and .git/hooks, .git/config, .loom/, .claude/ and .mcp.json stay read-only. Add the folder to sandbox.writable, or retry with outside_sandbox: true (asks the user)]';
   }
   if (context.ownNetwork && REFUSED.test(output)) {
-    return '[sandbox: the command has a network of its own (sandbox.network is false), so servers outside the sandbox, on loopback too, are out of reach; set sandbox.network: true or list the host in sandbox.allowedHosts, or retry with outside_sandbox: true (asks the user)]';
+    return '[sandbox: the command has a network of its own (sandbox.network is false), so servers outside the sandbox, on loopback too, are out of reach; set sandbox.network: true, or retry with outside_sandbox: true (asks the user)]';
   }
   if (NO_NETWORK.test(output)) {
-    return '[sandbox: the network was blocked (sandbox.network is false); set sandbox.network: true or list the host in sandbox.allowedHosts, or retry with outside_sandbox: true (asks the user)]';
+    return '[sandbox: the network was blocked (sandbox.network is false); set sandbox.network: true, or retry with outside_sandbox: true (asks the user)]';
   }
   const seen = hidden.find(
     (path) =>

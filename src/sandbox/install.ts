@@ -57,6 +57,11 @@ export function installSandbox(
     loomHome: runtime.home,
   });
   if (settings.mode === 'off') return { sandbox, dispose: () => {} };
+  if (settings.allowedHosts.length > 0 && !settings.network) {
+    process.stderr.write(
+      "loom: sandbox.allowedHosts is not applied yet (the proxy that serves it is not wired in): sandboxed commands have no network; set sandbox.network: true to share Loom's\n",
+    );
+  }
   const { root } = runtime;
   const disposers = [
     root.provide(commandSandboxKey, sandbox),

@@ -27,7 +27,7 @@ test('each kind of block names the key that allows it', () => {
       hidden: [],
       ownNetwork: true,
     }) ?? '',
-    /sandbox\.network: true.*sandbox\.allowedHosts/,
+    /sandbox\.network: true, or retry with outside_sandbox: true/,
   );
   assert.match(
     blockedNote('connect ENETUNREACH 10.0.0.1:80', { hidden: [], ownNetwork: true }) ?? '',
