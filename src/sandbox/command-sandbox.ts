@@ -23,7 +23,7 @@ import {
   type SandboxNetwork,
   type SandboxSettings,
 } from './contract.js';
-import { holdPlaceholder } from './placeholders.js';
+import { heldPlaceholderKind, holdPlaceholder } from './placeholders.js';
 import { absoluteSandboxPath, planCommand } from './sandbox-plan.js';
 
 export interface SandboxOptions {
@@ -84,6 +84,13 @@ export class Sandbox implements CommandSandbox {
     try {
       for (const placeholder of outcome.placeholders) {
         releases.push(holdPlaceholder(placeholder.path, placeholder.kind));
+      }
+      // A protected path that exists only as another command's placeholder is bound by this one
+      // too: hold it, or that command's end would remove it before this one's bwrap binds it.
+      const planned = new Set(outcome.placeholders.map((placeholder) => placeholder.path));
+      for (const bind of outcome.plan.binds) {
+        const kind = planned.has(bind.path) ? undefined : heldPlaceholderKind(bind.path);
+        if (kind !== undefined) releases.push(holdPlaceholder(bind.path, kind));
       }
     } catch (error) {
       for (const release of releases) release();

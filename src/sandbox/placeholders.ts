@@ -63,6 +63,14 @@ export function holdPlaceholder(path: string, kind: PlaceholderKind): () => void
   };
 }
 
+/**
+ * The kind of the placeholder this process holds at `path`; undefined when it holds none. A
+ * command planned while another holds a placeholder binds it too, so it must hold it as well.
+ */
+export function heldPlaceholderKind(path: string): PlaceholderKind | undefined {
+  return holders.has(path) ? kinds.get(path) : undefined;
+}
+
 function removeIfEmpty(path: string, kind: PlaceholderKind): void {
   try {
     const stat = lstatSync(path);
