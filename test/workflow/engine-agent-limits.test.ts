@@ -90,6 +90,7 @@ test('a child whose model is silent for stallMs fails with reason stalled; busy 
     const tools = agent('in tools');
     const others = await parallel([() => agent('quiet'), () => agent('answers')]);
     log('stall seen');
+    await tools;
     return others;`);
   const stalled = await fixture.events.waitFor(
     (record) => record.type === 'workflow/agent-end' && record.outcome === 'failed',
