@@ -38,7 +38,35 @@ export type SandboxNetwork =
   | { kind: 'proxy'; socketPath: string; port: number };
 
 /** Paths below `$HOME` hidden from every sandboxed command (credentials of common tools). */
-export const HOME_SECRETS = ['.ssh', '.aws', '.config/gcloud', '.netrc', '.docker'] as const;
+export const HOME_SECRETS = [
+  '.ssh',
+  '.aws',
+  '.config/gcloud',
+  '.netrc',
+  '.docker',
+  '.gnupg',
+  '.kube',
+  '.azure',
+  '.config/gh',
+  '.config/hub',
+  '.git-credentials',
+  '.config/git/credentials',
+  '.password-store',
+  '.local/share/keyrings',
+  '.vault-token',
+  '.pypirc',
+  '.cargo/credentials',
+  '.cargo/credentials.toml',
+  '.gem/credentials',
+  '.terraform.d/credentials.tfrc.json',
+] as const;
+
+/**
+ * Where the machine's daemons keep their Unix sockets (Docker's, D-Bus's, a database's): a
+ * socket on a read-only file system still accepts connections, and Docker's alone gives root
+ * outside. Hidden like the secrets; `sandbox.writable` shows one of them again.
+ */
+export const SOCKET_FOLDERS = ['/run', '/var/run'] as const;
 
 /**
  * Paths inside the workspace that run outside the sandbox later (git hooks and config, Loom's

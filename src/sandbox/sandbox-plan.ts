@@ -7,14 +7,17 @@
  * return a plan that leaves a protected path writable; when in doubt it refuses.
  */
 import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { isWithin } from './bwrap-arguments.js';
 import {
   HOME_SECRETS,
   PROTECTED_PATHS,
   type SandboxNetwork,
   type SandboxPlan,
   type SandboxSettings,
+  SOCKET_FOLDERS,
 } from './contract.js';
+import { gitRunPaths } from './git-run-paths.js';
 import type { PlaceholderKind } from './placeholders.js';
 
 export interface PlanRequest {
@@ -88,13 +91,14 @@ export function planCommand(request: PlanRequest): PlanOutcome {
     if (protectedOutcome.kind === 'refused') return protectedOutcome;
     for (const item of protectedOutcome.items) {
       if (!item.exists) placeholders.push({ path: item.path, kind: item.kind });
-      binds.push({ path: item.path, writable: false });
+      binds.push({ path: item.path, writable: item.writable === true });
     }
   }
   const hiddenFolders: string[] = [];
   const hiddenFiles: string[] = [];
   const hidden = [
     ...(home === undefined ? [] : HOME_SECRETS.map((name) => join(home, name))),
+    ...SOCKET_FOLDERS,
     request.loomHome,
     ...settings.hidden.map((entry) => absoluteSandboxPath(entry, workspace, home)),
   ];
@@ -104,6 +108,15 @@ export function planCommand(request: PlanRequest): PlanOutcome {
     if (path === undefined || path === '/' || path === workspace) continue;
     const list = statSync(path).isDirectory() ? hiddenFolders : hiddenFiles;
     if (!list.includes(path)) list.push(path);
+  }
+  // With the network shared, name lookups need resolv.conf, which may live under /run.
+  const resolver = realPath('/etc/resolv.conf');
+  if (
+    request.network.kind === 'open' &&
+    resolver !== undefined &&
+    hiddenFolders.some((folder) => isWithin(folder, resolver))
+  ) {
+    binds.push({ path: resolver, writable: false });
   }
   return {
     kind: 'planned',
@@ -116,12 +129,34 @@ interface ProtectedItem {
   path: string;
   kind: PlaceholderKind;
   exists: boolean;
+  /** Only `.git` bound over itself, so that it cannot be renamed away (a mount point cannot). */
+  writable?: boolean;
+}
+
+/**
+ * `path`, or the topmost of its folders that does not exist: a placeholder can be made only where
+ * the parent exists, and holding the missing folder keeps everything below it from being made.
+ */
+function placeholderTarget(
+  workspace: string,
+  path: string,
+  kind: PlaceholderKind,
+): { path: string; kind: PlaceholderKind } {
+  let target = { path, kind };
+  for (let parent = dirname(path); parent !== workspace && isWithin(workspace, parent); ) {
+    if (lstatOf(parent) === undefined) target = { path: parent, kind: 'folder' };
+    parent = dirname(parent);
+  }
+  return target;
 }
 
 /**
  * The protected paths of `workspace`. Without `.git`, `.git` itself (a `git init` in the
  * sandbox could plant hooks); with a `.git` file (a worktree), that file (it names the folder
- * git reads hooks and config from).
+ * git reads hooks and config from); with a `.git` folder, that folder bound over itself first
+ * (renamed away, a new `.git` with hooks of its own would take its place). Then the fixed list,
+ * and what git's own config makes it run or read inside the workspace (`core.hooksPath`, included
+ * config files).
  */
 function protectedPaths(
   workspace: string,
@@ -129,25 +164,45 @@ function protectedPaths(
   const items: ProtectedItem[] = [];
   const git = lstatOf(join(workspace, '.git'));
   const candidates: { path: string; kind: PlaceholderKind }[] = [];
-  if (git === undefined) candidates.push({ path: '.git', kind: 'folder' });
-  else if (git.isFile() || git.isSymbolicLink()) candidates.push({ path: '.git', kind: 'file' });
+  if (git === undefined) candidates.push({ path: join(workspace, '.git'), kind: 'folder' });
+  else if (git.isFile() || git.isSymbolicLink()) {
+    candidates.push({ path: join(workspace, '.git'), kind: 'file' });
+  } else {
+    items.push({ path: join(workspace, '.git'), kind: 'folder', exists: true, writable: true });
+  }
   for (const entry of PROTECTED_PATHS) {
     if (entry.path.startsWith('.git/') && (git === undefined || !git.isDirectory())) continue;
-    candidates.push(entry);
+    candidates.push({ path: join(workspace, entry.path), kind: entry.kind });
+  }
+  for (const entry of gitRunPaths(workspace)) {
+    if (entry.path === workspace) {
+      return {
+        kind: 'refused',
+        message:
+          "git's core.hooksPath names the workspace itself, so any file a command writes there " +
+          'could run as a hook outside the sandbox; point core.hooksPath at a folder of its own, ' +
+          'or set sandbox.mode: off',
+      };
+    }
+    candidates.push(placeholderTarget(workspace, entry.path, entry.kind));
   }
   for (const candidate of candidates) {
-    const path = join(workspace, candidate.path);
-    const stat = lstatOf(path);
+    if (items.some((item) => item.path === candidate.path && item.writable !== true)) continue;
+    const stat = lstatOf(candidate.path);
     if (stat?.isSymbolicLink()) {
       return {
         kind: 'refused',
         message:
-          `${candidate.path} in the workspace is a symbolic link, which the sandbox cannot keep ` +
-          'read-only (a command could replace the link); make it a real folder or file, or set ' +
-          'sandbox.mode: off',
+          `${relative(workspace, candidate.path)} in the workspace is a symbolic link, which the ` +
+          'sandbox cannot keep read-only (a command could replace the link); make it a real ' +
+          'folder or file, or set sandbox.mode: off',
       };
     }
-    items.push({ path, kind: candidate.kind, exists: stat !== undefined || existsSync(path) });
+    items.push({
+      path: candidate.path,
+      kind: candidate.kind,
+      exists: stat !== undefined || existsSync(candidate.path),
+    });
   }
   return { kind: 'listed', items };
 }

@@ -39,6 +39,7 @@ test('a git workspace: hooks and config read-only, .loom, .claude and .mcp.json 
   assert.deepEqual(outcome.plan.binds, [
     { path: workspace, writable: true },
     { path: join(home, 'cache'), writable: true },
+    { path: join(workspace, '.git'), writable: true },
     { path: join(workspace, '.git/hooks'), writable: false },
     { path: join(workspace, '.git/config'), writable: false },
     { path: join(workspace, '.loom'), writable: false },
@@ -50,7 +51,7 @@ test('a git workspace: hooks and config read-only, .loom, .claude and .mcp.json 
     { path: join(workspace, '.claude'), kind: 'folder' },
     { path: join(workspace, '.mcp.json'), kind: 'file' },
   ]);
-  assert.deepEqual(outcome.plan.hiddenFolders, [join(home, '.ssh'), loomHome]);
+  assert.deepEqual(outcome.plan.hiddenFolders, [join(home, '.ssh'), '/run', loomHome]);
   assert.deepEqual(outcome.plan.hiddenFiles, [join(home, '.netrc')]);
 });
 
