@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import { setTimeout as wait } from 'node:timers/promises';
 import { UserError } from '../base/errors.js';
 import { replaceWithCompleteFile } from '../core/complete-file.js';
@@ -50,10 +50,13 @@ export class ShadowRepository {
   readonly folder: string;
   readonly place: GitPlace;
   private readonly home: string;
+  private readonly lockWaitMs: number;
   private ready = false;
 
-  constructor(home: string, workspace: string) {
+  /** `lockWaitMs`: how long to wait for another process's snapshot or restore (default 30 s). */
+  constructor(home: string, workspace: string, options: { lockWaitMs?: number } = {}) {
     this.home = home;
+    this.lockWaitMs = options.lockWaitMs ?? LOCK_WAIT_MS;
     this.folder = shadowFolderOf(home, workspace);
     this.place = { gitDir: join(this.folder, 'git'), workspace: realpathSync(workspace) };
   }
@@ -212,10 +215,8 @@ export class ShadowRepository {
     if (inside !== '' && !inside.startsWith('..') && !inside.startsWith(sep)) {
       lines.push(`/${inside.split(sep).join('/')}/`);
     }
-    const userExcludes = join(this.place.workspace, '.git', 'info', 'exclude');
-    if (lstatSync(userExcludes, { throwIfNoEntry: false })?.isFile()) {
-      lines.push(readFileSync(userExcludes, 'utf8'));
-    }
+    const userExcludes = userExcludesText(this.place.workspace);
+    if (userExcludes !== undefined) lines.push(userExcludes);
     const text = `${lines.join('\n')}\n`;
     const path = join(this.place.gitDir, 'info', 'exclude');
     let current: string | undefined;
@@ -245,7 +246,7 @@ export class ShadowRepository {
 
   private async takeLock(): Promise<SessionLock> {
     const path = join(this.folder, 'loom.lock');
-    const deadline = Date.now() + LOCK_WAIT_MS;
+    const deadline = Date.now() + this.lockWaitMs;
     for (;;) {
       try {
         return acquireLockFile(
@@ -262,6 +263,36 @@ export class ShadowRepository {
         await wait(LOCK_RETRY_MS);
       }
     }
+  }
+}
+
+/**
+ * The `info/exclude` of the workspace's own repository: `.git/info/exclude`, or for a worktree
+ * (or submodule) whose `.git` is a `gitdir:` file, the one in its common git dir. Read only;
+ * undefined when there is none or it cannot be read.
+ */
+function userExcludesText(workspace: string): string | undefined {
+  try {
+    const dotGit = join(workspace, '.git');
+    const status = lstatSync(dotGit, { throwIfNoEntry: false });
+    let gitDir: string;
+    if (status?.isDirectory()) {
+      gitDir = dotGit;
+    } else if (status?.isFile()) {
+      const pointer = /^gitdir: (.+)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1];
+      if (pointer === undefined) return undefined;
+      gitDir = resolve(workspace, pointer.trim());
+      const common = join(gitDir, 'commondir');
+      if (existsSync(common)) gitDir = resolve(gitDir, readFileSync(common, 'utf8').trim());
+    } else {
+      return undefined;
+    }
+    const path = join(gitDir, 'info', 'exclude');
+    return lstatSync(path, { throwIfNoEntry: false })?.isFile()
+      ? readFileSync(path, 'utf8')
+      : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -3,6 +3,7 @@
  * under it (files with their bytes and exec bit, folders, symbolic links with their targets),
  * never following a link. Test-only.
  */
+import { execFileSync } from 'node:child_process';
 import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -46,4 +47,22 @@ export function folderState(
 export function allBytesPrintf(reversed = false): string {
   const values = Array.from({ length: 256 }, (_, index) => (reversed ? 255 - index : index));
   return `printf '${values.map((value) => `\\${value.toString(8).padStart(3, '0')}`).join('')}'`;
+}
+
+/** `MODE PATH` of each entry of `tree` in the shadow repository at `gitDir`, as git lists them. */
+export function treeEntries(gitDir: string, tree: string): string[] {
+  return execFileSync('git', ['--git-dir', gitDir, 'ls-tree', '-r', '-z', tree], {
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_CONFIG_GLOBAL: '/dev/null',
+    },
+    encoding: 'utf8',
+  })
+    .split('\0')
+    .filter((line) => line !== '')
+    .map((line) => {
+      const [meta = '', path = ''] = line.split('\t');
+      return `${meta.split(' ')[0]} ${path}`;
+    });
 }
