@@ -25,6 +25,8 @@ export interface RestoreMarker {
   session?: string;
   turn?: string;
   number?: number;
+  /** The workspace's tree before the restore began (absent in markers of older versions). */
+  before?: string;
   started: string;
 }
 
@@ -81,16 +83,18 @@ export class ShadowRepository {
 
   /**
    * Puts the workspace back to `tree`; resolves with the tree it had just before. The marker is
-   * written first and removed last, so a restore cut short is found (`unfinishedRestore`) and
-   * finished by restoring again.
+   * written once that tree is known and before any file changes, and removed last, so a restore
+   * cut short is found (`unfinishedRestore`) and finished by restoring again; finishing passes
+   * the marker's `before` on, so it stays the workspace as it was before the first attempt.
    */
   restore(tree: string, about: Omit<RestoreMarker, 'tree' | 'started'> = {}): Promise<string> {
     return this.locked(async () => {
       await this.requireTree(tree);
-      const marker: RestoreMarker = { tree, ...about, started: new Date().toISOString() };
-      replaceWithCompleteFile(this.markerPath, `${JSON.stringify(marker)}\n`);
       // The index then matches the work tree exactly, so read-tree changes just what differs.
-      const before = await this.snapshotHeld();
+      const now = await this.snapshotHeld();
+      const before = about.before ?? now;
+      const marker: RestoreMarker = { tree, ...about, before, started: new Date().toISOString() };
+      replaceWithCompleteFile(this.markerPath, `${JSON.stringify(marker)}\n`);
       await git(this.place, ['read-tree', '--reset', '-u', tree]);
       rmSync(this.markerPath, { force: true });
       return before;

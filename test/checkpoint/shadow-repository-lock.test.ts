@@ -30,9 +30,10 @@ async function workspaceWithRepository() {
   return { workspace, home, shadow, tree };
 }
 
-test('a live holder of loom.lock: CHECKPOINT_BUSY naming it, and the snapshot waits for its end', async () => {
+test('a live holder of loom.lock: CHECKPOINT_BUSY naming it, and the snapshot waits for its end', async (t) => {
   const { workspace, home, shadow, tree } = await workspaceWithRepository();
   const holder = otherProcess();
+  t.after(holder.stop);
   writeFileSync(join(shadow.folder, 'loom.lock'), `${holder.pid}\n`);
   const impatient = new ShadowRepository(home, workspace, { lockWaitMs: 0 });
   await assert.rejects(impatient.snapshot(), (error: unknown) => {
