@@ -171,10 +171,17 @@ export class ShadowRepository {
   private async snapshotHeld(): Promise<string> {
     await this.ensureReady();
     this.writeExcludes();
-    const added = await runGit(this.place, ['add', '-A']);
+    // With no index yet (the first snapshot), every file is new: written into one pack rather
+    // than one loose object each (10,000 files: about 1 s instead of 2.3-4.3 s). Later snapshots
+    // add few objects, kept loose so packs do not pile up; the setting is for `add` alone, so
+    // diffs still treat these files as text.
+    const bulk = existsSync(join(this.place.gitDir, 'index'))
+      ? []
+      : ['-c', 'core.bigFileThreshold=1'];
+    const added = await runGit(this.place, [...bulk, 'add', '-A']);
     if (added.code !== 0) {
       // A file that vanished or cannot be read is skipped rather than losing the whole snapshot.
-      const again = await runGit(this.place, ['add', '-A', '--ignore-errors']);
+      const again = await runGit(this.place, [...bulk, 'add', '-A', '--ignore-errors']);
       if (again.stderr.includes('fatal:')) {
         throw new CheckpointError(
           'CHECKPOINT_FAILED',
