@@ -45,6 +45,11 @@ export async function rewindSession(options: {
   repository?: ShadowRepository;
   turn: SessionTurn;
   request: RewindRequest;
+  /**
+   * The workspace's tree before a restore a crash cut short, which this rewind's caller just
+   * finished: logged as `before` so undoing goes back past both.
+   */
+  before?: string;
 }): Promise<RewindOutcome> {
   const { log, store, repository, turn, request } = options;
   const outcome: RewindOutcome = { turn, changed: [] };
@@ -62,6 +67,7 @@ export async function rewindSession(options: {
         session: log.header.sessionId,
         turn: turn.id,
         number: turn.number,
+        ...(options.before !== undefined ? { before: options.before } : {}),
       });
       outcome.tree = tree;
       outcome.changed = await repository.changes(before, tree);

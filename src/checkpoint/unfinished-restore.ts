@@ -23,7 +23,7 @@ export function unfinishedRestoreNotice(home: string, workspace: string): string
   const finish =
     marker.session !== undefined
       ? `loom rewind --session ${marker.session} --to ${marker.number ?? marker.turn} --files`
-      : 'loom rewind';
+      : 'loom rewind --session ID --to TURN --files (any session of this workspace: it finishes this one first)';
   return `an unfinished restore ${what} (started ${marker.started}) left ${workspace} partly restored: finish it with ${finish}`;
 }
 

@@ -53,15 +53,24 @@ export async function rewindCommand(options: RewindOptions): Promise<number> {
         request.files && workspace !== undefined
           ? new ShadowRepository(home, workspace)
           : undefined;
+      let before: string | undefined;
       if (repository && request.files) {
         const finished = await finishUnfinishedRestore(repository);
         if (finished) {
+          before = finished.before;
           process.stderr.write(
             `finished the restore a crash cut short (${finished.session ? `session ${finished.session}, turn ${finished.number ?? finished.turn}` : `checkpoint ${finished.tree}`})\n`,
           );
         }
       }
-      const outcome = await rewindSession({ log, store, repository, turn, request });
+      const outcome = await rewindSession({
+        log,
+        store,
+        repository,
+        turn,
+        request,
+        ...(before !== undefined ? { before } : {}),
+      });
       if (request.files) {
         if (outcome.tree === undefined) {
           process.stderr.write(
