@@ -30,17 +30,8 @@ import { connect, createServer as createSocketServer, type Socket } from 'node:n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
+import type { SandboxNetworkRequest } from './contract.js';
 import { hostAllowed, normalizeHost, parseHostPatterns } from './host-pattern.js';
-
-/** One request the proxy decided on. */
-export interface ProxyRequest {
-  /** The host as requested, normalized (lower case, no brackets, no trailing dot). */
-  readonly host: string;
-  readonly port: number;
-  /** `CONNECT`, or the method of a plain HTTP request (`GET`, `POST`…). */
-  readonly method: string;
-  readonly allowed: boolean;
-}
 
 export interface NetworkProxyOptions {
   /** The entries of `sandbox.allowedHosts`; a malformed one makes the start throw naming it. */
@@ -48,7 +39,7 @@ export interface NetworkProxyOptions {
 }
 
 /** Told of each request decided on one socket; an exception it throws is ignored. */
-export type ProxyReport = (request: ProxyRequest) => void;
+export type ProxyReport = (request: SandboxNetworkRequest) => void;
 
 /** One command's way in: a Unix socket of its own. */
 export interface ProxySocket {

@@ -109,7 +109,10 @@ test('the network seam: none unshares, open shares, proxy binds the socket and s
   assert.equal(proxy.env.no_proxy, '');
   // The bridge's start, then `exec` of what follows (`SHELL -c COMMAND`, or an MCP server).
   assert.equal(proxy.prefix[0], '/bin/sh');
-  assert.match(proxy.prefix[2] ?? '', /^__loom_proxy=\$\('\/opt\/node' '\/tmp\/\.loom-proxy\/bridge\.mjs' .* 3128 "\$\$"/);
+  assert.match(
+    proxy.prefix[2] ?? '',
+    /^__loom_proxy=\$\('\/opt\/node' '\/tmp\/\.loom-proxy\/bridge\.mjs' .* 3128 "\$\$"/,
+  );
   assert.match(proxy.prefix[2] ?? '', /exec "\$@"$/);
   assert.throws(
     () => networkSetup({ kind: 'proxy', socketPath: '/run/p.sock', port: 0 }),

@@ -8,9 +8,9 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, test } from 'node:test';
+import type { SandboxNetworkRequest } from '../../src/sandbox/contract.js';
 import {
   type NetworkProxy,
-  type ProxyRequest,
   type ProxySocket,
   startNetworkProxy,
 } from '../../src/sandbox/network-proxy.js';
@@ -21,7 +21,7 @@ let allowed: NamedServer;
 let other: NamedServer;
 let network: NetworkProxy;
 let proxy: ProxySocket;
-const reported: ProxyRequest[] = [];
+const reported: SandboxNetworkRequest[] = [];
 
 before(async () => {
   allowed = await namedServer('allowed');

@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { existsSync, lstatSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { after, before, test } from 'node:test';
+import type { SandboxNetworkRequest } from '../../src/sandbox/contract.js';
 import {
   type NetworkProxy,
-  type ProxyRequest,
   type ProxySocket,
   startNetworkProxy,
 } from '../../src/sandbox/network-proxy.js';
@@ -27,7 +27,7 @@ let second: NamedServer;
 let refusing: number;
 let network: NetworkProxy;
 let proxy: ProxySocket;
-const reported: ProxyRequest[] = [];
+const reported: SandboxNetworkRequest[] = [];
 
 before(async () => {
   first = await namedServer('first');
@@ -46,7 +46,7 @@ after(async () => {
 });
 
 /** The reports made while `work` ran. */
-async function reportsOf(work: () => Promise<void>): Promise<ProxyRequest[]> {
+async function reportsOf(work: () => Promise<void>): Promise<SandboxNetworkRequest[]> {
   const from = reported.length;
   await work();
   return reported.slice(from);
@@ -153,7 +153,7 @@ test('requests that are not proxy requests get 400 and are not reported', async 
 });
 
 test('each socket reports its own requests; a closed socket is gone, the others still serve', async () => {
-  const mine: ProxyRequest[] = [];
+  const mine: SandboxNetworkRequest[] = [];
   const own = network.listen((request) => mine.push(request));
   assert.notEqual(own.socketPath, proxy.socketPath);
   const reports = await reportsOf(async () => {
