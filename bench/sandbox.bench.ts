@@ -2,7 +2,9 @@
  * The sandbox's own cost (issue 34): one `bash` call `true` through the built tool, unconfined and
  * under the sandbox (bubblewrap with the default `workspace-write` plan, in a git workspace), the
  * median of many calls each, in one process, and the difference. Target: under 15 ms added.
- * Measures only; without bwrap it reports nothing for the sandboxed rows.
+ * Then the same under `sandbox.allowedHosts`: what the proxy's bridge (node, started inside the
+ * sandbox before the command) adds on top. Measures only; without bwrap it reports nothing for
+ * the sandboxed rows.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
@@ -54,6 +56,12 @@ export default async function sandboxBench(): Promise<BenchRow[]> {
       commandSandboxKey,
       new Sandbox({ settings: DEFAULT_SANDBOX_SETTINGS, loomHome }),
     );
+    const proxied = new Context();
+    const proxySandbox = new Sandbox({
+      settings: { ...DEFAULT_SANDBOX_SETTINGS, allowedHosts: ['127.0.0.1:1'] },
+      loomHome,
+    });
+    proxied.provide(commandSandboxKey, proxySandbox);
     const time = async (context: ContextType): Promise<number | undefined> => {
       const timings: number[] = [];
       for (let call = 0; call < CALLS; call++) {
@@ -81,6 +89,13 @@ export default async function sandboxBench(): Promise<BenchRow[]> {
         target: '< 15 ms',
         ok: added < 15,
       },
+    );
+    const withProxy = await time(proxied);
+    await proxySandbox.dispose();
+    if (withProxy === undefined) return rows;
+    rows.push(
+      { name: 'sandbox: bash `true`, with allowedHosts (proxy)', value: withProxy, unit: 'ms' },
+      { name: 'sandbox: added by the proxy bridge', value: withProxy - confined, unit: 'ms' },
     );
     return rows;
   } finally {

@@ -424,7 +424,7 @@ for (const file of ['program-worker.cjs', 'program-worker.cjs.map'])
   copyFileSync(join(outdir, file), join(distFolder, 'code-mode', file));
 // The sandbox's proxy bridge is plain JavaScript that node runs inside bwrap, outside any bundle:
 // it is copied as it is, beside the chunks and beside tsc's src/sandbox modules, which find it
-// as `./proxy-bridge.mjs` next to themselves (src/sandbox/network-proxy-setup.ts).
+// as `./proxy-bridge.mjs` next to themselves (src/sandbox/sandbox-network.ts).
 for (const folder of [outdir, join(distFolder, 'sandbox')])
   copyFileSync('src/sandbox/proxy-bridge.mjs', join(folder, 'proxy-bridge.mjs'));
 const markdown = await lazyFile(

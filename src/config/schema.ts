@@ -304,16 +304,16 @@ function declareSchemas(z: typeof Zod) {
     /** Whether sandboxed commands reach the network; default false. */
     network: z.boolean({ error: 'must be true or false' }).optional(),
     /**
-     * Hosts sandboxed commands may reach through Loom's proxy, as `host` or `host:port`, when
-     * `network` is false; default none (no network).
+     * Hosts sandboxed commands may reach through Loom's proxy, as `host`, `host:port`, `host:*`
+     * or `*.domain` (sandbox/host-pattern.ts), when `network` is false; default none (no network).
      */
     allowedHosts: z
       .array(
         z
           .string({ error: 'must be a host name or host:port' })
           .regex(
-            /^(?:[A-Za-z0-9*](?:[A-Za-z0-9.*-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/,
-            'must be a host name or host:port, such as registry.npmjs.org or 127.0.0.1:8080',
+            /^(?:[A-Za-z0-9*](?:[A-Za-z0-9.*-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])(?::(?:[0-9]{1,5}|\*))?$/,
+            'must be a host name or host:port, such as registry.npmjs.org, 127.0.0.1:8080 or localhost:*',
           ),
       )
       .optional(),

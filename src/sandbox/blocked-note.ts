@@ -15,6 +15,10 @@ const NO_NETWORK =
 const PROTECTED =
   /(?:^|[\s'"/])(\.git\/hooks|\.git\/config|\.loom|\.claude|\.mcp\.json)(?:[/'":\s]|$)/m;
 
+/** Loom's proxy refused the host (its 403 body, or how curl reports a 403). */
+const PROXY_REFUSED =
+  /does not allow network access to (\S+?)\. |CONNECT tunnel failed, response 403|returned error: 403/;
+
 /** A refused connection, which in the sandbox's own network namespace means nothing listens there. */
 const REFUSED = /ECONNREFUSED|Connection refused|Failed to connect to (?:127\.0\.0\.1|localhost)/;
 
@@ -23,6 +27,16 @@ export interface BlockedContext {
   hidden: readonly string[];
   /** The command has a network namespace of its own (loopback only). */
   ownNetwork: boolean;
+  /** It reaches `sandbox.allowedHosts` through Loom's proxy. */
+  proxied?: boolean;
+}
+
+/** How the network is reached, and the keys that change it, for the notes below. */
+function networkNote(what: string, proxied: boolean | undefined): string {
+  const how = proxied
+    ? "only the hosts of sandbox.allowedHosts are reachable, through Loom's proxy (HTTP_PROXY and HTTPS_PROXY); add the host to sandbox.allowedHosts or set sandbox.network: true"
+    : 'set sandbox.network: true (or list the host in sandbox.allowedHosts)';
+  return `[sandbox: ${what}; ${how}, or retry with outside_sandbox: true (asks the user)]`;
 }
 
 export function blockedNote(output: string, context: BlockedContext): string | undefined {
@@ -34,11 +48,19 @@ export function blockedNote(output: string, context: BlockedContext): string | u
   if (READ_ONLY.test(output)) {
     return '[sandbox: a write outside the writable folders was blocked; the workspace, /tmp and sandbox.writable are writable, and .git/hooks, .git/config, .loom/, .claude/ and .mcp.json stay read-only. Add the folder to sandbox.writable, or retry with outside_sandbox: true (asks the user)]';
   }
+  const refusedByProxy = context.proxied ? PROXY_REFUSED.exec(output) : null;
+  if (refusedByProxy) {
+    const host = refusedByProxy[1] === undefined ? 'the host' : refusedByProxy[1];
+    return `[sandbox: Loom's proxy refused ${host}: it is not in sandbox.allowedHosts; add it there ("host" or "host:port"), or retry with outside_sandbox: true (asks the user)]`;
+  }
   if (context.ownNetwork && REFUSED.test(output)) {
-    return '[sandbox: the command has a network of its own (sandbox.network is false), so servers outside the sandbox, on loopback too, are out of reach; set sandbox.network: true, or retry with outside_sandbox: true (asks the user)]';
+    return networkNote(
+      'the command has a network of its own (sandbox.network is false), so servers outside the sandbox, on loopback too, are out of reach directly',
+      context.proxied,
+    );
   }
   if (NO_NETWORK.test(output)) {
-    return '[sandbox: the network was blocked (sandbox.network is false); set sandbox.network: true, or retry with outside_sandbox: true (asks the user)]';
+    return networkNote('the network was blocked (sandbox.network is false)', context.proxied);
   }
   const seen = hidden.find(
     (path) =>

@@ -5,9 +5,16 @@
  * when the permission gate admitted it (approved by the user, or an `allow` rule with
  * `sandbox: false`); anything else is refused, never run unconfined. Also starts MCP servers
  * marked `sandbox: true` the same way.
+ * With `sandbox.allowedHosts` (and `network: false`) a command reaches those hosts through Loom's
+ * proxy (network-proxy.ts): started at the first such command, shared by every command of the
+ * process (foreground, background, subagents, workflow children), each command with a socket of
+ * its own whose requests are emitted on its agent's scope (`sandbox/network`); `dispose()`, or
+ * the process's exit, closes it and removes its folder. An MCP server has no session to log its
+ * requests in, so it gets no proxy: without `network: true` it has no network.
  */
 import { join } from 'node:path';
 import { errorMessage } from '../base/errors.js';
+import type { Disposer } from '../core/context.js';
 import type {
   CommandSandbox,
   SandboxDecision,
@@ -22,8 +29,11 @@ import {
   SANDBOX_TMP,
   type SandboxNetwork,
   type SandboxSettings,
+  sandboxNetworkRequested,
 } from './contract.js';
+import { type NetworkProxy, type ProxyReport, startNetworkProxy } from './network-proxy.js';
 import { heldPlaceholderKind, holdPlaceholder } from './placeholders.js';
+import { DEFAULT_PROXY_PORT } from './sandbox-network.js';
 import { absoluteSandboxPath, planCommand } from './sandbox-plan.js';
 
 export interface SandboxOptions {
@@ -38,6 +48,9 @@ export class Sandbox implements CommandSandbox {
   /** The arguments of calls the permission gate admitted with `outside_sandbox: true`. */
   readonly admittedOutside = new WeakSet<object>();
   private readonly options: SandboxOptions;
+  /** The allow-list proxy, once a command needed it. */
+  private proxy: NetworkProxy | undefined;
+  private stopClosingAtExit: Disposer | undefined;
 
   constructor(options: SandboxOptions) {
     this.options = options;
@@ -59,28 +72,47 @@ export class Sandbox implements CommandSandbox {
           "bash was not run: outside_sandbox: true needs the user's approval or a permission rule with action: allow and sandbox: false, and this call had neither.",
       };
     }
-    const decision = this.launch(request.cwd, request.env);
+    const { context } = request.execution;
+    const decision = this.launch(request.cwd, request.env, (proxied) =>
+      context.emit(sandboxNetworkRequested, proxied),
+    );
     if (decision.kind === 'refused') {
       return { kind: 'refused', message: `bash was not run: ${decision.message}` };
     }
     return decision;
   }
 
-  /** A process of `cwd` under the sandbox (an MCP server): its launcher, or why not. */
-  launch(cwd: string, env: NodeJS.ProcessEnv): SandboxDecision {
+  /**
+   * A process of `cwd` under the sandbox: its launcher, or why not. With `report` (a command's)
+   * and `sandbox.allowedHosts`, it reaches those hosts through the proxy, each request reported;
+   * without (an MCP server) it has no network unless `sandbox.network` is true.
+   */
+  launch(cwd: string, env: NodeJS.ProcessEnv, report?: ProxyReport): SandboxDecision {
     const environment = this.options.environment ?? process.env;
     const status = bwrapStatus(environment.PATH);
     if (!status.ok) return { kind: 'refused', message: status.message };
     const home = environment.HOME;
+    const releases: (() => void)[] = [];
+    let network: SandboxNetwork;
+    try {
+      network = this.network(report, releases);
+    } catch (error) {
+      return {
+        kind: 'refused',
+        message: `the sandbox's network proxy (sandbox.allowedHosts) could not start: ${errorMessage(error)}`,
+      };
+    }
     const outcome = planCommand({
       settings: this.settings,
       workspace: cwd,
       home,
       loomHome: this.options.loomHome,
-      network: this.network(),
+      network,
     });
-    if (outcome.kind === 'refused') return outcome;
-    const releases: (() => void)[] = [];
+    if (outcome.kind === 'refused') {
+      for (const release of releases) release();
+      return outcome;
+    }
     try {
       for (const placeholder of outcome.placeholders) {
         releases.push(holdPlaceholder(placeholder.path, placeholder.kind));
@@ -99,7 +131,12 @@ export class Sandbox implements CommandSandbox {
         message: `the sandbox could not make a read-only placeholder for a protected path: ${errorMessage(error)}`,
       };
     }
-    const { args, network } = bwrapArguments(outcome.plan);
+    const plan =
+      network.kind === 'proxy' && this.proxy
+        ? // The other commands' sockets, where os.tmpdir() is not the private /tmp.
+          { ...outcome.plan, hiddenFolders: [...outcome.plan.hiddenFolders, this.proxy.folder] }
+        : outcome.plan;
+    const { args, network: setup } = bwrapArguments(plan);
     const hidden = [
       ...outcome.plan.hiddenFolders,
       ...outcome.plan.hiddenFiles,
@@ -109,25 +146,49 @@ export class Sandbox implements CommandSandbox {
     ];
     let ended = false;
     const launch: SandboxLaunch = {
-      launcher: [status.path, ...args, '--', ...network.prefix],
-      env: { ...env, ...network.env, TMPDIR: SANDBOX_TMP },
+      launcher: [status.path, ...args, '--', ...setup.prefix],
+      env: { ...env, ...setup.env, TMPDIR: SANDBOX_TMP },
       ended() {
         if (ended) return;
         ended = true;
         for (const release of releases) release();
       },
       explain: (output) =>
-        blockedNote(output, { hidden, ownNetwork: outcome.plan.network.kind !== 'open' }),
+        blockedNote(output, {
+          hidden,
+          ownNetwork: network.kind !== 'open',
+          proxied: network.kind === 'proxy',
+        }),
     };
     return { kind: 'sandboxed', launch };
   }
 
   /**
-   * Where the allow-list proxy plugs in: with `allowedHosts` and `network: false` this is to
-   * return `{ kind: 'proxy', socketPath, port }` of the running proxy. Until then such a
-   * command has no network.
+   * How one process reaches the network. Through the proxy (started at its first use) it gets a
+   * socket of its own, closed with the process's other releases.
    */
-  private network(): SandboxNetwork {
-    return this.settings.network ? { kind: 'open' } : { kind: 'none' };
+  private network(report: ProxyReport | undefined, releases: (() => void)[]): SandboxNetwork {
+    if (this.settings.network) return { kind: 'open' };
+    if (this.settings.allowedHosts.length === 0 || report === undefined) return { kind: 'none' };
+    if (this.proxy === undefined) {
+      this.proxy = startNetworkProxy({ allowedHosts: this.settings.allowedHosts });
+      const proxy = this.proxy;
+      // A process that exits without disposing (process.exit) still removes the folder.
+      const closeAtExit = () => void proxy.close();
+      process.on('exit', closeAtExit);
+      this.stopClosingAtExit = () => process.off('exit', closeAtExit);
+    }
+    const socket = this.proxy.listen(report);
+    releases.push(() => socket.close());
+    return { kind: 'proxy', socketPath: socket.socketPath, port: DEFAULT_PROXY_PORT };
+  }
+
+  /** Closes the proxy, if one was started: its sockets and folder go. */
+  async dispose(): Promise<void> {
+    const proxy = this.proxy;
+    this.proxy = undefined;
+    this.stopClosingAtExit?.();
+    this.stopClosingAtExit = undefined;
+    await proxy?.close();
   }
 }

@@ -1,8 +1,10 @@
 /**
  * The sandbox's shapes: its settings (config `sandbox:` with defaults applied), how a command
- * reaches the network, and the plan one command's bubblewrap arguments are built from. Types and
- * defaults only; nothing here touches the file system or starts a process.
+ * reaches the network, the plan one command's bubblewrap arguments are built from, and its one
+ * event. Types, defaults and the event's hook only; nothing here touches the file system or
+ * starts a process.
  */
+import { defineEmit } from '../core/context.js';
 
 export type SandboxMode = 'workspace-write' | 'read-only' | 'off';
 
@@ -11,7 +13,7 @@ export interface SandboxSettings {
   mode: SandboxMode;
   /** Default false. */
   network: boolean;
-  /** `host` or `host:port`; default none. Served through Loom's proxy once it is there. */
+  /** `host`, `host:port` or `*.domain` (host-pattern.ts); default none. Served by Loom's proxy when `network` is false. */
   allowedHosts: readonly string[];
   /** Absolute, `~/...`, or relative to the workspace; default none. */
   writable: readonly string[];
@@ -99,3 +101,23 @@ export interface SandboxPlan {
 
 /** The folder each command gets as its own empty /tmp (TMPDIR points there). */
 export const SANDBOX_TMP = '/tmp';
+
+/** One request a sandboxed command made through Loom's proxy, and whether it was let through. */
+export interface SandboxNetworkRequest {
+  /** The host as requested, normalized (lower case, no brackets, no trailing dot); never resolved. */
+  readonly host: string;
+  readonly port: number;
+  /** `CONNECT`, or the method of a plain HTTP request (`GET`, `POST`…). */
+  readonly method: string;
+  readonly allowed: boolean;
+}
+
+declare module '../core/session-events.js' {
+  interface SessionEventMap {
+    /** A `bash` command's request through the allow-list proxy (a log event; the model does not see it). */
+    'sandbox/network': SandboxNetworkRequest;
+  }
+}
+
+/** Emitted on the calling agent's scope for each request its command makes through the proxy. */
+export const sandboxNetworkRequested = defineEmit<SandboxNetworkRequest>('sandbox/network');

@@ -3,8 +3,11 @@
  * `bash` asks (foreground and background, subagents and workflow children alike, since they
  * share the root scope) and the permission gate in `tools/pre-execute`. Install it before any
  * other `tools/pre-execute` listener (hooks, permission rules), so the gate sees their
- * decisions. With `mode: off` only MCP servers marked `sandbox: true` use it. Returns the undo.
+ * decisions. With `mode: off` only MCP servers marked `sandbox: true` use it. Each agent's
+ * session logs the `sandbox/network` requests of its commands (allowedHosts' proxy). Returns the
+ * undo, which also closes the proxy.
  */
+import { errorMessage, UserError } from '../base/errors.js';
 import type { PermissionRule, SandboxConfig } from '../config/schema.js';
 import { agentWorkspaceKey } from '../core/agent-workspace.js';
 import type { Disposer } from '../core/context.js';
@@ -12,7 +15,12 @@ import type { AgentRuntime } from '../core/runtime.js';
 import { toolPreExecute } from '../core/tool-pipeline.js';
 import { commandSandboxKey } from '../tools/command-sandbox.js';
 import { Sandbox } from './command-sandbox.js';
-import { DEFAULT_SANDBOX_SETTINGS, type SandboxSettings } from './contract.js';
+import {
+  DEFAULT_SANDBOX_SETTINGS,
+  type SandboxSettings,
+  sandboxNetworkRequested,
+} from './contract.js';
+import { parseHostPatterns } from './host-pattern.js';
 import { sandboxGate } from './permission-gate.js';
 
 export interface SandboxLayer {
@@ -38,7 +46,11 @@ export function sandboxDescription(settings: SandboxSettings): string | undefine
     settings.mode === 'read-only'
       ? 'nothing but /tmp and sandbox.writable is writable (sandbox.mode: read-only)'
       : 'only the workspace, /tmp and sandbox.writable are writable, and .git/hooks, .git/config, .loom/, .claude/ and .mcp.json stay read-only';
-  const network = settings.network ? '' : '; there is no network';
+  const network = settings.network
+    ? ''
+    : settings.allowedHosts.length > 0
+      ? `; the network reaches only ${settings.allowedHosts.join(', ')}, through the proxy of HTTP_PROXY and HTTPS_PROXY`
+      : '; there is no network';
   return (
     `Commands run in a sandbox: ${writable}${network}; credentials in $HOME and $LOOM_HOME are ` +
     'hidden. When the sandbox stops a command that must run, retry with outside_sandbox: true ' +
@@ -57,13 +69,19 @@ export function installSandbox(
     loomHome: runtime.home,
   });
   if (settings.mode === 'off') return { sandbox, dispose: () => {} };
-  if (settings.allowedHosts.length > 0 && !settings.network) {
-    process.stderr.write(
-      "loom: sandbox.allowedHosts is not applied yet (the proxy that serves it is not wired in): sandboxed commands have no network; set sandbox.network: true to share Loom's\n",
-    );
+  try {
+    parseHostPatterns(settings.allowedHosts);
+  } catch (error) {
+    throw new UserError('INVALID_CONFIG', `invalid config:\n${errorMessage(error)}`);
   }
   const { root } = runtime;
   const disposers = [
+    () => void sandbox.dispose(),
+    runtime.onAgent((handle) =>
+      handle.context.on(sandboxNetworkRequested, (request) => {
+        if (!handle.log.closed) handle.log.append('sandbox/network', request);
+      }),
+    ),
     root.provide(commandSandboxKey, sandbox),
     root.use(
       toolPreExecute,

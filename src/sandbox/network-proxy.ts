@@ -7,12 +7,16 @@
  * - absolute-URI requests (`GET http://host:port/path`): checked, forwarded, the answer streamed
  *   back (an `Upgrade` request, such as a WebSocket, is checked the same way and then piped).
  * A host the list does not name gets `403` with a body naming it and `sandbox.allowedHosts`;
- * an upstream that cannot be reached gets `502` naming the error. Every decision is reported
- * through `onRequest` (Loom logs it as an event). Matching is by name as requested, never by
- * resolved address (src/sandbox/host-pattern.ts).
- * The socket lives in a fresh private folder under os.tmpdir() (`loom-proxy-XXXXXX/proxy.sock`,
- * made by mkdtemp with mode 0700, so nobody else can plant a symlink or a socket there); close()
- * removes it.
+ * an upstream that cannot be reached gets `502` naming the error. Matching is by name as
+ * requested, never by resolved address (src/sandbox/host-pattern.ts).
+ * One proxy serves a whole Loom process (one allow-list, one HTTP server); each command gets a
+ * socket of its own from `listen(onRequest)`, so every decision is reported to the command that
+ * asked (Loom logs it in that agent's session). The sockets live in a fresh private folder under
+ * os.tmpdir() (`loom-proxy-XXXXXX/command-N.sock`, made by mkdtemp with mode 0700, so nobody
+ * else can plant a symlink or a socket there); close() removes it. Everything is synchronous
+ * but the final close: a Unix socket is bound and listening when `listen` returns (Node binds
+ * it at once), so a command can be planned and started in the same tick. No handle of the proxy
+ * keeps Node running.
  */
 import { lstatSync, mkdtempSync, rmSync } from 'node:fs';
 import {
@@ -22,33 +26,38 @@ import {
   type IncomingMessage,
   type ServerResponse,
 } from 'node:http';
-import { connect, type Socket } from 'node:net';
+import { connect, createServer as createSocketServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
+import type { SandboxNetworkRequest } from './contract.js';
 import { hostAllowed, normalizeHost, parseHostPatterns } from './host-pattern.js';
-
-/** One request the proxy decided on. */
-export interface ProxyRequest {
-  /** The host as requested, normalized (lower case, no brackets, no trailing dot). */
-  readonly host: string;
-  readonly port: number;
-  /** `CONNECT`, or the method of a plain HTTP request (`GET`, `POST`…). */
-  readonly method: string;
-  readonly allowed: boolean;
-}
 
 export interface NetworkProxyOptions {
   /** The entries of `sandbox.allowedHosts`; a malformed one makes the start throw naming it. */
   readonly allowedHosts: readonly string[];
-  /** Called once for each request decided; an exception it throws is ignored. */
-  readonly onRequest?: (request: ProxyRequest) => void;
+}
+
+/** Told of each request decided on one socket; an exception it throws is ignored. */
+export type ProxyReport = (request: SandboxNetworkRequest) => void;
+
+/** One command's way in: a Unix socket of its own. */
+export interface ProxySocket {
+  /** Absolute path, in the proxy's private folder. */
+  readonly socketPath: string;
+  /** Stops listening, ends this socket's connections and removes the socket. Idempotent. */
+  close(): void;
 }
 
 export interface NetworkProxy {
-  /** The Unix socket the proxy listens on (absolute path). */
-  readonly socketPath: string;
-  /** Stops listening, ends every open connection and removes the socket's folder. */
+  /** The private folder (mode 0700) the sockets live in. */
+  readonly folder: string;
+  /** A new socket, listening when this returns; its requests are reported to `onRequest`. */
+  listen(onRequest?: ProxyReport): ProxySocket;
+  /**
+   * Closes every socket, ends every open connection and removes the folder at once (so it is
+   * safe in a process `exit` listener); resolves when the server has closed. Idempotent.
+   */
   close(): Promise<void>;
 }
 
@@ -149,13 +158,15 @@ function parseAbsolute(
   };
 }
 
-/** Starts the proxy; resolves once it listens. Throws if an entry of allowedHosts is malformed. */
-export async function startNetworkProxy(options: NetworkProxyOptions): Promise<NetworkProxy> {
+/** Starts the proxy (no socket yet: see `listen`). Throws if an entry of allowedHosts is malformed. */
+export function startNetworkProxy(options: NetworkProxyOptions): NetworkProxy {
   const patterns = parseHostPatterns(options.allowedHosts);
-  const decide = (host: string, port: number, method: string): boolean => {
+  /** The report of the socket each connection came in on. */
+  const reports = new WeakMap<Duplex, ProxyReport>();
+  const decide = (client: Duplex, host: string, port: number, method: string): boolean => {
     const allowed = hostAllowed(patterns, host, port);
     try {
-      options.onRequest?.({ host, port, method, allowed });
+      reports.get(client)?.({ host, port, method, allowed });
     } catch {
       // A failing listener must not take the proxy down.
     }
@@ -168,7 +179,6 @@ export async function startNetworkProxy(options: NetworkProxyOptions): Promise<N
     rmSync(folder, { recursive: true, force: true });
     throw new Error(`the sandbox proxy's folder ${folder} is not a private directory (mode 0700)`);
   }
-  const socketPath = join(folder, 'proxy.sock');
   const open = new Set<Duplex>();
   const track = (socket: Duplex): void => {
     open.add(socket);
@@ -182,7 +192,7 @@ export async function startNetworkProxy(options: NetworkProxyOptions): Promise<N
       return;
     }
     const method = request.method ?? 'GET';
-    if (!decide(target.host, target.port, method)) {
+    if (!decide(request.socket, target.host, target.port, method)) {
       request.resume();
       answer(response, 403, deniedMessage(target.host, target.port));
       return;
@@ -262,7 +272,7 @@ export async function startNetworkProxy(options: NetworkProxyOptions): Promise<N
       );
       return;
     }
-    if (!decide(target.host, target.port, 'CONNECT')) {
+    if (!decide(client, target.host, target.port, 'CONNECT')) {
       answerRaw(client, 403, 'Forbidden', deniedMessage(target.host, target.port));
       return;
     }
@@ -277,7 +287,7 @@ export async function startNetworkProxy(options: NetworkProxyOptions): Promise<N
       answerRaw(client, 400, 'Bad Request', target.refused);
       return;
     }
-    if (!decide(target.host, target.port, request.method ?? 'GET')) {
+    if (!decide(client, target.host, target.port, request.method ?? 'GET')) {
       answerRaw(client, 403, 'Forbidden', deniedMessage(target.host, target.port));
       return;
     }
@@ -294,32 +304,59 @@ export async function startNetworkProxy(options: NetworkProxyOptions): Promise<N
     });
   });
 
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(socketPath, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-  } catch (error) {
-    rmSync(folder, { recursive: true, force: true });
-    throw error;
-  }
-  server.on('error', () => {
-    // Errors after the start belong to single connections, handled where they arise.
-  });
-
+  const sockets = new Set<ProxySocket>();
+  let count = 0;
   let closing: Promise<void> | undefined;
+  const listen = (onRequest?: ProxyReport): ProxySocket => {
+    if (closing) throw new Error("the sandbox's network proxy is closed");
+    count += 1;
+    const socketPath = join(folder, `command-${count}.sock`);
+    const connections = new Set<Socket>();
+    const listener = createSocketServer((socket) => {
+      connections.add(socket);
+      socket.on('close', () => connections.delete(socket));
+      if (onRequest) reports.set(socket, onRequest);
+      server.emit('connection', socket);
+    });
+    let failure: Error | undefined;
+    listener.on('error', (error) => {
+      failure ??= error;
+    });
+    // Node binds and listens on a Unix socket before `listen` returns; a failure shows as a
+    // server that is not listening (its error event comes a tick later).
+    listener.listen(socketPath);
+    listener.unref();
+    if (!listener.listening) {
+      listener.close();
+      throw new Error(
+        `the sandbox's network proxy could not listen on ${socketPath}${failure ? `: ${failure.message}` : ''}`,
+      );
+    }
+    let closed = false;
+    const socket: ProxySocket = {
+      socketPath,
+      close: () => {
+        if (closed) return;
+        closed = true;
+        sockets.delete(socket);
+        listener.close();
+        for (const connection of connections) connection.destroy();
+        rmSync(socketPath, { force: true });
+      },
+    };
+    sockets.add(socket);
+    return socket;
+  };
+
   return {
-    socketPath,
+    folder,
+    listen,
     close: () => {
       closing ??= new Promise<void>((resolve) => {
-        server.close(() => {
-          rmSync(folder, { recursive: true, force: true });
-          resolve();
-        });
+        for (const socket of [...sockets]) socket.close();
         for (const socket of open) socket.destroy();
+        rmSync(folder, { recursive: true, force: true });
+        server.close(() => resolve());
       });
       return closing;
     },

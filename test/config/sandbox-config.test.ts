@@ -16,7 +16,7 @@ test('sandbox: every key parses, and absent keys take their defaults', () => {
       'sandbox:',
       '  mode: read-only',
       '  network: true',
-      '  allowedHosts: [registry.npmjs.org, 127.0.0.1:8080, "[::1]:9000"]',
+      '  allowedHosts: [registry.npmjs.org, 127.0.0.1:8080, "[::1]:9000", "localhost:*"]',
       '  writable: [~/.npm, build]',
       '  hidden: [.env]',
       'permissions:',
@@ -30,7 +30,7 @@ test('sandbox: every key parses, and absent keys take their defaults', () => {
   assert.deepEqual(config.sandbox, {
     mode: 'read-only',
     network: true,
-    allowedHosts: ['registry.npmjs.org', '127.0.0.1:8080', '[::1]:9000'],
+    allowedHosts: ['registry.npmjs.org', '127.0.0.1:8080', '[::1]:9000', 'localhost:*'],
     writable: ['~/.npm', 'build'],
     hidden: ['.env'],
   });

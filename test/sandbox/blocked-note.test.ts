@@ -27,7 +27,7 @@ test('each kind of block names the key that allows it', () => {
       hidden: [],
       ownNetwork: true,
     }) ?? '',
-    /sandbox\.network: true, or retry with outside_sandbox: true/,
+    /sandbox\.network: true \(or list the host in sandbox\.allowedHosts\), or retry with outside_sandbox: true/,
   );
   assert.match(
     blockedNote('connect ENETUNREACH 10.0.0.1:80', { hidden: [], ownNetwork: true }) ?? '',
@@ -54,6 +54,34 @@ test('each kind of block names the key that allows it', () => {
   );
   assert.equal(
     blockedNote('connect ECONNREFUSED 127.0.0.1:8080', { hidden: [], ownNetwork: false }),
+    undefined,
+  );
+});
+
+test('through the proxy: a refused host is named with sandbox.allowedHosts; a direct connection or a program ignoring the proxy is told of it', () => {
+  const proxied = { hidden: [], ownNetwork: true, proxied: true };
+  assert.match(
+    blockedNote(
+      'loom: the sandbox does not allow network access to 127.0.0.1:9. To allow it, add "127.0.0.1:9" to sandbox.allowedHosts in Loom\'s config.',
+      proxied,
+    ) ?? '',
+    /^\[sandbox: Loom's proxy refused 127\.0\.0\.1:9: it is not in sandbox\.allowedHosts; add it there/,
+  );
+  assert.match(
+    blockedNote('curl: (56) CONNECT tunnel failed, response 403', proxied) ?? '',
+    /Loom's proxy refused the host: it is not in sandbox\.allowedHosts/,
+  );
+  assert.match(
+    blockedNote('curl: (7) Failed to connect to 127.0.0.1 port 8080', proxied) ?? '',
+    /loopback too, are out of reach directly; only the hosts of sandbox\.allowedHosts are reachable, through Loom's proxy \(HTTP_PROXY and HTTPS_PROXY\)/,
+  );
+  assert.match(
+    blockedNote('getaddrinfo ENOTFOUND example.com', proxied) ?? '',
+    /the network was blocked.*only the hosts of sandbox\.allowedHosts are reachable/,
+  );
+  // Without the proxy a 403 is the server's own answer.
+  assert.equal(
+    blockedNote('curl: (56) CONNECT tunnel failed, response 403', { hidden: [], ownNetwork: true }),
     undefined,
   );
 });

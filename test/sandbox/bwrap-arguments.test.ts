@@ -89,14 +89,35 @@ test('the network seam: none unshares, open shares, proxy binds the socket and s
     prefix: [],
   });
   assert.deepEqual(networkSetup({ kind: 'open' }), { args: [], env: {}, prefix: [] });
-  const proxy = networkSetup({ kind: 'proxy', socketPath: '/run/p.sock', port: 3128 }, (mode) => [
-    'bridge',
-    String(mode.port),
+  const proxy = networkSetup(
+    { kind: 'proxy', socketPath: '/run/p.sock', port: 3128 },
+    { node: '/opt/node', script: '/opt/bridge.mjs' },
+  );
+  assert.deepEqual(proxy.args, [
+    '--unshare-net',
+    '--ro-bind',
+    '/run/p.sock',
+    '/tmp/.loom-proxy/proxy.sock',
+    '--ro-bind',
+    '/opt/bridge.mjs',
+    '/tmp/.loom-proxy/bridge.mjs',
   ]);
-  assert.deepEqual(proxy.args, ['--unshare-net', '--bind', '/run/p.sock', '/run/p.sock']);
   assert.equal(proxy.env.HTTPS_PROXY, 'http://127.0.0.1:3128');
   assert.equal(proxy.env.http_proxy, 'http://127.0.0.1:3128');
-  assert.deepEqual(proxy.prefix, ['bridge', '3128']);
+  // Empty, so loopback names go through the proxy too (inside, loopback is the sandbox's own).
+  assert.equal(proxy.env.NO_PROXY, '');
+  assert.equal(proxy.env.no_proxy, '');
+  // The bridge's start, then `exec` of what follows (`SHELL -c COMMAND`, or an MCP server).
+  assert.equal(proxy.prefix[0], '/bin/sh');
+  assert.match(
+    proxy.prefix[2] ?? '',
+    /^__loom_proxy=\$\('\/opt\/node' '\/tmp\/\.loom-proxy\/bridge\.mjs' .* 3128 "\$\$"/,
+  );
+  assert.match(proxy.prefix[2] ?? '', /exec "\$@"$/);
+  assert.throws(
+    () => networkSetup({ kind: 'proxy', socketPath: '/run/p.sock', port: 0 }),
+    /port must be 1 to 65535, not 0/,
+  );
   const { args } = bwrapArguments({ ...plan, network: { kind: 'open' } });
   assert.ok(!args.includes('--unshare-net'));
   const proxied = bwrapArguments({
@@ -104,5 +125,5 @@ test('the network seam: none unshares, open shares, proxy binds the socket and s
     network: { kind: 'proxy', socketPath: '/run/p.sock', port: 3128 },
   }).args;
   // The socket's bind comes after the file system's, or the root bind would cover it.
-  assert.ok(indexOf(proxied, '--bind', '/run/p.sock') > indexOf(proxied, '--tmpfs', '/tmp'));
+  assert.ok(indexOf(proxied, '--ro-bind', '/run/p.sock') > indexOf(proxied, '--tmpfs', '/tmp'));
 });

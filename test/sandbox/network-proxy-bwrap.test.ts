@@ -1,33 +1,37 @@
 /**
  * `sandbox.allowedHosts` end to end under real bubblewrap: a command in a sandbox without
  * network (`--unshare-net`) reaches the allowed loopback server of the host through the proxy
- * (the bridge started by wrapCommand, the variables of `env`, the binds of `bwrapArgs`), gets
- * 403 for the other one, and cannot connect to either directly. A bridge that cannot start
- * stops the command with exit 125 and a message, under sh and bash alike.
+ * (the bridge started by networkSetup's prefix, the variables of its `env`, the binds of its
+ * `args`), gets 403 for the other one, and cannot connect to either directly. A bridge that
+ * cannot start stops the command with exit 125 and a message, under sh and bash alike.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, test } from 'node:test';
-import { type ProxyRequest, startNetworkProxy } from '../../src/sandbox/network-proxy.js';
-import { proxyNetworkSetup } from '../../src/sandbox/network-proxy-setup.js';
+import type { SandboxNetworkRequest } from '../../src/sandbox/contract.js';
+import {
+  type NetworkProxy,
+  type ProxySocket,
+  startNetworkProxy,
+} from '../../src/sandbox/network-proxy.js';
+import { type NetworkSetup, networkSetup } from '../../src/sandbox/sandbox-network.js';
 import { type NamedServer, namedServer } from './proxy-servers.js';
 
 let allowed: NamedServer;
 let other: NamedServer;
-let proxy: Awaited<ReturnType<typeof startNetworkProxy>>;
-const reported: ProxyRequest[] = [];
+let network: NetworkProxy;
+let proxy: ProxySocket;
+const reported: SandboxNetworkRequest[] = [];
 
 before(async () => {
   allowed = await namedServer('allowed');
   other = await namedServer('other');
-  proxy = await startNetworkProxy({
-    allowedHosts: [`127.0.0.1:${allowed.port}`],
-    onRequest: (request) => reported.push(request),
-  });
+  network = startNetworkProxy({ allowedHosts: [`127.0.0.1:${allowed.port}`] });
+  proxy = network.listen((request) => reported.push(request));
 });
 
 after(async () => {
-  await proxy.close();
+  await network.close();
   allowed.server.close();
   other.server.close();
 });
@@ -36,7 +40,7 @@ after(async () => {
 function sandboxed(
   shell: string,
   command: string,
-  setup: ReturnType<typeof proxyNetworkSetup>,
+  setup: NetworkSetup,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const environment = Object.entries(setup.env).flatMap(([name, value]) => [
     '--setenv',
@@ -55,14 +59,14 @@ function sandboxed(
       '/proc',
       '--tmpfs',
       '/tmp',
-      '--unshare-net',
       '--die-with-parent',
-      ...setup.bwrapArgs,
+      ...setup.args,
       ...environment,
       '--',
+      ...setup.prefix,
       shell,
       '-c',
-      setup.wrapCommand(command),
+      command,
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
@@ -110,7 +114,7 @@ const directly = () => new Promise((resolve) => {
 }
 
 test('a sandboxed command reaches exactly the allowed host through the proxy, and nothing directly', async () => {
-  const setup = proxyNetworkSetup({ socketPath: proxy.socketPath, port: 3128 });
+  const setup = networkSetup({ kind: 'proxy', socketPath: proxy.socketPath, port: 3128 });
   const from = reported.length;
   const run = await sandboxed(
     '/bin/sh',
@@ -140,10 +144,10 @@ test('a sandboxed command reaches exactly the allowed host through the proxy, an
 });
 
 test('when the bridge cannot start the command does not run: exit 125 and why, under sh and bash', async () => {
-  const setup = proxyNetworkSetup({
-    socketPath: proxy.socketPath,
-    node: '/nonexistent/node',
-  });
+  const setup = networkSetup(
+    { kind: 'proxy', socketPath: proxy.socketPath, port: 3128 },
+    { node: '/nonexistent/node' },
+  );
   for (const shell of ['/bin/sh', '/bin/bash']) {
     const run = await sandboxed(shell, 'echo the command ran', setup);
     assert.equal(run.code, 125, shell);

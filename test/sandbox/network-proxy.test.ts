@@ -1,13 +1,19 @@
 /**
  * Loom's proxy for `sandbox.allowedHosts` on its own, with loopback servers: only the listed
  * host:port passes, by plain HTTP and by CONNECT; the others get 403 naming the host and the
- * config key; an unreachable upstream gets 502; every decision is reported.
+ * config key; an unreachable upstream gets 502; every decision is reported to the socket it came
+ * in on (each command gets its own).
  */
 import assert from 'node:assert/strict';
 import { existsSync, lstatSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { after, before, test } from 'node:test';
-import { type ProxyRequest, startNetworkProxy } from '../../src/sandbox/network-proxy.js';
+import type { SandboxNetworkRequest } from '../../src/sandbox/contract.js';
+import {
+  type NetworkProxy,
+  type ProxySocket,
+  startNetworkProxy,
+} from '../../src/sandbox/network-proxy.js';
 import {
   closedPort,
   type NamedServer,
@@ -19,34 +25,36 @@ import {
 let first: NamedServer;
 let second: NamedServer;
 let refusing: number;
-let proxy: Awaited<ReturnType<typeof startNetworkProxy>>;
-const reported: ProxyRequest[] = [];
+let network: NetworkProxy;
+let proxy: ProxySocket;
+const reported: SandboxNetworkRequest[] = [];
 
 before(async () => {
   first = await namedServer('first');
   second = await namedServer('second');
   refusing = await closedPort();
-  proxy = await startNetworkProxy({
+  network = startNetworkProxy({
     allowedHosts: [`127.0.0.1:${first.port}`, `127.0.0.1:${refusing}`],
-    onRequest: (request) => reported.push(request),
   });
+  proxy = network.listen((request) => reported.push(request));
 });
 
 after(async () => {
-  await proxy.close();
+  await network.close();
   first.server.close();
   second.server.close();
 });
 
 /** The reports made while `work` ran. */
-async function reportsOf(work: () => Promise<void>): Promise<ProxyRequest[]> {
+async function reportsOf(work: () => Promise<void>): Promise<SandboxNetworkRequest[]> {
   const from = reported.length;
   await work();
   return reported.slice(from);
 }
 
 test('the socket is in a private folder (0700) of its own', () => {
-  const folder = lstatSync(dirname(proxy.socketPath));
+  assert.equal(dirname(proxy.socketPath), network.folder);
+  const folder = lstatSync(network.folder);
   assert.equal(folder.isDirectory(), true);
   assert.equal(folder.mode & 0o777, 0o700);
   assert.equal(lstatSync(proxy.socketPath).isSocket(), true);
@@ -144,19 +152,44 @@ test('requests that are not proxy requests get 400 and are not reported', async 
   assert.deepEqual(reports, []);
 });
 
-test('a malformed entry stops the start naming it; close() removes the folder', async () => {
-  await assert.rejects(
-    startNetworkProxy({ allowedHosts: ['example.com:http'] }),
+test('each socket reports its own requests; a closed socket is gone, the others still serve', async () => {
+  const mine: SandboxNetworkRequest[] = [];
+  const own = network.listen((request) => mine.push(request));
+  assert.notEqual(own.socketPath, proxy.socketPath);
+  const reports = await reportsOf(async () => {
+    assert.equal(
+      (await proxiedRequest(own.socketPath, `http://127.0.0.1:${first.port}/own`)).status,
+      200,
+    );
+    assert.equal((await proxiedConnect(own.socketPath, `127.0.0.1:${second.port}`)).status, 403);
+  });
+  assert.deepEqual(reports, []);
+  assert.deepEqual(mine, [
+    { host: '127.0.0.1', port: first.port, method: 'GET', allowed: true },
+    { host: '127.0.0.1', port: second.port, method: 'CONNECT', allowed: false },
+  ]);
+  own.close();
+  assert.equal(existsSync(own.socketPath), false);
+  assert.equal(
+    (await proxiedRequest(proxy.socketPath, `http://127.0.0.1:${first.port}/`)).status,
+    200,
+  );
+});
+
+test('a malformed entry stops the start naming it; a failing report is ignored; close() removes the folder', async () => {
+  assert.throws(
+    () => startNetworkProxy({ allowedHosts: ['example.com:http'] }),
     /sandbox\.allowedHosts: "example\.com:http"/,
   );
-  const throwing = await startNetworkProxy({
-    allowedHosts: [`127.0.0.1:${first.port}`],
-    onRequest: () => {
-      throw new Error('a listener that fails');
-    },
+  const closing = startNetworkProxy({ allowedHosts: [`127.0.0.1:${first.port}`] });
+  const throwing = closing.listen(() => {
+    throw new Error('a listener that fails');
   });
   const answer = await proxiedRequest(throwing.socketPath, `http://127.0.0.1:${first.port}/`);
   assert.equal(answer.status, 200);
-  await throwing.close();
-  assert.equal(existsSync(dirname(throwing.socketPath)), false);
+  const done = closing.close();
+  // The folder goes at once (a process `exit` listener cannot wait), the server a moment later.
+  assert.equal(existsSync(closing.folder), false);
+  await done;
+  assert.throws(() => closing.listen(), /proxy is closed/);
 });

@@ -8,22 +8,28 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { request } from 'node:http';
 import { after, before, test } from 'node:test';
-import { startNetworkProxy } from '../../src/sandbox/network-proxy.js';
-import { bridgeScriptPath } from '../../src/sandbox/network-proxy-setup.js';
+import {
+  type NetworkProxy,
+  type ProxySocket,
+  startNetworkProxy,
+} from '../../src/sandbox/network-proxy.js';
+import { bridgeScriptPath } from '../../src/sandbox/sandbox-network.js';
 import { type NamedServer, namedServer } from './proxy-servers.js';
 
 let allowed: NamedServer;
 let other: NamedServer;
-let proxy: Awaited<ReturnType<typeof startNetworkProxy>>;
+let network: NetworkProxy;
+let proxy: ProxySocket;
 
 before(async () => {
   allowed = await namedServer('allowed');
   other = await namedServer('other');
-  proxy = await startNetworkProxy({ allowedHosts: [`127.0.0.1:${allowed.port}`] });
+  network = startNetworkProxy({ allowedHosts: [`127.0.0.1:${allowed.port}`] });
+  proxy = network.listen();
 });
 
 after(async () => {
-  await proxy.close();
+  await network.close();
   allowed.server.close();
   other.server.close();
 });
