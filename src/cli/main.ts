@@ -32,6 +32,7 @@ Examples (from the repository root; ID is a session id from \`loom sessions list
   $ loom workflow list                               # saved: .loom/workflows/, $LOOM_HOME/workflows/
   $ loom acp                                         # serve an editor over ACP on stdio
   $ loom mcp list                                    # MCP servers: status and tools
+  $ loom mcp login NAME                              # OAuth login of an HTTP MCP server
   $ loom models gpt-4o                               # known models: window, prices, capabilities
 
 Config: $LOOM_HOME/config.yaml and ./.loom/config.yaml (LOOM_HOME defaults to ~/.loom).`;
@@ -331,9 +332,8 @@ export function buildProgram(): Command {
       const { compactCommand } = await import('./compact-command.js');
       await exitAfterDrain(await compactCommand(options));
     });
-  program
-    .command('mcp')
-    .description('the MCP servers of config and .mcp.json')
+  const mcp = program.command('mcp').description('the MCP servers of config and .mcp.json');
+  mcp
     .command('list')
     .description('start each MCP server, print its status and tools, and stop it')
     .option('--cwd <dir>', 'the workspace (default: the current folder)')
@@ -341,6 +341,27 @@ export function buildProgram(): Command {
     .action(async (options: import('./mcp-command.js').McpListOptions) => {
       const { mcpListCommand } = await import('./mcp-command.js');
       await exitAfterDrain(await mcpListCommand(options));
+    });
+  mcp
+    .command('login')
+    .description(
+      'log in to an HTTP MCP server with OAuth: print the URL to open, wait for the redirect, store the tokens in $LOOM_HOME/mcp-auth/',
+    )
+    .argument('<name>', 'the server (mcp.servers.NAME or .mcp.json)')
+    .option('--cwd <dir>', 'the workspace (default: the current folder)')
+    .option('--timeout-ms <ms>', 'how long to wait for the redirect (default 300000)')
+    .action(async (name: string, options: import('./mcp-login-command.js').McpLoginOptions) => {
+      const { mcpLoginCommand } = await import('./mcp-login-command.js');
+      await exitAfterDrain(await mcpLoginCommand(name, options));
+    });
+  mcp
+    .command('logout')
+    .description("remove an MCP server's stored OAuth login")
+    .argument('<name>', 'the server')
+    .option('--cwd <dir>', 'the workspace (default: the current folder)')
+    .action(async (name: string, options: import('./mcp-login-command.js').McpLogoutOptions) => {
+      const { mcpLogoutCommand } = await import('./mcp-login-command.js');
+      await exitAfterDrain(await mcpLogoutCommand(name, options));
     });
   const worker = program
     .command('worker')

@@ -22,6 +22,7 @@ export interface McpListOptions {
 function statusText(report: McpServerReport): string {
   const { status } = report;
   if (status.state === 'failed') {
+    if (status.reason === 'needs-login') return `needs login (run loom mcp login ${report.name})`;
     return `${status.reason === 'timeout' ? 'timed out' : 'failed'}: ${status.message}`;
   }
   const offered = status.tools.filter((tool) => tool.agentName !== undefined).length;

@@ -63,10 +63,16 @@ export interface McpToolReport {
   problem?: string;
 }
 
+/**
+ * Why a server did not start: `needs-login` is an HTTP server whose OAuth login is missing,
+ * expired past refreshing or revoked (`loom mcp login NAME` fixes it).
+ */
+export type McpFailureReason = 'timeout' | 'error' | 'needs-login';
+
 /** What one server's start came to. A failed server's tools are absent for the whole session. */
 export type McpServerStatus =
   | { state: 'connected'; tools: McpToolReport[]; serverVersion?: string }
-  | { state: 'failed'; reason: 'timeout' | 'error'; message: string };
+  | { state: 'failed'; reason: McpFailureReason; message: string };
 
 export interface McpServerReport {
   name: string;
@@ -80,7 +86,7 @@ export interface McpServerFailedEvent {
   server: string;
   transport: McpServerDeclaration['transport'];
   source: McpServerSource;
-  reason: 'timeout' | 'error';
+  reason: McpFailureReason;
   /** Credential values are never in it. */
   message: string;
 }
@@ -92,7 +98,7 @@ declare module '../core/session-events.js' {
   }
 }
 
-export type McpErrorCode = 'MCP_SERVER_UNAVAILABLE' | 'MCP_TOOL_ERROR';
+export type McpErrorCode = 'MCP_SERVER_UNAVAILABLE' | 'MCP_TOOL_ERROR' | 'MCP_LOGIN_FAILED';
 
 declare module '../base/errors.js' {
   interface LoomErrorCodeMap extends Record<McpErrorCode, true> {}
@@ -100,7 +106,9 @@ declare module '../base/errors.js' {
 
 /**
  * `MCP_SERVER_UNAVAILABLE`: the server could not be reached or restarted, or it died during the
- * call; `MCP_TOOL_ERROR`: the server answered the call with a protocol error.
+ * call; `MCP_TOOL_ERROR`: the server answered the call with a protocol error;
+ * `MCP_LOGIN_FAILED`: `loom mcp login` could not complete (no OAuth metadata, the user refused,
+ * the wait timed out, the token exchange failed).
  */
 export class McpError extends LoomError<McpErrorCode> {}
 

@@ -14,13 +14,24 @@ import { redactCredentials } from '../base/credential-redaction.js';
 import { errorMessage } from '../base/errors.js';
 import { loomVersion } from '../core/version.js';
 import { describeHttpConnectError, urlWithoutCredentials } from './connect-error.js';
-import { McpError, type McpSandboxLauncher, type McpServerDeclaration } from './contract.js';
+import {
+  McpError,
+  type McpFailureReason,
+  type McpSandboxLauncher,
+  type McpServerDeclaration,
+} from './contract.js';
 import { expandVariables } from './expand-variables.js';
+import {
+  connectionAuthProvider,
+  type LoomOAuthProvider,
+  NeedsLoginError,
+} from './oauth-provider.js';
+import { storedSecretValues } from './token-store.js';
 
 /** A start that failed: the server's tools are absent; `message` names what went wrong. */
 export class McpStartFailure extends Error {
   constructor(
-    readonly reason: 'timeout' | 'error',
+    readonly reason: McpFailureReason,
     message: string,
   ) {
     super(message);
@@ -61,6 +72,8 @@ export class ServerConnection {
   private readonly sandboxLauncher: McpSandboxLauncher | undefined;
   /** Releases what the sandbox holds for the running process (placeholders). */
   private sandboxEnded: (() => void) | undefined;
+  /** The OAuth provider of the newest HTTP transport (none for stdio or an own Authorization). */
+  private auth: LoomOAuthProvider | undefined;
 
   constructor(
     declaration: McpServerDeclaration,
@@ -227,6 +240,9 @@ export class ServerConnection {
     } catch (error) {
       if (error instanceof McpStartFailure) throw error;
       await this.drop(live);
+      if (this.auth?.needsLogin) {
+        throw new McpStartFailure('needs-login', new NeedsLoginError(this.name).message);
+      }
       const reason =
         server.transport === 'http'
           ? describeHttpConnectError(server.url, error)
@@ -295,7 +311,9 @@ export class ServerConnection {
         `its url ${urlWithoutCredentials(server.url)} must not embed credentials (user:password@); send them in a header such as Authorization: Bearer \${VARIABLE}`,
       );
     }
+    this.auth = connectionAuthProvider(this.name, server.url, server.headers);
     return new StreamableHTTPClientTransport(url, {
+      ...(this.auth ? { authProvider: this.auth } : {}),
       requestInit: { headers: server.headers },
       reconnectionOptions: {
         initialReconnectionDelay: 100,
@@ -325,6 +343,6 @@ export class ServerConnection {
 
   /** `text` without the credential values this server's declaration read, in any form. */
   private clean(text: string): string {
-    return redactCredentials(text, this.secrets);
+    return redactCredentials(text, [...this.secrets, ...storedSecretValues()]);
   }
 }

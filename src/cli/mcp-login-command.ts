@@ -1,0 +1,132 @@
+/**
+ * `loom mcp login NAME` and `loom mcp logout NAME`: the OAuth login of one HTTP MCP server the
+ * workspace declares. Login prints the authorization URL on stdout (one line; what to do with it
+ * on stderr), waits for the browser's redirect to a loopback port (5 minutes, `--timeout-ms`;
+ * Ctrl-C cancels), stores the tokens in `$LOOM_HOME/mcp-auth/` and connects once to count the
+ * tools. Logout removes the server's stored login. Exit 0 done, 1 failed, 130 cancelled. No token
+ * value is ever printed.
+ */
+import { resolve } from 'node:path';
+import { redactCredentials } from '../base/credential-redaction.js';
+import { errorMessage, LoomError } from '../base/errors.js';
+import { loadConfig } from '../config/load-config.js';
+import { loomHome } from '../core/home.js';
+import { DEFAULT_OUTPUT_LIMIT, type McpServerDeclaration } from '../mcp/contract.js';
+import { startServers } from '../mcp/install.js';
+import { DEFAULT_LOGIN_TIMEOUT_MS, loginToServer } from '../mcp/login-flow.js';
+import { declaredServers } from '../mcp/server-list.js';
+import { forgetServer, storedSecretValues } from '../mcp/token-store.js';
+import { configCredentials } from './config-credentials.js';
+import { redactOutputWith } from './output-redaction.js';
+import { handleStopSignals, SIGNAL_EXIT_CODES } from './stop-signals.js';
+
+export interface McpLoginOptions {
+  cwd?: string;
+  timeoutMs?: string;
+}
+
+export interface McpLogoutOptions {
+  cwd?: string;
+}
+
+function fail(message: string): number {
+  process.stderr.write(`loom: ${message}\n`);
+  return 1;
+}
+
+/** The workspace's servers, with every credential they name (and every stored token) redacted. */
+function workspaceServers(cwd: string | undefined) {
+  const workspace = resolve(cwd ?? process.cwd());
+  const config = loadConfig(loomHome(), workspace);
+  const servers = declaredServers(config, workspace);
+  redactOutputWith(configCredentials(config, servers));
+  redactOutputWith({ redact: (text) => redactCredentials(text, storedSecretValues()) });
+  return { config, servers };
+}
+
+function known(servers: readonly McpServerDeclaration[]): string {
+  const http = servers.filter((server) => server.transport === 'http').map((server) => server.name);
+  return http.length > 0
+    ? `the HTTP servers declared here: ${http.join(', ')}`
+    : 'no HTTP server is declared here (mcp.servers in config.yaml, or .mcp.json)';
+}
+
+function parseTimeout(text: string | undefined): number | string {
+  if (text === undefined) return DEFAULT_LOGIN_TIMEOUT_MS;
+  const value = Number(text);
+  return Number.isInteger(value) && value > 0
+    ? value
+    : `--timeout-ms must be a whole number of milliseconds above 0, not ${JSON.stringify(text)}`;
+}
+
+export async function mcpLoginCommand(name: string, options: McpLoginOptions): Promise<number> {
+  const timeoutMs = parseTimeout(options.timeoutMs);
+  if (typeof timeoutMs === 'string') return fail(timeoutMs);
+  const { config, servers } = workspaceServers(options.cwd);
+  const declaration = servers.find((server) => server.name === name);
+  if (!declaration) return fail(`no MCP server is named ${name}: ${known(servers)}`);
+  if (declaration.transport !== 'http') {
+    return fail(
+      `${name} is a stdio server (${declaration.origin}): only HTTP servers log in with OAuth; a stdio server takes its credentials from its env`,
+    );
+  }
+  const cancel = new AbortController();
+  const signals = handleStopSignals({
+    graceful: () => cancel.abort(),
+    forced: () => {},
+  });
+  try {
+    await loginToServer({
+      declaration,
+      environment: process.env,
+      home: loomHome(),
+      timeoutMs,
+      signal: cancel.signal,
+      showAuthorizationUrl(url, redirectUrl) {
+        process.stdout.write(`${url}\n`);
+        process.stderr.write(
+          `loom: open the URL above in a browser to log in to ${name}; waiting ${Math.round(timeoutMs / 1000)} s for its redirect to ${redirectUrl} (Ctrl-C cancels)\n`,
+        );
+      },
+    });
+  } catch (error) {
+    signals.finish();
+    if (signals.received) {
+      process.stderr.write(`loom: the login to ${name} was cancelled; nothing was stored\n`);
+      return SIGNAL_EXIT_CODES[signals.received];
+    }
+    if (error instanceof LoomError) return fail(error.message);
+    return fail(`logging in to ${name} failed: ${errorMessage(error)}`);
+  }
+  signals.finish();
+  const [result] = await startServers([declaration], {
+    environment: process.env,
+    outputLimit: config.mcp?.outputLimit ?? DEFAULT_OUTPUT_LIMIT,
+  });
+  await result?.connection.close();
+  const status = result?.report.status;
+  if (status?.state !== 'connected') {
+    return fail(
+      `logged in to ${name}, but connecting with the new tokens failed: ${status?.message ?? 'no report'}`,
+    );
+  }
+  const tools = status.tools.filter((tool) => tool.agentName !== undefined).length;
+  process.stdout.write(`logged in to ${name}: ${tools} tool${tools === 1 ? '' : 's'}\n`);
+  return 0;
+}
+
+export async function mcpLogoutCommand(name: string, options: McpLogoutOptions): Promise<number> {
+  const { servers } = workspaceServers(options.cwd);
+  const removed = forgetServer(loomHome(), name);
+  if (removed > 0) {
+    process.stdout.write(`logged out of ${name}: its stored login is removed\n`);
+    return 0;
+  }
+  if (!servers.some((server) => server.name === name)) {
+    return fail(
+      `no MCP server is named ${name} and no login of that name is stored: ${known(servers)}`,
+    );
+  }
+  process.stderr.write(`loom: ${name} has no stored login; nothing to remove\n`);
+  return 0;
+}
