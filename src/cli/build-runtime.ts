@@ -35,6 +35,7 @@ import type { PriceSource } from '../llm/prices.js';
 import { createModelClient } from '../llm/providers.js';
 import { installMcp, type McpLayer } from '../mcp/install.js';
 import { declaredServers } from '../mcp/server-list.js';
+import { storedSecretValues } from '../mcp/token-store.js';
 import { installPlanMode, type PlanLayer } from '../plan/install.js';
 import { installAgentTypes } from '../project/agent-types-install.js';
 import { installHooks } from '../project/hook-install.js';
@@ -160,6 +161,7 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
   });
   const mcpServers = declaredServers(config, flags.cwd);
   const credentials = configCredentials(config, mcpServers);
+  credentials.addValues(storedSecretValues);
   root.provide(credentialVariablesKey, credentials);
   redactOutputWith(credentials);
   installProcessGroupLog(runtime);

@@ -22,6 +22,9 @@ export class CredentialVariables implements JsonRedactor {
   private readonly registered: { names: ReadonlySet<string>; kind: CredentialKind }[] = [];
   private readonly environment: NodeJS.ProcessEnv;
   private redactor: CredentialRedactor | undefined;
+  private readonly valueSources: Array<() => readonly string[]> = [];
+  /** How many values the sources gave when the matcher was built: more rebuild it. */
+  private sourcedCount = 0;
 
   /** Values are read from `environment` (default Loom's own) when the names change. */
   constructor(environment: NodeJS.ProcessEnv = process.env) {
@@ -36,6 +39,20 @@ export class CredentialVariables implements JsonRedactor {
     return () => {
       const index = this.registered.indexOf(entry);
       if (index >= 0) this.registered.splice(index, 1);
+      this.redactor = undefined;
+    };
+  }
+
+  /**
+   * Credentials that live in no variable (an MCP server's OAuth tokens): `source` is asked for
+   * them at each redaction and must only grow; until the returned undo runs. Must not throw.
+   */
+  addValues(source: () => readonly string[]): Disposer {
+    this.valueSources.push(source);
+    this.redactor = undefined;
+    return () => {
+      const index = this.valueSources.indexOf(source);
+      if (index >= 0) this.valueSources.splice(index, 1);
       this.redactor = undefined;
     };
   }
@@ -58,6 +75,9 @@ export class CredentialVariables implements JsonRedactor {
     for (const entry of this.registered) {
       for (const name of entry.names) add(this.environment[name], entry.kind, minimumValueLength);
     }
+    for (const source of this.valueSources) {
+      for (const value of source()) add(value, 'secret', minimumValueLength);
+    }
     for (const [name, value] of Object.entries(this.environment)) {
       if (looksLikeCredential(name)) add(value, 'secret', minimumEncodedLength);
       else if (isCredentialVariable(name)) add(value, 'loose', minimumEncodedLength);
@@ -76,6 +96,13 @@ export class CredentialVariables implements JsonRedactor {
   }
 
   private matcher(): CredentialRedactor {
+    if (this.valueSources.length > 0) {
+      const count = this.valueSources.reduce((total, source) => total + source().length, 0);
+      if (count !== this.sourcedCount) {
+        this.sourcedCount = count;
+        this.redactor = undefined;
+      }
+    }
     this.redactor ??= new CredentialRedactor(this.values());
     return this.redactor;
   }

@@ -57,6 +57,11 @@ function oauthFolders(): ScriptedFolders {
   const folders = scriptedFolders({
     rules: [
       callsThenReply('read the note', [{ name: 'mcp__notes__note', arguments: {} }], 'read it'),
+      callsThenReply(
+        'echo the token',
+        [{ name: 'mcp__notes__echo_token', arguments: {} }],
+        '{{lastToolResult}}',
+      ),
       { when: 'hello', steps: [{ reply: 'hi' }] },
     ],
   });
@@ -115,7 +120,7 @@ test('loom mcp login, a call with the token, a refresh after expiry, logout; tok
   const ended = await login.exited;
   keep({ stdout: login.stdout(), stderr: login.stderr() });
   assert.equal(ended.code, 0, login.stderr());
-  assert.match(login.stdout(), /^logged in to notes: 1 tool$/m);
+  assert.match(login.stdout(), /^logged in to notes: 2 tools$/m);
   assert.deepEqual(fixture.grants, ['authorization_code']);
   assert.equal(fixture.clients.length, 1, 'registered dynamically once');
 
@@ -127,12 +132,16 @@ test('loom mcp login, a call with the token, a refresh after expiry, logout; tok
     isError: false,
   });
 
+  const echoed = keep(await runScripted(folders, 'echo the token', { json: true }));
+  assert.equal(echoed.code, 0, echoed.stderr);
+  assert.equal(toolResults(echoed.stdout)[0]?.content, 'your token is [redacted]');
+
   fixture.expireAccessTokens();
   const second = keep(await runScripted(folders, 'read the note', { json: true }));
   assert.equal(second.code, 0, second.stderr);
   assert.equal(toolResults(second.stdout)[0]?.content, 'the note behind the login');
   assert.deepEqual(fixture.grants, ['authorization_code', 'refresh_token']);
-  assert.equal(fixture.toolCalls, 2);
+  assert.equal(fixture.toolCalls, 2, 'note was called twice');
 
   const authFolder = join(folders.home, 'mcp-auth');
   assert.equal(statSync(authFolder).mode & 0o777, 0o700);

@@ -5,7 +5,8 @@
  * (a redirect to the registered loopback URI with the code and state), and a `/token` that checks
  * the PKCE verifier (S256) and issues short-lived access tokens with a rotating refresh token. The
  * MCP endpoint (the SDK's McpServer over streamable HTTP, stateless) answers 401 with
- * `WWW-Authenticate: Bearer resource_metadata=...` without a valid token; its one tool is `note`.
+ * `WWW-Authenticate: Bearer resource_metadata=...` without a valid token; its tools are `note` and
+ * `echo_token`, a careless one that repeats the token it got.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -212,6 +213,10 @@ export async function startOAuthFixture(): Promise<OAuthFixture> {
       fixture.toolCalls += 1;
       return { content: [{ type: 'text', text: 'the note behind the login' }] };
     });
+    // A careless server: it repeats the token it was sent (Loom must redact it).
+    server.registerTool('echo_token', { description: 'Says which token it got' }, () => ({
+      content: [{ type: 'text', text: `your token is ${bearer}` }],
+    }));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     response.on('close', () => {
       void transport.close();
