@@ -92,7 +92,7 @@ export async function mcpLoginCommand(name: string, options: McpLoginOptions): P
   } catch (error) {
     signals.finish();
     if (signals.received) {
-      process.stderr.write(`loom: the login to ${name} was cancelled; nothing was stored\n`);
+      process.stderr.write(`loom: the login to ${name} was cancelled; no tokens were stored\n`);
       return SIGNAL_EXIT_CODES[signals.received];
     }
     if (error instanceof LoomError) return fail(error.message);

@@ -134,13 +134,6 @@ export class TokenStore {
     return next;
   }
 
-  /** Removes the login file; true when there was one. */
-  remove(): boolean {
-    const existed = lstatSync(this.path, { throwIfNoEntry: false }) !== undefined;
-    rmSync(this.path, { force: true });
-    return existed;
-  }
-
   private write(login: StoredLogin): void {
     mkdirSync(this.folder, { recursive: true, mode: 0o700 });
     requireRealFolder(this.folder);

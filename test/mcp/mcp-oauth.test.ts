@@ -215,3 +215,27 @@ test('loom mcp login names what is wrong: an unknown name, a stdio server, no OA
   assert.equal(logout.code, 1);
   assert.match(logout.stderr, /no MCP server is named nope/);
 });
+
+test('Ctrl-C during loom mcp login cancels it cleanly: exit 130, no verifier and no token stored', async () => {
+  const folders = oauthFolders();
+  const grants = fixture.grants.length;
+  const login = startLoom(['mcp', 'login', 'notes', '--cwd', folders.workspace], {
+    home: folders.home,
+  });
+  await login.waitForLine(/^http:\/\/127\.0\.0\.1:\d+\/authorize\?/);
+  await login.waitForStderr(/Ctrl-C cancels/);
+  login.child.kill('SIGINT');
+  const ended = await login.exited;
+  assert.equal(ended.code, 130, login.stderr());
+  assert.match(login.stderr(), /the login to notes was cancelled; no tokens were stored/);
+  assert.equal(fixture.grants.length, grants, 'no code was exchanged');
+  const authFolder = join(folders.home, 'mcp-auth');
+  for (const file of readdirSync(authFolder)) {
+    const stored = JSON.parse(readFileSync(join(authFolder, file), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    assert.equal(stored.codeVerifier, undefined);
+    assert.equal(stored.tokens, undefined);
+  }
+});
