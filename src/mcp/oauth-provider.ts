@@ -18,7 +18,7 @@ import type {
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { loomHome } from '../core/home.js';
 import { loomVersion } from '../core/version.js';
-import { TokenStore } from './token-store.js';
+import { type StoredLogin, TokenStore } from './token-store.js';
 
 /** An access token that expires within this is refreshed before it is sent. */
 export const REFRESH_MARGIN_MS = 30_000;
@@ -63,7 +63,9 @@ export class LoomOAuthProvider implements OAuthClientProvider {
   private readonly mode: ProviderMode;
   private readonly now: () => number;
   private discovered: OAuthDiscoveryState | undefined;
-  private refreshing = false;
+  private refreshing: Promise<void> | undefined;
+  /** The access token this provider last handed out: tokens another request replaced stay. */
+  private lastAccessToken: string | undefined;
   private verifierInMemory: string | undefined;
   /** Set once this connection found it needs a login (or a login it cannot run). */
   needsLogin = false;
@@ -130,20 +132,53 @@ export class LoomOAuthProvider implements OAuthClientProvider {
     if (!tokens) return undefined;
     const expired =
       stored.expiresAt !== undefined && stored.expiresAt - REFRESH_MARGIN_MS <= this.now();
-    if (!expired || this.refreshing || tokens.refresh_token === undefined) return tokens;
-    this.refreshing = true;
-    try {
-      const { auth } = await import('@modelcontextprotocol/sdk/client/auth.js');
-      await auth(this, {
-        serverUrl: this.store.url,
-        ...(stored.resourceMetadataUrl
-          ? { resourceMetadataUrl: new URL(stored.resourceMetadataUrl) }
-          : {}),
-      });
-    } finally {
-      this.refreshing = false;
+    if (!expired || tokens.refresh_token === undefined) return this.seen(tokens);
+    // Requests sent together wait for one refresh (a second would spend a rotated token).
+    this.refreshing ??= this.refresh(stored, tokens.refresh_token).finally(() => {
+      this.refreshing = undefined;
+    });
+    await this.refreshing;
+    return this.seen(this.store.read()?.tokens);
+  }
+
+  private seen(tokens: OAuthTokens | undefined): OAuthTokens | undefined {
+    this.lastAccessToken = tokens?.access_token;
+    return tokens;
+  }
+
+  /** Trades the refresh token for new tokens; a refusal drops them and needs login. */
+  private async refresh(stored: StoredLogin, refreshToken: string): Promise<void> {
+    const sdk = await import('@modelcontextprotocol/sdk/client/auth.js');
+    const { OAuthError, ServerError } = await import(
+      '@modelcontextprotocol/sdk/server/auth/errors.js'
+    );
+    const clientInformation = stored.clientInformation;
+    if (!clientInformation) {
+      this.needsLogin = true;
+      throw new NeedsLoginError(this.store.server);
     }
-    return this.store.read()?.tokens;
+    const discovery = await sdk.discoverOAuthServerInfo(this.store.url, {
+      ...(stored.resourceMetadataUrl
+        ? { resourceMetadataUrl: new URL(stored.resourceMetadataUrl) }
+        : {}),
+    });
+    const resource = discovery.resourceMetadata?.resource;
+    try {
+      const next = await sdk.refreshAuthorization(discovery.authorizationServerUrl, {
+        ...(discovery.authorizationServerMetadata
+          ? { metadata: discovery.authorizationServerMetadata }
+          : {}),
+        clientInformation,
+        refreshToken,
+        ...(resource ? { resource } : {}),
+      });
+      this.saveTokens({ ...next, issuer: String(discovery.authorizationServerUrl) });
+    } catch (error) {
+      if (!(error instanceof OAuthError) || error instanceof ServerError) throw error;
+      this.store.update(({ tokens: _refused, expiresAt: _expiry, ...rest }) => rest);
+      this.needsLogin = true;
+      throw new NeedsLoginError(this.store.server);
+    }
   }
 
   saveTokens(tokens: OAuthTokens): void {
@@ -190,7 +225,12 @@ export class LoomOAuthProvider implements OAuthClientProvider {
       this.discovered = undefined;
       return;
     }
-    if (this.store.read() === undefined) return;
+    const stored = this.store.read();
+    if (stored === undefined) return;
+    const replaced =
+      stored.tokens !== undefined && stored.tokens.access_token !== this.lastAccessToken;
+    // Tokens a parallel request (or process) refreshed meanwhile are not the ones that failed.
+    if (scope === 'tokens' && replaced) return;
     this.store.update((login) => {
       const next = { ...login };
       if (scope === 'all' || scope === 'client') delete next.clientInformation;

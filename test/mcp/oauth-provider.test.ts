@@ -72,6 +72,21 @@ test('an access token past its expiry is refreshed before it is sent, and the ne
   assert.notEqual(refreshed?.access_token, loggedIn.tokens?.access_token);
   assert.equal(store.read()?.tokens?.refresh_token, fixture.issued.refresh.at(-1));
   assert.equal(store.read()?.expiresAt, later + 3600 * 1000);
+
+  const muchLater = later + 7200 * 1000;
+  const together = new LoomOAuthProvider(store, { kind: 'connect' }, () => muchLater);
+  const grantsNow = fixture.grants.length;
+  const [one, two] = await Promise.all([together.tokens(), together.tokens()]);
+  assert.deepEqual(fixture.grants.slice(grantsNow), ['refresh_token'], 'one refresh for both');
+  assert.equal(one?.access_token, two?.access_token);
+
+  // A request whose token failed after another one refreshed keeps the refreshed tokens.
+  const stale = new LoomOAuthProvider(store, { kind: 'connect' }, () => muchLater);
+  await stale.tokens();
+  const other = new LoomOAuthProvider(store, { kind: 'connect' }, () => Number.MAX_SAFE_INTEGER);
+  const replaced = await other.tokens();
+  stale.invalidateCredentials('tokens');
+  assert.equal(store.read()?.tokens?.access_token, replaced?.access_token);
 });
 
 test('a refresh the authorization server refuses needs login and drops the tokens', async () => {
