@@ -114,6 +114,23 @@ export async function workspaceRepository(
   return { repository, ...(finished.before !== undefined ? { before: finished.before } : {}) };
 }
 
+/**
+ * Why the files of a session in `workspace` cannot be rewound (checkpoints are off in config, or
+ * the workspace is gone), or undefined when they can.
+ */
+export function filesNotRewindable(
+  checkpointsEnabled: boolean,
+  workspace: string | undefined,
+): string | undefined {
+  if (!checkpointsEnabled) {
+    return 'checkpoints are off (checkpoints.enabled: false in config), so no file can be restored: only the conversation can be rewound';
+  }
+  if (workspace === undefined || !existsSync(workspace)) {
+    return `this session records no workspace that still exists (${workspace ?? 'none'}): only the conversation can be rewound`;
+  }
+  return undefined;
+}
+
 /** `M src/a.ts +3 -1` (a binary file: `binary`). */
 export function changeLine(change: ChangedPath): string {
   const lines = change.added === undefined ? 'binary' : `+${change.added} -${change.removed ?? 0}`;

@@ -5,10 +5,10 @@
  * Both read the session's checkpoints (checkpoint/session-changes.ts); the rewind itself runs
  * through the terminal's session (`TuiSession.rewind`), refused while a turn runs.
  */
-import { existsSync } from 'node:fs';
 import {
   cappedPatch,
   changeLine,
+  filesNotRewindable,
   restorePreview,
   sessionDiff,
   type TreeDiff,
@@ -28,14 +28,10 @@ export const PREVIEW_PATCH_LINES = 30;
 
 /** Why this session's files cannot be rewound, or undefined when they can. */
 export function filesUnavailable(session: TuiSession): string | undefined {
-  if (session.setup.config.checkpoints?.enabled === false) {
-    return 'checkpoints are off (checkpoints.enabled: false in config), so no file can be restored: only the conversation can be rewound';
-  }
-  const workspace = session.current.log.header.cwd;
-  if (workspace === undefined || !existsSync(workspace)) {
-    return `this session records no workspace that still exists (${workspace ?? 'none'}): only the conversation can be rewound`;
-  }
-  return undefined;
+  return filesNotRewindable(
+    session.setup.config.checkpoints?.enabled !== false,
+    session.current.log.header.cwd,
+  );
 }
 
 function repositoryOf(session: TuiSession): ShadowRepository | undefined {
