@@ -4,7 +4,8 @@
  * lists what the session changed with its lines and the patch; `/rewind` lists the turns with
  * their changes, restores the files byte for byte after showing the diff it applies, or forks the
  * conversation into a new session whose transcript is the one before the turn. With
- * `checkpoints.enabled: false` only the conversation is offered, and it says why. Needs
+ * `checkpoints.enabled: false` only the conversation is offered, and it says why; while a turn
+ * runs it is refused. Needs
  * `npm run build`.
  */
 import assert from 'node:assert/strict';
@@ -54,6 +55,7 @@ function twoTurnFolders(): ScriptedFolders {
         ],
         'changed a.txt',
       ),
+      { when: '^hang$', hang: true },
       { when: '.*', reply: 'answer to {{prompt}}' },
     ],
   });
@@ -226,4 +228,33 @@ test('/rewind with checkpoints off offers only the conversation and says why', a
   await screen.waitFor((text) => !text.includes('enter picks · esc returns'));
   screen.type(KEYS.ctrlD);
   assert.equal((await screen.exited).exitCode, 0);
+});
+
+test('/rewind while a turn runs says it waits for an idle session', async () => {
+  const folders = twoTurnFolders();
+  const id = await twoTurns(folders);
+  const screen = resume(folders, id);
+  await screen.waitFor('changed a.txt');
+  await send(screen, 'hang');
+  await screen.waitFor('esc to interrupt');
+  await send(screen, '/rewind');
+  await screen.waitFor('/rewind waits for an idle session: a turn is running (esc interrupts it)');
+  assert.doesNotMatch(screen.text(), /enter picks · esc returns/);
+  screen.type(KEYS.escape);
+  await screen.waitFor(
+    (text) =>
+      text.includes('interrupted') &&
+      text.includes('ask loom') &&
+      !text.includes('esc to interrupt'),
+  );
+  await send(screen, '/rewind');
+  await screen.waitFor('enter picks · esc returns');
+  screen.type(KEYS.escape);
+  await screen.waitFor((text) => !text.includes('enter picks · esc returns'));
+  screen.type(KEYS.ctrlD);
+  assert.equal((await screen.exited).exitCode, 0);
+  assert.equal(
+    eventsOf(folders.home, id).some((event) => event.type === 'checkpoint/restore'),
+    false,
+  );
 });
