@@ -17,6 +17,7 @@ import {
   filesNotRewindable,
   restorePreview,
   sessionDiff,
+  type TreeDiff,
   turnChanges,
   workspaceRepository,
 } from '../checkpoint/session-changes.js';
@@ -143,7 +144,7 @@ async function preview(session: AcpSession, turn: SessionTurn, to: string): Prom
     `Restoring the files as turn ${number} began would change:`,
     ...diff.changed.map((change) => `- ${changeLine(change)}`),
     '',
-    ...fenced(diff.patch, session.id),
+    ...fenced(diff),
     '',
     go,
   ].join('\n');
@@ -163,12 +164,12 @@ export async function diffAnswer(session: AcpSession): Promise<string> {
     `Changed since this session began (${diff.changed.length} ${diff.changed.length === 1 ? 'path' : 'paths'}):`,
     ...diff.changed.map((change) => `- ${changeLine(change)}`),
     '',
-    ...fenced(diff.patch, session.id),
+    ...fenced(diff, session.id),
   ].join('\n');
 }
 
 /** The patch in a `diff` block, capped, with where to see all of it. */
-function fenced(patch: string, sessionId: string): string[] {
+function fenced({ patch, fullPatch }: TreeDiff, sessionId?: string): string[] {
   const { lines, omitted } = cappedPatch(patch, PATCH_LINES);
   // A fence longer than any run of backticks in the patch, so none of its lines closes it.
   const longest = Math.max(0, ...(patch.match(/`+/g) ?? []).map((run) => run.length));
@@ -178,7 +179,9 @@ function fenced(patch: string, sessionId: string): string[] {
     ...lines,
     fence,
     ...(omitted > 0
-      ? [`… ${omitted} more lines; loom sessions diff ${sessionId} lists every path.`]
+      ? [
+          `… ${omitted} more lines of the patch; all of it: \`${fullPatch}\`${sessionId !== undefined ? ` (\`loom sessions diff ${sessionId}\` lists the paths)` : ''}.`,
+        ]
       : []),
   ];
 }

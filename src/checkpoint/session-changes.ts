@@ -51,6 +51,20 @@ export interface TreeDiff {
   changed: ChangedPath[];
   /** The unified diff from `from` to `to`. */
   patch: string;
+  /** The command that prints the whole patch (a capped one points at it). */
+  fullPatch: string;
+}
+
+function treeDiff(
+  repository: ShadowRepository,
+  from: string,
+  to: string,
+  changed: ChangedPath[],
+  patch: string,
+): TreeDiff {
+  const gitDir = repository.place.gitDir;
+  const quoted = /^[\w./-]+$/.test(gitDir) ? gitDir : `'${gitDir.replaceAll("'", "'\\''")}'`;
+  return { from, to, changed, patch, fullPatch: `git --git-dir=${quoted} diff ${from} ${to}` };
 }
 
 /** What the session changed since it began (its first checkpoint to now); undefined: it made none. */
@@ -61,12 +75,13 @@ export async function sessionDiff(
   const first = firstCheckpoint(events);
   if (first === undefined) return undefined;
   const now = await repository.snapshot();
-  return {
-    from: first,
-    to: now,
-    changed: await repository.changes(first, now),
-    patch: await repository.patch(first, now),
-  };
+  return treeDiff(
+    repository,
+    first,
+    now,
+    await repository.changes(first, now),
+    await repository.patch(first, now),
+  );
 }
 
 /** What restoring the files as `turn` began would apply (now to its start tree); undefined: no checkpoint to restore. */
@@ -78,12 +93,13 @@ export async function restorePreview(
   const tree = startTree(sessionTurns(events), turn);
   if (tree === undefined) return undefined;
   const now = await repository.snapshot();
-  return {
-    from: now,
-    to: tree,
-    changed: await repository.changes(now, tree),
-    patch: await repository.patch(now, tree),
-  };
+  return treeDiff(
+    repository,
+    now,
+    tree,
+    await repository.changes(now, tree),
+    await repository.patch(now, tree),
+  );
 }
 
 /**

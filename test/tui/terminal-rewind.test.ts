@@ -9,6 +9,7 @@
  * `npm run build`.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, test } from 'node:test';
@@ -73,11 +74,11 @@ async function twoTurns(folders: ScriptedFolders): Promise<string> {
   return id;
 }
 
-function resume(folders: ScriptedFolders, id: string): ScreenRun {
+function resume(folders: ScriptedFolders, id: string, columns = 160): ScreenRun {
   const screen = startScreen(['--model', `scripted:${folders.model}`, '--resume', id], {
     home: folders.home,
     cwd: folders.workspace,
-    columns: 160,
+    columns,
     rows: 50,
   });
   screens.push(screen);
@@ -97,23 +98,42 @@ function after(screen: string, marker: string): string {
   return screen.slice(screen.lastIndexOf(marker));
 }
 
-test('/diff lists what the session changed with its lines, then the patch', async () => {
+test('/diff lists what the session changed with its lines, then the patch, capped with the command that prints all of it', async () => {
   const folders = twoTurnFolders();
   const id = await twoTurns(folders);
-  // A change no tool of the session made is in the diff too.
-  writeFileSync(join(folders.workspace, 'by-hand.txt'), 'typed\n');
-  const screen = resume(folders, id);
+  // A change no tool of the session made is in the diff too; its 80 lines go past the cap.
+  const typed = Array.from({ length: 80 }, (_, index) => `typed ${index + 1}\n`).join('');
+  writeFileSync(join(folders.workspace, 'by-hand.txt'), typed);
+  const screen = resume(folders, id, 260);
   await screen.waitFor('changed a.txt');
   await send(screen, '/diff');
   await screen.waitFor('changed since this session began (4 paths):');
-  const shown = after(await screen.waitFor('+line 2'), 'changed since this session began');
+  const shown = after(
+    await screen.waitFor(/more lines of the patch; all of it: .* \(loom sessions diff/),
+    'changed since this session began',
+  );
   assert.match(shown, /^ {2}A a\.txt \+2 -0$/m);
-  assert.match(shown, /^ {2}A by-hand\.txt \+1 -0$/m);
+  assert.match(shown, /^ {2}A by-hand\.txt \+80 -0$/m);
   assert.match(shown, /^ {2}A c\.txt \+1 -0$/m);
   assert.match(shown, /^ {2}A data\.bin binary$/m);
   assert.match(shown, /^diff --git a\/a\.txt b\/a\.txt$/m);
   assert.match(shown, /^\+one\^M$/m);
   assert.match(shown, /^\+line 2$/m);
+  assert.match(shown, /^\+typed 30$/m);
+  assert.doesNotMatch(shown, /^\+typed 80$/m);
+  const command =
+    /all of it: git --git-dir=(\S+) diff ([0-9a-f]{40}) ([0-9a-f]{40}) \(loom sessions diff (\S+) lists the paths\)$/m.exec(
+      shown,
+    );
+  assert.ok(command, shown);
+  assert.equal(command[4], id);
+  const whole = execFileSync('git', [
+    `--git-dir=${command[1]}`,
+    'diff',
+    command[2] ?? '',
+    command[3] ?? '',
+  ]);
+  assert.match(whole.toString('utf8'), /^\+typed 80$/m);
   screen.type(KEYS.ctrlD);
   assert.equal((await screen.exited).exitCode, 0);
 });

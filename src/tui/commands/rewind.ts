@@ -83,7 +83,9 @@ export async function diffText(
     '',
     ...patch.lines,
     ...(patch.omitted > 0
-      ? [`… ${patch.omitted} more lines: loom sessions diff ${id} lists every path`]
+      ? [
+          `… ${patch.omitted} more lines of the patch; all of it: ${diff.fullPatch} (loom sessions diff ${id} lists the paths)`,
+        ]
       : []),
   ];
   return { tone: 'info', text: lines.join('\n') };

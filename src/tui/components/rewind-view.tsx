@@ -319,7 +319,9 @@ function Preview({ stage }: { stage: Extract<Stage, { kind: 'preview' }> }) {
           {line === '' ? ' ' : line}
         </Text>
       ))}
-      {patch.omitted > 0 ? <Text dimColor>{`… ${patch.omitted} more lines`}</Text> : null}
+      {patch.omitted > 0 ? (
+        <Text dimColor>{`… ${patch.omitted} more lines; all of it: ${preview.fullPatch}`}</Text>
+      ) : null}
       <Text bold>enter restores · esc goes back</Text>
     </>
   );
