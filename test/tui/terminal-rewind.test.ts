@@ -278,3 +278,33 @@ test('/rewind while a turn runs says it waits for an idle session', async () => 
     false,
   );
 });
+
+test('/rewind of files and conversation to the first turn empties the workspace it began with and goes on in an empty fork', async () => {
+  const folders = twoTurnFolders();
+  const id = await twoTurns(folders);
+  const screen = resume(folders, id);
+  await screen.waitFor('changed a.txt');
+  await send(screen, '/rewind');
+  await screen.waitFor('enter picks · esc returns');
+  screen.type('1');
+  await screen.waitFor(/› 1\. first change/);
+  screen.type(KEYS.enter);
+  await screen.waitFor('what goes back?');
+  screen.type('1');
+  const preview = await screen.waitFor('enter restores · esc goes back');
+  assert.match(
+    preview,
+    /restoring the files as turn 1 began will change, and the conversation goes on in a new session from before it:/,
+  );
+  assert.match(preview, /^│ {3}D a\.txt \+0 -2 +│$/m);
+  screen.type(KEYS.enter);
+  const done = await screen.waitFor(/conversation: rewound to before turn 1 in a new session \S+;/);
+  assert.match(done, /files: restored as turn 1 began \(3 paths\):/);
+  const fork = /in a new session (\S+);/.exec(done)?.[1];
+  assert.ok(fork && fork !== id);
+  assert.deepEqual(readdirSync(folders.workspace), []);
+  screen.type(KEYS.ctrlD);
+  assert.equal((await screen.exited).exitCode, 0);
+  assert.deepEqual(userTexts(folders.home, fork), []);
+  assert.deepEqual(userTexts(folders.home, id), ['first change', 'second change']);
+});
