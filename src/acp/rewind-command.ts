@@ -72,7 +72,7 @@ export async function rewindAnswer(session: AcpSession, args: string): Promise<s
       if (why !== undefined)
         return `The files cannot be rewound: ${why} (/rewind ${to} conversation).`;
     }
-    const repository = request.files
+    const files = request.files
       ? await workspaceRepository(session.setup.runtime.home, log.header, {
           conversationOnly: `/rewind ${to} conversation rewinds only the conversation`,
           onFinished: (line) => notes.push(`${line}.`),
@@ -81,9 +81,10 @@ export async function rewindAnswer(session: AcpSession, args: string): Promise<s
     const outcome = await rewindSession({
       log,
       store: session.setup.runtime.store,
-      repository,
+      repository: files?.repository,
       turn,
       request,
+      ...(files?.before !== undefined ? { before: files.before } : {}),
     });
     const lines = [...notes];
     if (request.files) {
