@@ -35,7 +35,7 @@ test('sandbox: every key parses, and absent keys take their defaults', () => {
     hidden: ['.env'],
   });
   assert.equal(config.permissions?.[0]?.sandbox, false);
-  assert.equal(config.mcp?.servers?.files?.sandbox, true);
+  assert.equal((config.mcp?.servers?.files as { sandbox?: boolean } | undefined)?.sandbox, true);
   assert.deepEqual(sandboxSettings(undefined), {
     mode: 'workspace-write',
     network: false,
