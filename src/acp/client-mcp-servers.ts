@@ -33,7 +33,6 @@ export function clientDeclarations(
   servers: readonly McpServer[],
   workspace: string,
   startTimeoutMs: number,
-  report: (line: string) => void,
 ): McpServerDeclaration[] {
   const declarations: McpServerDeclaration[] = [];
   for (const server of servers) {
@@ -77,7 +76,6 @@ export function connectClientServers(
     servers,
     setup.workspace,
     config.mcp?.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS,
-    report,
   );
   return connectSessionServers(handle, declarations, {
     outputLimit: config.mcp?.outputLimit ?? DEFAULT_OUTPUT_LIMIT,

@@ -38,7 +38,7 @@ export function formatServers(reports: readonly McpServerReport[]): string {
     if (report.status.state !== 'connected') return [];
     return report.status.tools.map((tool) =>
       tool.agentName !== undefined
-        ? `  ${tool.agentName}\n`
+        ? `  ${tool.agentName}${tool.task ? ' (called as a task)' : ''}\n`
         : `  ${report.name}: ${tool.name} left out: ${tool.problem ?? 'unknown reason'}\n`,
     );
   });

@@ -87,6 +87,23 @@ export interface ToolProgress {
  * ends show on the call's line. A tool must not emit it after its call ended.
  */
 export const toolProgressReported = defineEmit<ToolProgress>('tools/progress');
+
+/** A call's progress as a few words: `3/5 Analyzing content…`, `40%`, or the message alone. */
+export function progressText(progress: {
+  progress?: number;
+  total?: number;
+  message?: string;
+}): string {
+  const count =
+    progress.progress === undefined
+      ? ''
+      : progress.total !== undefined
+        ? `${progress.progress}/${progress.total}`
+        : String(progress.progress);
+  const message = progress.message?.trim().slice(0, 60) ?? '';
+  return [count, message].filter((part) => part !== '').join(' ') || 'working';
+}
+
 export const permissionAskerKey = serviceKey<PermissionAsker>('permissions/asker');
 
 export interface ToolCallEnvironment {

@@ -54,7 +54,7 @@ test('loom acp: the MCP servers a client sends in session/new give the model the
   });
   await withLoomAcp({ home, model }, async (agent, log) => {
     const init = await initialize(agent);
-    assert.deepEqual(init.agentCapabilities?.mcpCapabilities, { http: true, sse: false });
+    assert.deepEqual(init.agentCapabilities?.mcpCapabilities, { http: true, sse: true });
     const { sessionId } = await agent.request('session/new', {
       cwd: workspace,
       mcpServers: [
