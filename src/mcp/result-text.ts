@@ -2,8 +2,8 @@
  * Turns an MCP tool result into the text the model reads: text as it is; images, audio and
  * binary resources described by their MIME type and size (their bytes never reach the model);
  * embedded text resources with their address and text; resource links as links (address,
- * name, MIME type); structured content as JSON beside the text (unless a text block already
- * holds that very JSON). The whole is capped like bash output (head and tail kept). The
+ * name, MIME type); structured content as JSON beside the text (unless the text already says
+ * it: a text block that is its JSON, or its one string field). The whole is capped like bash output (head and tail kept). The
  * blocks' annotations (audience, priority) go to the log's `tool/result` details, not to the
  * model. Pure; never throws on any shape a server sends.
  */
@@ -56,11 +56,19 @@ function describeBlock(block: ContentBlock): string {
   }
 }
 
-/** Whether some text block already is `structured` as JSON (servers often send both). */
+/**
+ * Whether the text already says what `structured` holds (servers often send both): a text block
+ * is its JSON, or it is one field whose string is a text block (the filesystem server's
+ * `{content: TEXT}`).
+ */
 function textHolds(blocks: readonly ContentBlock[], structured: unknown): boolean {
   const wanted = JSON.stringify(structured);
+  const values =
+    typeof structured === 'object' && structured !== null ? Object.values(structured) : [];
+  const only = values.length === 1 && typeof values[0] === 'string' ? values[0] : undefined;
   return blocks.some((block) => {
     if (block.type !== 'text') return false;
+    if (only !== undefined && block.text === only) return true;
     try {
       return JSON.stringify(JSON.parse(block.text)) === wanted;
     } catch {
