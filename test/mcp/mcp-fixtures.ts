@@ -29,6 +29,8 @@ export function startedPids(pidFile: string): number[] {
 export interface HttpServer {
   url: string;
   child: ChildProcess;
+  /** Resolves once the server's standard output has printed a line matching `pattern`. */
+  waitForOutput?(pattern: RegExp): Promise<void>;
   /** Ends the server's process; resolves once it has ended. */
   stop(): Promise<void>;
 }
@@ -82,8 +84,10 @@ export async function startEverythingServer(mode: 'streamableHttp' | 'sse'): Pro
   const port = await freePort();
   const child = spawn(process.execPath, [EVERYTHING_SERVER, mode], {
     env: { ...process.env, PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // Read, so the server never blocks on a full pipe; `waitForOutput` watches it.
+  child.stdout?.resume();
   const ended = new Promise<void>((resolveEnd) => child.on('close', () => resolveEnd()));
   await new Promise<void>((resolveListening, reject) => {
     let text = '';
@@ -97,6 +101,22 @@ export async function startEverythingServer(mode: 'streamableHttp' | 'sse'): Pro
     child.kill();
     await ended;
   };
+  let printed = '';
+  const watchers = new Set<() => void>();
+  child.stdout?.on('data', (chunk: Buffer) => {
+    printed += chunk.toString('utf8');
+    for (const watcher of [...watchers]) watcher();
+  });
+  const waitForOutput = (pattern: RegExp) =>
+    new Promise<void>((resolveSeen) => {
+      const watcher = () => {
+        if (!pattern.test(printed)) return;
+        watchers.delete(watcher);
+        resolveSeen();
+      };
+      watchers.add(watcher);
+      watcher();
+    });
   const path = mode === 'sse' ? '/sse' : '/mcp';
-  return { url: `http://127.0.0.1:${port}${path}`, child, stop };
+  return { url: `http://127.0.0.1:${port}${path}`, child, stop, waitForOutput };
 }
