@@ -93,6 +93,8 @@ export class ServerConnection {
   private roots: readonly McpRoot[];
   /** The tool list being fetched again after `notifications/tools/list_changed`. */
   private refreshing: Promise<void> | undefined;
+  /** The last tool list as JSON: a change notice that changes nothing is not passed on. */
+  private listedJson = '';
   /**
    * Receives the server's tools each time it says they changed (listed again in full). Set by
    * the layer that gave them to agents; must not throw.
@@ -288,6 +290,7 @@ export class ServerConnection {
       tools.push(...page.tools);
       cursor = page.nextCursor;
     } while (cursor !== undefined);
+    this.listedJson = JSON.stringify(tools);
     return tools;
   }
 
@@ -295,7 +298,12 @@ export class ServerConnection {
   private toolsChanged(live: Live): void {
     const previous = this.refreshing ?? Promise.resolve();
     const refresh = previous
-      .then(() => (live.lost === undefined ? this.listTools(live) : undefined))
+      .then(async () => {
+        if (live.lost !== undefined) return undefined;
+        const before = this.listedJson;
+        const tools = await this.listTools(live);
+        return this.listedJson === before ? undefined : tools;
+      })
       .then(
         (tools) => {
           if (tools && this.live === live) this.onToolsChanged?.(tools);
