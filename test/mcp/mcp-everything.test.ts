@@ -15,7 +15,9 @@ import { realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
+import { formatServers } from '../../src/cli/mcp-command.js';
 import { loadSessionFile } from '../../src/core/session-load.js';
+import type { McpServerReport } from '../../src/mcp/contract.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
 import { runLoom, runScripted, scriptedFolders, writeScriptedModel } from '../cli/loom-process.js';
 import { callsThenReply } from '../helpers/scripted-turns.js';
@@ -197,10 +199,10 @@ test('loom mcp list: every server over each transport, the task tool marked, the
     /\.mcp\.json: mcpServers\.odd\.type: unknown transport "websocket"; Loom speaks stdio, http, sse$/,
   );
 
-  const plain = await runLoom(['mcp', 'list', '--cwd', folders.workspace], { home: folders.home });
-  assert.equal(plain.code, 0, plain.stderr);
-  assert.match(plain.stdout, /^ {2}mcp__every__simulate-research-query \(called as a task\)$/m);
-  assert.match(plain.stdout, /^odd +invalid +project +failed: .*unknown transport "websocket"/m);
+  // The same reports as the table `loom mcp list` prints without --json.
+  const table = formatServers(reports as McpServerReport[]);
+  assert.match(table, /^ {2}mcp__every__simulate-research-query \(called as a task\)$/m);
+  assert.match(table, /^odd +invalid +project +failed: .*unknown transport "websocket"/m);
 });
 
 /** One run whose model calls every tool of `server`; resolves with its events. */
@@ -266,18 +268,23 @@ function checkResults(server: string, all: JsonEvent[], workspace: string): void
   assert.ok(research.includes('Gathering sources...'), research.join(' | '));
 }
 
-test('loom run over stdio: every tool is called, the research tool as a task; the filesystem server reads through roots; SSE works', async () => {
-  const { all, folders, stderr } = await callEverything('every', (workspace) => [
-    { name: 'mcp__files__list_allowed_directories', arguments: {} },
-    { name: 'mcp__files__read_text_file', arguments: { path: join(workspace, 'notes.txt') } },
-    { name: 'mcp__old__echo', arguments: { message: 'over sse' } },
+test('loom run over stdio and over streamable HTTP: every tool is called, the research tool as a task; the filesystem server reads through roots; SSE works', async () => {
+  const [overStdio, overHttp] = await Promise.all([
+    callEverything('every', (workspace) => [
+      { name: 'mcp__files__list_allowed_directories', arguments: {} },
+      { name: 'mcp__files__read_text_file', arguments: { path: join(workspace, 'notes.txt') } },
+      { name: 'mcp__old__echo', arguments: { message: 'over sse' } },
+    ]),
+    callEverything('web', () => []),
   ]);
+  checkResults('web', overHttp.all, overHttp.folders.workspace);
+  const { all, folders, stderr } = overStdio;
   checkResults('every', all, folders.workspace);
   const results = all.filter((event) => event.type === 'tool/result').map((event) => event.data);
   const byName = (name: string) => results.find((data) => data.name === name);
   assert.match(
     String(byName('mcp__files__list_allowed_directories')?.content),
-    new RegExp(`Allowed directories:\n${realpathSync(folders.workspace)}$`),
+    new RegExp(`Allowed directories:\\n${realpathSync(folders.workspace)}$`),
   );
   assert.equal(byName('mcp__files__read_text_file')?.content, 'read through roots\n');
   assert.equal(byName('mcp__old__echo')?.content, 'Echo: over sse');
@@ -286,9 +293,4 @@ test('loom run over stdio: every tool is called, the research tool as a task; th
     ['odd'],
   );
   assert.match(stderr, /MCP server odd \(invalid, project\) failed to start: .*unknown transport/);
-});
-
-test('loom run over streamable HTTP: every tool is called, the research tool as a task', async () => {
-  const { all, folders } = await callEverything('web', () => []);
-  checkResults('web', all, folders.workspace);
 });
