@@ -29,7 +29,9 @@ before(async () => {
 });
 after(() => http.stop());
 
-test('roots that change reach the server: list_changed, then its roots/list', async () => {
+test('roots that change reach the server: list_changed, then its roots/list', {
+  timeout: 20_000,
+}, async () => {
   const workspace = temporaryFolder();
   const other = temporaryFolder();
   const connection = new ServerConnection(
