@@ -245,6 +245,7 @@ export class ServerConnection {
     const { signal, onProgress } = options;
     const tasks = live.client.experimental.tasks;
     let taskId: string | undefined;
+    let lastSaid: string | undefined;
     const cancel = () => {
       if (taskId !== undefined) void tasks.cancelTask(taskId).catch(() => undefined);
     };
@@ -260,13 +261,16 @@ export class ServerConnection {
           case 'taskCreated':
             taskId = message.task.taskId;
             if (signal.aborted) cancel();
-            onProgress?.({ message: `task ${taskId} ${message.task.status}` });
+            lastSaid = `task ${taskId} ${message.task.status}`;
+            onProgress?.({ message: lastSaid });
             break;
-          case 'taskStatus':
-            onProgress?.({
-              message: message.task.statusMessage ?? `task ${message.task.status}`,
-            });
+          case 'taskStatus': {
+            // Each poll answers; only a status that changed is progress.
+            const said = message.task.statusMessage ?? `task ${message.task.status}`;
+            if (said !== lastSaid) onProgress?.({ message: said });
+            lastSaid = said;
             break;
+          }
           case 'result':
             return message.result as CallToolResult;
           case 'error':
