@@ -1,7 +1,7 @@
 /**
  * The MCP servers an ACP client sends in `session/new` and `session/load`, connected for that
- * session (src/mcp/session-servers.ts): stdio and streamable HTTP ones; an SSE server (Loom says
- * `sse: false` at `initialize`) is reported and left out. A server's name must fit
+ * session (src/mcp/session-servers.ts): stdio, streamable HTTP and HTTP+SSE ones (Loom says
+ * `http: true, sse: true` at `initialize`). A server's name must fit
  * `mcp__SERVER__TOOL`, so other characters become `_`. Never rejects.
  */
 import type { McpServer } from '@agentclientprotocol/sdk';
@@ -12,6 +12,7 @@ import {
   DEFAULT_START_TIMEOUT_MS,
   type McpServerDeclaration,
 } from '../mcp/contract.js';
+import { clientSettings } from '../mcp/server-list.js';
 import { connectSessionServers, type SessionServers } from '../mcp/session-servers.js';
 
 const ORIGIN = 'the ACP client';
@@ -32,7 +33,6 @@ export function clientDeclarations(
   servers: readonly McpServer[],
   workspace: string,
   startTimeoutMs: number,
-  report: (line: string) => void,
 ): McpServerDeclaration[] {
   const declarations: McpServerDeclaration[] = [];
   for (const server of servers) {
@@ -52,17 +52,13 @@ export function clientDeclarations(
         env: pairs(stdio.env ?? []),
         workspace,
       });
-    } else if (server.type === 'http') {
+    } else if (server.type === 'http' || server.type === 'sse') {
       declarations.push({
         ...common,
-        transport: 'http',
+        transport: server.type,
         url: server.url,
         headers: pairs(server.headers ?? []),
       });
-    } else {
-      report(
-        `loom acp: MCP server ${server.name} uses the SSE transport, which Loom does not support (use streamable HTTP); its tools are absent\n`,
-      );
     }
   }
   return declarations;
@@ -80,10 +76,10 @@ export function connectClientServers(
     servers,
     setup.workspace,
     config.mcp?.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS,
-    report,
   );
   return connectSessionServers(handle, declarations, {
     outputLimit: config.mcp?.outputLimit ?? DEFAULT_OUTPUT_LIMIT,
+    settings: clientSettings(config, setup.workspace),
     report,
     after: setup.after,
   });

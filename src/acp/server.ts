@@ -99,7 +99,7 @@ export function serveAcp(options: AcpServerOptions): AcpServer {
         agentCapabilities: {
           loadSession: true,
           promptCapabilities: { image: false, audio: false, embeddedContext: false },
-          mcpCapabilities: { http: true, sse: false },
+          mcpCapabilities: { http: true, sse: true },
           // A Loom parent sends its subagents' contract in session/new `_meta` (child-contract.ts).
           _meta: { [CHILD_CAPABILITIES_META_KEY]: LOOM_CHILD_CAPABILITIES },
         },

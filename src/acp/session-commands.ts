@@ -3,8 +3,9 @@
  * plan mode on or off (and tells the client the new mode), `/todos` shows the todo list, `/usage`
  * the tokens the session's turns used, `/context` the next request's size by part, `/compact
  * [instructions]` compacts now (prunes, or summarizes as the instructions ask; refused while a
- * turn runs). A prompt that is one of them is answered as text and never reaches the model;
- * anything after the name of any but `/compact` makes it an ordinary prompt. The workspace's
+ * turn runs), `/rewind [N [files|conversation|both]]` and `/diff` (rewind-command.ts). A prompt
+ * that is one of them is answered as text and never reaches the model; anything after the name
+ * of any but `/compact` and `/rewind` makes it an ordinary prompt. The workspace's
  * custom commands (project/command-contract.ts) are offered too, but for one named like a
  * built-in command (which wins); `/NAME args` runs one as its turn.
  */
@@ -25,6 +26,13 @@ import {
 import { todosOf } from '../todo/install.js';
 import type { AcpSession } from './acp-sessions.js';
 import { GOAL_AVAILABLE_COMMAND, GOAL_COMMAND_NAME } from './goal-command-text.js';
+import {
+  DIFF_DESCRIPTION,
+  diffAnswer,
+  REWIND_DESCRIPTION,
+  REWIND_HINT,
+  rewindAnswer,
+} from './rewind-command.js';
 
 const COMMANDS = {
   plan: 'Switch plan mode on or off: in plan mode the agent explores read-only and presents a plan for approval.',
@@ -33,7 +41,12 @@ const COMMANDS = {
   context: "Show the next request's estimated size, part by part, against the model's window.",
   compact:
     'Compact the context now: prune old tool results, or with instructions summarize earlier turns as they ask (the log keeps everything; recall brings any back).',
+  rewind: REWIND_DESCRIPTION,
+  diff: DIFF_DESCRIPTION,
 } as const;
+
+/** The commands that take words after their name. */
+const TAKES_ARGUMENTS: ReadonlySet<string> = new Set(['compact', 'rewind']);
 
 export type SessionCommand = keyof typeof COMMANDS;
 
@@ -54,6 +67,8 @@ export function availableCommandsUpdate(session: AcpSession): SessionUpdate {
   }));
   const compact = others.find((command) => command.name === 'compact');
   if (compact) compact.input = { hint: 'what the summary should focus on (optional)' };
+  const rewind = others.find((command) => command.name === 'rewind');
+  if (rewind) rewind.input = { hint: REWIND_HINT };
   return {
     sessionUpdate: 'available_commands_update',
     availableCommands: [
@@ -106,20 +121,20 @@ export async function runCustomCommand(
 
 export interface SessionCommandCall {
   command: SessionCommand;
-  /** What follows the name (only `/compact` takes any). */
+  /** What follows the name (only `/compact` and `/rewind` take any). */
   args: string;
 }
 
 /**
- * The command a prompt is: exactly `/plan`, `/todos`, `/usage` or `/context`, or `/compact`
- * with optional instructions.
+ * The command a prompt is: exactly `/plan`, `/todos`, `/usage`, `/context` or `/diff`, or
+ * `/compact` with optional instructions, `/rewind` with an optional turn and what goes back.
  */
 export function parseSessionCommand(text: string): SessionCommandCall | undefined {
   const match = /^\/([a-z]+)(?:\s+([\s\S]*))?$/.exec(text.trim());
   const name = match?.[1];
   if (name === undefined || !Object.hasOwn(COMMANDS, name)) return undefined;
   const args = match?.[2]?.trim() ?? '';
-  if (args !== '' && name !== 'compact') return undefined;
+  if (args !== '' && !TAKES_ARGUMENTS.has(name)) return undefined;
   return { command: name as SessionCommand, args };
 }
 
@@ -170,6 +185,10 @@ async function answerOf(
     }
     case 'context':
       return contextReport(session.handle);
+    case 'rewind':
+      return rewindAnswer(session, args);
+    case 'diff':
+      return diffAnswer(session);
     default:
       return assertNever(command, 'session command');
   }

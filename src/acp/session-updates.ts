@@ -1,6 +1,6 @@
 /**
  * Translates Loom session events into ACP `session/update` payloads: streamed text and
- * reasoning, tool calls (pending, with the files they touch) and their results (with a diff or
+ * reasoning, tool calls (pending, with the files they touch), their progress, and their results (with a diff or
  * terminal where the call had one), the todo list as a `plan`, compactions (for a client that
  * takes them, see compaction-updates.ts), and (for `session/load`) the stored history. A call made inside another (a `run_code` program's inner call) is a tool call
  * of its own, titled as inside its enclosing call and naming it in `_meta.loom`. Mapping only: it
@@ -8,6 +8,7 @@
  */
 import type { PlanEntry, SessionUpdate, ToolKind } from '@agentclientprotocol/sdk';
 import type { AnySessionEvent, SessionEvent } from '../core/session-events.js';
+import { progressText } from '../core/tool-execution.js';
 import type { TodoItem } from '../todo/contract.js';
 import { checkTodoList } from '../todo/todo-list.js';
 import {
@@ -153,6 +154,18 @@ export function liveUpdateOf(event: SessionEvent, view: UpdateView): SessionUpda
         content: [...details, { type: 'content', content: text(typed.data.content) }],
         ...(locations.length > 0 ? { locations } : {}),
         ...innerCallMeta(call?.parentCallId ?? parentCallId),
+      };
+    }
+    case 'tool/progress': {
+      const { callId } = typed.data;
+      const call = view.openCalls.get(callId);
+      if (!call) return undefined;
+      return {
+        sessionUpdate: 'tool_call_update',
+        toolCallId: callId,
+        status: 'in_progress',
+        content: [{ type: 'content', content: text(progressText(typed.data)) }],
+        ...innerCallMeta(call.parentCallId),
       };
     }
     case 'todo/write': {

@@ -34,7 +34,7 @@ import type { ModelClient } from '../llm/contract.js';
 import type { PriceSource } from '../llm/prices.js';
 import { createModelClient } from '../llm/providers.js';
 import { installMcp, type McpLayer } from '../mcp/install.js';
-import { declaredServers } from '../mcp/server-list.js';
+import { clientSettings, declaredServers } from '../mcp/server-list.js';
 import { storedSecretValues } from '../mcp/token-store.js';
 import { installPlanMode, type PlanLayer } from '../plan/install.js';
 import { installAgentTypes } from '../project/agent-types-install.js';
@@ -224,6 +224,7 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
   installInstructions(runtime, config.instructions);
   const mcp = installMcp(runtime, {
     servers: mcpServers,
+    settings: clientSettings(config, flags.cwd),
     sandboxLauncher: (cwd, env) => sandbox.sandbox.launch(cwd, env),
     ...(config.mcp?.outputLimit !== undefined ? { outputLimit: config.mcp.outputLimit } : {}),
   });

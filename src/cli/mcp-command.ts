@@ -9,7 +9,7 @@ import { loadConfig } from '../config/load-config.js';
 import { loomHome } from '../core/home.js';
 import { DEFAULT_OUTPUT_LIMIT, type McpServerReport } from '../mcp/contract.js';
 import { startServers } from '../mcp/install.js';
-import { declaredServers } from '../mcp/server-list.js';
+import { clientSettings, declaredServers } from '../mcp/server-list.js';
 import { configCredentials } from './config-credentials.js';
 import { redactOutputWith } from './output-redaction.js';
 import { plainTable } from './plain-table.js';
@@ -39,7 +39,7 @@ export function formatServers(reports: readonly McpServerReport[]): string {
     if (report.status.state !== 'connected') return [];
     return report.status.tools.map((tool) =>
       tool.agentName !== undefined
-        ? `  ${tool.agentName}\n`
+        ? `  ${tool.agentName}${tool.task ? ' (called as a task)' : ''}\n`
         : `  ${report.name}: ${tool.name} left out: ${tool.problem ?? 'unknown reason'}\n`,
     );
   });
@@ -62,6 +62,7 @@ export async function mcpListCommand(options: McpListOptions): Promise<number> {
   const results = await startServers(servers, {
     environment: process.env,
     outputLimit: config.mcp?.outputLimit ?? DEFAULT_OUTPUT_LIMIT,
+    settings: clientSettings(config, cwd),
   });
   const reports = results.map((result) => result.report);
   if (options.json) {

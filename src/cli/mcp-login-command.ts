@@ -14,7 +14,7 @@ import { loomHome } from '../core/home.js';
 import { DEFAULT_OUTPUT_LIMIT, type McpServerDeclaration } from '../mcp/contract.js';
 import { startServers } from '../mcp/install.js';
 import { DEFAULT_LOGIN_TIMEOUT_MS, loginToServer } from '../mcp/login-flow.js';
-import { declaredServers } from '../mcp/server-list.js';
+import { clientSettings, declaredServers } from '../mcp/server-list.js';
 import { forgetServer, storedSecretValues } from '../mcp/token-store.js';
 import { configCredentials } from './config-credentials.js';
 import { redactOutputWith } from './output-redaction.js';
@@ -41,11 +41,13 @@ function workspaceServers(cwd: string | undefined) {
   const servers = declaredServers(config, workspace);
   redactOutputWith(configCredentials(config, servers));
   redactOutputWith({ redact: (text) => redactCredentials(text, storedSecretValues()) });
-  return { config, servers };
+  return { config, servers, workspace };
 }
 
 function known(servers: readonly McpServerDeclaration[]): string {
-  const http = servers.filter((server) => server.transport === 'http').map((server) => server.name);
+  const http = servers
+    .filter((server) => server.transport === 'http' || server.transport === 'sse')
+    .map((server) => server.name);
   return http.length > 0
     ? `the HTTP servers declared here: ${http.join(', ')}`
     : 'no HTTP server is declared here (mcp.servers in config.yaml, or .mcp.json)';
@@ -62,10 +64,11 @@ function parseTimeout(text: string | undefined): number | string {
 export async function mcpLoginCommand(name: string, options: McpLoginOptions): Promise<number> {
   const timeoutMs = parseTimeout(options.timeoutMs);
   if (typeof timeoutMs === 'string') return fail(timeoutMs);
-  const { config, servers } = workspaceServers(options.cwd);
+  const { config, servers, workspace } = workspaceServers(options.cwd);
   const declaration = servers.find((server) => server.name === name);
   if (!declaration) return fail(`no MCP server is named ${name}: ${known(servers)}`);
-  if (declaration.transport !== 'http') {
+  if (declaration.transport === 'invalid') return fail(declaration.problem);
+  if (declaration.transport === 'stdio') {
     return fail(
       `${name} is a stdio server (${declaration.origin}): only HTTP servers log in with OAuth; a stdio server takes its credentials from its env`,
     );
@@ -102,6 +105,7 @@ export async function mcpLoginCommand(name: string, options: McpLoginOptions): P
   const [result] = await startServers([declaration], {
     environment: process.env,
     outputLimit: config.mcp?.outputLimit ?? DEFAULT_OUTPUT_LIMIT,
+    settings: clientSettings(config, workspace),
   });
   await result?.connection.close();
   const status = result?.report.status;

@@ -1,6 +1,6 @@
 /**
- * Human rendering of a running turn: the answer streams to stdout; tool calls, a one-line gist
- * of each result, the todo list when it changes, retries, the context filling or compacted, a
+ * Human rendering of a running turn: the answer streams to stdout; tool calls, their progress,
+ * a one-line gist of each result, the todo list when it changes, retries, the context filling or compacted, a
  * hook that blocked or failed, and problems go briefly to stderr
  * (dimmed on a terminal unless NO_COLOR is set); a call made inside another (a `run_code`
  * program's, with `parentCallId`) is indented under it. Reads session events only; never
@@ -12,6 +12,7 @@ import {
   contextWarningLine,
 } from '../context/context-lines.js';
 import type { SessionEvent } from '../core/session-events.js';
+import { progressText } from '../core/tool-execution.js';
 import { hookRunLine, hookRunWorthTelling } from '../project/hook-line.js';
 import { todoChangePrinter } from './render-todos.js';
 
@@ -82,6 +83,14 @@ export function plainRenderer(
             `${'  '.repeat(depth)}${style.cyan('▸')} ${data.name} ${style.dim(summarize(data.arguments))}\n`,
           );
           lastCallLine = data.callId;
+          return;
+        }
+        case 'tool/progress': {
+          const data = event.data as SessionEvent<'tool/progress'>['data'];
+          const depth = depthOf.get(data.callId);
+          if (depth === undefined) return;
+          endLine();
+          stderr.write(`${'  '.repeat(depth + 1)}${style.dim(`… ${progressText(data)}`)}\n`);
           return;
         }
         case 'tool/result': {

@@ -6,12 +6,10 @@
  * whose id is the one line on stdout. An unfinished restore of the workspace is finished first.
  * It takes the session's writer lock (SESSION_BUSY names the holder).
  */
-import { existsSync } from 'node:fs';
 import { UserError } from '../base/errors.js';
 import { rewindSession } from '../checkpoint/rewind.js';
+import { workspaceRepository } from '../checkpoint/session-changes.js';
 import { findTurn, sessionTurns } from '../checkpoint/session-turns.js';
-import { ShadowRepository } from '../checkpoint/shadow-repository.js';
-import { finishUnfinishedRestore } from '../checkpoint/unfinished-restore.js';
 import { loomHome } from '../core/home.js';
 import { SessionStore } from '../core/session-store.js';
 import { withErrorCode } from './goal-output.js';
@@ -43,33 +41,19 @@ export async function rewindCommand(options: RewindOptions): Promise<number> {
     try {
       const turn = findTurn(sessionTurns(log.events), options.to, options.session);
       const workspace = log.header.cwd;
-      if (request.files && (workspace === undefined || !existsSync(workspace))) {
-        throw new UserError(
-          'INVALID_ARGUMENT',
-          `session ${options.session} records no workspace that still exists (${workspace ?? 'none'}): its files cannot be restored; --conversation rewinds only the conversation`,
-        );
-      }
-      const repository =
-        request.files && workspace !== undefined
-          ? new ShadowRepository(home, workspace)
-          : undefined;
-      let before: string | undefined;
-      if (repository && request.files) {
-        const finished = await finishUnfinishedRestore(repository);
-        if (finished) {
-          before = finished.before;
-          process.stderr.write(
-            `finished the restore a crash cut short (${finished.session ? `session ${finished.session}, turn ${finished.number ?? finished.turn}` : `checkpoint ${finished.tree}`})\n`,
-          );
-        }
-      }
+      const files = request.files
+        ? await workspaceRepository(home, log.header, {
+            conversationOnly: '--conversation rewinds only the conversation',
+            onFinished: (line) => process.stderr.write(`${line}\n`),
+          })
+        : undefined;
       const outcome = await rewindSession({
         log,
         store,
-        repository,
+        repository: files?.repository,
         turn,
         request,
-        ...(before !== undefined ? { before } : {}),
+        ...(files?.before !== undefined ? { before: files.before } : {}),
       });
       if (request.files) {
         if (outcome.tree === undefined) {

@@ -13,6 +13,8 @@ const providerNames = ['deepseek', 'openai', 'anthropic', 'openai-compatible'] a
 
 /** An MCP server's name: it is the SERVER of `mcp__SERVER__TOOL`, so no `__` inside it. */
 export const MCP_SERVER_NAME = /^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$/;
+/** The transports of an MCP server entry's `type`. */
+export const MCP_TRANSPORTS = ['stdio', 'http', 'sse'] as const;
 
 /** A `${NAME}` (or `${NAME:-default}`) reference to an environment variable. */
 const VARIABLE_REFERENCE = /\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}/;
@@ -192,14 +194,21 @@ function declareSchemas(z: typeof Zod) {
 
   /**
    * One MCP server (`mcp.servers.NAME` in config.yaml, and each of `.mcp.json`'s `mcpServers`):
-   * a command run over stdio or a streamable HTTP `url`. `${NAME}` and `${NAME:-default}` in
+   * a command run over stdio, or a `url` spoken to over streamable HTTP (`type: "http"`, the
+   * default) or the older HTTP+SSE (`type: "sse"`). `${NAME}` and `${NAME:-default}` in
    * `command`, `args`, `env`, `cwd`, `url` and `headers` are read from Loom's environment when the
-   * server starts.
+   * server starts. An entry that does not fit is that server's problem alone (see
+   * mcp/server-list.ts): the server is reported failed and the others run.
    */
   const mcpServerSchema = z
     .strictObject({
       /** The transport, as `.mcp.json` files write it; inferred from `command` or `url` when absent. */
-      type: z.enum(['stdio', 'http']).optional(),
+      type: z
+        .enum(MCP_TRANSPORTS, {
+          error: (issue) =>
+            `unknown transport ${JSON.stringify(issue.input)}; Loom speaks ${MCP_TRANSPORTS.join(', ')}`,
+        })
+        .optional(),
       /** stdio: the program (looked up in PATH) and its arguments. */
       command: z.string().min(1).optional(),
       args: z.array(z.string()).optional(),
@@ -207,7 +216,7 @@ function declareSchemas(z: typeof Zod) {
       env: z.record(z.string(), z.string()).optional(),
       /** stdio: its working folder, relative to the workspace; default the workspace. */
       cwd: z.string().min(1).optional(),
-      /** Streamable HTTP: the endpoint. */
+      /** HTTP (streamable or SSE): the endpoint. */
       url: z.string().min(1).optional(),
       /**
        * Streamable HTTP: header values, each naming environment variables as `${NAME}` (such as
@@ -232,11 +241,11 @@ function declareSchemas(z: typeof Zod) {
       const problem = (message: string, path: string[] = []) =>
         context.addIssue({ code: 'custom', message, path });
       if ((server.command === undefined) === (server.url === undefined)) {
-        problem('a server needs either `command` (stdio) or `url` (streamable HTTP), not both');
+        problem('a server needs either `command` (stdio) or `url` (HTTP or SSE), not both');
         return;
       }
       const stdio = server.command !== undefined;
-      if (server.type !== undefined && server.type !== (stdio ? 'stdio' : 'http')) {
+      if (server.type !== undefined && (server.type === 'stdio') !== stdio) {
         problem(`type ${server.type} does not fit ${stdio ? '`command`' : '`url`'}`, ['type']);
       }
       const misplaced = stdio
@@ -652,18 +661,28 @@ function declareSchemas(z: typeof Zod) {
         startTimeoutMs: z.number().int().min(100).max(600_000).optional(),
         /** Characters of one tool result kept (head and tail, like bash output); default 30000. */
         outputLimit: z.number().int().min(1000).max(1_000_000).optional(),
-        /** MCP servers by name; their tools are `mcp__NAME__TOOL`. Default none. */
-        servers: z
-          .record(
-            z
-              .string()
-              .regex(
-                MCP_SERVER_NAME,
-                'server names are letters, digits, "-" and single "_" (no "__", which separates mcp__SERVER__TOOL)',
-              ),
-            mcpServerSchema,
-          )
-          .optional(),
+        /**
+         * How long a tool call may go without a word from its server (its answer or a progress
+         * notification, each of which starts the wait again) before it is cancelled; default
+         * 60000 ms, the MCP SDK's own request timeout.
+         */
+        callTimeoutMs: z.number().int().min(100).max(3_600_000).optional(),
+        /**
+         * The longest one tool call may take, progress or not (a task's polling included); default
+         * 600000 ms (10 minutes). It is the MCP tools' time limit in the tool pipeline too.
+         */
+        maxCallMs: z.number().int().min(100).max(86_400_000).optional(),
+        /**
+         * Folders offered to servers as roots besides the workspace (absolute, or relative to the
+         * workspace); default none. Servers read them with `roots/list`.
+         */
+        roots: z.array(z.string().min(1)).optional(),
+        /**
+         * MCP servers by name; their tools are `mcp__NAME__TOOL`. Default none. Each entry (and its
+         * name) is checked against `mcpServerSchema` when the servers are listed
+         * (mcp/server-list.ts), so an entry Loom cannot use fails that server alone.
+         */
+        servers: z.record(z.string(), z.unknown()).optional(),
       })
       .optional(),
   });
@@ -684,15 +703,8 @@ function declareSchemas(z: typeof Zod) {
   }, EVEN_WITH_OTHER_PROBLEMS);
   /** The project's `.mcp.json` (`{"mcpServers": {...}}`, the format other tools share). */
   const mcpProjectFileSchema = z.object({
-    mcpServers: z.record(
-      z
-        .string()
-        .regex(
-          MCP_SERVER_NAME,
-          'server names are letters, digits, "-" and single "_" (no "__", which separates mcp__SERVER__TOOL)',
-        ),
-      mcpServerSchema,
-    ),
+    /** Each entry is checked on its own (mcp/server-list.ts): a bad one fails that server alone. */
+    mcpServers: z.record(z.string(), z.unknown()),
   });
   return {
     configSchema,

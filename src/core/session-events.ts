@@ -130,6 +130,18 @@ export interface SessionEventMap {
     isError: boolean;
     errorCode?: LoomErrorCode;
     parentCallId?: string;
+    /** What the tool kept beside its content (an MCP result's annotations); never sent. */
+    details?: Record<string, unknown>;
+  };
+  /** A running call's progress (see core/tool-execution `toolProgressReported`); shown, never sent. */
+  'tool/progress': {
+    turnId: string;
+    step: number;
+    callId: string;
+    name: string;
+    progress?: number;
+    total?: number;
+    message?: string;
   };
   'step/end': { turnId: string; step: number; finishReason: FinishReason; usage: Usage };
   'turn/end': {

@@ -11,7 +11,13 @@ import type { Context } from './context.js';
 
 export type ToolOutput =
   | string
-  | { content: string; isError?: boolean; metadata?: Record<string, unknown> };
+  | {
+      content: string;
+      isError?: boolean;
+      metadata?: Record<string, unknown>;
+      /** Kept in the log's `tool/result` event (JSON), never shown to the model. */
+      details?: Record<string, unknown>;
+    };
 
 export interface ToolExecution {
   callId: string;
@@ -62,4 +68,6 @@ export interface ToolResult {
    */
   errorCode?: LoomErrorCode;
   metadata?: Record<string, unknown>;
+  /** What the log keeps beside the content (an MCP result's annotations); the model never sees it. */
+  details?: Record<string, unknown>;
 }

@@ -71,6 +71,39 @@ export const toolPostExecute = defineWaterfall<ToolObservation, ToolResult>('too
  * denied calls (whose `execution.arguments` is then the raw value the model sent).
  */
 export const toolResultObserved = defineEmit<ToolObservation>('tools/result');
+
+/** What a running call says of its progress (every field optional: a message alone is fine). */
+export interface ToolProgress {
+  execution: ToolExecution;
+  /** Grows with each report; `total`, when known, is where it ends. */
+  progress?: number;
+  total?: number;
+  message?: string;
+}
+
+/**
+ * A running call's progress, emitted by the tool on `execution.context` (an MCP server's
+ * progress notifications, a task's status). The turn logs each as `tool/progress`, which front
+ * ends show on the call's line. A tool must not emit it after its call ended.
+ */
+export const toolProgressReported = defineEmit<ToolProgress>('tools/progress');
+
+/** A call's progress as a few words: `3/5 Analyzing content…`, `40%`, or the message alone. */
+export function progressText(progress: {
+  progress?: number;
+  total?: number;
+  message?: string;
+}): string {
+  const count =
+    progress.progress === undefined
+      ? ''
+      : progress.total !== undefined
+        ? `${progress.progress}/${progress.total}`
+        : String(progress.progress);
+  const message = progress.message?.trim().slice(0, 60) ?? '';
+  return [count, message].filter((part) => part !== '').join(' ') || 'working';
+}
+
 export const permissionAskerKey = serviceKey<PermissionAsker>('permissions/asker');
 
 export interface ToolCallEnvironment {
@@ -379,7 +412,7 @@ function normaliseResult(call: ModelToolCall, value: unknown): ToolResult {
   if (typeof value !== 'object' || value === null) {
     throw new Error(`${call.name} produced ${render(value)} instead of a result`);
   }
-  const { content, isError, errorCode, metadata } = value as Partial<ToolResult>;
+  const { content, isError, errorCode, metadata, details } = value as Partial<ToolResult>;
   if (typeof content !== 'string') {
     throw new Error(`${call.name} produced a result whose content is ${render(content)}, not text`);
   }
@@ -389,6 +422,7 @@ function normaliseResult(call: ModelToolCall, value: unknown): ToolResult {
   const result: ToolResult = { callId: call.id, name: call.name, content, isError };
   if (typeof errorCode === 'string') result.errorCode = errorCode;
   if (metadata !== undefined) result.metadata = jsonCopy(call, metadata);
+  if (details !== undefined) result.details = jsonCopy(call, details);
   return result;
 }
 

@@ -18,6 +18,7 @@ import {
 } from './agent-hooks.js';
 import { requestModel } from './model-request.js';
 import type { SessionEvent, SessionEventMap } from './session-events.js';
+import { toolProgressReported } from './tool-execution.js';
 import type { StepOutcome, TurnEnvironment } from './turn-environment.js';
 
 export type IncomingMessage = TurnMessage;
@@ -186,25 +187,44 @@ async function runStep(
           arguments: call.arguments,
         });
       }
-      await environment.tools.executeStep({
-        calls: outcome.toolCalls,
-        agentId: environment.agentId,
-        turnId,
-        signal,
-        concludeTurn,
-        onResult: (result) => {
-          const data: SessionEventMap['tool/result'] = {
-            turnId,
-            step,
-            callId: result.callId,
-            name: result.name,
-            content: result.content,
-            isError: result.isError,
-          };
-          if (result.errorCode) data.errorCode = result.errorCode;
-          log.append('tool/result', data);
-        },
+      const stopProgress = environment.context.on(toolProgressReported, (report) => {
+        const { execution } = report;
+        if (execution.turnId !== turnId || execution.parentToken !== undefined) return;
+        if (log.closed) return;
+        log.append('tool/progress', {
+          turnId,
+          step,
+          callId: execution.callId,
+          name: execution.name,
+          ...(report.progress !== undefined ? { progress: report.progress } : {}),
+          ...(report.total !== undefined ? { total: report.total } : {}),
+          ...(report.message !== undefined ? { message: report.message } : {}),
+        });
       });
+      try {
+        await environment.tools.executeStep({
+          calls: outcome.toolCalls,
+          agentId: environment.agentId,
+          turnId,
+          signal,
+          concludeTurn,
+          onResult: (result) => {
+            const data: SessionEventMap['tool/result'] = {
+              turnId,
+              step,
+              callId: result.callId,
+              name: result.name,
+              content: result.content,
+              isError: result.isError,
+            };
+            if (result.errorCode) data.errorCode = result.errorCode;
+            if (result.details) data.details = result.details;
+            log.append('tool/result', data);
+          },
+        });
+      } finally {
+        stopProgress();
+      }
     }
     return outcome;
   } finally {

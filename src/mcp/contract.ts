@@ -44,14 +44,44 @@ export type McpServerDeclaration =
       sandbox?: true;
     }
   | {
-      transport: 'http';
+      /** `http`: streamable HTTP; `sse`: the older HTTP+SSE (an event stream and POSTs). */
+      transport: 'http' | 'sse';
       name: string;
       source: McpServerSource;
       origin: string;
       url: string;
       headers: Record<string, string>;
       startTimeoutMs: number;
+    }
+  | {
+      /** An entry Loom cannot use (an unknown `type`, a bad field): it fails to start, alone. */
+      transport: 'invalid';
+      name: string;
+      source: McpServerSource;
+      origin: string;
+      /** What is wrong, naming the file and field, and how to fix it. */
+      problem: string;
+      startTimeoutMs: number;
     };
+
+/** A root a server is offered (`roots/list`): a folder as a `file://` URI, and its name. */
+export interface McpRoot {
+  uri: string;
+  name: string;
+}
+
+/**
+ * What every connection of a runtime shares: the roots it offers and the time limits of a
+ * call (see config/schema.ts `mcp.callTimeoutMs`, `mcp.maxCallMs`, `mcp.roots`).
+ */
+export interface McpClientSettings {
+  /** The workspace first, then `mcp.roots`; a server asks for them with `roots/list`. */
+  roots: readonly McpRoot[];
+  /** A call is cancelled after this long without its answer or a progress notification. */
+  callTimeoutMs: number;
+  /** A call is cancelled after this long, whatever it sends. */
+  maxCallMs: number;
+}
 
 /** One tool of a server as the agents get it, or why it was left out. */
 export interface McpToolReport {
@@ -59,6 +89,8 @@ export interface McpToolReport {
   name: string;
   /** `mcp__SERVER__TOOL`; absent when it was left out. */
   agentName?: string;
+  /** Called as a task (`execution.taskSupport: "required"`): created, polled, its result fetched. */
+  task?: true;
   /** Why it was left out (a name too long, a schema ajv rejects); absent when it is offered. */
   problem?: string;
 }
@@ -91,14 +123,33 @@ export interface McpServerFailedEvent {
   message: string;
 }
 
+/**
+ * A server said its tools changed (`notifications/tools/list_changed`) and they were listed
+ * again: the agent's tool set from its next request on. The request's `prompt/blob` holds the
+ * exact tools sent; this says why they changed.
+ */
+export interface McpToolsChangedEvent {
+  server: string;
+  /** Its tools now (`mcp__SERVER__TOOL`). */
+  tools: string[];
+  added: string[];
+  removed: string[];
+}
+
 declare module '../core/session-events.js' {
   interface SessionEventMap {
     /** An MCP server failed to start (or timed out): its tools are absent from the session. */
     'mcp/server-failed': McpServerFailedEvent;
+    /** An MCP server's tools changed mid-session; the next request offers the new set. */
+    'mcp/tools-changed': McpToolsChangedEvent;
   }
 }
 
-export type McpErrorCode = 'MCP_SERVER_UNAVAILABLE' | 'MCP_TOOL_ERROR' | 'MCP_LOGIN_FAILED';
+export type McpErrorCode =
+  | 'MCP_SERVER_UNAVAILABLE'
+  | 'MCP_TOOL_ERROR'
+  | 'MCP_CALL_TIMEOUT'
+  | 'MCP_LOGIN_FAILED';
 
 declare module '../base/errors.js' {
   interface LoomErrorCodeMap extends Record<McpErrorCode, true> {}
@@ -106,7 +157,8 @@ declare module '../base/errors.js' {
 
 /**
  * `MCP_SERVER_UNAVAILABLE`: the server could not be reached or restarted, or it died during the
- * call; `MCP_TOOL_ERROR`: the server answered the call with a protocol error;
+ * call; `MCP_TOOL_ERROR`: the server answered the call with a protocol error; `MCP_CALL_TIMEOUT`:
+ * the call was cancelled after `mcp.callTimeoutMs` without a word or `mcp.maxCallMs` in all;
  * `MCP_LOGIN_FAILED`: `loom mcp login` could not complete (no OAuth metadata, the user refused,
  * the wait timed out, the token exchange failed).
  */
@@ -120,3 +172,7 @@ export const MCP_TOOL_PREFIX = `mcp${MCP_NAME_SEPARATOR}`;
 export const DEFAULT_START_TIMEOUT_MS = 30_000;
 /** The default of `mcp.outputLimit`, the same cap as a bash command's output. */
 export const DEFAULT_OUTPUT_LIMIT = 30_000;
+/** The default of `mcp.callTimeoutMs`: the MCP SDK's own request timeout. */
+export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
+/** The default of `mcp.maxCallMs`: ten minutes. */
+export const DEFAULT_MAX_CALL_MS = 600_000;

@@ -26,7 +26,9 @@ export function declarationVariables(server: McpServerDeclaration): string[] {
   const texts =
     server.transport === 'stdio'
       ? [server.command, ...server.args, ...Object.values(server.env), server.cwd ?? '']
-      : [server.url, ...Object.values(server.headers)];
+      : server.transport === 'invalid'
+        ? []
+        : [server.url, ...Object.values(server.headers)];
   return [...new Set(texts.flatMap(referencedVariables))];
 }
 
@@ -38,6 +40,7 @@ export function expandVariables(
   server: McpServerDeclaration,
   environment: NodeJS.ProcessEnv,
 ): Expansion<McpServerDeclaration> {
+  if (server.transport === 'invalid') return { value: server, missing: [], secrets: [] };
   if (server.source === 'client') {
     const values = server.transport === 'stdio' ? server.env : server.headers;
     const secrets = Object.values(values).filter((text) => text.length >= 4);

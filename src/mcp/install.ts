@@ -2,9 +2,11 @@
  * The MCP layer of a runtime: the servers config and `.mcp.json` declare start together, once,
  * when the first session asks (`ready`), each within its start timeout. A connected server's
  * tools go to every agent; a failed one is reported once on stderr and, in each root session
- * that waits for it, as an `mcp/server-failed` event, and its tools are absent. `ready` never
- * rejects and never waits longer than the slowest start timeout. Installing starts nothing and
- * loads no SDK; no server process outlives `dispose()` or the Loom process.
+ * that waits for it, as an `mcp/server-failed` event, and its tools are absent. A server that
+ * says its tools changed has them listed again and replaced on every agent (logged as
+ * `mcp/tools-changed`), so the next request offers the new set. `ready` never rejects and never
+ * waits longer than the slowest start timeout. Installing starts nothing and loads no SDK; no
+ * server process outlives `dispose()` or the Loom process.
  */
 
 import { errorMessage, LoomError } from '../base/errors.js';
@@ -14,16 +16,21 @@ import type { AgentRuntime } from '../core/runtime.js';
 import type { ToolDefinition } from '../core/tool-contract.js';
 import {
   DEFAULT_OUTPUT_LIMIT,
+  type McpClientSettings,
   type McpSandboxLauncher,
   type McpServerDeclaration,
   type McpServerFailedEvent,
   type McpServerReport,
+  type McpToolReport,
+  type McpToolsChangedEvent,
 } from './contract.js';
-import { McpStartFailure, ServerConnection } from './server-connection.js';
+import { type ListedTool, McpStartFailure, ServerConnection } from './server-connection.js';
 import { serverTools } from './server-tools.js';
 
 export interface McpOptions {
   servers: readonly McpServerDeclaration[];
+  /** Roots and call limits every connection shares (server-list.ts `clientSettings`). */
+  settings: McpClientSettings;
   /** Characters of one result kept; default 30000. */
   outputLimit?: number;
   /** Where `${NAME}` references are read; default `process.env`. */
@@ -47,22 +54,30 @@ export interface McpLayer {
   dispose(): Promise<void>;
 }
 
+export interface StartedServer {
+  report: McpServerReport;
+  connection: ServerConnection;
+  tools: ToolDefinition[];
+}
+
+export interface StartOptions {
+  environment: NodeJS.ProcessEnv;
+  outputLimit: number;
+  settings: McpClientSettings;
+  sandboxLauncher?: McpSandboxLauncher;
+}
+
 /** Starts `servers` in parallel; each report says what its start came to. Never rejects. */
 export async function startServers(
   servers: readonly McpServerDeclaration[],
-  options: {
-    environment: NodeJS.ProcessEnv;
-    outputLimit: number;
-    sandboxLauncher?: McpSandboxLauncher;
-  },
-): Promise<
-  Array<{ report: McpServerReport; connection: ServerConnection; tools: ToolDefinition[] }>
-> {
+  options: StartOptions,
+): Promise<StartedServer[]> {
   return Promise.all(
     servers.map(async (declaration) => {
       const connection = new ServerConnection(
         declaration,
         options.environment,
+        options.settings,
         options.sandboxLauncher,
       );
       const base = {
@@ -72,7 +87,7 @@ export async function startServers(
       };
       try {
         const listed = await connection.start();
-        const { tools, reports } = serverTools(connection, listed.tools, options.outputLimit);
+        const { tools, reports } = serverTools(connection, listed.tools, toolOptions(options));
         const status = {
           state: 'connected' as const,
           tools: reports,
@@ -87,6 +102,40 @@ export async function startServers(
       }
     }),
   );
+}
+
+function toolOptions(options: StartOptions) {
+  return { outputLimit: options.outputLimit, maxCallMs: options.settings.maxCallMs };
+}
+
+/**
+ * Follows `started`'s tool list: each time its server lists new tools, `apply` gets them as
+ * agent tools with the event that says what changed, and the report is brought up to date.
+ */
+export function followToolChanges(
+  started: StartedServer,
+  options: StartOptions,
+  apply: (tools: ToolDefinition[], change: McpToolsChangedEvent) => void,
+): void {
+  const { connection, report } = started;
+  connection.onToolsChanged = (listed: ListedTool[]) => {
+    if (report.status.state !== 'connected') return;
+    const { tools, reports } = serverTools(connection, listed, toolOptions(options));
+    const before = offered(report.status.tools);
+    const after = offered(reports);
+    report.status = { ...report.status, tools: reports };
+    started.tools = tools;
+    apply(tools, {
+      server: report.name,
+      tools: after,
+      added: after.filter((name) => !before.includes(name)),
+      removed: before.filter((name) => !after.includes(name)),
+    });
+  };
+}
+
+function offered(reports: readonly McpToolReport[]): string[] {
+  return reports.flatMap((tool) => (tool.agentName === undefined ? [] : [tool.agentName]));
 }
 
 /** The one line a failed server is reported with. */
@@ -147,6 +196,12 @@ export function installMcp(runtime: AgentRuntime, options: McpOptions): McpLayer
   const environment = options.environment ?? process.env;
   const outputLimit = options.outputLimit ?? DEFAULT_OUTPUT_LIMIT;
   const report = options.report ?? ((line: string) => void process.stderr.write(line));
+  const startOptions: StartOptions = {
+    environment,
+    outputLimit,
+    settings: options.settings,
+    ...(options.sandboxLauncher ? { sandboxLauncher: options.sandboxLauncher } : {}),
+  };
   const connections: ServerConnection[] = [];
   const undos: Disposer[] = [];
   const logged = new WeakSet<AgentHandle>();
@@ -156,22 +211,35 @@ export function installMcp(runtime: AgentRuntime, options: McpOptions): McpLayer
     for (const connection of connections) connection.killNow();
   };
 
+  /** Gives `tools` to every agent, live and future; the undo takes them back. */
+  const give = (tools: readonly ToolDefinition[]): Disposer => {
+    if (tools.length === 0) return () => {};
+    const given = [runtime.offerTools(tools)];
+    for (const handle of runtime.liveAgents) given.push(giveTools(handle, tools, report));
+    return () => {
+      for (const undo of given.splice(0)) undo();
+    };
+  };
+
   const start = async (): Promise<McpServerReport[]> => {
     process.on('exit', killAll);
-    const results = await startServers(options.servers, {
-      environment,
-      outputLimit,
-      ...(options.sandboxLauncher ? { sandboxLauncher: options.sandboxLauncher } : {}),
-    });
+    const results = await startServers(options.servers, startOptions);
     for (const result of results) connections.push(result.connection);
     if (disposed) {
       await Promise.all(results.map((result) => result.connection.close()));
       return results.map((result) => result.report);
     }
-    const tools = results.flatMap((result) => result.tools);
-    if (tools.length > 0) {
-      undos.push(runtime.offerTools(tools));
-      for (const handle of runtime.liveAgents) undos.push(giveTools(handle, tools, report));
+    for (const result of results) {
+      let undoServer = give(result.tools);
+      undos.push(() => undoServer());
+      followToolChanges(result, startOptions, (tools, change) => {
+        if (disposed) return;
+        undoServer();
+        undoServer = give(tools);
+        for (const handle of runtime.liveAgents) {
+          if (!handle.log.closed) handle.log.append('mcp/tools-changed', change);
+        }
+      });
     }
     for (const result of results) {
       const line = failureLine(result.report);

@@ -19,7 +19,7 @@ import { storedSecretValues, TokenStore } from './token-store.js';
 export const DEFAULT_LOGIN_TIMEOUT_MS = 300_000;
 
 export interface LoginOptions {
-  declaration: Extract<McpServerDeclaration, { transport: 'http' }>;
+  declaration: Extract<McpServerDeclaration, { transport: 'http' | 'sse' }>;
   environment: NodeJS.ProcessEnv;
   /** `$LOOM_HOME`. */
   home: string;

@@ -1,9 +1,11 @@
 /**
  * Turns an MCP tool result into the text the model reads: text as it is; images, audio and
  * binary resources described by their MIME type and size (their bytes never reach the model);
- * text resources with their address and text; structured content as JSON when nothing else was
- * sent. The whole is capped like bash output (head and tail kept). Pure; never throws on any
- * shape a server sends.
+ * embedded text resources with their address and text; resource links as links (address,
+ * name, MIME type); structured content as JSON beside the text (unless the text already says
+ * it: a text block that is its JSON, or its one string field). The whole is capped like bash output (head and tail kept). The
+ * blocks' annotations (audience, priority) go to the log's `tool/result` details, not to the
+ * model. Pure; never throws on any shape a server sends.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolOutput } from '../core/tool-contract.js';
@@ -42,8 +44,10 @@ function describeBlock(block: ContentBlock): string {
     case 'resource_link': {
       const parts = [block.mimeType ?? 'unknown type'];
       if (typeof block.size === 'number') parts.push(bytes(block.size));
-      const title = block.title ?? block.name;
-      return `[resource link ${block.uri}${title ? ` (${title})` : ''}: ${parts.join(', ')}]`;
+      const title =
+        block.title !== undefined && block.title !== block.name ? `, titled ${block.title}` : '';
+      const description = block.description?.trim() ? `: ${block.description.trim()}` : '';
+      return `[resource link ${block.uri} (${block.name}${title}): ${parts.join(', ')}]${description}`;
     }
     default: {
       const unknown = block as { type?: unknown };
@@ -52,14 +56,54 @@ function describeBlock(block: ContentBlock): string {
   }
 }
 
+/**
+ * Whether the text already says what `structured` holds (servers often send both): a text block
+ * is its JSON, or it is one field whose string is a text block (the filesystem server's
+ * `{content: TEXT}`).
+ */
+function textHolds(blocks: readonly ContentBlock[], structured: unknown): boolean {
+  const wanted = JSON.stringify(structured);
+  const values =
+    typeof structured === 'object' && structured !== null ? Object.values(structured) : [];
+  const only = values.length === 1 && typeof values[0] === 'string' ? values[0] : undefined;
+  return blocks.some((block) => {
+    if (block.type !== 'text') return false;
+    if (only !== undefined && block.text === only) return true;
+    try {
+      return JSON.stringify(JSON.parse(block.text)) === wanted;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The annotations of each block that has them, by its place in the result. */
+function annotationsOf(blocks: readonly ContentBlock[]): Array<Record<string, unknown>> {
+  return blocks.flatMap((block, index) => {
+    const annotations = (block as { annotations?: unknown }).annotations;
+    return typeof annotations === 'object' && annotations !== null
+      ? [{ block: index, type: String(block.type), annotations }]
+      : [];
+  });
+}
+
 export function resultText(result: CallToolResult, outputLimit: number): ToolOutput {
   const blocks = Array.isArray(result.content) ? result.content : [];
   const parts = blocks.map(describeBlock);
-  if (parts.length === 0 && result.structuredContent !== undefined) {
-    parts.push(JSON.stringify(result.structuredContent, null, 2));
+  const structured = result.structuredContent;
+  if (structured !== undefined && !textHolds(blocks, structured)) {
+    const json = JSON.stringify(structured, null, 2);
+    parts.push(parts.length === 0 ? json : `structured content:\n${json}`);
   }
   const output = new BoundedOutput(outputLimit);
   output.append(parts.join('\n'));
   const content = parts.length === 0 ? '(the tool sent no content)' : output.toString();
-  return result.isError === true ? { content, isError: true } : content;
+  const annotations = annotationsOf(blocks);
+  const details = annotations.length > 0 ? { annotations } : undefined;
+  if (result.isError !== true && details === undefined) return content;
+  return {
+    content,
+    ...(result.isError === true ? { isError: true } : {}),
+    ...(details ? { details } : {}),
+  };
 }

@@ -1,10 +1,13 @@
 /**
- * One MCP server, reached with the SDK's Client over its stdio or streamable HTTP transport: a
- * start bounded by the server's start timeout (a server that has not listed its tools by then is
- * closed and reported), tool calls, and a restart at the next call once the server has died or
- * its connection broke. The SDK is imported at the first start, so a runtime with no server
- * never loads it. Every message it makes is cleaned of the credential values the declaration
- * read; a stdio server's process never outlives `close()` or, through `killNow()`, Loom's exit.
+ * One MCP server, reached with the SDK's Client over stdio, streamable HTTP or the older
+ * HTTP+SSE: a start bounded by the server's start timeout (a server that has not listed its tools
+ * by then is closed and reported), tool calls (plain, or as tasks for a tool that requires it)
+ * with progress and an idle and a total time limit, the tool list again when the server says it
+ * changed, and a restart at the next call once the server has died or its connection broke.
+ * The Client itself is made in client-setup.ts. The SDK is imported at the first start, so a
+ * runtime with no server never loads it. Every message it makes is cleaned of the credential
+ * values the declaration read; a stdio server's process never outlives `close()` or, through
+ * `killNow()`, Loom's exit; closing a streamable HTTP session sends its DELETE first.
  */
 import { resolve } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -12,11 +15,13 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { redactCredentials } from '../base/credential-redaction.js';
 import { errorMessage } from '../base/errors.js';
-import { loomVersion } from '../core/version.js';
+import type { LoomClient } from './client-setup.js';
 import { describeHttpConnectError, urlWithoutCredentials } from './connect-error.js';
 import {
+  type McpClientSettings,
   McpError,
   type McpFailureReason,
+  type McpRoot,
   type McpSandboxLauncher,
   type McpServerDeclaration,
 } from './contract.js';
@@ -39,18 +44,37 @@ export class McpStartFailure extends Error {
   }
 }
 
-/** The longest a timer can wait: calls have no SDK time limit of their own (the pipeline's applies). */
-const NO_SDK_TIMEOUT_MS = 2_147_483_647;
+/** The JSON-RPC error code of the SDK's own request timeout. */
+const REQUEST_TIMEOUT = -32001;
 /** The last characters of a stdio server's standard error kept for a failure's message. */
 const STDERR_TAIL = 1500;
 
 /** The SDK's transport errors that mean an HTTP connection is gone for the requests it carried. */
 const CONNECTION_LOST = /SSE stream disconnected|reconnect|fetch failed|ECONNREFUSED|ECONNRESET/i;
 
-export type ListedTool = Pick<Tool, 'name' | 'description' | 'title' | 'inputSchema'>;
+export type ListedTool = Pick<
+  Tool,
+  'name' | 'description' | 'title' | 'inputSchema' | 'execution' | 'annotations'
+>;
+
+/** What a call reports while it runs: a progress notification, or a task's status. */
+export interface CallProgress {
+  progress?: number;
+  total?: number;
+  message?: string;
+}
+
+export interface CallOptions {
+  signal: AbortSignal;
+  /** Call it as a task (the tool's `execution.taskSupport` is `required`). */
+  task?: boolean;
+  /** Receives each progress notification and task status. Must not throw. */
+  onProgress?: (update: CallProgress) => void;
+}
 
 interface Live {
   client: Client;
+  owner: LoomClient;
   transport: Transport & { pid?: number | null };
   /** Set once the connection is gone (the process died, the stream broke): restart next call. */
   lost?: string;
@@ -74,14 +98,28 @@ export class ServerConnection {
   private sandboxEnded: (() => void) | undefined;
   /** The OAuth provider of the newest HTTP transport (none for stdio or an own Authorization). */
   private auth: LoomOAuthProvider | undefined;
+  private readonly settings: McpClientSettings;
+  private roots: readonly McpRoot[];
+  /** The tool list being fetched again after `notifications/tools/list_changed`. */
+  private refreshing: Promise<void> | undefined;
+  /** The last tool list as JSON: a change notice that changes nothing is not passed on. */
+  private listedJson = '';
+  /**
+   * Receives the server's tools each time it says they changed (listed again in full). Set by
+   * the layer that gave them to agents; must not throw.
+   */
+  onToolsChanged: ((tools: ListedTool[]) => void) | undefined;
 
   constructor(
     declaration: McpServerDeclaration,
     environment: NodeJS.ProcessEnv,
+    settings: McpClientSettings,
     sandboxLauncher?: McpSandboxLauncher,
   ) {
     this.declaration = declaration;
     this.environment = environment;
+    this.settings = settings;
+    this.roots = settings.roots;
     this.sandboxLauncher = sandboxLauncher;
   }
 
@@ -92,16 +130,9 @@ export class ServerConnection {
   /** Connects and lists the tools, within the start timeout; throws McpStartFailure. */
   async start(): Promise<{ tools: ListedTool[]; serverVersion?: string }> {
     const live = await this.connect();
-    const tools: ListedTool[] = [];
-    let cursor: string | undefined;
+    let tools: ListedTool[];
     try {
-      do {
-        const page = await live.client.listTools(cursor === undefined ? {} : { cursor }, {
-          timeout: this.declaration.startTimeoutMs,
-        });
-        tools.push(...page.tools);
-        cursor = page.nextCursor;
-      } while (cursor !== undefined);
+      tools = await this.listTools(live);
     } catch (error) {
       await this.drop(live);
       throw new McpStartFailure(
@@ -113,11 +144,32 @@ export class ServerConnection {
     return { tools, ...(version ? { serverVersion: `${version.name} ${version.version}` } : {}) };
   }
 
+  /** Whether the server can run tools as tasks (`tasks.requests.tools.call`). */
+  get runsTasks(): boolean {
+    return this.live?.client.getServerCapabilities()?.tasks?.requests?.tools?.call !== undefined;
+  }
+
+  /**
+   * Offers `roots` from now on and, when they differ, tells a connected server
+   * (`notifications/roots/list_changed`). Never throws.
+   */
+  async updateRoots(roots: readonly McpRoot[]): Promise<void> {
+    const same =
+      roots.length === this.roots.length &&
+      roots.every((root, index) => root.uri === this.roots[index]?.uri);
+    this.roots = roots;
+    if (same || !this.live || this.live.lost !== undefined) return;
+    await this.live.client.sendRootsListChanged().catch(() => undefined);
+  }
+
   /**
    * Calls a tool; a server that died since (or during an earlier call) is started again first.
-   * Throws McpError: `MCP_SERVER_UNAVAILABLE` when it cannot be reached or dies during the call.
+   * Throws McpError: `MCP_SERVER_UNAVAILABLE` when it cannot be reached or dies during the call,
+   * `MCP_CALL_TIMEOUT` when it sent nothing for `mcp.callTimeoutMs` or ran past `mcp.maxCallMs`.
+   * A tool list the call made the server change is fetched again before it returns.
    */
-  async call(tool: string, args: unknown, signal: AbortSignal): Promise<CallToolResult> {
+  async call(tool: string, args: unknown, options: CallOptions): Promise<CallToolResult> {
+    const { signal } = options;
     let live = this.live;
     if (!live || live.lost !== undefined) {
       try {
@@ -137,12 +189,16 @@ export class ServerConnection {
     });
     running.pending.add(rejectLost);
     try {
-      const request = running.client.callTool(
-        { name: tool, arguments: (args ?? {}) as Record<string, unknown> },
-        undefined,
-        { signal, timeout: NO_SDK_TIMEOUT_MS },
-      );
-      return (await Promise.race([request, lost])) as CallToolResult;
+      const request = options.task
+        ? this.callAsTask(running, tool, args, options)
+        : running.client.callTool(
+            { name: tool, arguments: (args ?? {}) as Record<string, unknown> },
+            undefined,
+            this.requestOptions(options),
+          );
+      const result = (await Promise.race([request, lost])) as CallToolResult;
+      await this.refreshing;
+      return result;
     } catch (error) {
       if (signal.aborted) throw error;
       if (running.lost !== undefined || this.live !== running) {
@@ -154,10 +210,123 @@ export class ServerConnection {
           { cause: error },
         );
       }
+      if ((error as { code?: unknown }).code === REQUEST_TIMEOUT) {
+        throw new McpError(
+          'MCP_CALL_TIMEOUT',
+          `MCP server ${this.name} was cancelled: ${this.clean(errorMessage(error))} (it may go ${this.settings.callTimeoutMs} ms without a word, mcp.callTimeoutMs, and take ${this.settings.maxCallMs} ms in all, mcp.maxCallMs)`,
+          { cause: error },
+        );
+      }
       throw new McpError('MCP_TOOL_ERROR', this.clean(errorMessage(error)), { cause: error });
     } finally {
       running.pending.delete(rejectLost);
     }
+  }
+
+  /** The SDK options of one request: progress token, idle and total time limits, the signal. */
+  private requestOptions(options: CallOptions) {
+    const { onProgress } = options;
+    return {
+      signal: options.signal,
+      timeout: this.settings.callTimeoutMs,
+      resetTimeoutOnProgress: true,
+      maxTotalTimeout: this.settings.maxCallMs,
+      // Passing `onprogress` is what makes the SDK send a progressToken.
+      onprogress: (update: { progress: number; total?: number; message?: string }) =>
+        onProgress?.({
+          progress: update.progress,
+          ...(update.total !== undefined ? { total: update.total } : {}),
+          ...(update.message !== undefined ? { message: update.message } : {}),
+        }),
+    };
+  }
+
+  /**
+   * A task-required tool: `tools/call` with `task` creates the task, `tasks/get` polls it (each
+   * status is progress), `tasks/result` fetches its result; an abort sends `tasks/cancel`.
+   */
+  private async callAsTask(
+    live: Live,
+    tool: string,
+    args: unknown,
+    options: CallOptions,
+  ): Promise<CallToolResult> {
+    const { signal, onProgress } = options;
+    const tasks = live.client.experimental.tasks;
+    let taskId: string | undefined;
+    let lastSaid: string | undefined;
+    const cancel = () => {
+      if (taskId !== undefined) void tasks.cancelTask(taskId).catch(() => undefined);
+    };
+    signal.addEventListener('abort', cancel, { once: true });
+    try {
+      const stream = tasks.callToolStream(
+        { name: tool, arguments: (args ?? {}) as Record<string, unknown> },
+        undefined,
+        { ...this.requestOptions(options), task: {} },
+      );
+      for await (const message of stream) {
+        switch (message.type) {
+          case 'taskCreated':
+            taskId = message.task.taskId;
+            if (signal.aborted) cancel();
+            lastSaid = `task ${taskId} ${message.task.status}`;
+            onProgress?.({ message: lastSaid });
+            break;
+          case 'taskStatus': {
+            // Each poll answers; only a status that changed is progress.
+            const said = message.task.statusMessage ?? `task ${message.task.status}`;
+            if (said !== lastSaid) onProgress?.({ message: said });
+            lastSaid = said;
+            break;
+          }
+          case 'result':
+            return message.result as CallToolResult;
+          case 'error':
+            throw message.error;
+        }
+      }
+      throw new Error(`task ${taskId ?? '(not created)'} ended without a result`);
+    } finally {
+      signal.removeEventListener('abort', cancel);
+    }
+  }
+
+  /** Every page of the server's tools. */
+  private async listTools(live: Live): Promise<ListedTool[]> {
+    const tools: ListedTool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await live.client.listTools(cursor === undefined ? {} : { cursor }, {
+        timeout: this.declaration.startTimeoutMs,
+      });
+      tools.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    this.listedJson = JSON.stringify(tools);
+    return tools;
+  }
+
+  /** `notifications/tools/list_changed`: lists the tools again and hands them on. */
+  private toolsChanged(live: Live): void {
+    const previous = this.refreshing ?? Promise.resolve();
+    const refresh = previous
+      .then(async () => {
+        if (live.lost !== undefined) return undefined;
+        const before = this.listedJson;
+        const tools = await this.listTools(live);
+        return this.listedJson === before ? undefined : tools;
+      })
+      .then(
+        (tools) => {
+          if (tools && this.live === live) this.onToolsChanged?.(tools);
+        },
+        () => undefined,
+      );
+    const tracked: Promise<void> = refresh.finally(() => {
+      if (this.refreshing === tracked) this.refreshing = undefined;
+    });
+    this.refreshing = tracked;
   }
 
   /** Closes the connection (a stdio server's process ends); later calls fail. Never throws. */
@@ -201,22 +370,30 @@ export class ServerConnection {
         `environment variable${missing.length > 1 ? 's' : ''} ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} not set (${this.declaration.origin} refers to ${missing.length > 1 ? 'them' : 'it'})`,
       );
     }
-    const [{ Client }, transport] = await Promise.all([
-      import('@modelcontextprotocol/sdk/client/index.js'),
+    if (server.transport === 'invalid') throw new McpStartFailure('error', server.problem);
+    const [{ createClient }, transport] = await Promise.all([
+      import('./client-setup.js'),
       this.transportFor(server),
     ]);
     this.transport = transport;
-    const client = new Client({ name: 'loom', version: loomVersion }, { capabilities: {} });
-    const live: Live = { client, transport, pending: new Set() };
+    let live: Live | undefined;
+    const owner = createClient({
+      roots: () => this.roots,
+      onToolsChanged: () => {
+        if (live) this.toolsChanged(live);
+      },
+    });
+    const { client } = owner;
+    live = { client, owner, transport, pending: new Set() };
     const loseWith = (why: string) => {
-      if (live.lost !== undefined) return;
+      if (!live || live.lost !== undefined) return;
       live.lost = why;
       const error = new Error(why);
       for (const reject of [...live.pending]) reject(error);
     };
     client.onclose = () => loseWith('the connection closed');
     client.onerror = (error) => {
-      if (server.transport === 'http' && CONNECTION_LOST.test(errorMessage(error))) {
+      if (server.transport !== 'stdio' && CONNECTION_LOST.test(errorMessage(error))) {
         loseWith(errorMessage(error));
       }
     };
@@ -244,9 +421,9 @@ export class ServerConnection {
         throw new McpStartFailure('needs-login', new NeedsLoginError(this.name).message);
       }
       const reason =
-        server.transport === 'http'
-          ? describeHttpConnectError(server.url, error)
-          : errorMessage(error);
+        server.transport === 'stdio'
+          ? errorMessage(error)
+          : describeHttpConnectError(server.url, error);
       throw new McpStartFailure('error', this.clean(`${reason}${this.stderrNote()}`));
     } finally {
       clearTimeout(timer);
@@ -296,9 +473,7 @@ export class ServerConnection {
       });
       return transport;
     }
-    const { StreamableHTTPClientTransport } = await import(
-      '@modelcontextprotocol/sdk/client/streamableHttp.js'
-    );
+    if (server.transport === 'invalid') throw new McpStartFailure('error', server.problem);
     let url: URL;
     try {
       url = new URL(server.url);
@@ -312,8 +487,19 @@ export class ServerConnection {
       );
     }
     this.auth = connectionAuthProvider(this.name, server.url, server.headers);
+    const authProvider = this.auth ? { authProvider: this.auth } : {};
+    if (server.transport === 'sse') {
+      const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
+      return new SSEClientTransport(url, {
+        ...authProvider,
+        requestInit: { headers: server.headers },
+      });
+    }
+    const { StreamableHTTPClientTransport } = await import(
+      '@modelcontextprotocol/sdk/client/streamableHttp.js'
+    );
     return new StreamableHTTPClientTransport(url, {
-      ...(this.auth ? { authProvider: this.auth } : {}),
+      ...authProvider,
       requestInit: { headers: server.headers },
       reconnectionOptions: {
         initialReconnectionDelay: 100,
@@ -326,12 +512,29 @@ export class ServerConnection {
 
   private async drop(live: Live): Promise<void> {
     if (this.live === live) this.live = undefined;
+    const wasLive = live.lost === undefined;
     live.lost ??= 'the connection was closed';
+    const transport = live.transport as Live['transport'] & {
+      sessionId?: string;
+      terminateSession?: () => Promise<void>;
+    };
+    if (wasLive && transport.sessionId !== undefined && transport.terminateSession) {
+      // Streamable HTTP: the DELETE that ends the session, bounded by the start timeout.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        transport.terminateSession().catch(() => undefined),
+        new Promise((resolveWait) => {
+          timer = setTimeout(resolveWait, this.declaration.startTimeoutMs);
+        }),
+      ]);
+      clearTimeout(timer);
+    }
     try {
       await live.client.close();
     } catch {
       // Closing a broken connection may fail; the process is ended either way.
     }
+    live.owner.dispose();
     this.sandboxEnded?.();
     this.sandboxEnded = undefined;
   }

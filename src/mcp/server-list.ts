@@ -1,23 +1,40 @@
 /**
  * The MCP servers a workspace declares: `mcp.servers` of the merged config and the project's
  * `.mcp.json` (`{"mcpServers": {...}}`, the format Claude Code and other tools share). A name in
- * both is config's (config.yaml is Loom's own word). A broken `.mcp.json` is a UserError naming
- * the file and field; a missing one is no servers. Reads files only; never starts a server.
+ * both is config's (config.yaml is Loom's own word). Each entry is checked on its own: one Loom
+ * cannot use (a bad name, an unknown `type`, a bad field) becomes an `invalid` declaration that
+ * fails to start with the file and field named, and the others run. A `.mcp.json` that is not
+ * JSON (or not `{"mcpServers": {...}}`) is a UserError; a missing one is no servers. Also the
+ * settings every connection shares (roots, call limits). Reads files only; never starts a server.
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, isAbsolute, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { ZodError } from 'zod';
 import { errorMessage, UserError } from '../base/errors.js';
-import { configSchemas, type LoomConfig, type McpServerConfig } from '../config/schema.js';
 import {
+  configSchemas,
+  type LoomConfig,
+  MCP_SERVER_NAME,
+  type McpServerConfig,
+} from '../config/schema.js';
+import {
+  DEFAULT_CALL_TIMEOUT_MS,
+  DEFAULT_MAX_CALL_MS,
   DEFAULT_START_TIMEOUT_MS,
+  type McpClientSettings,
+  type McpRoot,
   type McpServerDeclaration,
   type McpServerSource,
 } from './contract.js';
 
 export const PROJECT_SERVERS_FILE = '.mcp.json';
 
-/** The servers of `.mcp.json` in `workspace`; `{}` when there is no such file or it is empty. */
-export function readProjectServers(workspace: string): Record<string, McpServerConfig> {
+/**
+ * The entries of `.mcp.json` in `workspace`, each still unchecked (see `checkedEntry`); `{}`
+ * when there is no such file or it is empty.
+ */
+export function readProjectServers(workspace: string): Record<string, unknown> {
   const file = join(workspace, PROJECT_SERVERS_FILE);
   let text: string;
   try {
@@ -37,9 +54,21 @@ export function readProjectServers(workspace: string): Record<string, McpServerC
   }
   const parsed = configSchemas().mcpProjectFileSchema.safeParse(value);
   if (parsed.success) return parsed.data.mcpServers;
-  const problems = parsed.error.issues.map((issue) => {
+  throw new UserError(
+    'INVALID_CONFIG',
+    `invalid MCP servers file:\n${issueLines(parsed.error, file).join('\n')}`,
+  );
+}
+
+/** One line per issue: `WHERE: FIELD: what is wrong`. */
+function issueLines(error: ZodError, where: string, prefix: readonly string[] = []): string[] {
+  return error.issues.map((issue) => {
     const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
-    const path = [...issue.path.map(String), ...(keys.length === 1 ? [String(keys[0])] : [])];
+    const path = [
+      ...prefix,
+      ...issue.path.map(String),
+      ...(keys.length === 1 ? [String(keys[0])] : []),
+    ];
     const field = path.length > 0 ? path.join('.') : '(top level)';
     const message =
       issue.code === 'unrecognized_keys'
@@ -47,9 +76,29 @@ export function readProjectServers(workspace: string): Record<string, McpServerC
         : issue.code === 'invalid_key'
           ? (issue.issues[0]?.message ?? issue.message)
           : issue.message;
-    return `${file}: ${field}: ${message}`;
+    return `${where}: ${field}: ${message}`;
   });
-  throw new UserError('INVALID_CONFIG', `invalid MCP servers file:\n${problems.join('\n')}`);
+}
+
+/**
+ * One entry checked against the server schema: its settings, or what is wrong with it (naming
+ * `where`, the file, and the field under `field`, such as `mcpServers.NAME`).
+ */
+export function checkedEntry(
+  name: string,
+  entry: unknown,
+  where: string,
+  field: readonly string[],
+): { kind: 'server'; server: McpServerConfig } | { kind: 'problem'; problem: string } {
+  if (!MCP_SERVER_NAME.test(name)) {
+    return {
+      kind: 'problem',
+      problem: `${where}: ${field.join('.')}: server names are letters, digits, "-" and single "_" (no "__", which separates mcp__SERVER__TOOL); rename it`,
+    };
+  }
+  const parsed = configSchemas().mcpServerSchema.safeParse(entry);
+  if (parsed.success) return { kind: 'server', server: parsed.data };
+  return { kind: 'problem', problem: issueLines(parsed.error, where, field).join('; ') };
 }
 
 export function toDeclaration(
@@ -75,22 +124,72 @@ export function toDeclaration(
       ...(server.sandbox === true ? { sandbox: true as const } : {}),
     };
   }
-  return { ...common, transport: 'http', url: server.url ?? '', headers: server.headers ?? {} };
+  return {
+    ...common,
+    transport: server.type === 'sse' ? 'sse' : 'http',
+    url: server.url ?? '',
+    headers: server.headers ?? {},
+  };
+}
+
+function declarationOf(
+  name: string,
+  entry: unknown,
+  where: { source: McpServerSource; origin: string; workspace: string; startTimeoutMs: number },
+  field: readonly string[],
+): McpServerDeclaration {
+  const checked = checkedEntry(name, entry, where.origin, field);
+  if (checked.kind === 'server') return toDeclaration(name, checked.server, where);
+  return {
+    transport: 'invalid',
+    name,
+    source: where.source,
+    origin: where.origin,
+    problem: checked.problem,
+    startTimeoutMs: where.startTimeoutMs,
+  };
 }
 
 /** Every server `config` and the workspace's `.mcp.json` declare, config's first. */
 export function declaredServers(config: LoomConfig, workspace: string): McpServerDeclaration[] {
   const startTimeoutMs = config.mcp?.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
   const configured = config.mcp?.servers ?? {};
-  const declarations = Object.entries(configured).map(([name, server]) =>
-    toDeclaration(name, server, { source: 'config', origin: 'config', workspace, startTimeoutMs }),
+  const declarations = Object.entries(configured).map(([name, entry]) =>
+    declarationOf(name, entry, { source: 'config', origin: 'config', workspace, startTimeoutMs }, [
+      'mcp',
+      'servers',
+      name,
+    ]),
   );
   const origin = join(workspace, PROJECT_SERVERS_FILE);
-  for (const [name, server] of Object.entries(readProjectServers(workspace))) {
+  for (const [name, entry] of Object.entries(readProjectServers(workspace))) {
     if (Object.hasOwn(configured, name)) continue;
     declarations.push(
-      toDeclaration(name, server, { source: 'project', origin, workspace, startTimeoutMs }),
+      declarationOf(name, entry, { source: 'project', origin, workspace, startTimeoutMs }, [
+        'mcpServers',
+        name,
+      ]),
     );
   }
   return declarations;
+}
+
+/** A folder as a root: its `file://` URI and its name (the folder's own name). */
+export function folderRoot(folder: string): McpRoot {
+  return { uri: pathToFileURL(folder).href, name: basename(folder) || folder };
+}
+
+/**
+ * What every connection of a workspace shares: the workspace and `mcp.roots` (relative ones
+ * resolved against the workspace; a repeat is offered once) and the call limits.
+ */
+export function clientSettings(config: LoomConfig, workspace: string): McpClientSettings {
+  const folders = [workspace, ...(config.mcp?.roots ?? [])].map((folder) =>
+    isAbsolute(folder) ? resolve(folder) : resolve(workspace, folder),
+  );
+  return {
+    roots: [...new Set(folders)].map(folderRoot),
+    callTimeoutMs: config.mcp?.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+    maxCallMs: config.mcp?.maxCallMs ?? DEFAULT_MAX_CALL_MS,
+  };
 }

@@ -2,12 +2,16 @@
  * A connected server's tools as agent tools: `mcp__SERVER__TOOL` (characters a provider refuses
  * become `_`), the server's description, and its input JSON Schema passed to the model as it is,
  * once ajv has compiled it in its dialect (draft-07 or 2020-12). A tool whose name is too long,
- * repeats another's or whose schema ajv rejects is left out with the reason, never registered
- * broken. Calls go to the server connection; its errors become error results.
+ * repeats another's, whose schema ajv rejects, or that must run as a task on a server that runs
+ * none is left out with the reason, never registered broken. Calls go to the server connection
+ * (as tasks for `execution.taskSupport: "required"`), their progress becomes the call's
+ * progress (`toolProgressReported`), their time limit is `mcp.maxCallMs`; errors become error
+ * results.
  */
 
 import { parametersProblem } from '../core/tool-arguments.js';
 import type { ToolDefinition } from '../core/tool-contract.js';
+import { toolProgressReported } from '../core/tool-execution.js';
 import type { JsonSchema } from '../llm/contract.js';
 import { MCP_NAME_SEPARATOR, MCP_TOOL_PREFIX, type McpToolReport } from './contract.js';
 import { resultText } from './result-text.js';
@@ -25,10 +29,16 @@ export interface ServerTools {
   reports: McpToolReport[];
 }
 
+export interface ServerToolOptions {
+  outputLimit: number;
+  /** Each call's time limit in the tool pipeline (`mcp.maxCallMs`). */
+  maxCallMs: number;
+}
+
 export function serverTools(
   connection: ServerConnection,
   listed: readonly ListedTool[],
-  outputLimit: number,
+  options: ServerToolOptions,
 ): ServerTools {
   const tools: ToolDefinition[] = [];
   const reports: McpToolReport[] = [];
@@ -44,12 +54,30 @@ export function serverTools(
       leaveOut(`its name becomes ${name}, as another tool's does`);
       continue;
     }
+    const task = tool.execution?.taskSupport === 'required';
+    if (task && !connection.runsTasks) {
+      leaveOut(
+        'it must run as a task (execution.taskSupport: "required"), but the server does not declare tasks for tools/call (capabilities.tasks.requests.tools.call)',
+      );
+      continue;
+    }
     const definition: ToolDefinition = {
       name,
       description: describe(connection.name, tool),
       parameters: tool.inputSchema as JsonSchema,
-      execute: async (args, execution) =>
-        resultText(await connection.call(tool.name, args, execution.signal), outputLimit),
+      timeoutMs: options.maxCallMs,
+      execute: async (args, execution) => {
+        const result = await connection.call(tool.name, args, {
+          signal: execution.signal,
+          task,
+          onProgress: (update) => {
+            if (!execution.signal.aborted) {
+              execution.context.emit(toolProgressReported, { execution, ...update });
+            }
+          },
+        });
+        return resultText(result, options.outputLimit);
+      },
     };
     const problem = parametersProblem(definition);
     if (problem) {
@@ -58,7 +86,7 @@ export function serverTools(
     }
     taken.add(name);
     tools.push(definition);
-    reports.push({ name: tool.name, agentName: name });
+    reports.push({ name: tool.name, agentName: name, ...(task ? { task: true as const } : {}) });
   }
   return { tools, reports };
 }

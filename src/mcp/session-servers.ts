@@ -1,16 +1,26 @@
 /**
  * MCP servers of one session only (those an ACP client sends in `session/new`): they start in
- * parallel, each within its start timeout, their tools go to that session's agent alone, and a
+ * parallel, each within its start timeout, their tools go to that session's agent alone (and
+ * are replaced when a server says they changed, logged as `mcp/tools-changed`), and a
  * failed one is reported once on stderr and as an `mcp/server-failed` event in the session.
  * They close when the session's agent closes; no process outlives it or Loom's exit. Never
  * rejects.
  */
 import type { AgentHandle } from '../core/create-agent.js';
-import type { McpServerDeclaration, McpServerReport } from './contract.js';
-import { failureEvents, failureLine, giveTools, startServers } from './install.js';
+import type { McpClientSettings, McpServerDeclaration, McpServerReport } from './contract.js';
+import {
+  failureEvents,
+  failureLine,
+  followToolChanges,
+  giveTools,
+  type StartOptions,
+  startServers,
+} from './install.js';
 
 export interface SessionServerOptions {
   outputLimit: number;
+  /** Roots (the session's workspace first) and call limits. */
+  settings: McpClientSettings;
   environment?: NodeJS.ProcessEnv;
   /** Receives each failure's one line; default standard error. Must not throw. */
   report?: (line: string) => void;
@@ -34,10 +44,12 @@ export async function connectSessionServers(
 ): Promise<SessionServers> {
   if (servers.length === 0) return { reports: [], close: async () => {} };
   const report = options.report ?? ((line: string) => void process.stderr.write(line));
-  const results = await startServers(servers, {
+  const startOptions: StartOptions = {
     environment: options.environment ?? process.env,
     outputLimit: options.outputLimit,
-  });
+    settings: options.settings,
+  };
+  const results = await startServers(servers, startOptions);
   const connections = results.map((result) => result.connection);
   const killAll = () => {
     for (const connection of connections) connection.killNow();
@@ -56,11 +68,15 @@ export async function connectSessionServers(
   }
   handle.onClose(() => void close());
   await options.after;
-  giveTools(
-    handle,
-    results.flatMap((result) => result.tools),
-    report,
-  );
+  for (const result of results) {
+    let undo = giveTools(handle, result.tools, report);
+    followToolChanges(result, startOptions, (tools, change) => {
+      if (handle.log.closed) return;
+      undo();
+      undo = giveTools(handle, tools, report);
+      handle.log.append('mcp/tools-changed', change);
+    });
+  }
   const reports = results.map((result) => result.report);
   for (const line of reports.map(failureLine)) if (line) report(line);
   for (const event of failureEvents(reports)) handle.log.append('mcp/server-failed', event);

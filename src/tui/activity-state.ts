@@ -6,6 +6,7 @@
  * person is asked for an approval. It never reads a clock, a timer or the runtime.
  */
 import type { SessionEvent } from '../core/session-events.js';
+import { progressText } from '../core/tool-execution.js';
 import { formatTokens } from '../workflow/run-events.js';
 
 /** After this long without a token from the model, the line says the model is slow. */
@@ -112,6 +113,13 @@ export class ActivityFold {
         const data = event.data as SessionEvent<'tool/call'>['data'];
         if (data.parentCallId !== undefined) return;
         this.calls.set(data.callId, data.name);
+        this.update({ runningTools: [...this.calls.values()] });
+        return;
+      }
+      case 'tool/progress': {
+        const data = event.data as SessionEvent<'tool/progress'>['data'];
+        if (!this.calls.has(data.callId)) return;
+        this.calls.set(data.callId, `${data.name} (${progressText(data)})`);
         this.update({ runningTools: [...this.calls.values()] });
         return;
       }

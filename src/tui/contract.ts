@@ -7,7 +7,14 @@
 import type { Question, QuestionAnswer } from '../interaction/user-questions.js';
 
 /** What the area above the prompt shows; Esc returns to the chat. */
-export type TuiView = 'chat' | 'workflows' | 'agents' | 'jobs' | 'transcript' | 'sessions';
+export type TuiView =
+  | 'chat'
+  | 'workflows'
+  | 'agents'
+  | 'jobs'
+  | 'transcript'
+  | 'sessions'
+  | 'rewind';
 
 export type ToolStatus = 'running' | 'done' | 'failed' | 'denied' | 'cancelled';
 

@@ -9,6 +9,7 @@ import { contextCommand } from './commands/context.js';
 import type { SlashCommand, SlashContext } from './commands/contract.js';
 import { customSlashCommands, shadowedLines, skillsCommand } from './commands/custom.js';
 import { initCommand } from './commands/init.js';
+import { diffCommand, rewindCommand } from './commands/rewind.js';
 import { SESSION_COMMANDS } from './commands/session.js';
 import { VIEW_COMMANDS } from './commands/views.js';
 
@@ -67,6 +68,8 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   },
   ...VIEW_COMMANDS,
   ...SESSION_COMMANDS,
+  rewindCommand,
+  diffCommand,
   contextCommand,
   skillsCommand,
   initCommand,

@@ -4,6 +4,10 @@
  * a new or a stored session of this workspace. Each session it opens gets the terminal's
  * permission asker; the one it leaves is closed, its children released.
  */
+import { UserError } from '../base/errors.js';
+import { type RewindOutcome, type RewindRequest, rewindSession } from '../checkpoint/rewind.js';
+import { workspaceRepository } from '../checkpoint/session-changes.js';
+import type { SessionTurn } from '../checkpoint/session-turns.js';
 import type { LoomSetup } from '../cli/build-runtime.js';
 import type { AgentHandle } from '../core/create-agent.js';
 import { SessionStore, type SessionSummary } from '../core/session-store.js';
@@ -65,6 +69,42 @@ export class TuiSession {
     await this.leave();
     this.handle = this.prepare(next);
     store.attach(this.handle);
+  }
+
+  /**
+   * Rewinds to the state as `turn` began (checkpoint/rewind.ts): the files restored in place, the
+   * conversation forked into a new session that the terminal then goes on in (the one left stays
+   * whole). Refused while a turn runs. `note` hears of a crash's restore finished first.
+   */
+  async rewind(
+    store: TuiStore,
+    turn: SessionTurn,
+    request: RewindRequest,
+    note: (line: string) => void,
+  ): Promise<RewindOutcome> {
+    const { log, agent } = this.handle;
+    if (agent.status !== 'idle') {
+      throw new UserError(
+        'INVALID_ARGUMENT',
+        '/rewind waits for an idle session: a turn is running (esc interrupts it)',
+      );
+    }
+    const files = request.files
+      ? await workspaceRepository(this.setup.runtime.home, log.header, {
+          conversationOnly: 'choose "conversation" to rewind only the conversation',
+          onFinished: note,
+        })
+      : undefined;
+    const outcome = await rewindSession({
+      log,
+      store: this.setup.runtime.store,
+      repository: files?.repository,
+      turn,
+      request,
+      ...(files?.before !== undefined ? { before: files.before } : {}),
+    });
+    if (outcome.forkedSession !== undefined) await this.switchTo(store, outcome.forkedSession);
+    return outcome;
   }
 
   /** The root sessions of this workspace, the one used last first. */

@@ -65,7 +65,7 @@ test('acp /goal: the command is offered, and /goal OBJECTIVE runs rounds until t
     assert.ok(offered.sessionUpdate === 'available_commands_update');
     assert.deepEqual(
       offered.availableCommands.map((command) => command.name),
-      ['goal', 'plan', 'todos', 'usage', 'context', 'compact'],
+      ['goal', 'plan', 'todos', 'usage', 'context', 'compact', 'rewind', 'diff'],
     );
     assert.match(
       offered.availableCommands[0]?.input?.hint ?? '',

@@ -29,7 +29,8 @@ function acceptanceCommands(outside: string) {
     build:
       `mkdir -p src && echo 'console.log(6 * 7)' > src/main.js && "${process.execPath}" src/main.js && ` +
       'echo scratch > /tmp/scratch.txt && cat /tmp/scratch.txt && ' +
-      'git add src && git -c user.name=t -c user.email=t@t commit -qm build && git log --oneline | wc -l',
+      // git runs a hook with its output on stderr: joined to stdout, its line keeps its place.
+      'git add src && git -c user.name=t -c user.email=t@t commit -qm build 2>&1 && git log --oneline | wc -l',
   };
 }
 

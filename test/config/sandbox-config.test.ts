@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { loadConfig, parseConfig } from '../../src/config/load-config.js';
+import { declaredServers } from '../../src/mcp/server-list.js';
 import { sandboxSettings } from '../../src/sandbox/install.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 
@@ -35,7 +36,7 @@ test('sandbox: every key parses, and absent keys take their defaults', () => {
     hidden: ['.env'],
   });
   assert.equal(config.permissions?.[0]?.sandbox, false);
-  assert.equal(config.mcp?.servers?.files?.sandbox, true);
+  assert.equal((config.mcp?.servers?.files as { sandbox?: boolean } | undefined)?.sandbox, true);
   assert.deepEqual(sandboxSettings(undefined), {
     mode: 'workspace-write',
     network: false,
@@ -76,9 +77,16 @@ test('bad sandbox values fail naming the key and what it takes', () => {
         /permissions\.0\.sandbox: sandbox: false goes only with action: allow/,
       );
       assert.match(error.message, /permissions\.1\.sandbox: takes only false/);
-      assert.match(error.message, /mcp\.servers\.web\.sandbox: sandbox is for stdio servers only/);
+      assert.doesNotMatch(error.message, /mcp\.servers/, 'a server entry is its own problem');
       return true;
     },
+  );
+  const mcpOnly = `mcp:${text.split('mcp:')[1]}`;
+  const [web] = declaredServers(parseConfig(mcpOnly, 'c.yaml'), temporaryFolder());
+  assert.equal(web?.transport, 'invalid');
+  assert.match(
+    web?.transport === 'invalid' ? web.problem : '',
+    /^config: mcp\.servers\.web\.sandbox: sandbox is for stdio servers only$/,
   );
 });
 

@@ -1,7 +1,7 @@
 /**
  * Issue 13's ACP acceptance for MCP: `loom acp` driven by the ACP SDK's client connects the MCP
  * servers the client sends in `session/new` (a stdio one and a streamable-HTTP one, both written
- * with the MCP SDK), and the model calls their tools; a server the client sends that cannot
+ * with the MCP SDK, and the everything server over HTTP+SSE), and the model calls their tools; a server the client sends that cannot
  * start is reported and the session still works; config's servers are there too and win a name
  * both use. The servers end with the session.
  */
@@ -18,16 +18,21 @@ import { temporaryFolder } from '../helpers/temporary-folder.js';
 import {
   type HttpServer,
   STDIO_SERVER,
+  startEverythingServer,
   startedPids,
   startHttpServer,
   stdioServerYaml,
 } from './mcp-fixtures.js';
 
 let http: HttpServer;
+let sse: HttpServer;
 before(async () => {
-  http = await startHttpServer('acp-client-token-2718');
+  [http, sse] = await Promise.all([
+    startHttpServer('acp-client-token-2718'),
+    startEverythingServer('sse'),
+  ]);
 });
-after(() => http.stop());
+after(() => Promise.all([http.stop(), sse.stop()]));
 
 test('loom acp: the MCP servers a client sends in session/new give the model their tools', async () => {
   const home = temporaryFolder();
@@ -46,6 +51,7 @@ test('loom acp: the MCP servers a client sends in session/new give the model the
         [
           { name: 'mcp__editor__echo', arguments: { text: 'from acp' } },
           { name: 'mcp__remote_docs__echo', arguments: { text: 'over http' } },
+          { name: 'mcp__legacy__echo', arguments: { message: 'over sse' } },
           { name: 'mcp__both__whoami', arguments: {} },
         ],
         'the last said: {{lastToolResult}}',
@@ -54,7 +60,7 @@ test('loom acp: the MCP servers a client sends in session/new give the model the
   });
   await withLoomAcp({ home, model }, async (agent, log) => {
     const init = await initialize(agent);
-    assert.deepEqual(init.agentCapabilities?.mcpCapabilities, { http: true, sse: false });
+    assert.deepEqual(init.agentCapabilities?.mcpCapabilities, { http: true, sse: true });
     const { sessionId } = await agent.request('session/new', {
       cwd: workspace,
       mcpServers: [
@@ -70,6 +76,7 @@ test('loom acp: the MCP servers a client sends in session/new give the model the
           url: http.url,
           headers: [{ name: 'Authorization', value: 'Bearer acp-client-token-2718' }],
         },
+        { type: 'sse', name: 'legacy', url: sse.url, headers: [] },
         { name: 'broken', command: 'no-such-mcp-server-command', args: [], env: [] },
         { name: 'both', command: process.execPath, args: [STDIO_SERVER, 'client-both'], env: [] },
       ],
@@ -81,10 +88,11 @@ test('loom acp: the MCP servers a client sends in session/new give the model the
     const updates = turn.updates.filter(isToolResult);
     assert.deepEqual(
       updates.map((update) => update.sessionUpdate === 'tool_call_update' && update.status),
-      ['completed', 'completed', 'completed'],
+      ['completed', 'completed', 'completed', 'completed'],
     );
     assert.ok(JSON.stringify(turn.updates).includes('editor echo: from acp'));
     assert.ok(JSON.stringify(turn.updates).includes('http echo: over http'));
+    assert.ok(JSON.stringify(turn.updates).includes('Echo: over sse'));
     assert.equal(turn.text, `the last said: configured pid ${startedPids(configPids)[0]}`);
   });
   for (const pid of [...startedPids(pidFile), ...startedPids(configPids)])

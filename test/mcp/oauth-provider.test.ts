@@ -13,6 +13,7 @@ import { startServers } from '../../src/mcp/install.js';
 import { loginToServer } from '../../src/mcp/login-flow.js';
 import { openLoopbackRedirect } from '../../src/mcp/loopback-redirect.js';
 import { LoomOAuthProvider, NeedsLoginError } from '../../src/mcp/oauth-provider.js';
+import { clientSettings } from '../../src/mcp/server-list.js';
 import { loginFileName, TokenStore } from '../../src/mcp/token-store.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { startHttpServer } from './mcp-fixtures.js';
@@ -24,7 +25,7 @@ before(async () => {
 });
 after(() => fixture.close());
 
-function declaration(url: string): Extract<McpServerDeclaration, { transport: 'http' }> {
+function declaration(url: string): Extract<McpServerDeclaration, { transport: 'http' | 'sse' }> {
   return {
     transport: 'http',
     name: 'notes',
@@ -110,6 +111,7 @@ test('a server answering 401 without OAuth metadata fails with a message saying 
     const [result] = await startServers([declaration(server.url)], {
       environment: {},
       outputLimit: 1000,
+      settings: clientSettings({}, home),
     });
     await result?.connection.close();
     const status = result?.report.status;

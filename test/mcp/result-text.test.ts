@@ -52,3 +52,53 @@ test('an error result stays an error; structured content alone is shown as JSON;
   assert.ok(typeof capped === 'string' && capped.length < 1100);
   assert.match(String(capped), /… 4000 characters cut …/);
 });
+
+test('structured content comes as JSON beside the text unless the text already says it; annotations go to the details', () => {
+  assert.equal(
+    resultText(
+      { content: [{ type: 'text', text: 'Sunny' }], structuredContent: { sky: 'clear', c: 21 } },
+      1000,
+    ),
+    'Sunny\nstructured content:\n{\n  "sky": "clear",\n  "c": 21\n}',
+  );
+  assert.equal(
+    resultText(
+      { content: [{ type: 'text', text: '{"c": 21}' }], structuredContent: { c: 21 } },
+      1000,
+    ),
+    '{"c": 21}',
+  );
+  assert.equal(
+    resultText(
+      { content: [{ type: 'text', text: 'a\nb' }], structuredContent: { content: 'a\nb' } },
+      1000,
+    ),
+    'a\nb',
+  );
+  assert.deepEqual(
+    resultText(
+      {
+        content: [
+          { type: 'text', text: 'hi', annotations: { audience: ['user'], priority: 0.2 } },
+          {
+            type: 'resource_link',
+            uri: 'demo://r/1',
+            name: 'r1',
+            title: 'The first',
+            description: 'a resource',
+            mimeType: 'text/plain',
+          },
+        ],
+      },
+      1000,
+    ),
+    {
+      content: 'hi\n[resource link demo://r/1 (r1, titled The first): text/plain]: a resource',
+      details: {
+        annotations: [
+          { block: 0, type: 'text', annotations: { audience: ['user'], priority: 0.2 } },
+        ],
+      },
+    },
+  );
+});

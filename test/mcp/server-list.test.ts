@@ -2,9 +2,15 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import { parseConfig } from '../../src/config/load-config.js';
 import { declarationVariables, expandVariables } from '../../src/mcp/expand-variables.js';
-import { declaredServers, readProjectServers } from '../../src/mcp/server-list.js';
+import {
+  clientSettings,
+  declaredServers,
+  folderRoot,
+  readProjectServers,
+} from '../../src/mcp/server-list.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 
 /** `${NAME}`, the reference syntax of server declarations. */
@@ -92,43 +98,89 @@ test('a reference with a default (NAME:-default) falls back; no .mcp.json is no 
   assert.deepEqual(value.env, { LEVEL: '3' });
 });
 
-test('a literal header value, a bad server name or a server with both command and url is refused, naming the field', () => {
-  assert.throws(
-    () =>
-      parseConfig(
-        'mcp:\n  servers:\n    gh: { url: "https://x.test", headers: { Authorization: "Bearer abc" } }\n',
-        '/c.yaml',
-      ),
-    /\/c\.yaml:3: mcp\.servers\.gh\.headers\.Authorization: must name an environment variable as \$\{NAME\}/,
-  );
-  assert.throws(
-    () => parseConfig('mcp:\n  servers:\n    a__b: { command: x }\n', '/c.yaml'),
-    /mcp\.servers\.a__b: server names are letters/,
-  );
-  assert.throws(
-    () =>
-      parseConfig('mcp:\n  servers:\n    a: { command: x, url: "https://x.test" }\n', '/c.yaml'),
-    /mcp\.servers\.a: a server needs either `command` \(stdio\) or `url`/,
-  );
-  assert.throws(
-    () =>
-      parseConfig(
-        'mcp:\n  servers:\n    a: { url: "https://x.test", env: { A: "1" } }\n',
-        '/c.yaml',
-      ),
-    /mcp\.servers\.a\.env: env is for stdio servers only/,
-  );
+test('an entry Loom cannot use (literal header, bad name, command and url, unknown type) fails that server alone, naming the file and field', () => {
   const workspace = temporaryFolder();
+  const config = parseConfig(
+    [
+      'mcp:',
+      '  servers:',
+      '    gh: { url: "https://x.test", headers: { Authorization: "Bearer abc" } }',
+      '    a__b: { command: x }',
+      '    both: { command: x, url: "https://x.test" }',
+      '    misplaced: { url: "https://x.test", env: { A: "1" } }',
+      '    fine: { command: x }',
+      '',
+    ].join('\n'),
+    '/c.yaml',
+  );
   writeFileSync(
     join(workspace, '.mcp.json'),
-    '{"mcpServers": {"s": {"type": "sse", "url": "https://x.test"}}}',
+    JSON.stringify({
+      mcpServers: {
+        old: { type: 'sse', url: 'https://x.test/sse' },
+        ws: { type: 'websocket', url: 'wss://x.test' },
+        extra: { command: 'y', colour: 'red' },
+      },
+    }),
   );
+  const servers = declaredServers(config, workspace);
+  const problems = Object.fromEntries(
+    servers.map((server) => [
+      server.name,
+      server.transport === 'invalid' ? server.problem : server.transport,
+    ]),
+  );
+  const file = join(workspace, '.mcp.json');
+  assert.match(
+    String(problems.gh),
+    /^config: mcp\.servers\.gh\.headers\.Authorization: must name an environment variable as \$\{NAME\}/,
+  );
+  assert.ok(!String(problems.gh).includes('abc'), 'the literal value is not repeated');
+  assert.match(String(problems.a__b), /^config: mcp\.servers\.a__b: server names are letters/);
+  assert.match(
+    String(problems.both),
+    /^config: mcp\.servers\.both: a server needs either `command` \(stdio\) or `url`/,
+  );
+  assert.match(
+    String(problems.misplaced),
+    /mcp\.servers\.misplaced\.env: env is for stdio servers only/,
+  );
+  assert.equal(problems.fine, 'stdio');
+  assert.equal(problems.old, 'sse');
+  assert.equal(
+    problems.ws,
+    `${file}: mcpServers.ws.type: unknown transport "websocket"; Loom speaks stdio, http, sse`,
+  );
+  assert.equal(problems.extra, `${file}: mcpServers.extra.colour: unknown field colour`);
+  // The file itself must still be JSON of the shared shape.
+  writeFileSync(join(workspace, '.mcp.json'), '{"servers": {}}');
   assert.throws(
     () => readProjectServers(workspace),
     (error: Error & { code?: string }) =>
-      error.code === 'INVALID_CONFIG' &&
-      error.message.includes(`${join(workspace, '.mcp.json')}: mcpServers.s.type`),
+      error.code === 'INVALID_CONFIG' && error.message.includes(`${file}: mcpServers:`),
   );
   writeFileSync(join(workspace, '.mcp.json'), '{ not json');
   assert.throws(() => readProjectServers(workspace), /\.mcp\.json: not valid JSON/);
+});
+
+test('roots: the workspace first, then mcp.roots (relative to the workspace), each once', () => {
+  const workspace = temporaryFolder();
+  const config = parseConfig(
+    `mcp:\n  roots: [docs, /srv/shared, "${workspace}"]\n  callTimeoutMs: 5000\n`,
+    '/c.yaml',
+  );
+  assert.deepEqual(clientSettings(config, workspace), {
+    roots: [
+      folderRoot(workspace),
+      { uri: pathToFileURL(join(workspace, 'docs')).href, name: 'docs' },
+      { uri: 'file:///srv/shared', name: 'shared' },
+    ],
+    callTimeoutMs: 5000,
+    maxCallMs: 600_000,
+  });
+  assert.deepEqual(clientSettings(parseConfig('', '/c.yaml'), workspace), {
+    roots: [folderRoot(workspace)],
+    callTimeoutMs: 60_000,
+    maxCallMs: 600_000,
+  });
 });

@@ -88,13 +88,18 @@ test('maxResultBytes is the JSON size: a value of exactly the limit returns, one
   assert.match(over.error?.message ?? '', /1024 bytes/);
 });
 
-test('maxRunMs ends a run whose children hang with RUN_TIMEOUT; each child is cancelled naming it', async () => {
+test('maxRunMs ends a run whose children hang with RUN_TIMEOUT; each child is cancelled naming it', async (t) => {
+  // The run's clock is mocked: it passes only once both children are running, however slow the
+  // machine is to start them.
+  t.mock.timers.enable({ apis: ['setTimeout'] });
   const fixture = engineFixture({ limits: { maxRunMs: 300 } });
   const run = fixture.start(`
     phase('hang');
     const results = await parallel([() => agent('a'), () => agent('b')]);
     return results;
   `);
+  await fixture.fake.started(2);
+  t.mock.timers.tick(300);
   const result = await settled(fixture, run);
   assert.equal(result.stopReason, 'error');
   assert.equal(result.error?.code, 'RUN_TIMEOUT', result.error?.message);

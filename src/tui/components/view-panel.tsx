@@ -8,6 +8,7 @@ import type { TuiSession } from '../tui-session.js';
 import type { TuiSnapshot, TuiStore } from '../tui-store.js';
 import { AgentsView } from './agents-view.js';
 import { JobsView } from './jobs-view.js';
+import { RewindView } from './rewind-view.js';
 import { ResumeView } from './session-picker.js';
 import { TranscriptView } from './transcript-view.js';
 import type { EscapeSlot } from './view-keys.js';
@@ -69,6 +70,17 @@ export function ViewPanel({ view, ...props }: ViewProps & { view: TuiView }) {
       );
     case 'sessions':
       return <ResumeView {...props} />;
+    case 'rewind':
+      return (
+        <RewindView
+          session={props.session}
+          store={props.store}
+          width={props.width}
+          close={props.close}
+          {...(props.escapeSlot ? { escapeSlot: props.escapeSlot } : {})}
+          keysActive={props.snapshot.pending === undefined}
+        />
+      );
   }
 }
 

@@ -1,0 +1,48 @@
+/**
+ * The one place Loom's MCP Client is made: the capabilities it declares and the requests and
+ * notifications of the server it answers. Today: `roots` (`roots/list` answers the workspace and
+ * `mcp.roots`; `listChanged: true`) and `tasks` (as the SDK's client supports them: a task store
+ * answering `tasks/get`, `tasks/list`, `tasks/cancel`); `notifications/tools/list_changed`
+ * goes to `onToolsChanged`. A capability added later (elicitation, sampling) is declared and
+ * answered here too. Loads the SDK; never starts a transport.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
+import {
+  type ClientCapabilities,
+  ListRootsRequestSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { loomVersion } from '../core/version.js';
+import type { McpRoot } from './contract.js';
+
+export interface ClientHandlers {
+  /** The roots a server is offered now (read at each `roots/list`). */
+  roots(): readonly McpRoot[];
+  /** The server said its tools changed. Must not throw. */
+  onToolsChanged(): void;
+}
+
+export interface LoomClient {
+  client: Client;
+  /** Ends what the client holds besides its transport (the task store's timers). */
+  dispose(): void;
+}
+
+export const CLIENT_CAPABILITIES: ClientCapabilities = {
+  roots: { listChanged: true },
+  tasks: { list: {}, cancel: {} },
+};
+
+export function createClient(handlers: ClientHandlers): LoomClient {
+  const taskStore = new InMemoryTaskStore();
+  const client = new Client(
+    { name: 'loom', version: loomVersion },
+    { capabilities: CLIENT_CAPABILITIES, taskStore },
+  );
+  client.setRequestHandler(ListRootsRequestSchema, () => ({
+    roots: handlers.roots().map((root) => ({ uri: root.uri, name: root.name })),
+  }));
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => handlers.onToolsChanged());
+  return { client, dispose: () => taskStore.cleanup() };
+}
