@@ -18,6 +18,7 @@ import { errorMessage } from '../base/errors.js';
 import type { LoomClient } from './client-setup.js';
 import { describeHttpConnectError, urlWithoutCredentials } from './connect-error.js';
 import {
+  type McpCaller,
   type McpClientSettings,
   McpError,
   type McpRoot,
@@ -63,6 +64,8 @@ export interface CallOptions {
   task?: boolean;
   /** Receives each progress notification and task status. Must not throw. */
   onProgress?: (update: CallProgress) => void;
+  /** The agent the call is for: the server's elicitations and sampling requests go to it. */
+  caller?: McpCaller;
 }
 
 interface Live {
@@ -100,6 +103,13 @@ export class ServerConnection {
    * the layer that gave them to agents; must not throw.
    */
   onToolsChanged: ((tools: ListedTool[]) => void) | undefined;
+  /**
+   * The agent a server's request goes to when no call is in flight (the only root session);
+   * set by the layer that gave the tools. Elicitations only: sampling needs a call.
+   */
+  idleCaller: (() => McpCaller | undefined) | undefined;
+  /** The calls in flight, oldest first: a server's request goes to the newest one's agent. */
+  private readonly callers: McpCaller[] = [];
 
   constructor(
     declaration: McpServerDeclaration,
@@ -179,6 +189,8 @@ export class ServerConnection {
       rejectLost = reject;
     });
     running.pending.add(rejectLost);
+    const { caller } = options;
+    if (caller) this.callers.push(caller);
     try {
       const request = options.task
         ? this.callAsTask(running, tool, args, options)
@@ -211,7 +223,16 @@ export class ServerConnection {
       throw new McpError('MCP_TOOL_ERROR', this.clean(errorMessage(error)), { cause: error });
     } finally {
       running.pending.delete(rejectLost);
+      if (caller) this.callers.splice(this.callers.lastIndexOf(caller), 1);
     }
+  }
+
+  /**
+   * Who a server's request is for: the newest call in flight (an elicitation or sampling
+   * request carries no tie to the call it serves over stdio), else the idle caller.
+   */
+  private callerNow(): McpCaller | undefined {
+    return this.callers.at(-1) ?? this.idleCaller?.();
   }
 
   /** The SDK options of one request: progress token, idle and total time limits, the signal. */
@@ -362,10 +383,13 @@ export class ServerConnection {
       );
     }
     if (server.transport === 'invalid') throw new McpStartFailure('error', server.problem);
-    const [{ createClient }, transport] = await Promise.all([
-      import('./client-setup.js'),
-      this.transportFor(server),
-    ]);
+    const [{ createClient }, { answerElicitation }, { answerSampling }, transport] =
+      await Promise.all([
+        import('./client-setup.js'),
+        import('./elicitation.js'),
+        import('./sampling.js'),
+        this.transportFor(server),
+      ]);
     this.transport = transport;
     let live: Live | undefined;
     const owner = createClient({
@@ -373,6 +397,13 @@ export class ServerConnection {
       onToolsChanged: () => {
         if (live) this.toolsChanged(live);
       },
+      elicit: (request, signal) => answerElicitation(this.name, this.callerNow(), request, signal),
+      sample: (request, signal) =>
+        answerSampling(this.name, server.sampling, this.callers.at(-1), request, signal).catch(
+          (error: unknown) => {
+            throw new Error(this.clean(errorMessage(error)));
+          },
+        ),
     });
     const { client } = owner;
     live = { client, owner, transport, pending: new Set() };
