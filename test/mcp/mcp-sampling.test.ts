@@ -12,7 +12,9 @@ import { after, before, test } from 'node:test';
 import { loadSessionFile } from '../../src/core/session-load.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
 import { runScripted, scriptedFolders } from '../cli/loom-process.js';
+import { parseResult, runWorkflow, writeFile, writeJson } from '../cli/workflow-fixture.js';
 import { callsThenReply } from '../helpers/scripted-turns.js';
+import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { EVERYTHING_SERVER, type HttpServer, startEverythingServer } from './mcp-fixtures.js';
 
 interface JsonEvent {
@@ -205,4 +207,59 @@ test('sampling: deny refuses at once, without asking', async () => {
     of('mcp/sampling').map((event) => [event.policy, event.outcome]),
     [['deny', 'refused']],
   );
+});
+
+test("a workflow agent's sampling request counts in its tokens and the run's budget", async () => {
+  const home = temporaryFolder();
+  writeFileSync(
+    join(home, 'config.yaml'),
+    `mcp:\n  servers:\n    every: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(EVERYTHING_SERVER)}, stdio], sampling: allow }\n`,
+  );
+  const script = writeFile(
+    home,
+    'one.js',
+    "export const meta = { name: 'one', description: 'One agent that samples' };\nreturn await agent('sample it');\n",
+  );
+  const model = writeJson(home, 'model.json', {
+    rules: [
+      {
+        ...callsThenReply(
+          'sample it',
+          [{ name: 'mcp__every__trigger-sampling-request', arguments: { prompt: 'a line' } }],
+          'done',
+        ),
+        usage: STEP_USAGE,
+      },
+      {
+        when: '^Resource trigger-sampling-request context: a line$',
+        reply: 'sampled',
+        usage: SAMPLING_USAGE,
+      },
+    ],
+  });
+  const run = await runWorkflow(['run', script, '--model', `scripted:${model}`, '--json'], {
+    home,
+  });
+  assert.equal(run.code, 0, run.stderr);
+  const result = parseResult(run);
+  const expected = {
+    input: 2 * STEP_USAGE.input + SAMPLING_USAGE.input,
+    output: 2 * STEP_USAGE.output + SAMPLING_USAGE.output,
+  };
+  assert.deepEqual(result.tokens, expected);
+  assert.deepEqual((result.agents as Array<{ tokens: unknown }>)[0]?.tokens, expected);
+  // A budget the step requests alone stay under is spent once the sampling request is counted.
+  const under = await runWorkflow(
+    [
+      'run',
+      script,
+      '--model',
+      `scripted:${model}`,
+      '--json',
+      '--budget-tokens',
+      String(2 * (STEP_USAGE.input + STEP_USAGE.output) + 1),
+    ],
+    { home },
+  );
+  assert.equal(parseResult(under).code, 'BUDGET_EXHAUSTED', under.stderr);
 });
