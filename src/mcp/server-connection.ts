@@ -27,6 +27,28 @@ import {
 } from './contract.js';
 import { expandVariables } from './expand-variables.js';
 
+/**
+ * Restarts the idle timer of every request `client` has in flight, as a progress notification
+ * does. The SDK offers no public way: its Protocol keeps the timers in `_timeoutInfo` and
+ * restarts one with `_resetTimeout`; if a later SDK renames them this does nothing (and a form
+ * slower than `mcp.callTimeoutMs` cancels its call, as before).
+ */
+function restartIdleTimers(client: Client): void {
+  const protocol = client as unknown as {
+    _timeoutInfo?: unknown;
+    _resetTimeout?: (messageId: number) => boolean;
+  };
+  const timers = protocol._timeoutInfo;
+  if (!(timers instanceof Map) || typeof protocol._resetTimeout !== 'function') return;
+  for (const messageId of [...timers.keys()]) {
+    try {
+      protocol._resetTimeout.call(client, messageId);
+    } catch {
+      // Past mcp.maxCallMs: its own timer ends the call.
+    }
+  }
+}
+
 /** A start that failed: the server's tools are absent; `message` names what went wrong. */
 export class McpStartFailure extends Error {
   constructor(
@@ -304,6 +326,26 @@ export class ServerConnection {
     }
   }
 
+  /**
+   * `work` (a form the human fills, a sampling request) keeps the server's calls in flight from
+   * counting as silent: the server is waiting on Loom, so `mcp.callTimeoutMs` must not cancel
+   * them. Their idle timers restart every half limit while it runs and once when it ends;
+   * `mcp.maxCallMs` still bounds each call.
+   */
+  private async holdingCalls<T>(live: Live | undefined, work: Promise<T>): Promise<T> {
+    if (!live) return work;
+    const { client } = live;
+    const restart = () => restartIdleTimers(client);
+    const timer = setInterval(restart, Math.max(10, Math.floor(this.settings.callTimeoutMs / 2)));
+    timer.unref();
+    try {
+      return await work;
+    } finally {
+      clearInterval(timer);
+      restart();
+    }
+  }
+
   /** Every page of the server's tools. */
   private async listTools(live: Live): Promise<ListedTool[]> {
     const tools: ListedTool[] = [];
@@ -397,13 +439,15 @@ export class ServerConnection {
       onToolsChanged: () => {
         if (live) this.toolsChanged(live);
       },
-      elicit: (request, signal) => answerElicitation(this.name, this.callerNow(), request, signal),
+      elicit: (request, signal) =>
+        this.holdingCalls(live, answerElicitation(this.name, this.callerNow(), request, signal)),
       sample: (request, signal) =>
-        answerSampling(this.name, server.sampling, this.callers.at(-1), request, signal).catch(
-          (error: unknown) => {
-            throw new Error(this.clean(errorMessage(error)));
-          },
-        ),
+        this.holdingCalls(
+          live,
+          answerSampling(this.name, server.sampling, this.callers.at(-1), request, signal),
+        ).catch((error: unknown) => {
+          throw new Error(this.clean(errorMessage(error)));
+        }),
     });
     const { client } = owner;
     live = { client, owner, transport, pending: new Set() };

@@ -4,6 +4,8 @@
  * default, is approved with the client's permission request that names the server and the key.
  */
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import type * as acp from '@agentclientprotocol/sdk';
 import { PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
@@ -86,4 +88,45 @@ test('loom acp: an MCP server form is the client form; its sampling request asks
       );
     },
   );
+});
+
+test('loom acp: a form slower than mcp.callTimeoutMs does not cancel its call: the server waits on the human', async () => {
+  const home = temporaryFolder();
+  const workspace = temporaryFolder();
+  const idleMs = 600;
+  writeFileSync(join(home, 'config.yaml'), `mcp:\n  callTimeoutMs: ${idleMs}\n`);
+  const model = writeScriptedModel(home, {
+    rules: [
+      callsThenReply(
+        'go',
+        [{ name: 'mcp__every__trigger-elicitation-request', arguments: {} }],
+        'done',
+      ),
+    ],
+  });
+  // The human takes several idle limits to fill the form (a person, not a wait for something).
+  const fill = (async () => {
+    await new Promise((resolveLater) => setTimeout(resolveLater, 4 * idleMs));
+    return { action: 'accept', content: { question_1_other: 'Slow Ada', question_2: 'no' } };
+  }) as unknown as (request: acp.CreateElicitationRequest) => acp.CreateElicitationResponse;
+  await withAcpInProcess({ home, model, elicitation: fill }, async (agent, log) => {
+    await agent.request('initialize', {
+      protocolVersion: PROTOCOL_VERSION,
+      clientCapabilities: { elicitation: { form: {} } },
+    });
+    const { sessionId } = await agent.request('session/new', {
+      cwd: workspace,
+      mcpServers: [
+        { name: 'every', command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'], env: [] },
+      ],
+    });
+    await log.waitFor((update) => update.sessionUpdate === 'available_commands_update');
+    const { updates } = await promptFor(agent, log, sessionId, 'go');
+    const finished = updates
+      .filter((update) => update.sessionUpdate === 'tool_call_update')
+      .filter((update) => update.status === 'completed' || update.status === 'failed')
+      .map((update) => JSON.stringify(update));
+    assert.equal(finished.length, 1, finished.join('\n'));
+    assert.match(finished[0] ?? '', /- Name: Slow Ada/);
+  });
 });
