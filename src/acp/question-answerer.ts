@@ -4,7 +4,8 @@
  * user-choice request every ACP client implements: one request per question, one option
  * per label; a plan review is Approve / Reject. What it cannot carry, it says so: a multiSelect
  * question gets one choice, free text ("Other") cannot be typed, and a rejected plan has no
- * feedback. A dismissed request is `NO_USER`; a cancelled turn withdraws the request.
+ * feedback, and a question with no options (text only) is `NO_USER` at once. A dismissed request
+ * is `NO_USER`; a cancelled turn withdraws the request.
  */
 
 import type { AgentContext, PermissionOption } from '@agentclientprotocol/sdk';
@@ -77,6 +78,12 @@ export function permissionQuestionAnswerer(client: AgentContext): UserAnswerer {
       }
       const answers: QuestionAnswer[] = [];
       for (const question of request.questions) {
+        if (question.options.length === 0) {
+          throw new UserQuestionError(
+            'NO_USER',
+            `${JSON.stringify(question.question)} takes typed text, which a permission request cannot carry; ${NO_USER_MESSAGE}`,
+          );
+        }
         const chosen = await choose(
           options,
           question.header ? `${question.header}: ${question.question}` : question.question,

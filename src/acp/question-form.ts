@@ -33,6 +33,10 @@ function questionFields(
   index: number,
 ): Record<string, ElicitationPropertySchema> {
   const title = question.header ?? question.question;
+  if (question.options.length === 0) {
+    // Text only (an MCP form's text or number field): the answer is what is typed.
+    return { [otherField(index)]: { type: 'string', title, description: question.question } };
+  }
   const choices = question.options.map((option) => ({
     const: option.label,
     title: option.label,

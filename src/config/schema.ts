@@ -236,6 +236,16 @@ function declareSchemas(z: typeof Zod) {
       startTimeoutMs: z.number().int().min(100).max(600_000).optional(),
       /** stdio: run the server under the `sandbox:` settings (bubblewrap) as `bash` runs; default false. */
       sandbox: z.boolean().optional(),
+      /**
+       * Whether the server's sampling requests run on the calling agent's model: `allow`, `ask`
+       * (after the human approves each; the default) or `deny`.
+       */
+      sampling: z
+        .enum(['allow', 'ask', 'deny'], {
+          error: (issue) =>
+            `sampling takes allow, ask or deny (got ${JSON.stringify(issue.input)})`,
+        })
+        .optional(),
     })
     .superRefine((server, context) => {
       const problem = (message: string, path: string[] = []) =>

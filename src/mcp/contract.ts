@@ -5,6 +5,9 @@
  * reading this module never loads it.
  */
 import { LoomError } from '../base/errors.js';
+import type { Context } from '../core/context.js';
+import type { ToolCallRequest } from '../core/tool-execution.js';
+import type { Usage } from '../llm/contract.js';
 
 /** Where a server was declared, for messages and `loom mcp list`. */
 export type McpServerSource = 'config' | 'project' | 'client';
@@ -42,6 +45,8 @@ export type McpServerDeclaration =
       startTimeoutMs: number;
       /** Run under the sandbox (`mcp.servers.NAME.sandbox: true`). */
       sandbox?: true;
+      /** `mcp.servers.NAME.sampling`; absent: `ask`. */
+      sampling?: McpSamplingPolicy;
     }
   | {
       /** `http`: streamable HTTP; `sse`: the older HTTP+SSE (an event stream and POSTs). */
@@ -52,6 +57,8 @@ export type McpServerDeclaration =
       url: string;
       headers: Record<string, string>;
       startTimeoutMs: number;
+      /** `mcp.servers.NAME.sampling`; absent: `ask`. */
+      sampling?: McpSamplingPolicy;
     }
   | {
       /** An entry Loom cannot use (an unknown `type`, a bad field): it fails to start, alone. */
@@ -63,6 +70,29 @@ export type McpServerDeclaration =
       problem: string;
       startTimeoutMs: number;
     };
+
+/**
+ * Whether a server's `sampling/createMessage` runs on the calling agent's model: `allow` at once,
+ * `ask` after the human approves it (the default), `deny` never.
+ */
+export type McpSamplingPolicy = 'allow' | 'ask' | 'deny';
+export const DEFAULT_SAMPLING_POLICY: McpSamplingPolicy = 'ask';
+
+/**
+ * The agent a server's request (an elicitation, a sampling request) is answered for: the one
+ * whose tool call is in flight on that server (the newest, when several are), or with none in
+ * flight the session the layer names (its only root session).
+ */
+export interface McpCaller {
+  /** The agent's session id. */
+  agentId: string;
+  /** The agent's scope: its services (questions, permission asker, the runtime). */
+  context: Context;
+  /** The call in flight; absent for a request that came between calls. */
+  call?: ToolCallRequest;
+  /** The server's own name for the tool called. */
+  tool?: string;
+}
 
 /** A root a server is offered (`roots/list`): a folder as a `file://` URI, and its name. */
 export interface McpRoot {
@@ -136,8 +166,29 @@ export interface McpToolsChangedEvent {
   removed: string[];
 }
 
+/**
+ * A server's `sampling/createMessage`, in the calling agent's log. Its tokens are also in the
+ * `model/side-request` (purpose `mcp-sampling`) logged beside it, which is what usage and
+ * budgets add up.
+ */
+export interface McpSamplingEvent {
+  server: string;
+  /** The tool call it came during (`mcp__SERVER__TOOL`'s call id) and the server's tool name. */
+  callId?: string;
+  tool?: string;
+  policy: McpSamplingPolicy;
+  /** `answered`: the model answered; `refused`: not run (denied, not approved); `failed`: the model failed. */
+  outcome: 'answered' | 'refused' | 'failed';
+  model?: string;
+  usage?: Usage;
+  /** Why it was refused or failed. */
+  message?: string;
+}
+
 declare module '../core/session-events.js' {
   interface SessionEventMap {
+    /** A server's sampling request: run on the agent's model, refused, or failed. */
+    'mcp/sampling': McpSamplingEvent;
     /** An MCP server failed to start (or timed out): its tools are absent from the session. */
     'mcp/server-failed': McpServerFailedEvent;
     /** An MCP server's tools changed mid-session; the next request offers the new set. */

@@ -224,7 +224,16 @@ export function installMcp(runtime: AgentRuntime, options: McpOptions): McpLayer
   const start = async (): Promise<McpServerReport[]> => {
     process.on('exit', killAll);
     const results = await startServers(options.servers, startOptions);
-    for (const result of results) connections.push(result.connection);
+    for (const result of results) {
+      connections.push(result.connection);
+      result.connection.idleCaller = () => {
+        const roots = runtime.liveAgents.filter(
+          (handle) => handle.log.header.delegationDepth === 0,
+        );
+        const only = roots.length === 1 ? roots[0] : undefined;
+        return only ? { agentId: only.log.header.sessionId, context: only.context } : undefined;
+      };
+    }
     if (disposed) {
       await Promise.all(results.map((result) => result.connection.close()));
       return results.map((result) => result.report);

@@ -18,6 +18,7 @@ import { errorMessage } from '../base/errors.js';
 import type { LoomClient } from './client-setup.js';
 import { describeHttpConnectError, urlWithoutCredentials } from './connect-error.js';
 import {
+  type McpCaller,
   type McpClientSettings,
   McpError,
   type McpFailureReason,
@@ -32,6 +33,28 @@ import {
   NeedsLoginError,
 } from './oauth-provider.js';
 import { storedSecretValues } from './token-store.js';
+
+/**
+ * Restarts the idle timer of every request `client` has in flight, as a progress notification
+ * does. The SDK offers no public way: its Protocol keeps the timers in `_timeoutInfo` and
+ * restarts one with `_resetTimeout`; if a later SDK renames them this does nothing (and a form
+ * slower than `mcp.callTimeoutMs` cancels its call, as before).
+ */
+function restartIdleTimers(client: Client): void {
+  const protocol = client as unknown as {
+    _timeoutInfo?: unknown;
+    _resetTimeout?: (messageId: number) => boolean;
+  };
+  const timers = protocol._timeoutInfo;
+  if (!(timers instanceof Map) || typeof protocol._resetTimeout !== 'function') return;
+  for (const messageId of [...timers.keys()]) {
+    try {
+      protocol._resetTimeout.call(client, messageId);
+    } catch {
+      // Past mcp.maxCallMs: its own timer ends the call.
+    }
+  }
+}
 
 /** A start that failed: the server's tools are absent; `message` names what went wrong. */
 export class McpStartFailure extends Error {
@@ -70,6 +93,8 @@ export interface CallOptions {
   task?: boolean;
   /** Receives each progress notification and task status. Must not throw. */
   onProgress?: (update: CallProgress) => void;
+  /** The agent the call is for: the server's elicitations and sampling requests go to it. */
+  caller?: McpCaller;
 }
 
 interface Live {
@@ -109,6 +134,13 @@ export class ServerConnection {
    * the layer that gave them to agents; must not throw.
    */
   onToolsChanged: ((tools: ListedTool[]) => void) | undefined;
+  /**
+   * The agent a server's request goes to when no call is in flight (the only root session);
+   * set by the layer that gave the tools. Elicitations only: sampling needs a call.
+   */
+  idleCaller: (() => McpCaller | undefined) | undefined;
+  /** The calls in flight, oldest first: a server's request goes to the newest one's agent. */
+  private readonly callers: McpCaller[] = [];
 
   constructor(
     declaration: McpServerDeclaration,
@@ -188,6 +220,8 @@ export class ServerConnection {
       rejectLost = reject;
     });
     running.pending.add(rejectLost);
+    const { caller } = options;
+    if (caller) this.callers.push(caller);
     try {
       const request = options.task
         ? this.callAsTask(running, tool, args, options)
@@ -220,7 +254,16 @@ export class ServerConnection {
       throw new McpError('MCP_TOOL_ERROR', this.clean(errorMessage(error)), { cause: error });
     } finally {
       running.pending.delete(rejectLost);
+      if (caller) this.callers.splice(this.callers.lastIndexOf(caller), 1);
     }
+  }
+
+  /**
+   * Who a server's request is for: the newest call in flight (an elicitation or sampling
+   * request carries no tie to the call it serves over stdio), else the idle caller.
+   */
+  private callerNow(): McpCaller | undefined {
+    return this.callers.at(-1) ?? this.idleCaller?.();
   }
 
   /** The SDK options of one request: progress token, idle and total time limits, the signal. */
@@ -289,6 +332,26 @@ export class ServerConnection {
       throw new Error(`task ${taskId ?? '(not created)'} ended without a result`);
     } finally {
       signal.removeEventListener('abort', cancel);
+    }
+  }
+
+  /**
+   * `work` (a form the human fills, a sampling request) keeps the server's calls in flight from
+   * counting as silent: the server is waiting on Loom, so `mcp.callTimeoutMs` must not cancel
+   * them. Their idle timers restart every half limit while it runs and once when it ends;
+   * `mcp.maxCallMs` still bounds each call.
+   */
+  private async holdingCalls<T>(live: Live | undefined, work: Promise<T>): Promise<T> {
+    if (!live) return work;
+    const { client } = live;
+    const restart = () => restartIdleTimers(client);
+    const timer = setInterval(restart, Math.max(10, Math.floor(this.settings.callTimeoutMs / 2)));
+    timer.unref();
+    try {
+      return await work;
+    } finally {
+      clearInterval(timer);
+      restart();
     }
   }
 
@@ -371,10 +434,13 @@ export class ServerConnection {
       );
     }
     if (server.transport === 'invalid') throw new McpStartFailure('error', server.problem);
-    const [{ createClient }, transport] = await Promise.all([
-      import('./client-setup.js'),
-      this.transportFor(server),
-    ]);
+    const [{ createClient }, { answerElicitation }, { answerSampling }, transport] =
+      await Promise.all([
+        import('./client-setup.js'),
+        import('./elicitation.js'),
+        import('./sampling.js'),
+        this.transportFor(server),
+      ]);
     this.transport = transport;
     let live: Live | undefined;
     const owner = createClient({
@@ -382,6 +448,15 @@ export class ServerConnection {
       onToolsChanged: () => {
         if (live) this.toolsChanged(live);
       },
+      elicit: (request, signal) =>
+        this.holdingCalls(live, answerElicitation(this.name, this.callerNow(), request, signal)),
+      sample: (request, signal) =>
+        this.holdingCalls(
+          live,
+          answerSampling(this.name, server.sampling, this.callers.at(-1), request, signal),
+        ).catch((error: unknown) => {
+          throw new Error(this.clean(errorMessage(error)));
+        }),
     });
     const { client } = owner;
     live = { client, owner, transport, pending: new Set() };

@@ -111,6 +111,7 @@ export function toDeclaration(
     source: where.source,
     origin: where.origin,
     startTimeoutMs: server.startTimeoutMs ?? where.startTimeoutMs,
+    ...(server.sampling !== undefined ? { sampling: server.sampling } : {}),
   };
   if (server.command !== undefined) {
     return {

@@ -70,6 +70,20 @@ export function serverTools(
         const result = await connection.call(tool.name, args, {
           signal: execution.signal,
           task,
+          caller: {
+            agentId: execution.agentId,
+            context: execution.context,
+            tool: tool.name,
+            call: {
+              callId: execution.callId,
+              name: execution.name,
+              arguments: execution.arguments,
+              agentId: execution.agentId,
+              turnId: execution.turnId,
+              tool: definition,
+              signal: execution.signal,
+            },
+          },
           onProgress: (update) => {
             if (!execution.signal.aborted) {
               execution.context.emit(toolProgressReported, { execution, ...update });

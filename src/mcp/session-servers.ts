@@ -51,6 +51,12 @@ export async function connectSessionServers(
   };
   const results = await startServers(servers, startOptions);
   const connections = results.map((result) => result.connection);
+  for (const connection of connections) {
+    connection.idleCaller = () =>
+      handle.log.closed
+        ? undefined
+        : { agentId: handle.log.header.sessionId, context: handle.context };
+  }
   const killAll = () => {
     for (const connection of connections) connection.killNow();
   };

@@ -89,13 +89,47 @@ const EVERYTHING_CALLS: Record<string, ToolCase> = {
     arguments: { topic: 'looms' },
     content: /^# Research Report: looms\n[\s\S]*Stage 4: Generating report ✓/,
   },
+  // Sampling (`sampling: allow`) runs on the scripted model; SAMPLING_RULE answers it.
+  'trigger-sampling-request': {
+    arguments: { prompt: 'a line about looms', maxTokens: 50 },
+    content:
+      /^LLM sampling result: \n(?=[\s\S]*"model": "scripted:[^"]+")(?=[\s\S]*"stopReason": "endTurn")(?=[\s\S]*"role": "assistant")[\s\S]*"content": \{\n {4}"type": "text",\n {4}"text": "warp and weft"\n {2}\}/,
+  },
+  // The form is answered by ELICITATION_ANSWERS through --answers.
+  'trigger-elicitation-request': {
+    arguments: {},
+    content:
+      /^✅ User provided the requested information!\nUser inputs:\n- Name: Ada Lovelace\n- Agreed to terms: true\n- Email: ada@example\.com\n- Homepage: https:\/\/example\.com\/ada\n- Birthdate: 1815-12-10\n- Favorite Integer: 42\n- Favorite Number: 2\.5\n[\s\S]*"untitledMultipleSelectEnum": \[\n\s*"Piano",\n\s*"Drums"\n\s*\],\n\s*"titledSingleSelectEnum": "hero-3",\n\s*"titledMultipleSelectEnum": \[\n\s*"fish-1"\n\s*\],\n\s*"legacyTitledEnum": "pet-2"/,
+  },
 };
 
-/** Listed only to a client declaring sampling or elicitation: left out of this round. */
+/** The scripted model's answer to the everything server's sampling request. */
+const SAMPLING_RULE = {
+  when: '^Resource trigger-sampling-request context: a line about looms$',
+  reply: 'warp and weft',
+  usage: { input: 13, output: 4 },
+};
+
+/** The answers file of the runs: every field of the everything server's form, by its name. */
+const ELICITATION_ANSWERS = {
+  name: 'Ada Lovelace',
+  check: 'yes',
+  firstLine: 'It was a dark and stormy night.',
+  email: 'ada@example.com',
+  homepage: 'https://example.com/ada',
+  birthdate: '1815-12-10',
+  integer: '42',
+  number: '2.5',
+  untitledSingleSelectEnum: 'Joey',
+  untitledMultipleSelectEnum: ['Piano', 'Drums'],
+  titledSingleSelectEnum: 'Wonder Woman',
+  titledMultipleSelectEnum: ['Tuna'],
+  legacyTitledEnum: 'Dogs',
+};
+
+/** Listed only to a client running sampling or elicitation as tasks, or URL elicitation. */
 const NEEDS_SAMPLING_OR_ELICITATION = [
-  'trigger-sampling-request',
   'trigger-sampling-request-async',
-  'trigger-elicitation-request',
   'trigger-elicitation-request-async',
   'trigger-url-elicitation',
 ];
@@ -131,7 +165,7 @@ function everythingFiles(folders: { home: string; workspace: string }): void {
     [
       'mcp:',
       '  servers:',
-      `    every: { command: ${node}, args: [${JSON.stringify(EVERYTHING_SERVER)}, stdio] }`,
+      `    every: { command: ${node}, args: [${JSON.stringify(EVERYTHING_SERVER)}, stdio], sampling: allow }`,
       `    files: { command: ${node}, args: [${JSON.stringify(FILESYSTEM_SERVER)}] }`,
       '',
     ].join('\n'),
@@ -140,7 +174,7 @@ function everythingFiles(folders: { home: string; workspace: string }): void {
     join(folders.workspace, '.mcp.json'),
     JSON.stringify({
       mcpServers: {
-        web: { type: 'http', url: http.url },
+        web: { type: 'http', url: http.url, sampling: 'allow' },
         old: { type: 'sse', url: sse.url },
         odd: { type: 'websocket', url: 'ws://127.0.0.1:1/' },
       },
@@ -216,10 +250,18 @@ async function callEverything(
   }));
   const folders = scriptedFolders({ rules: [] });
   writeScriptedModel(folders.home, {
-    rules: [callsThenReply('call them all', [...calls, ...more(folders.workspace)], 'all called')],
+    rules: [
+      callsThenReply('call them all', [...calls, ...more(folders.workspace)], 'all called'),
+      SAMPLING_RULE,
+    ],
   });
   everythingFiles(folders);
-  const run = await runScripted(folders, 'call them all', { json: true });
+  const answers = join(folders.home, 'answers.json');
+  writeFileSync(answers, JSON.stringify(ELICITATION_ANSWERS));
+  const run = await runScripted(folders, 'call them all', {
+    json: true,
+    args: ['--answers', answers],
+  });
   assert.equal(run.code, 0, run.stderr);
   const all = events(run.stdout);
   const file = join(folders.home, 'sessions', `${all[0]?.sessionId}.jsonl`);

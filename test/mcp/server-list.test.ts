@@ -184,3 +184,33 @@ test('roots: the workspace first, then mcp.roots (relative to the workspace), ea
     maxCallMs: 600_000,
   });
 });
+
+test('sampling: allow, ask or deny on either transport, in config and .mcp.json; anything else fails that server alone', () => {
+  const workspace = temporaryFolder();
+  writeFileSync(
+    join(workspace, '.mcp.json'),
+    JSON.stringify({
+      mcpServers: {
+        web: { type: 'http', url: 'https://x.test/mcp', sampling: 'deny' },
+        odd: { command: 'y', sampling: 'sometimes' },
+      },
+    }),
+  );
+  const config = parseConfig(
+    'mcp:\n  servers:\n    local: { command: x, sampling: allow }\n    plain: { command: x }\n',
+    '/c.yaml',
+  );
+  const servers = Object.fromEntries(
+    declaredServers(config, workspace).map((server) => [server.name, server]),
+  );
+  const sampling = (name: string) => (servers[name] as { sampling?: string }).sampling;
+  assert.equal(sampling('local'), 'allow');
+  assert.equal(sampling('plain'), undefined, 'absent: the default, ask');
+  assert.equal(sampling('web'), 'deny');
+  const odd = servers.odd;
+  assert.equal(odd?.transport, 'invalid');
+  assert.equal(
+    odd?.transport === 'invalid' ? odd.problem : '',
+    `${join(workspace, '.mcp.json')}: mcpServers.odd.sampling: sampling takes allow, ask or deny (got "sometimes")`,
+  );
+});
