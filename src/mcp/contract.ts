@@ -155,6 +155,8 @@ export class McpError extends LoomError<McpErrorCode> {}
 /** Separates the parts of `mcp__SERVER__TOOL`. */
 export const MCP_NAME_SEPARATOR = '__';
 export const MCP_TOOL_PREFIX = `mcp${MCP_NAME_SEPARATOR}`;
+/** The builtin tool that reads a connected server's resource (resource-tool.ts). */
+export const READ_MCP_RESOURCE = 'read_mcp_resource';
 
 /** The default of `mcp.startTimeoutMs`: see config/schema.ts for why. */
 export const DEFAULT_START_TIMEOUT_MS = 30_000;
