@@ -88,6 +88,6 @@ test('read_mcp_resource: a text resource as text, a blob described, unknown serv
   assert.equal(noUri?.isError, true);
   assert.match(
     String(noUri?.content),
-    /MCP server every answered resources\/read with: .*; Resource demo:\/\/nothing\/here not found; every lists demo:\/\/resource\/static\/document\/\S+, .*demo:\/\/resource\/dynamic\/text\/\{resourceId\} \(template\)/,
+    /MCP server every answered resources\/read with: .*Resource demo:\/\/nothing\/here not found; every lists demo:\/\/resource\/static\/document\/\S+, .*demo:\/\/resource\/dynamic\/text\/\{resourceId\} \(template\)/,
   );
 });
