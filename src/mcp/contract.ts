@@ -155,6 +155,10 @@ export class McpError extends LoomError<McpErrorCode> {}
 /** Separates the parts of `mcp__SERVER__TOOL`. */
 export const MCP_NAME_SEPARATOR = '__';
 export const MCP_TOOL_PREFIX = `mcp${MCP_NAME_SEPARATOR}`;
+/** The slash command (without its `/`) that runs a server's prompt: `mcp__SERVER__PROMPT`. */
+export function mcpPromptCommand(server: string, prompt: string): string {
+  return `${MCP_TOOL_PREFIX}${server}${MCP_NAME_SEPARATOR}${prompt}`;
+}
 /** The builtin tool that reads a connected server's resource (resource-tool.ts). */
 export const READ_MCP_RESOURCE = 'read_mcp_resource';
 

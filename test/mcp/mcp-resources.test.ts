@@ -91,3 +91,47 @@ test('read_mcp_resource: a text resource as text, a blob described, unknown serv
     /MCP server every answered resources\/read with: .*Resource demo:\/\/nothing\/here not found; every lists demo:\/\/resource\/static\/document\/\S+, .*demo:\/\/resource\/dynamic\/text\/\{resourceId\} \(template\)/,
   );
 });
+
+test('loom mcp list: resources (counted, the first few by URI), templates and prompts with their arguments', async () => {
+  const folders = everythingFolders({ rules: [] });
+  const [listed, table] = await Promise.all([
+    runLoom(['mcp', 'list', '--json', '--cwd', folders.workspace], { home: folders.home }),
+    runLoom(['mcp', 'list', '--cwd', folders.workspace], { home: folders.home }),
+  ]);
+  assert.equal(listed.code, 0, listed.stderr);
+  const report = JSON.parse(listed.stdout.trim()) as {
+    resources: Array<{ uri: string }>;
+    resourceTemplates: Array<{ uriTemplate: string; name: string }>;
+    prompts: Array<{ name: string; arguments: Array<{ name: string; required?: true }> }>;
+  };
+  assert.ok(
+    report.resources.some((resource) => resource.uri.startsWith('demo://resource/static/')),
+  );
+  assert.deepEqual(
+    report.resourceTemplates.map((template) => template.uriTemplate),
+    ['demo://resource/dynamic/text/{resourceId}', 'demo://resource/dynamic/blob/{resourceId}'],
+  );
+  const args = report.prompts.find((prompt) => prompt.name === 'args-prompt');
+  assert.deepEqual(
+    args?.arguments.map((argument) => [argument.name, argument.required]),
+    [
+      ['city', true],
+      ['state', undefined],
+    ],
+  );
+  assert.equal(table.code, 0, table.stderr);
+  assert.match(
+    table.stdout,
+    new RegExp(
+      `^resources:\\n {2}every: ${report.resources.length} resources: demo://resource/static/document/\\S+, `,
+      'm',
+    ),
+  );
+  assert.match(
+    table.stdout,
+    /^ {2}every: template demo:\/\/resource\/dynamic\/text\/\{resourceId\} \(Dynamic Text Resource\)$/m,
+  );
+  assert.match(table.stdout, /^prompts:\n(?: {2}\/mcp__every__\S+.*\n)+/m);
+  assert.match(table.stdout, /^ {2}\/mcp__every__args-prompt city \[state\]$/m);
+  assert.match(table.stdout, /^ {2}\/mcp__every__simple-prompt$/m);
+});
