@@ -17,7 +17,8 @@ export class AgentMcpServers {
 
   constructor(
     private readonly handle: AgentHandle,
-    private readonly outputLimit: number,
+    /** Characters of one result or prompt kept (`mcp.outputLimit`). */
+    readonly outputLimit: number,
   ) {}
 
   /** The servers, the first of each name. */

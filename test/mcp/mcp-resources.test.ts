@@ -135,3 +135,60 @@ test('loom mcp list: resources (counted, the first few by URI), templates and pr
   assert.match(table.stdout, /^ {2}\/mcp__every__args-prompt city \[state\]$/m);
   assert.match(table.stdout, /^ {2}\/mcp__every__simple-prompt$/m);
 });
+
+/** The user messages and `mcp/prompt-run` events of the session `run` wrote. */
+function sessionOf(home: string, stdout: string) {
+  const all = events(stdout);
+  const file = join(home, 'sessions', `${all[0]?.sessionId}.jsonl`);
+  const logged = loadSessionFile(file).events;
+  assert.deepEqual(checkSessionInvariants(logged), []);
+  return {
+    messages: logged
+      .filter((event) => event.type === 'user/message')
+      .map((event) => (event.data as { text: string }).text),
+    runs: logged.filter((event) => event.type === 'mcp/prompt-run').map((event) => event.data),
+  };
+}
+
+test('loom run "/mcp__every__args-prompt …": the prompt\'s messages are the user message; arguments positional or NAME=VALUE', async () => {
+  const folders = everythingFolders({ default: { reply: 'ok: {{prompt}}' } });
+  const [positional, named, embedded] = await Promise.all([
+    runScripted(folders, '/mcp__every__args-prompt "New York" state=NY', { json: true }),
+    runScripted(folders, '/mcp__every__args-prompt city=Chicago', { json: true }),
+    runScripted(folders, '/mcp__every__resource-prompt Text 1', { json: true }),
+  ]);
+  assert.equal(positional.code, 0, positional.stderr);
+  const first = sessionOf(folders.home, positional.stdout);
+  assert.deepEqual(first.runs, [
+    { server: 'every', prompt: 'args-prompt', arguments: { city: 'New York', state: 'NY' } },
+  ]);
+  assert.match(JSON.stringify(first.messages), /What's weather in New York, NY\?/);
+  assert.equal(named.code, 0, named.stderr);
+  assert.match(
+    JSON.stringify(sessionOf(folders.home, named.stdout).messages),
+    /What's weather in Chicago\?/,
+  );
+  assert.equal(embedded.code, 0, embedded.stderr);
+  assert.match(
+    JSON.stringify(sessionOf(folders.home, embedded.stdout).messages),
+    /Please analyze the following resource:\\n\\n\[resource demo:\/\/resource\/dynamic\/text\/1: text\/plain, \d+ bytes\]\\nResource 1: This is a plaintext resource/,
+  );
+});
+
+test('loom run "/mcp__every__args-prompt" without its required argument fails naming it; an unknown prompt names the prompts', async () => {
+  const folders = everythingFolders({ default: { reply: 'ok' } });
+  const [missing, unknown] = await Promise.all([
+    runScripted(folders, '/mcp__every__args-prompt state=NY'),
+    runScripted(folders, '/mcp__every__no-such-prompt'),
+  ]);
+  assert.equal(missing.code, 1);
+  assert.match(
+    missing.stderr,
+    /\/mcp__every__args-prompt needs city: \/mcp__every__args-prompt city \[state\] \(positional in that order, or NAME=VALUE\)/,
+  );
+  assert.equal(unknown.code, 1);
+  assert.match(
+    unknown.stderr,
+    /MCP server every has no prompt no-such-prompt; its prompts: .*args-prompt/,
+  );
+});
