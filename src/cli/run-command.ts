@@ -30,6 +30,7 @@ import { goalOf } from '../goal/install.js';
 import { missedSchedulesNote, pendingSchedulesNote } from '../interaction/schedule-install.js';
 import { type JobService, jobSettled } from '../jobs/contract.js';
 import { expandMcpPrompt, isMcpPromptText } from '../mcp/prompt-commands.js';
+import { mentionsServerResource, withMentionedResources } from '../mcp/resource-mentions.js';
 import { commandCatalogKey } from '../project/command-contract.js';
 import {
   type CommandInvocation,
@@ -310,6 +311,14 @@ async function runOpenSession(
       handle.close();
       throw withErrorCode(error);
     }
+  }
+  // `@server:uri` attaches that MCP resource to the message.
+  if (
+    !options.command &&
+    firstPrompt !== undefined &&
+    mentionsServerResource(handle.context, firstPrompt)
+  ) {
+    firstPrompt = await withMentionedResources(handle.context, firstPrompt);
   }
   if (options.startGoal) {
     process.stderr.write(`session ${sessionId}\n`);

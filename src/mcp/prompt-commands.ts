@@ -43,23 +43,31 @@ export function isMcpPromptText(text: string): boolean {
  */
 export async function mcpPromptCommands(context: Context): Promise<McpPromptCommand[]> {
   const servers = agentServers(context)?.list() ?? [];
-  const lists = await Promise.all(
+  await Promise.all(
     servers
       .filter((connection) => connection.offersPrompts)
       .map(async (connection) => {
-        const prompts = await connection.listPrompts().catch(() => []);
-        return prompts.map((prompt) => {
-          const listed = listedPrompt(prompt);
-          return {
-            name: mcpPromptCommand(connection.name, listed.name),
-            server: connection.name,
-            prompt: listed,
-            usage: promptUsage(listed),
-          };
-        });
+        const prompts = await connection.listPrompts().catch(() => undefined);
+        if (prompts) listedPrompts.set(connection, prompts.map(listedPrompt));
       }),
   );
-  return lists.flat();
+  return cachedPromptCommands(context);
+}
+
+/** Each connection's prompts as last listed (completion cannot wait for a server). */
+const listedPrompts = new WeakMap<ServerConnection, ListedPrompt[]>();
+
+/** The prompt commands as `mcpPromptCommands` last listed them; synchronous, for completion. */
+export function cachedPromptCommands(context: Context): McpPromptCommand[] {
+  const servers = agentServers(context)?.list() ?? [];
+  return servers.flatMap((connection) =>
+    (listedPrompts.get(connection) ?? []).map((prompt) => ({
+      name: mcpPromptCommand(connection.name, prompt.name),
+      server: connection.name,
+      prompt,
+      usage: promptUsage(prompt),
+    })),
+  );
 }
 
 /** Splits an argument line into words; `"…"` and `'…'` keep spaces. */
@@ -171,6 +179,7 @@ export async function expandMcpPrompt(
   }
   const wanted = command.slice(`${MCP_TOOL_PREFIX}${connection.name}__`.length);
   const prompts = (await connection.listPrompts(signal)).map(listedPrompt);
+  listedPrompts.set(connection, prompts);
   const prompt = prompts.find((candidate) => candidate.name === wanted);
   if (!prompt) {
     throw new McpError(

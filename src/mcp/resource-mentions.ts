@@ -97,3 +97,64 @@ export async function attachedResources(
   }
   return parts.join('\n\n');
 }
+
+/** Whether `text` mentions (`@server:uri`) a connected server that has resources. */
+export function mentionsServerResource(context: Context, text: string): boolean {
+  const servers = (agentServers(context)?.list() ?? []).filter(
+    (connection) => connection.offersResources,
+  );
+  return resourceMentions(text).some((mention) =>
+    servers.some((connection) => connection.name === mention.server),
+  );
+}
+
+/** `text` with its `@server:uri` mentions' resources attached after it. Never throws. */
+export async function withMentionedResources(context: Context, text: string): Promise<string> {
+  const attached = await attachedResources(context, text, []);
+  return attached === '' ? text : `${text}\n\n${attached}`;
+}
+
+/** A resource (or template) to complete after `@`: `server:uri`. */
+export interface ResourceChoice {
+  /** `server:uri`, or `server:uriTemplate` for a template. */
+  mention: string;
+  name: string;
+  template?: true;
+}
+
+/** What each connection listed last, for completion (which cannot wait for a server). */
+const listedChoices = new WeakMap<ServerConnection, ResourceChoice[]>();
+
+/** Lists the resources and templates of the agent's servers again (for completion). Never throws. */
+export async function refreshResourceChoices(context: Context): Promise<ResourceChoice[]> {
+  const servers = (agentServers(context)?.list() ?? []).filter(
+    (connection) => connection.offersResources,
+  );
+  await Promise.all(
+    servers.map(async (connection) => {
+      const [resources, templates] = await Promise.all([
+        connection.listResources().catch(() => []),
+        connection.listResourceTemplates().catch(() => []),
+      ]);
+      listedChoices.set(connection, [
+        ...resources.map((resource) => ({
+          mention: `${connection.name}:${resource.uri}`,
+          name: resource.name,
+        })),
+        ...templates.map((template) => ({
+          mention: `${connection.name}:${template.uriTemplate}`,
+          name: template.name,
+          template: true as const,
+        })),
+      ]);
+    }),
+  );
+  return cachedResourceChoices(context);
+}
+
+/** The choices `refreshResourceChoices` last listed; synchronous. */
+export function cachedResourceChoices(context: Context): ResourceChoice[] {
+  return (agentServers(context)?.list() ?? []).flatMap(
+    (connection) => listedChoices.get(connection) ?? [],
+  );
+}
