@@ -91,7 +91,12 @@ test('completion after @server: offers the resources listed, templates marked', 
     { mention: 'other:x://y', name: 'y' },
   ];
   const text = 'read @every:demo';
-  const completion = completionAt({ text, cursor: text.length } as never, () => [], [], resources);
+  const completion = completionAt(
+    { text, cursor: text.length, pastes: [] },
+    () => [],
+    [],
+    resources,
+  );
   assert.equal(completion?.kind, 'resource');
   assert.equal(completion?.start, 5);
   assert.deepEqual(
@@ -107,7 +112,7 @@ test('completion after @server: offers the resources listed, templates marked', 
   );
   // Without a colon it is a path mention.
   const path = completionAt(
-    { text: '@ev', cursor: 3 } as never,
+    { text: '@ev', cursor: 3, pastes: [] },
     () => ['every.txt'],
     [],
     resources,
