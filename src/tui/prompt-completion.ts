@@ -69,9 +69,7 @@ export function completionAt(
         end: state.cursor,
         choices: found.map((resource) => ({
           label: `@${resource.mention}`,
-          detail: resource.template
-            ? `${resource.name} (template: fill in the {…} parts)`
-            : resource.name,
+          detail: resource.template ? `${resource.name} (template)` : resource.name,
           replacement: resource.template ? `@${resource.mention}` : `@${resource.mention} `,
         })),
       };

@@ -103,11 +103,7 @@ test('completion after @server: offers the resources listed, templates marked', 
     completion?.choices.map((choice) => [choice.label, choice.replacement, choice.detail]),
     [
       ['@every:demo://static/a.md', '@every:demo://static/a.md ', 'a.md'],
-      [
-        '@every:demo://text/{id}',
-        '@every:demo://text/{id}',
-        'Dynamic Text (template: fill in the {…} parts)',
-      ],
+      ['@every:demo://text/{id}', '@every:demo://text/{id}', 'Dynamic Text (template)'],
     ],
   );
   // Without a colon it is a path mention.
