@@ -1,7 +1,7 @@
 /**
  * MCP prompts and resources in the interactive `bin/loom`, in a real pseudo-terminal, with the
  * everything server: `/mcp__every__ar` offers the prompt with its arguments in the completion
- * menu, Tab completes it, `/mcp__every__args-prompt Lyon` sends the prompt's text; `/help` lists
+ * menu, Tab completes it, `/mcp__every__args-prompt Lyon` sends the prompt's text (the transcript names the prompt and its arguments); `/help` lists
  * the prompts; `@every:demo://resource/dynamic/te` offers the template, marked; a message with
  * `@every:URI` gets the resource's text attached. Needs `npm run build`.
  */
@@ -33,6 +33,7 @@ test('terminal: server prompts are slash commands with completion; @server:uri c
   screen.type('Lyon');
   screen.type(KEYS.enter);
   await screen.waitFor("ok: What's weather in Lyon?");
+  assert.match(screen.text(), /prompt args-prompt of MCP server every · city=Lyon/);
 
   await send(screen, '/help');
   await screen.waitFor(/prompts of the MCP servers:[\s\S]*\/mcp__every__simple-prompt — /);
