@@ -39,7 +39,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
         text: [
           ...lines,
           'esc interrupts · shift+tab switches mode · ctrl+o expands the transcript · ctrl+c twice or ctrl+d exits',
-          'while it works: enter steers, ctrl+f queues a follow-up · @path and tab complete files · !command runs a shell command · shift+enter or a trailing \\ starts a new line',
+          'while it works: enter steers, ctrl+f queues a follow-up · @path and tab complete files · @server:uri attaches an MCP resource · !command runs a shell command · shift+enter or a trailing \\ starts a new line',
         ].join('\n'),
       });
     },
