@@ -117,6 +117,14 @@ export interface McpServerFailedEvent {
   message: string;
 }
 
+/** A server's prompt ran as a command (`/mcp__SERVER__PROMPT args`): its text is the next user message. */
+export interface McpPromptRunEvent {
+  server: string;
+  prompt: string;
+  /** The arguments as mapped to the prompt's declared ones. */
+  arguments: Record<string, string>;
+}
+
 /**
  * A server said its tools changed (`notifications/tools/list_changed`) and they were listed
  * again: the agent's tool set from its next request on. The request's `prompt/blob` holds the
@@ -130,22 +138,14 @@ export interface McpToolsChangedEvent {
   removed: string[];
 }
 
-/** A server's prompt ran as a command (`/mcp__SERVER__PROMPT args`): its text is the next user message. */
-export interface McpPromptRunEvent {
-  server: string;
-  prompt: string;
-  /** The arguments as mapped to the prompt's declared ones. */
-  arguments: Record<string, string>;
-}
-
 declare module '../core/session-events.js' {
   interface SessionEventMap {
-    /** A server's prompt ran as a command; the user message that follows is its text. */
-    'mcp/prompt-run': McpPromptRunEvent;
     /** An MCP server failed to start (or timed out): its tools are absent from the session. */
     'mcp/server-failed': McpServerFailedEvent;
     /** An MCP server's tools changed mid-session; the next request offers the new set. */
     'mcp/tools-changed': McpToolsChangedEvent;
+    /** A server's prompt ran as a command; the user message that follows is its text. */
+    'mcp/prompt-run': McpPromptRunEvent;
   }
 }
 

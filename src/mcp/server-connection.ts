@@ -291,6 +291,43 @@ export class ServerConnection {
     }
   }
 
+  /** Every page of the server's tools. */
+  private async listTools(live: Live): Promise<ListedTool[]> {
+    const tools: ListedTool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await live.client.listTools(cursor === undefined ? {} : { cursor }, {
+        timeout: this.declaration.startTimeoutMs,
+      });
+      tools.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    this.listedJson = JSON.stringify(tools);
+    return tools;
+  }
+
+  /** `notifications/tools/list_changed`: lists the tools again and hands them on. */
+  private toolsChanged(live: Live): void {
+    const previous = this.refreshing ?? Promise.resolve();
+    const refresh = previous
+      .then(async () => {
+        if (live.lost !== undefined) return undefined;
+        const before = this.listedJson;
+        const tools = await this.listTools(live);
+        return this.listedJson === before ? undefined : tools;
+      })
+      .then(
+        (tools) => {
+          if (tools && this.live === live) this.onToolsChanged?.(tools);
+        },
+        () => undefined,
+      );
+    const tracked: Promise<void> = refresh.finally(() => {
+      if (this.refreshing === tracked) this.refreshing = undefined;
+    });
+    this.refreshing = tracked;
+  }
+
   /** Whether the connected server declared `resources` / `prompts` in its capabilities. */
   get offersResources(): boolean {
     return this.live?.client.getServerCapabilities()?.resources !== undefined;
@@ -404,43 +441,6 @@ export class ServerConnection {
         { cause: error },
       );
     }
-  }
-
-  /** Every page of the server's tools. */
-  private async listTools(live: Live): Promise<ListedTool[]> {
-    const tools: ListedTool[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await live.client.listTools(cursor === undefined ? {} : { cursor }, {
-        timeout: this.declaration.startTimeoutMs,
-      });
-      tools.push(...page.tools);
-      cursor = page.nextCursor;
-    } while (cursor !== undefined);
-    this.listedJson = JSON.stringify(tools);
-    return tools;
-  }
-
-  /** `notifications/tools/list_changed`: lists the tools again and hands them on. */
-  private toolsChanged(live: Live): void {
-    const previous = this.refreshing ?? Promise.resolve();
-    const refresh = previous
-      .then(async () => {
-        if (live.lost !== undefined) return undefined;
-        const before = this.listedJson;
-        const tools = await this.listTools(live);
-        return this.listedJson === before ? undefined : tools;
-      })
-      .then(
-        (tools) => {
-          if (tools && this.live === live) this.onToolsChanged?.(tools);
-        },
-        () => undefined,
-      );
-    const tracked: Promise<void> = refresh.finally(() => {
-      if (this.refreshing === tracked) this.refreshing = undefined;
-    });
-    this.refreshing = tracked;
   }
 
   /** Closes the connection (a stdio server's process ends); later calls fail. Never throws. */
