@@ -192,3 +192,20 @@ test('loom run "/mcp__every__args-prompt" without its required argument fails na
     /MCP server every has no prompt no-such-prompt; its prompts: .*args-prompt/,
   );
 });
+
+test('loom run "… @every:URI …" attaches the resource; a mention of no connected server is left as it is', async () => {
+  const folders = everythingFolders({ default: { reply: 'ok' } });
+  const run = await runScripted(
+    folders,
+    'compare @every:demo://resource/dynamic/text/4 with @nobody:demo://x',
+    { json: true },
+  );
+  assert.equal(run.code, 0, run.stderr);
+  const { messages } = sessionOf(folders.home, run.stdout);
+  assert.equal(messages.length, 1);
+  assert.match(
+    String(messages[0]),
+    /^compare @every:demo:\/\/resource\/dynamic\/text\/4 with @nobody:demo:\/\/x\n\nAttached resource demo:\/\/resource\/dynamic\/text\/4 \(MCP server every\):\n\[resource demo:\/\/resource\/dynamic\/text\/4: text\/plain, \d+ bytes\]\nResource 4: This is a plaintext resource/,
+  );
+  assert.doesNotMatch(String(messages[0]), /Attached resource demo:\/\/x/);
+});
