@@ -115,7 +115,7 @@ export function serveAcp(options: AcpServerOptions): AcpServer {
         contract.persona !== undefined ? { persona: contract.persona } : {},
       );
       await applyChildContract(session.handle, contract);
-      const offered = sessionCommands().availableCommandsUpdate(session);
+      const offered = await sessionCommands().availableCommandsUpdate(session);
       // After the response: the SDK writes it in the microtasks that follow this handler.
       setImmediate(() => session.send(offered));
       const sessionModeState = sessionModes().sessionModesOf(session.handle);
@@ -130,7 +130,7 @@ export function serveAcp(options: AcpServerOptions): AcpServer {
       const compactions = advertisesCompaction(clientCapabilities);
       for (const update of replayUpdatesOf(session.handle.log.events, params.cwd, { compactions }))
         session.send(update);
-      session.send(sessionCommands().availableCommandsUpdate(session));
+      session.send(await sessionCommands().availableCommandsUpdate(session));
       await session.flushed();
       const sessionModeState = sessionModes().sessionModesOf(session.handle);
       return sessionModeState ? { modes: sessionModeState } : {};
@@ -155,7 +155,13 @@ export function serveAcp(options: AcpServerOptions): AcpServer {
         ? await sessionCommands().runCustomCommand(session, custom, (body) =>
             goalPrompts().answerPrompt(session, body),
           )
-        : await goalPrompts().answerPrompt(session, text);
+        : ((await sessionCommands().runMcpPrompt(session, text, (body) =>
+            goalPrompts().answerPrompt(session, body),
+          )) ??
+          (await goalPrompts().answerPrompt(
+            session,
+            await sessionCommands().promptWithResources(session, text, params.prompt),
+          )));
       const used = sessionCommands().sessionUsageOf(session.handle.log.events.slice(from));
       // ACP 2.4.0 carries a turn's tokens in the response as an unstable field; stable clients ignore it.
       const answer = structuredAnswerMeta(session.handle);

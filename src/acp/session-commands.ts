@@ -7,15 +7,23 @@
  * that is one of them is answered as text and never reaches the model; anything after the name
  * of any but `/compact` and `/rewind` makes it an ordinary prompt. The workspace's
  * custom commands (project/command-contract.ts) are offered too, but for one named like a
- * built-in command (which wins); `/NAME args` runs one as its turn.
+ * built-in command (which wins); `/NAME args` runs one as its turn. Each prompt of a connected
+ * MCP server is offered as `mcp__SERVER__PROMPT` and runs as its turn (mcp/prompt-commands.ts).
  */
-import type { AvailableCommand, SessionUpdate, StopReason } from '@agentclientprotocol/sdk';
+import type {
+  AvailableCommand,
+  ContentBlock,
+  SessionUpdate,
+  StopReason,
+} from '@agentclientprotocol/sdk';
 import { assertNever, errorMessage } from '../base/errors.js';
 import { contextReport } from '../context/context-report.js';
 import { compactAgent, manualCompactionLine } from '../context/manual-compaction.js';
 import { requestSpend } from '../core/request-spend.js';
 import type { Usage } from '../llm/contract.js';
 import { tokensText } from '../llm/usage-text.js';
+import { isMcpPromptText, mcpPromptCommands, runMcpPromptTurn } from '../mcp/prompt-commands.js';
+import { attachedResources } from '../mcp/resource-mentions.js';
 import { planModeOf } from '../plan/install.js';
 import { type CustomCommand, commandCatalogKey } from '../project/command-contract.js';
 import {
@@ -59,8 +67,13 @@ function customCommandsOf(session: AcpSession): CustomCommand[] {
   return (catalog?.list() ?? []).filter((command) => !BUILTIN_NAMES.has(command.name));
 }
 
-/** The `available_commands_update` a session gets after `session/new` and `session/load`. */
-export function availableCommandsUpdate(session: AcpSession): SessionUpdate {
+/**
+ * The `available_commands_update` a session gets after `session/new` and `session/load`: the
+ * built-in commands, the custom ones, and each prompt of the MCP servers the session reaches
+ * (`mcp__SERVER__PROMPT`, its arguments as the input hint).
+ */
+export async function availableCommandsUpdate(session: AcpSession): Promise<SessionUpdate> {
+  const prompts = await mcpPromptCommands(session.handle.context);
   const others: AvailableCommand[] = Object.entries(COMMANDS).map(([name, description]) => ({
     name,
     description,
@@ -79,8 +92,55 @@ export function availableCommandsUpdate(session: AcpSession): SessionUpdate {
         description: command.description,
         ...(command.argumentHint ? { input: { hint: command.argumentHint } } : {}),
       })),
+      ...prompts.map((command) => ({
+        name: command.name,
+        description: `${command.prompt.description ?? `the prompt ${command.prompt.name}`} (MCP server ${command.server})`,
+        ...(command.usage !== '' ? { input: { hint: command.usage } } : {}),
+      })),
     ],
   };
+}
+
+/**
+ * `text` with the resources its blocks link to (`resource_link` URIs a connected MCP server
+ * serves) and its `@server:uri` mentions attached (mcp/resource-mentions.ts).
+ */
+export async function promptWithResources(
+  session: AcpSession,
+  text: string,
+  blocks: readonly ContentBlock[],
+): Promise<string> {
+  const links = blocks.flatMap((block) => (block.type === 'resource_link' ? [block.uri] : []));
+  const attached = await attachedResources(session.handle.context, text, links);
+  return attached === '' ? text : `${text}\n\n${attached}`;
+}
+
+/**
+ * Runs `/mcp__SERVER__PROMPT args` as its turn through `answer`; a prompt that cannot run (an
+ * unknown prompt, a missing argument, the server's error) is answered with why, as text, and
+ * never reaches the model. Undefined when `text` is not a prompt command.
+ */
+export async function runMcpPrompt(
+  session: AcpSession,
+  text: string,
+  answer: (text: string) => Promise<StopReason>,
+): Promise<StopReason | undefined> {
+  if (!isMcpPromptText(text)) return undefined;
+  let started = false;
+  try {
+    const ran = await runMcpPromptTurn(session.handle, text, (body) => {
+      started = true;
+      return answer(body);
+    });
+    return ran?.result;
+  } catch (error) {
+    if (started) throw error;
+    session.send({
+      sessionUpdate: 'agent_message_chunk',
+      content: { type: 'text', text: errorMessage(error) },
+    });
+    return 'end_turn';
+  }
 }
 
 /** The custom command `text` calls (`/NAME args`), unless a built-in command has that name. */

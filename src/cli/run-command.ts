@@ -29,6 +29,8 @@ import { type GoalService, MAX_ROUND_CAP } from '../goal/goal-service.js';
 import { goalOf } from '../goal/install.js';
 import { missedSchedulesNote, pendingSchedulesNote } from '../interaction/schedule-install.js';
 import { type JobService, jobSettled } from '../jobs/contract.js';
+import { expandMcpPrompt, isMcpPromptText } from '../mcp/prompt-commands.js';
+import { mentionsServerResource, withMentionedResources } from '../mcp/resource-mentions.js';
 import { commandCatalogKey } from '../project/command-contract.js';
 import {
   type CommandInvocation,
@@ -291,6 +293,33 @@ async function runOpenSession(
   });
   // The MCP servers start with the session; a failed one is logged here, so --json shows it.
   await setup.mcp.ready(handle);
+  // `/mcp__SERVER__PROMPT args`: a server's prompt is the first message.
+  let firstPrompt = options.prompt;
+  if (!options.command && firstPrompt !== undefined && isMcpPromptText(firstPrompt)) {
+    try {
+      const expanded = await expandMcpPrompt(handle.context, firstPrompt);
+      if (expanded) {
+        handle.log.append('mcp/prompt-run', {
+          server: expanded.server,
+          prompt: expanded.prompt,
+          arguments: expanded.arguments,
+        });
+        firstPrompt = expanded.text;
+      }
+    } catch (error) {
+      output?.drain();
+      handle.close();
+      throw withErrorCode(error);
+    }
+  }
+  // `@server:uri` attaches that MCP resource to the message.
+  if (
+    !options.command &&
+    firstPrompt !== undefined &&
+    mentionsServerResource(handle.context, firstPrompt)
+  ) {
+    firstPrompt = await withMentionedResources(handle.context, firstPrompt);
+  }
   if (options.startGoal) {
     process.stderr.write(`session ${sessionId}\n`);
     try {
@@ -344,8 +373,8 @@ async function runOpenSession(
         workspace: runtime.cwd,
         note: (line) => process.stderr.write(`note: ${line}\n`),
       })
-    : options.prompt !== undefined
-      ? handle.agent.prompt(options.prompt)
+    : firstPrompt !== undefined
+      ? handle.agent.prompt(firstPrompt)
       : undefined;
   let settlement: GoalSettlement | undefined;
   if (goal && options.startGoal) settlement = await goal.driver.whenSettled();

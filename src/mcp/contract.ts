@@ -153,6 +153,14 @@ export interface McpServerFailedEvent {
   message: string;
 }
 
+/** A server's prompt ran as a command (`/mcp__SERVER__PROMPT args`): its text is the next user message. */
+export interface McpPromptRunEvent {
+  server: string;
+  prompt: string;
+  /** The arguments as mapped to the prompt's declared ones. */
+  arguments: Record<string, string>;
+}
+
 /**
  * A server said its tools changed (`notifications/tools/list_changed`) and they were listed
  * again: the agent's tool set from its next request on. The request's `prompt/blob` holds the
@@ -193,6 +201,8 @@ declare module '../core/session-events.js' {
     'mcp/server-failed': McpServerFailedEvent;
     /** An MCP server's tools changed mid-session; the next request offers the new set. */
     'mcp/tools-changed': McpToolsChangedEvent;
+    /** A server's prompt ran as a command; the user message that follows is its text. */
+    'mcp/prompt-run': McpPromptRunEvent;
   }
 }
 
@@ -218,6 +228,12 @@ export class McpError extends LoomError<McpErrorCode> {}
 /** Separates the parts of `mcp__SERVER__TOOL`. */
 export const MCP_NAME_SEPARATOR = '__';
 export const MCP_TOOL_PREFIX = `mcp${MCP_NAME_SEPARATOR}`;
+/** The slash command (without its `/`) that runs a server's prompt: `mcp__SERVER__PROMPT`. */
+export function mcpPromptCommand(server: string, prompt: string): string {
+  return `${MCP_TOOL_PREFIX}${server}${MCP_NAME_SEPARATOR}${prompt}`;
+}
+/** The builtin tool that reads a connected server's resource (resource-tool.ts). */
+export const READ_MCP_RESOURCE = 'read_mcp_resource';
 
 /** The default of `mcp.startTimeoutMs`: see config/schema.ts for why. */
 export const DEFAULT_START_TIMEOUT_MS = 30_000;

@@ -14,6 +14,7 @@ import type { Disposer } from '../core/context.js';
 import type { AgentHandle } from '../core/create-agent.js';
 import type { AgentRuntime } from '../core/runtime.js';
 import type { ToolDefinition } from '../core/tool-contract.js';
+import { addAgentServers } from './agent-servers.js';
 import {
   DEFAULT_OUTPUT_LIMIT,
   type McpClientSettings,
@@ -24,6 +25,7 @@ import {
   type McpToolReport,
   type McpToolsChangedEvent,
 } from './contract.js';
+import { readResourceTool } from './resource-tool.js';
 import { type ListedTool, McpStartFailure, ServerConnection } from './server-connection.js';
 import { serverTools } from './server-tools.js';
 
@@ -249,6 +251,25 @@ export function installMcp(runtime: AgentRuntime, options: McpOptions): McpLayer
           if (!handle.log.closed) handle.log.append('mcp/tools-changed', change);
         }
       });
+    }
+    const connected = results
+      .filter((result) => result.report.status.state === 'connected')
+      .map((result) => result.connection);
+    if (connected.length > 0) {
+      // Their prompts and resources, and read_mcp_resource, for every agent.
+      undos.push(
+        runtime.installLayer([], (handle) => [addAgentServers(handle, connected, outputLimit)]),
+      );
+      for (const handle of runtime.liveAgents) {
+        undos.push(addAgentServers(handle, connected, outputLimit));
+      }
+      if (connected.some((connection) => connection.offersResources)) {
+        undos.push(
+          runtime.toolCatalog.declare([
+            readResourceTool({ list: () => [], find: () => undefined }, outputLimit),
+          ]),
+        );
+      }
     }
     for (const result of results) {
       const line = failureLine(result.report);

@@ -12,7 +12,15 @@
 import { resolve } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  CallToolResult,
+  GetPromptResult,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+  Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { redactCredentials } from '../base/credential-redaction.js';
 import { errorMessage } from '../base/errors.js';
 import type { LoomClient } from './client-setup.js';
@@ -390,6 +398,121 @@ export class ServerConnection {
       if (this.refreshing === tracked) this.refreshing = undefined;
     });
     this.refreshing = tracked;
+  }
+
+  /** Whether the connected server declared `resources` / `prompts` in its capabilities. */
+  get offersResources(): boolean {
+    return this.live?.client.getServerCapabilities()?.resources !== undefined;
+  }
+
+  get offersPrompts(): boolean {
+    return this.live?.client.getServerCapabilities()?.prompts !== undefined;
+  }
+
+  /** Every page of the server's resources (`resources/list`); throws McpError. */
+  listResources(signal?: AbortSignal): Promise<Resource[]> {
+    return this.pages('resources/list', signal, async (client, params, options) => {
+      const page = await client.listResources(params, options);
+      return { items: page.resources, next: page.nextCursor };
+    });
+  }
+
+  /** Every page of the server's resource templates (`resources/templates/list`). */
+  listResourceTemplates(signal?: AbortSignal): Promise<ResourceTemplate[]> {
+    return this.pages('resources/templates/list', signal, async (client, params, options) => {
+      const page = await client.listResourceTemplates(params, options);
+      return { items: page.resourceTemplates, next: page.nextCursor };
+    });
+  }
+
+  /** Every page of the server's prompts (`prompts/list`). */
+  listPrompts(signal?: AbortSignal): Promise<Prompt[]> {
+    return this.pages('prompts/list', signal, async (client, params, options) => {
+      const page = await client.listPrompts(params, options);
+      return { items: page.prompts, next: page.nextCursor };
+    });
+  }
+
+  /** `resources/read` of `uri`; throws McpError. */
+  readResource(uri: string, signal?: AbortSignal): Promise<ReadResourceResult> {
+    return this.request('resources/read', signal, (client, options) =>
+      client.readResource({ uri }, options),
+    );
+  }
+
+  /** `prompts/get` of `name` with its arguments; throws McpError. */
+  getPrompt(
+    name: string,
+    args: Record<string, string>,
+    signal?: AbortSignal,
+  ): Promise<GetPromptResult> {
+    return this.request('prompts/get', signal, (client, options) =>
+      client.getPrompt({ name, arguments: args }, options),
+    );
+  }
+
+  private async pages<T>(
+    method: string,
+    signal: AbortSignal | undefined,
+    fetch: (
+      client: Client,
+      params: { cursor?: string },
+      options: { signal?: AbortSignal; timeout: number },
+    ) => Promise<{ items: T[]; next?: string | undefined }>,
+  ): Promise<T[]> {
+    return this.request(method, signal, async (client, options) => {
+      const items: T[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await fetch(client, cursor === undefined ? {} : { cursor }, options);
+        items.push(...page.items);
+        cursor = page.next;
+      } while (cursor !== undefined);
+      return items;
+    });
+  }
+
+  /**
+   * One request of the server (started again first when it died), bounded by
+   * `mcp.callTimeoutMs`. Throws McpError (`MCP_SERVER_UNAVAILABLE`, `MCP_CALL_TIMEOUT`,
+   * `MCP_TOOL_ERROR` for the server's own error), its message naming the server and method.
+   */
+  private async request<T>(
+    method: string,
+    signal: AbortSignal | undefined,
+    send: (client: Client, options: { signal?: AbortSignal; timeout: number }) => Promise<T>,
+  ): Promise<T> {
+    let live = this.live;
+    if (!live || live.lost !== undefined) {
+      try {
+        live = await this.connect();
+      } catch (error) {
+        throw new McpError(
+          'MCP_SERVER_UNAVAILABLE',
+          `MCP server ${this.name} could not be restarted: ${errorMessage(error)}`,
+          { cause: error },
+        );
+      }
+    }
+    try {
+      return await send(live.client, {
+        ...(signal ? { signal } : {}),
+        timeout: this.settings.callTimeoutMs,
+      });
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      const code =
+        (error as { code?: unknown }).code === REQUEST_TIMEOUT
+          ? 'MCP_CALL_TIMEOUT'
+          : live.lost !== undefined
+            ? 'MCP_SERVER_UNAVAILABLE'
+            : 'MCP_TOOL_ERROR';
+      throw new McpError(
+        code,
+        this.clean(`MCP server ${this.name} answered ${method} with: ${errorMessage(error)}`),
+        { cause: error },
+      );
+    }
   }
 
   /** Closes the connection (a stdio server's process ends); later calls fail. Never throws. */

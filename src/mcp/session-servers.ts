@@ -7,6 +7,7 @@
  * rejects.
  */
 import type { AgentHandle } from '../core/create-agent.js';
+import { addAgentServers } from './agent-servers.js';
 import type { McpClientSettings, McpServerDeclaration, McpServerReport } from './contract.js';
 import {
   failureEvents,
@@ -74,6 +75,13 @@ export async function connectSessionServers(
   }
   handle.onClose(() => void close());
   await options.after;
+  addAgentServers(
+    handle,
+    results
+      .filter((result) => result.report.status.state === 'connected')
+      .map((result) => result.connection),
+    options.outputLimit,
+  );
   for (const result of results) {
     let undo = giveTools(handle, result.tools, report);
     followToolChanges(result, startOptions, (tools, change) => {

@@ -13,6 +13,11 @@
  */
 import { Box, type Instance, render, Static, Text } from 'ink';
 import { useCallback, useRef, useState, useSyncExternalStore } from 'react';
+import {
+  cachedResourceChoices,
+  mentionsServerResource,
+  withMentionedResources,
+} from '../mcp/resource-mentions.js';
 import { PLAN_MODES } from '../plan/contract.js';
 import { planModeOf } from '../plan/install.js';
 import { BUSY_PLACEHOLDER, IDLE_PLACEHOLDER } from './chrome-text.js';
@@ -129,12 +134,21 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
       runShell(text.slice(1).trim());
       return;
     }
-    if (delivery === 'followup' && session.current.agent.status === 'running') {
-      session.followup(text);
-      store.queue(text, 'followup');
+    const deliver = (message: string) => {
+      if (delivery === 'followup' && session.current.agent.status === 'running') {
+        session.followup(message);
+        store.queue(text, 'followup');
+        return;
+      }
+      if (session.send(message) === 'steer') store.queue(text, 'steer');
+    };
+    // `@server:uri` attaches that MCP resource to the message.
+    const { context } = session.current;
+    if (mentionsServerResource(context, text)) {
+      void withMentionedResources(context, text).then(deliver);
       return;
     }
-    if (session.send(text) === 'steer') store.queue(text, 'steer');
+    deliver(text);
   };
 
   const runShell = (command: string) => {
@@ -170,8 +184,14 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
   };
 
   const complete = useCallback(
-    (state: EditorState) => completionAt(state, () => paths.current(), slashCommands),
-    [paths, slashCommands],
+    (state: EditorState) =>
+      completionAt(
+        state,
+        () => paths.current(),
+        slashCommands,
+        () => cachedResourceChoices(session.current.context),
+      ),
+    [paths, slashCommands, session],
   );
   return (
     <>

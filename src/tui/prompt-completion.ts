@@ -1,6 +1,7 @@
 /**
  * What the prompt can complete at the cursor: a slash command's name (the prompt starts with `/`)
- * or a workspace path after `@`. Pure: it reads the editor's state and the lists it is given and
+ * or a workspace path after `@`, or an MCP server's resource after `@server:` (templates shown as
+ * such). Pure: it reads the editor's state and the lists it is given and
  * returns the range to replace with each choice; it never edits or lists anything itself.
  */
 
@@ -17,8 +18,15 @@ export interface CompletionChoice {
   replacement: string;
 }
 
+/** An MCP resource to complete after `@` (`server:uri`; a template marked as such). */
+export interface ResourceCompletion {
+  mention: string;
+  name: string;
+  template?: true;
+}
+
 export interface Completion {
-  kind: 'command' | 'path';
+  kind: 'command' | 'path' | 'resource';
   /** The range of the text the choice replaces. */
   start: number;
   end: number;
@@ -31,6 +39,8 @@ export function completionAt(
   listPaths: () => readonly string[] | undefined,
   /** The slash commands there are; default the built-in ones. */
   slashCommands?: readonly SlashCommand[],
+  /** The MCP resources there are (`@server:uri`), offered once the mention holds a `:`. */
+  resources?: () => readonly ResourceCompletion[],
 ): Completion | undefined {
   const before = state.text.slice(0, state.cursor);
   if (/^\/\S*$/.test(before)) {
@@ -50,6 +60,21 @@ export function completionAt(
   }
   const mention = mentionAt(state.text, state.cursor);
   if (!mention) return undefined;
+  if (mention.query.includes(':') && resources) {
+    const found = resources().filter((resource) => resource.mention.startsWith(mention.query));
+    if (found.length > 0) {
+      return {
+        kind: 'resource',
+        start: mention.start,
+        end: state.cursor,
+        choices: found.map((resource) => ({
+          label: `@${resource.mention}`,
+          detail: resource.template ? `${resource.name} (template)` : resource.name,
+          replacement: resource.template ? `@${resource.mention}` : `@${resource.mention} `,
+        })),
+      };
+    }
+  }
   const paths = listPaths();
   if (paths === undefined) return undefined;
   const found = rankPaths(paths, mention.query);

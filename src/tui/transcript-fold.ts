@@ -162,6 +162,18 @@ export class TranscriptFold {
         });
         return;
       }
+      case 'mcp/prompt-run': {
+        // A server prompt's turn: which prompt, with what (its text follows as the message).
+        const data = event.data as Data<'mcp/prompt-run'>;
+        const args = Object.entries(data.arguments).map(([name, value]) => `${name}=${value}`);
+        this.finished.push({
+          kind: 'notice',
+          id: `p-${event.seq}`,
+          tone: 'info',
+          text: [`prompt ${data.prompt} of MCP server ${data.server}`, ...args].join(' · '),
+        });
+        return;
+      }
       case 'context/compact-skipped':
         this.finished.push({
           kind: 'context',

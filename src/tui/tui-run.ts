@@ -9,6 +9,8 @@ import { UserError } from '../base/errors.js';
 import { buildRuntime } from '../cli/build-runtime.js';
 import { resolveWorkspace, runWorkspace } from '../cli/session-workspace.js';
 import { loomHome } from '../core/home.js';
+import { mcpPromptCommands } from '../mcp/prompt-commands.js';
+import { refreshResourceChoices } from '../mcp/resource-mentions.js';
 import type { FirstFrame } from './first-frame.js';
 import { InteractionBroker } from './interaction-broker.js';
 import { appendHistory, historyFileOf, readHistory } from './prompt-history.js';
@@ -50,6 +52,9 @@ export async function runTui(
   const handle = resumeId === undefined ? runtime.start() : runtime.resume(resumeId);
   // The MCP servers start with the session; a failure is reported before ink draws.
   await setup.mcp.ready(handle);
+  // Their prompts are slash commands and their resources @mentions; completion lists them from
+  // what was listed here.
+  await Promise.all([mcpPromptCommands(handle.context), refreshResourceChoices(handle.context)]);
   const session = new TuiSession(setup, broker, handle);
   const store = new TuiStore(setup, session.current, broker);
   const historyFile = historyFileOf(home, cwd);
