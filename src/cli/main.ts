@@ -32,7 +32,6 @@ Examples (from the repository root; ID is a session id from \`loom sessions list
   $ loom workflow list                               # saved: .loom/workflows/, $LOOM_HOME/workflows/
   $ loom acp                                         # serve an editor over ACP on stdio
   $ loom mcp list                                    # MCP servers: status and tools
-  $ loom mcp login NAME                              # OAuth login of an HTTP MCP server
   $ loom models gpt-4o                               # known models: window, prices, capabilities
 
 Config: $LOOM_HOME/config.yaml and ./.loom/config.yaml (LOOM_HOME defaults to ~/.loom).`;
