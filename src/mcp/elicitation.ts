@@ -1,13 +1,15 @@
 /**
- * A server's form elicitation (`elicitation/create`, mode `form`) put to the human through the
+ * A server's elicitation (`elicitation/create`) put to the human through the
  * user-questions service, so it is answered wherever the session's questions are: a terminal
  * prompt, an ACP client's form (or its permission fallback), or `--answers FILE`. Each field of
  * the requested schema (a flat object of string, number, integer, boolean, enum and enum-array
  * fields) becomes one question headed by the field's name (the key an answers file may use);
  * the answers become the form's content, checked against the field. Nobody to ask (`NO_USER`),
  * a subagent caller, a schema Loom cannot show or an answer that does not fit is `decline`; a
- * cancelled call is `cancel`. Logged as `question/ask` and `question/answer`, paired by the MCP
- * tool call's id.
+ * cancelled call is `cancel`. A URL elicitation (mode `url`) is one question headed `URL`
+ * showing the server's message and the URL: `done` (the human opened it and finished) is
+ * `accept`, `decline` or nobody to ask is `decline`; Loom never opens a browser. Logged as
+ * `question/ask` and `question/answer`, paired by the MCP tool call's id.
  */
 import { errorMessage, LoomError } from '../base/errors.js';
 import { agentAsksUser } from '../core/agent-hooks.js';
@@ -27,8 +29,22 @@ export interface FormElicitation {
   requestedSchema: { type?: string; properties?: Record<string, unknown>; required?: unknown };
 }
 
+/** A URL elicitation (the SDK's `ElicitRequestURLParams`, as far as Loom reads it). */
+export interface UrlElicitation {
+  mode: 'url';
+  message: string;
+  url: string;
+  elicitationId: string;
+}
+
+/** The header of a URL elicitation's question and its two choices. */
+export const URL_HEADER = 'URL';
+export const URL_DONE = 'done';
+export const URL_DECLINE = 'decline';
+
 export type ElicitationReply =
-  | { action: 'accept'; content: Record<string, string | number | boolean | string[]> }
+  /** `content` for a form; none for a URL (the human finished at the URL). */
+  | { action: 'accept'; content?: Record<string, string | number | boolean | string[]> }
   | { action: 'decline' }
   | { action: 'cancel' };
 
@@ -323,6 +339,50 @@ export function elicitationContent(
 
 let uncalled = 0;
 
+/** The one question of a URL elicitation. */
+export function urlQuestion(server: string, request: UrlElicitation): Question {
+  return {
+    question: `MCP server ${server} asks you to open this URL in your browser: ${request.url}\n${request.message}\nThen choose ${URL_DONE} when you have finished there, or ${URL_DECLINE}.`,
+    header: URL_HEADER,
+    options: [
+      { label: URL_DONE, description: 'I opened the URL and finished there' },
+      { label: URL_DECLINE, description: 'I do not open it' },
+    ],
+  };
+}
+
+/** What the answers say: a form's content, a URL's `done`, or `decline`. */
+type Asked =
+  | { questions: Question[]; reply(answers: readonly QuestionAnswer[]): ElicitationReply }
+  | string;
+
+function askedFor(server: string, request: FormElicitation | UrlElicitation): Asked {
+  if ('mode' in request && request.mode === 'url') {
+    const question = urlQuestion(server, request);
+    return {
+      questions: [question],
+      reply: (answers) => {
+        const answer = answers.find((item) => item.question === question.question);
+        const given = [...(answer?.labels ?? []), answer?.text ?? ''].map((item) =>
+          item.trim().toLowerCase(),
+        );
+        return given.includes(URL_DONE) ? { action: 'accept' } : { action: 'decline' };
+      },
+    };
+  }
+  const form = elicitationForm(server, request as FormElicitation);
+  if (typeof form === 'string') return form;
+  return {
+    questions: form.questions,
+    reply: (answers) => {
+      const outcome = elicitationContent(form, answers);
+      return 'problem' in outcome
+        ? { action: 'decline' }
+        : { action: 'accept', content: outcome.content };
+    },
+  };
+}
+
 /**
  * Puts `request` to the human for `caller` (none: declined at once) and answers the server.
  * Never throws.
@@ -330,11 +390,11 @@ let uncalled = 0;
 export async function answerElicitation(
   server: string,
   caller: McpCaller | undefined,
-  request: FormElicitation,
+  request: FormElicitation | UrlElicitation,
   signal: AbortSignal,
 ): Promise<ElicitationReply> {
   if (!caller) return { action: 'decline' };
-  const form = elicitationForm(server, request);
+  const form = askedFor(server, request);
   if (typeof form === 'string') return { action: 'decline' };
   const questions = caller.context.find(userQuestionsKey);
   if (!questions) return { action: 'decline' };
@@ -358,10 +418,7 @@ export async function answerElicitation(
     );
     if (reply.intent !== 'questions') throw new Error(`the answerer replied to a ${reply.intent}`);
     append({ callId, outcome: 'answered', answers: reply.answers });
-    const outcome = elicitationContent(form, reply.answers);
-    return 'problem' in outcome
-      ? { action: 'decline' }
-      : { action: 'accept', content: outcome.content };
+    return form.reply(reply.answers);
   } catch (error) {
     if (waiting.aborted) {
       append({ callId, outcome: 'cancelled', reason: errorMessage(waiting.reason) });

@@ -6,9 +6,9 @@
  * filesystem server started with no folders reads a workspace file through roots; an entry of
  * an unknown type fails alone. The HTTP servers start once for the file.
  *
- * EVERYTHING_CALLS holds one entry per tool the server lists to Loom. The server lists its
- * sampling and elicitation tools only to a client that declares those capabilities, so when
- * Loom declares one the listing grows and this test fails until the tool gets its entry here.
+ * EVERYTHING_CALLS holds one entry per tool the server lists to Loom: all 19 of them. The server
+ * lists its sampling and elicitation tools (sync, as tasks, URL mode) only to a client that
+ * declares those capabilities, so each is here because Loom declares it.
  */
 import assert from 'node:assert/strict';
 import { realpathSync, writeFileSync } from 'node:fs';
@@ -101,11 +101,29 @@ const EVERYTHING_CALLS: Record<string, ToolCase> = {
     content:
       /^✅ User provided the requested information!\nUser inputs:\n- Name: Ada Lovelace\n- Agreed to terms: true\n- Email: ada@example\.com\n- Homepage: https:\/\/example\.com\/ada\n- Birthdate: 1815-12-10\n- Favorite Integer: 42\n- Favorite Number: 2\.5\n[\s\S]*"untitledMultipleSelectEnum": \[\n\s*"Piano",\n\s*"Drums"\n\s*\],\n\s*"titledSingleSelectEnum": "hero-3",\n\s*"titledMultipleSelectEnum": \[\n\s*"fish-1"\n\s*\],\n\s*"legacyTitledEnum": "pet-2"/,
   },
+  // Sent as a task: Loom answers with the task, runs the sampling and the server polls it.
+  'trigger-sampling-request-async': {
+    arguments: { prompt: 'a line about looms', maxTokens: 50 },
+    content:
+      /^\[COMPLETED\] Async sampling completed!\n\n\*\*Progress:\*\*\nTask created: \S+\n(Poll \d+: (working|completed)\n)*Poll \d+: completed\n\n\*\*Result:\*\*\n(?=[\s\S]*"model": "scripted:[^"]+")[\s\S]*"text": "warp and weft"/,
+  },
+  // The async form, as a task, answered by ELICITATION_ANSWERS too.
+  'trigger-elicitation-request-async': {
+    arguments: {},
+    content:
+      /^\[COMPLETED\] User provided the requested information!\nUser inputs:\n- Name: Ada Lovelace\n- Favorite Color: Blue\n- Agreed to terms: true\n\nProgress:\nTask created: \S+\n[\s\S]*"action": "accept"/,
+  },
+  // The URL is shown as a question; the answers file says `done` (no browser is opened).
+  'trigger-url-elicitation': {
+    arguments: { url: 'https://example.com/loom-sign-in', message: 'Sign in to the loom.' },
+    content:
+      /^✅ User completed the URL elicitation flow\.\nElicitation ID: \S+\nURL: https:\/\/example\.com\/loom-sign-in\n[\s\S]*"action": "accept"/,
+  },
 };
 
 /** The scripted model's answer to the everything server's sampling request. */
 const SAMPLING_RULE = {
-  when: '^Resource trigger-sampling-request context: a line about looms$',
+  when: '^Resource trigger-sampling-request(-async)? context: a line about looms$',
   reply: 'warp and weft',
   usage: { input: 13, output: 4 },
 };
@@ -125,14 +143,10 @@ const ELICITATION_ANSWERS = {
   titledSingleSelectEnum: 'Wonder Woman',
   titledMultipleSelectEnum: ['Tuna'],
   legacyTitledEnum: 'Dogs',
+  favoriteColor: 'Blue',
+  agreeToTerms: 'yes',
+  URL: 'done',
 };
-
-/** Listed only to a client running sampling or elicitation as tasks, or URL elicitation. */
-const NEEDS_SAMPLING_OR_ELICITATION = [
-  'trigger-sampling-request-async',
-  'trigger-elicitation-request-async',
-  'trigger-url-elicitation',
-];
 
 function events(stdout: string): JsonEvent[] {
   return stdout
@@ -215,6 +229,7 @@ test('loom mcp list: every server over each transport, the task tool marked, the
       ['odd', 'invalid', 'failed'],
     ],
   );
+  assert.equal(Object.keys(EVERYTHING_CALLS).length, 19, 'the everything server has 19 tools');
   for (const server of ['every', 'web', 'old']) {
     const tools = byName[server]?.status.tools ?? [];
     assert.deepEqual(
@@ -225,7 +240,6 @@ test('loom mcp list: every server over each transport, the task tool marked, the
     for (const tool of tools) {
       assert.equal(tool.agentName, `mcp__${server}__${tool.name}`);
       assert.equal(tool.task, tool.name === 'simulate-research-query' ? true : undefined);
-      assert.ok(!NEEDS_SAMPLING_OR_ELICITATION.includes(tool.name));
     }
   }
   assert.match(

@@ -3,7 +3,8 @@
  * `sampling: ask` approved from `--answers` (logged as a question, then `mcp/sampling`, its
  * tokens in the turn's usage as a `model/side-request`), the default `ask` refused headless with
  * the config key named and the form declined at once, `deny` refused; over stdio and streamable
- * HTTP.
+ * HTTP. Headless, the requests the server sends as tasks end the same way (the sampling task
+ * failed with the refusal, the form task declined) and a URL elicitation is a question, declined.
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -41,10 +42,12 @@ async function run(
   server: 'every' | 'web',
   sampling: string | undefined,
   answers: Record<string, unknown> | undefined,
+  more: Array<{ tool: string; arguments: Record<string, unknown> }> = [],
 ) {
   const calls = [
     { name: `mcp__${server}__trigger-sampling-request`, arguments: { prompt: 'a line' } },
     { name: `mcp__${server}__trigger-elicitation-request`, arguments: {} },
+    ...more.map((call) => ({ name: `mcp__${server}__${call.tool}`, arguments: call.arguments })),
   ];
   const folders = scriptedFolders({
     rules: [
@@ -192,6 +195,55 @@ for (const server of ['every', 'web'] as const) {
     assert.deepEqual(of('model/side-request'), []);
   });
 }
+
+test('headless over stdio: a sampling task fails naming the key; the form task and the URL are declined, asked as questions, no browser opened', async () => {
+  const { resultOf, of } = await run('every', undefined, undefined, [
+    { tool: 'trigger-sampling-request-async', arguments: { prompt: 'a line' } },
+    { tool: 'trigger-elicitation-request-async', arguments: {} },
+    {
+      tool: 'trigger-url-elicitation',
+      arguments: { url: 'https://example.com/sign-in', message: 'Sign in, please.' },
+    },
+  ]);
+  assert.match(
+    resultOf('trigger-sampling-request-async'),
+    /^\[FAILED\] .*mcp\.servers\.every\.sampling is ask and nobody approved it .*set mcp\.servers\.every\.sampling: allow to run its requests without asking\n\nProgress:\nTask created: /,
+  );
+  assert.match(
+    resultOf('trigger-elicitation-request-async'),
+    /^\[DECLINED\] User declined to provide the requested information\.\n\nProgress:\nTask created: /,
+  );
+  assert.match(
+    resultOf('trigger-url-elicitation'),
+    /^❌ User declined to open the URL \(Elicitation ID: \S+\)\.\n/,
+  );
+  const asked = of('question/ask') as Array<{
+    callId: string;
+    questions: Array<{ header: string; question: string; options: Array<{ label: string }> }>;
+  }>;
+  const url = asked.find((event) => event.questions[0]?.header === 'URL');
+  assert.match(
+    String(url?.questions[0]?.question),
+    /^MCP server every asks you to open this URL in your browser: https:\/\/example\.com\/sign-in\nSign in, please\.\n/,
+  );
+  assert.deepEqual(
+    url?.questions[0]?.options.map((option) => option.label),
+    ['done', 'decline'],
+  );
+  const answers = of('question/answer') as Array<{
+    callId: string;
+    outcome: string;
+    code?: string;
+  }>;
+  assert.deepEqual(
+    answers
+      .filter((answer) => answer.callId === url?.callId)
+      .map((answer) => [answer.outcome, answer.code]),
+    [['refused', 'NO_USER']],
+  );
+  assert.equal(answers.length, 5, 'two sampling approvals, two forms and the URL, each refused');
+  assert.ok(answers.every((answer) => answer.outcome === 'refused' && answer.code === 'NO_USER'));
+});
 
 test('sampling: deny refuses at once, without asking', async () => {
   const { resultOf, of } = await run('every', 'deny', {
