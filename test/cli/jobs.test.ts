@@ -180,6 +180,9 @@ test('loom run: a background subagent answers in one job notice that wakes the i
       ],
     },
     'delegate in the background',
+    // The child's command reads the session log to wait for the parent's turn to end; in the
+    // sandbox $LOOM_HOME is hidden, and it would wait out bash's whole time limit instead.
+    (home) => writeFileSync(join(home, 'config.yaml'), 'sandbox:\n  mode: off\n'),
   );
   assert.equal(result.code, 0, result.stderr);
   const [started] = toolResults(result.lines, 'subagent');
@@ -188,6 +191,10 @@ test('loom run: a background subagent answers in one job notice that wakes the i
     /^Started subagent \S+ \(expert\) in the background as job subagent-1/,
   );
   const root = rootSession(result.home);
+  const child = sessions(result.home).find((session) => session.header.delegationDepth === 1);
+  assert.ok(child, 'the subagent has a session');
+  const [waited] = dataOf(child, 'tool/result');
+  assert.equal(waited?.isError, false, `the child saw the parent's turn end: ${waited?.content}`);
   const messages = dataOf(root, 'user/message');
   assert.deepEqual(
     messages.map((message) => [message.delivery, message.source ?? 'human']),

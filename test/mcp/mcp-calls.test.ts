@@ -14,7 +14,7 @@ import { loadSessionFile } from '../../src/core/session-load.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
 import { runScripted, scriptedFolders } from '../cli/loom-process.js';
 import { callsThenReply } from '../helpers/scripted-turns.js';
-import { requestPrompts } from '../helpers/session-files.js';
+import { ndjsonLines, requestPrompts } from '../helpers/session-files.js';
 import { CHANGING_SERVER } from './mcp-fixtures.js';
 
 interface JsonEvent {
@@ -23,12 +23,7 @@ interface JsonEvent {
   data: Record<string, unknown>;
 }
 
-function events(stdout: string): JsonEvent[] {
-  return stdout
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as JsonEvent);
-}
+const events = (stdout: string) => ndjsonLines<JsonEvent>(stdout);
 
 /** Runs `calls` against the changing server under `mcp` settings (YAML lines). */
 async function runAgainstChangingServer(

@@ -12,6 +12,7 @@ import { loadSessionFile } from '../../src/core/session-load.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
 import { runLoom, runScripted, scriptedFolders, writeScriptedModel } from '../cli/loom-process.js';
 import { callsThenReply } from '../helpers/scripted-turns.js';
+import { ndjsonLines } from '../helpers/session-files.js';
 import { EVERYTHING_SERVER } from './mcp-fixtures.js';
 
 interface JsonEvent {
@@ -20,12 +21,7 @@ interface JsonEvent {
   data: Record<string, unknown>;
 }
 
-function events(stdout: string): JsonEvent[] {
-  return stdout
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as JsonEvent);
-}
+const events = (stdout: string) => ndjsonLines<JsonEvent>(stdout);
 
 function everythingFolders(model: unknown) {
   const folders = scriptedFolders(model);

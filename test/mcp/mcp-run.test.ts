@@ -15,6 +15,7 @@ import { checkSessionInvariants } from '../../src/testing/invariants.js';
 import { runLoom, runScripted, scriptedFolders } from '../cli/loom-process.js';
 import { isAlive } from '../helpers/process-state.js';
 import { callsThenReply } from '../helpers/scripted-turns.js';
+import { ndjsonLines } from '../helpers/session-files.js';
 import {
   type HttpServer,
   SILENT_SERVER,
@@ -31,12 +32,7 @@ interface JsonEvent {
   data: Record<string, unknown>;
 }
 
-function events(stdout: string): JsonEvent[] {
-  return stdout
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as JsonEvent);
-}
+const events = (stdout: string) => ndjsonLines<JsonEvent>(stdout);
 
 function results(
   all: JsonEvent[],
