@@ -55,16 +55,16 @@ export interface TreeDiff {
   fullPatch: string;
 }
 
-function treeDiff(
-  repository: ShadowRepository,
-  from: string,
-  to: string,
-  changed: ChangedPath[],
-  patch: string,
-): TreeDiff {
+async function treeDiff(repository: ShadowRepository, from: string, to: string): Promise<TreeDiff> {
   const gitDir = repository.place.gitDir;
   const quoted = /^[\w./-]+$/.test(gitDir) ? gitDir : `'${gitDir.replaceAll("'", "'\\''")}'`;
-  return { from, to, changed, patch, fullPatch: `git --git-dir=${quoted} diff ${from} ${to}` };
+  return {
+    from,
+    to,
+    changed: await repository.changes(from, to),
+    patch: await repository.patch(from, to),
+    fullPatch: `git --git-dir=${quoted} diff ${from} ${to}`,
+  };
 }
 
 /** What the session changed since it began (its first checkpoint to now); undefined: it made none. */
@@ -74,14 +74,7 @@ export async function sessionDiff(
 ): Promise<TreeDiff | undefined> {
   const first = firstCheckpoint(events);
   if (first === undefined) return undefined;
-  const now = await repository.snapshot();
-  return treeDiff(
-    repository,
-    first,
-    now,
-    await repository.changes(first, now),
-    await repository.patch(first, now),
-  );
+  return treeDiff(repository, first, await repository.snapshot());
 }
 
 /** What restoring the files as `turn` began would apply (now to its start tree); undefined: no checkpoint to restore. */
@@ -92,14 +85,7 @@ export async function restorePreview(
 ): Promise<TreeDiff | undefined> {
   const tree = startTree(sessionTurns(events), turn);
   if (tree === undefined) return undefined;
-  const now = await repository.snapshot();
-  return treeDiff(
-    repository,
-    now,
-    tree,
-    await repository.changes(now, tree),
-    await repository.patch(now, tree),
-  );
+  return treeDiff(repository, await repository.snapshot(), tree);
 }
 
 /**

@@ -210,18 +210,7 @@ export class ServerConnection {
    */
   async call(tool: string, args: unknown, options: CallOptions): Promise<CallToolResult> {
     const { signal } = options;
-    let live = this.live;
-    if (!live || live.lost !== undefined) {
-      try {
-        live = await this.connect();
-      } catch (error) {
-        throw new McpError(
-          'MCP_SERVER_UNAVAILABLE',
-          `MCP server ${this.name} could not be restarted: ${errorMessage(error)}`,
-          { cause: error },
-        );
-      }
-    }
+    const live = await this.liveConnection();
     const running = live;
     let rejectLost: (reason: Error) => void = () => {};
     const lost = new Promise<never>((_resolve, reject) => {
@@ -477,23 +466,26 @@ export class ServerConnection {
    * `mcp.callTimeoutMs`. Throws McpError (`MCP_SERVER_UNAVAILABLE`, `MCP_CALL_TIMEOUT`,
    * `MCP_TOOL_ERROR` for the server's own error), its message naming the server and method.
    */
+  /** The live connection, or a new one when the server died or its connection broke. */
+  private async liveConnection(): Promise<Live> {
+    if (this.live && this.live.lost === undefined) return this.live;
+    try {
+      return await this.connect();
+    } catch (error) {
+      throw new McpError(
+        'MCP_SERVER_UNAVAILABLE',
+        `MCP server ${this.name} could not be restarted: ${errorMessage(error)}`,
+        { cause: error },
+      );
+    }
+  }
+
   private async request<T>(
     method: string,
     signal: AbortSignal | undefined,
     send: (client: Client, options: { signal?: AbortSignal; timeout: number }) => Promise<T>,
   ): Promise<T> {
-    let live = this.live;
-    if (!live || live.lost !== undefined) {
-      try {
-        live = await this.connect();
-      } catch (error) {
-        throw new McpError(
-          'MCP_SERVER_UNAVAILABLE',
-          `MCP server ${this.name} could not be restarted: ${errorMessage(error)}`,
-          { cause: error },
-        );
-      }
-    }
+    const live = await this.liveConnection();
     try {
       return await send(live.client, {
         ...(signal ? { signal } : {}),
