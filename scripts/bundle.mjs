@@ -20,7 +20,7 @@
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse } from 'acorn';
 import { build } from 'esbuild';
@@ -65,6 +65,40 @@ const yogaWithoutFetch = {
       }
       return { contents: source.replaceAll(check, '!0'), loader: 'js' };
     });
+  },
+};
+
+/**
+ * The AI SDK's provider-utils builds each request's headers with the global `Headers`, and Node
+ * 20's `Headers` is undici: its first use loads undici, about 25 ms of a one-prompt `loom run`
+ * against a real provider (the providers' `fetch` is Loom's own, src/llm/node-fetch.ts, for the
+ * same reason). Its module gets Loom's small `Headers` (src/llm/light-headers.ts) as a local
+ * binding instead, which shadows the global there and nowhere else. The build fails if
+ * provider-utils stops using `Headers` as expected, so an upgrade is checked again.
+ */
+const lightHeaders = {
+  name: 'light-headers',
+  setup(builder) {
+    const file = resolve('src/llm/light-headers.ts');
+    builder.onLoad(
+      { filter: /[\\/]@ai-sdk[\\/]provider-utils[\\/]dist[\\/]index\.mjs$/ },
+      (args) => {
+        const source = readFileSync(args.path, 'utf8');
+        if (
+          !source.includes('new Headers(') ||
+          /\b(class|function|var|let|const) Headers\b/.test(source)
+        ) {
+          throw new Error(
+            `light-headers: ${args.path} no longer uses the global Headers as expected`,
+          );
+        }
+        return {
+          contents: `import { Headers } from ${JSON.stringify(file)};\n${source}`,
+          loader: 'js',
+          resolveDir: dirname(args.path),
+        };
+      },
+    );
   },
 };
 
@@ -236,7 +270,7 @@ async function commandLineChunks() {
     chunkNames: 'cli-chunk-[hash]',
     outExtension: { '.js': '.cjs' },
     ...COMMON,
-    plugins: [withoutZodLocales, terminalFromEsm, librariesFromChunks],
+    plugins: [withoutZodLocales, terminalFromEsm, librariesFromChunks, lightHeaders],
     define: {
       'process.env.NODE_ENV': '"production"',
       'import.meta.url': 'loomBundleUrl',
@@ -374,7 +408,7 @@ const result = await build({
   format: 'esm',
   chunkNames: 'chunk-[hash]',
   ...COMMON,
-  plugins: [withoutZodLocales, yogaWithoutFetch, lazyMarkdown],
+  plugins: [withoutZodLocales, yogaWithoutFetch, lazyMarkdown, lightHeaders],
   // React and its reconciler pick their production builds (the development ones are slower).
   define: { 'process.env.NODE_ENV': '"production"' },
   // ink imports it only when DEV is set, for React DevTools; Loom never ships it.
