@@ -8,6 +8,9 @@ import type { ModelMessage, ModelToolSpec } from '../llm/contract.js';
 
 const CHARACTERS_PER_TOKEN = 4;
 const messageCharacters = new WeakMap<ModelMessage, number>();
+/** A tool list's JSON length, per list and per spec: agents of one run share their specs. */
+const toolListCharacters = new WeakMap<readonly ModelToolSpec[], number>();
+const toolCharacters = new WeakMap<ModelToolSpec, number>();
 
 export const tokensOfCharacters = (characters: number): number =>
   Math.ceil(characters / CHARACTERS_PER_TOKEN);
@@ -32,7 +35,26 @@ export function charactersOfRequest(
   tools: readonly ModelToolSpec[],
   messages: readonly ModelMessage[],
 ): number {
-  let characters = system.length + (tools.length > 0 ? JSON.stringify(tools).length : 0);
+  let characters = system.length + charactersOfTools(tools);
   for (const message of messages) characters += charactersOfMessage(message);
+  return characters;
+}
+
+/** `JSON.stringify(tools).length` (0 for none), each spec serialized once. */
+function charactersOfTools(tools: readonly ModelToolSpec[]): number {
+  if (tools.length === 0) return 0;
+  const known = toolListCharacters.get(tools);
+  if (known !== undefined) return known;
+  // The brackets and the commas between specs, then each spec.
+  let characters = 2 + tools.length - 1;
+  for (const tool of tools) {
+    let length = toolCharacters.get(tool);
+    if (length === undefined) {
+      length = JSON.stringify(tool).length;
+      toolCharacters.set(tool, length);
+    }
+    characters += length;
+  }
+  toolListCharacters.set(tools, characters);
   return characters;
 }

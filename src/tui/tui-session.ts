@@ -5,6 +5,7 @@
  * permission asker; the one it leaves is closed, its children released.
  */
 import { UserError } from '../base/errors.js';
+import { compareText } from '../base/text-order.js';
 import { type RewindOutcome, type RewindRequest, rewindSession } from '../checkpoint/rewind.js';
 import { workspaceRepository } from '../checkpoint/session-changes.js';
 import type { SessionTurn } from '../checkpoint/session-turns.js';
@@ -143,5 +144,5 @@ export function workspaceSessions(home: string, cwd: string): SessionSummary[] {
     .list()
     .filter((summary) => summary.workspace === workspace && summary.delegationDepth === 0)
     .reverse()
-    .sort((left, right) => right.lastUsed.localeCompare(left.lastUsed));
+    .sort((left, right) => compareText(right.lastUsed, left.lastUsed));
 }
