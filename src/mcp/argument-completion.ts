@@ -9,7 +9,7 @@
  */
 import type { Context } from '../core/context.js';
 import { agentServers } from './agent-servers.js';
-import { argumentWords, cachedPromptCommands } from './prompt-commands.js';
+import { argumentWords, cachedPromptCommands, type McpPromptCommand } from './prompt-commands.js';
 
 /** The most values kept of one answer (the protocol's own cap). */
 const MAX_VALUES = 100;
@@ -26,7 +26,7 @@ export interface ArgumentCompletion {
   replacements: Array<{ value: string; replacement: string }>;
 }
 
-interface Asked {
+export interface Asked {
   server: string;
   prompt: string;
   argument: string;
@@ -38,16 +38,23 @@ interface Asked {
   start: number;
 }
 
-/** What the text before the cursor asks to complete, if it is a prompt's argument. */
-export function argumentAt(context: Context, before: string): Asked | undefined {
+/**
+ * What the text before the cursor asks to complete, if it is the argument of one of `commands`.
+ */
+export function argumentAt(
+  commands: readonly McpPromptCommand[],
+  before: string,
+): Asked | undefined {
   const head = /^\/(mcp__\S+)\s+/.exec(before);
   if (!head) return undefined;
-  const command = cachedPromptCommands(context).find((entry) => entry.name === head[1]);
+  const command = commands.find((entry) => entry.name === head[1]);
   if (!command) return undefined;
   const line = before.slice(head[0].length);
   const wordStart = line.search(/\S*$/);
   const word = line.slice(wordStart);
-  if (/["']/.test(word)) return undefined;
+  // Inside quotes (an odd count of either before the cursor): a value with spaces, not offered.
+  const odd = (quote: string) => line.split(quote).length % 2 === 0;
+  if (/["']/.test(word) || odd('"') || odd("'")) return undefined;
   const declared = command.prompt.arguments.map((argument) => argument.name);
   const given: Record<string, string> = {};
   const positional: string[] = [];
@@ -104,7 +111,7 @@ export class PromptArgumentCompleter {
   /** What to offer for the text before the cursor (`before`); undefined until the server answered. */
   at(before: string): ArgumentCompletion | undefined {
     const context = this.context();
-    const asked = argumentAt(context, before);
+    const asked = argumentAt(cachedPromptCommands(context), before);
     if (!asked) return undefined;
     const connection = agentServers(context)?.find(asked.server);
     if (!connection?.offersCompletions) return undefined;
