@@ -89,8 +89,6 @@ interface Watch {
   listeners: Set<(change: CatalogChange) => void>;
   /** The notices of this server, handled one after another. */
   queue: Promise<void>;
-  /** Whether each list was read once (so the first change knows what it replaced). */
-  primed: Set<CatalogKind>;
 }
 
 const watches = new WeakMap<ServerConnection, Watch>();
@@ -107,7 +105,6 @@ function relist(connection: ServerConnection, kind: CatalogKind): Promise<unknow
 
 function changed(connection: ServerConnection, watch: Watch, kind: CatalogKind): Promise<void> {
   watch.queue = watch.queue.then(async () => {
-    if (!watch.primed.has(kind)) return;
     const before = namesOf(connection, kind);
     const beforeJson = JSON.stringify(
       kind === 'prompts' ? listedPromptsOf(connection) : listedChoicesOf(connection),
@@ -146,17 +143,15 @@ export function watchCatalog(
 ): Disposer {
   let watch = watches.get(connection);
   if (!watch) {
-    const created: Watch = { listeners: new Set(), queue: Promise.resolve(), primed: new Set() };
+    const created: Watch = { listeners: new Set(), queue: Promise.resolve() };
     watch = created;
     watches.set(connection, created);
     connection.onCatalogChanged = (kind) => changed(connection, created, kind);
     for (const kind of ['prompts', 'resources'] as const) {
       const known =
         kind === 'prompts' ? listedPrompts.has(connection) : listedChoices.has(connection);
-      created.queue = created.queue.then(async () => {
-        if (!known) await relist(connection, kind);
-        created.primed.add(kind);
-      });
+      // Read first, before any notice is handled (the queue runs in order).
+      if (!known) created.queue = created.queue.then(() => relist(connection, kind)).then(() => {});
     }
   }
   const listeners = watch.listeners;
@@ -164,9 +159,4 @@ export function watchCatalog(
   return () => {
     listeners.delete(listener);
   };
-}
-
-/** Resolves once every notice received so far has been handled (for front ends and tests). */
-export function catalogSettled(connection: ServerConnection): Promise<void> {
-  return watches.get(connection)?.queue ?? Promise.resolve();
 }
