@@ -1,15 +1,19 @@
 /**
- * A prompt command's arguments completed by its server (`completion/complete`, for a server that
- * declares `completions`): while `/mcp__SERVER__PROMPT args` is typed, the word at the cursor is
- * the value of the argument it maps to (`NAME=` typed, or the next positional one, as
- * prompt-commands.ts maps them), and the arguments before it go along as the request's context.
+ * A prompt command's arguments, and a resource template's variables, completed by its server
+ * (`completion/complete`, for a server that declares `completions`): while
+ * `/mcp__SERVER__PROMPT args` is typed, the word at the cursor is the value of the argument it
+ * maps to (`NAME=` typed, or the next positional one, as prompt-commands.ts maps them), and the
+ * arguments before it go along as the request's context; while `@server:uri` is typed inside a
+ * template's `{variable}`, the variables before it do.
  * Completion cannot wait for a server: the first look asks it and offers nothing; its answer is
  * kept and `onAnswer` runs, so the front end draws again and the next look offers it. A request
  * that fails offers nothing. Never throws.
  */
 import type { Context } from '../core/context.js';
 import { agentServers } from './agent-servers.js';
+import type { ResourceChoice } from './catalog-changes.js';
 import { argumentWords, cachedPromptCommands, type McpPromptCommand } from './prompt-commands.js';
+import { cachedResourceChoices } from './resource-mentions.js';
 
 /** The most values kept of one answer (the protocol's own cap). */
 const MAX_VALUES = 100;
@@ -98,7 +102,71 @@ function quoted(value: string): string {
   return /\s/.test(value) ? `"${value.replace(/"/g, '')}"` : value;
 }
 
-export class PromptArgumentCompleter {
+/** The variable of a resource template an `@server:` mention is being typed in. */
+export interface TemplateAsked {
+  server: string;
+  uriTemplate: string;
+  variable: string;
+  value: string;
+  /** The template's variables before it, as typed. */
+  given: Record<string, string>;
+  /** The mention up to the value (`server:` and the URI so far). */
+  prefix: string;
+  /** The template after the variable (its later variables still as `{name}`). */
+  rest: string;
+}
+
+/**
+ * The template variable that `query` (a mention after `@`: `server:uri…`) is being typed in, for
+ * the first of `choices`' templates it fits (RFC 6570 simple `{name}` variables only).
+ */
+export function templateVariableAt(
+  choices: readonly ResourceChoice[],
+  query: string,
+): TemplateAsked | undefined {
+  for (const choice of choices) {
+    if (!choice.template) continue;
+    const colon = choice.mention.indexOf(':');
+    const server = choice.mention.slice(0, colon);
+    const uriTemplate = choice.mention.slice(colon + 1);
+    const parts = choice.mention.split(/(\{[^}]*\})/).filter((part) => part !== '');
+    if (parts.some((part) => /^\{[^A-Za-z0-9_]/.test(part))) continue;
+    const given: Record<string, string> = {};
+    let position = 0;
+    for (const [index, part] of parts.entries()) {
+      if (!part.startsWith('{')) {
+        if (!query.startsWith(part, position)) break;
+        position += part.length;
+        continue;
+      }
+      const variable = part.slice(1, -1);
+      const next = parts[index + 1];
+      const end = next === undefined ? -1 : query.indexOf(next, position);
+      if (end === -1) {
+        const value = query.slice(position);
+        if (/[/?#\s]/.test(value)) break;
+        return {
+          server,
+          uriTemplate,
+          variable,
+          value,
+          given,
+          prefix: query.slice(0, position),
+          rest: parts.slice(index + 1).join(''),
+        };
+      }
+      given[variable] = query.slice(position, end);
+      position = end;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Completion from the servers of the current session: a prompt command's argument, or the
+ * variable of a resource template being typed in an `@server:` mention.
+ */
+export class McpCompleter {
   private readonly answers = new Map<string, string[] | 'asked'>();
 
   constructor(
@@ -108,31 +176,77 @@ export class PromptArgumentCompleter {
     private readonly onAnswer: () => void,
   ) {}
 
-  /** What to offer for the text before the cursor (`before`); undefined until the server answered. */
-  at(before: string): ArgumentCompletion | undefined {
+  /** The values for the text before the cursor (`before`); undefined until the server answered. */
+  promptArgument(before: string): ArgumentCompletion | undefined {
     const context = this.context();
     const asked = argumentAt(cachedPromptCommands(context), before);
     if (!asked) return undefined;
-    const connection = agentServers(context)?.find(asked.server);
+    const values = this.values(context, asked.server, {
+      ref: { type: 'ref/prompt', name: asked.prompt },
+      argument: { name: asked.argument, value: asked.value },
+      given: asked.given,
+    });
+    if (!values) return undefined;
+    return {
+      start: asked.start,
+      end: before.length,
+      argument: asked.argument,
+      server: asked.server,
+      replacements: values.map((value) => ({
+        value,
+        replacement: `${asked.prefix}${quoted(value)} `,
+      })),
+    };
+  }
+
+  /**
+   * The values of the template variable `query` (a mention after `@`) is being typed in, each
+   * as the whole mention (`server:uri`, the rest of the template after it); undefined until
+   * the server answered.
+   */
+  templateVariable(
+    query: string,
+  ): { variable: string; server: string; mentions: string[] } | undefined {
+    const context = this.context();
+    const asked = templateVariableAt(cachedResourceChoices(context), query);
+    if (!asked) return undefined;
+    const values = this.values(context, asked.server, {
+      ref: { type: 'ref/resource', uri: asked.uriTemplate },
+      argument: { name: asked.variable, value: asked.value },
+      given: asked.given,
+    });
+    if (!values) return undefined;
+    return {
+      variable: asked.variable,
+      server: asked.server,
+      mentions: values.map((value) => `${asked.prefix}${value}${asked.rest}`),
+    };
+  }
+
+  /** The server's answer to one request: asked the first time, kept, undefined until then. */
+  private values(
+    context: Context,
+    server: string,
+    request: {
+      ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string };
+      argument: { name: string; value: string };
+      given: Record<string, string>;
+    },
+  ): string[] | undefined {
+    const connection = agentServers(context)?.find(server);
     if (!connection?.offersCompletions) return undefined;
-    const key = JSON.stringify([
-      asked.server,
-      asked.prompt,
-      asked.argument,
-      asked.value,
-      asked.given,
-    ]);
+    const key = JSON.stringify([server, request]);
     const answer = this.answers.get(key);
     if (answer === undefined) {
       if (this.answers.size >= MAX_ANSWERS) this.answers.clear();
       this.answers.set(key, 'asked');
-      const contextArguments =
-        Object.keys(asked.given).length > 0 ? { arguments: asked.given } : undefined;
+      const given =
+        Object.keys(request.given).length > 0 ? { arguments: request.given } : undefined;
       connection
         .complete({
-          ref: { type: 'ref/prompt', name: asked.prompt },
-          argument: { name: asked.argument, value: asked.value },
-          ...(contextArguments ? { context: contextArguments } : {}),
+          ref: request.ref,
+          argument: request.argument,
+          ...(given ? { context: given } : {}),
         })
         .then(
           (values) => values.slice(0, MAX_VALUES),
@@ -144,16 +258,6 @@ export class PromptArgumentCompleter {
         });
       return undefined;
     }
-    if (answer === 'asked' || answer.length === 0) return undefined;
-    return {
-      start: asked.start,
-      end: before.length,
-      argument: asked.argument,
-      server: asked.server,
-      replacements: answer.map((value) => ({
-        value,
-        replacement: `${asked.prefix}${quoted(value)} `,
-      })),
-    };
+    return answer === 'asked' || answer.length === 0 ? undefined : answer;
   }
 }

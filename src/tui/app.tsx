@@ -14,7 +14,7 @@
 import { Box, type Instance, render, Static, Text } from 'ink';
 import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { agentServers } from '../mcp/agent-servers.js';
-import { PromptArgumentCompleter } from '../mcp/argument-completion.js';
+import { McpCompleter } from '../mcp/argument-completion.js';
 import {
   cachedResourceChoices,
   mentionsServerResource,
@@ -77,12 +77,12 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
       setSlashCommands(slashCommandsOf(session)),
     );
   }, [session, sessionId]);
-  const [, setArgumentsAnswered] = useState(0);
-  const [argumentCompleter] = useState(
+  const [, setServerAnswers] = useState(0);
+  const [serverCompleter] = useState(
     () =>
-      new PromptArgumentCompleter(
+      new McpCompleter(
         () => session.current.context,
-        () => setArgumentsAnswered((count) => count + 1),
+        () => setServerAnswers((count) => count + 1),
       ),
   );
   const shell = useRef<AbortController | undefined>(undefined);
@@ -210,9 +210,10 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
         () => paths.current(),
         slashCommands,
         () => cachedResourceChoices(session.current.context),
-        (before) => argumentCompleter.at(before),
+        (before) => serverCompleter.promptArgument(before),
+        (query) => serverCompleter.templateVariable(query),
       ),
-    [paths, slashCommands, session, argumentCompleter],
+    [paths, slashCommands, session, serverCompleter],
   );
   return (
     <>

@@ -34,6 +34,13 @@ export interface ArgumentValues {
   replacements: ReadonlyArray<{ value: string; replacement: string }>;
 }
 
+/** A template variable's values, from its server: each as the whole mention (`server:uri`). */
+export interface TemplateValues {
+  variable: string;
+  server: string;
+  mentions: readonly string[];
+}
+
 export interface Completion {
   kind: 'command' | 'path' | 'resource' | 'argument';
   /** The range of the text the choice replaces. */
@@ -52,6 +59,8 @@ export function completionAt(
   resources?: () => readonly ResourceCompletion[],
   /** The values a server offers for the prompt argument at the cursor (`/mcp__S__P … word`). */
   argumentValues?: (before: string) => ArgumentValues | undefined,
+  /** The mentions a server offers for the template variable a `@server:uri` is typed in. */
+  templateValues?: (query: string) => TemplateValues | undefined,
 ): Completion | undefined {
   const before = state.text.slice(0, state.cursor);
   const values = argumentValues?.(before);
@@ -95,6 +104,20 @@ export function completionAt(
           label: `@${resource.mention}`,
           detail: resource.template ? `${resource.name} (template)` : resource.name,
           replacement: resource.template ? `@${resource.mention}` : `@${resource.mention} `,
+        })),
+      };
+    }
+    const filled = templateValues?.(mention.query);
+    if (filled && filled.mentions.length > 0) {
+      return {
+        kind: 'resource',
+        start: mention.start,
+        end: state.cursor,
+        choices: filled.mentions.map((text) => ({
+          label: `@${text}`,
+          detail: `${filled.variable} (MCP server ${filled.server})`,
+          // A template with more variables after this one stays open for them.
+          replacement: text.includes('{') ? `@${text}` : `@${text} `,
         })),
       };
     }

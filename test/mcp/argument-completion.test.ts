@@ -1,11 +1,12 @@
 /**
  * Which prompt argument the word at the cursor is (mcp/argument-completion.ts): the next
  * positional one, or `NAME=` typed; the arguments before it as the request's context; nothing
- * past the last argument, inside quotes, or for a command that is not a server prompt.
+ * past the last argument, inside quotes, or for a command that is not a server prompt. And which
+ * variable of a resource template an `@server:` mention is being typed in.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { argumentAt } from '../../src/mcp/argument-completion.js';
+import { argumentAt, templateVariableAt } from '../../src/mcp/argument-completion.js';
 import type { McpPromptCommand } from '../../src/mcp/prompt-commands.js';
 
 const command: McpPromptCommand = {
@@ -41,4 +42,45 @@ test('nothing to complete past the last argument, inside quotes, or for another 
   assert.equal(at('/mcp__s__other Pa'), undefined);
   assert.equal(at('/mcp__s__weather'), undefined);
   assert.equal(at('/help me'), undefined);
+});
+
+test('the template variable a mention is typed in, with the variables before it', () => {
+  const choices = [
+    { mention: 's:file:///a.txt', name: 'a' },
+    { mention: 's:repo://{owner}/{name}/issues', name: 'issues', template: true as const },
+    { mention: 's:expand://{+path}', name: 'reserved', template: true as const },
+  ];
+  const at = (query: string) => {
+    const asked = templateVariableAt(choices, query);
+    return (
+      asked && [
+        asked.uriTemplate,
+        asked.variable,
+        asked.value,
+        asked.given,
+        asked.prefix,
+        asked.rest,
+      ]
+    );
+  };
+  assert.deepEqual(at('s:repo://oc'), [
+    'repo://{owner}/{name}/issues',
+    'owner',
+    'oc',
+    {},
+    's:repo://',
+    '/{name}/issues',
+  ]);
+  assert.deepEqual(at('s:repo://octo/lo'), [
+    'repo://{owner}/{name}/issues',
+    'name',
+    'lo',
+    { owner: 'octo' },
+    's:repo://octo/',
+    '/issues',
+  ]);
+  assert.equal(at('s:repo://octo/loom/iss'), undefined, 'a literal is being typed');
+  assert.equal(at('s:rep'), undefined);
+  assert.equal(at('t:repo://oc'), undefined, 'another server');
+  assert.equal(at('s:expand://x'), undefined, 'only simple {name} variables');
 });

@@ -67,7 +67,11 @@ test('a prompt and a resource added during a call are listed again before its re
   assert.deepEqual(of('mcp/resources-changed'), [
     {
       server: 'change',
-      resources: ['change:fixture://first', 'change:fixture://second'],
+      resources: [
+        'change:fixture://first',
+        'change:fixture://second',
+        'change:fixture://notes/{topic}',
+      ],
       added: ['change:fixture://second'],
       removed: [],
     },

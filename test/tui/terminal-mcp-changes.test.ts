@@ -2,7 +2,8 @@
  * MCP servers that change what they offer, in the interactive `bin/loom` in a real
  * pseudo-terminal: a prompt and a resource the changing fixture server adds mid-session
  * (`notifications/prompts/list_changed`, `notifications/resources/list_changed`) are completed
- * at once (`/mcp__change__br`, `@change:fixture://se`); the everything server's completable
+ * at once (`/mcp__change__br`, `@change:fixture://se`), and its template's variable completes
+ * from the server (`@change:fixture://notes/t`); the everything server's completable
  * prompt offers each argument's values from `completion/complete`, the second narrowed by the
  * first. Needs `npm run build`.
  */
@@ -62,6 +63,17 @@ test('terminal: a prompt and a resource a server adds mid-session are completed 
   await screen.waitFor(/> read @change:fixture:\/\/second\s/);
   screen.type(KEYS.enter);
   await screen.waitFor('the resource second');
+
+  // A template's variable completes from the server (completion/complete of ref/resource).
+  screen.type('read @change:fixture://notes/t');
+  await screen.waitFor('› @change:fixture://notes/tides — topic (MCP server change)');
+  assert.match(screen.text(), /^\s*@change:fixture:\/\/notes\/tangents — topic/m);
+  assert.doesNotMatch(screen.text(), /notes\/winds/);
+  screen.type(KEYS.down);
+  screen.type('\t');
+  await screen.waitFor(/> read @change:fixture:\/\/notes\/tangents\s/);
+  screen.type(KEYS.enter);
+  await screen.waitFor('notes about tangents');
   await quit(screen);
 
   const [session] = sessions(folders.home);
