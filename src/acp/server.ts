@@ -117,7 +117,10 @@ export function serveAcp(options: AcpServerOptions): AcpServer {
       await applyChildContract(session.handle, contract);
       const offered = await sessionCommands().availableCommandsUpdate(session);
       // After the response: the SDK writes it in the microtasks that follow this handler.
-      setImmediate(() => session.send(offered));
+      setImmediate(() => {
+        session.send(offered);
+        sessionCommands().followPromptChanges(session);
+      });
       const sessionModeState = sessionModes().sessionModesOf(session.handle);
       return { sessionId: session.id, ...(sessionModeState ? { modes: sessionModeState } : {}) };
     })
@@ -131,6 +134,7 @@ export function serveAcp(options: AcpServerOptions): AcpServer {
       for (const update of replayUpdatesOf(session.handle.log.events, params.cwd, { compactions }))
         session.send(update);
       session.send(await sessionCommands().availableCommandsUpdate(session));
+      sessionCommands().followPromptChanges(session);
       await session.flushed();
       const sessionModeState = sessionModes().sessionModesOf(session.handle);
       return sessionModeState ? { modes: sessionModeState } : {};

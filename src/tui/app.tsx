@@ -12,7 +12,9 @@
  * next frame.
  */
 import { Box, type Instance, render, Static, Text } from 'ink';
-import { useCallback, useRef, useState, useSyncExternalStore } from 'react';
+import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react';
+import { agentServers } from '../mcp/agent-servers.js';
+import { McpCompleter } from '../mcp/argument-completion.js';
 import {
   cachedResourceChoices,
   mentionsServerResource,
@@ -63,8 +65,26 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
   const [paths] = useState(
     () => new WorkspacePaths(session.setup.runtime.cwd, () => setPathsListed((count) => count + 1)),
   );
-  // The workspace's custom commands are read once, when the runtime is built.
-  const [slashCommands] = useState(() => slashCommandsOf(session));
+  // The workspace's custom commands are read once, when the runtime is built; the MCP servers'
+  // prompts again after each change notice (catalog-changes.ts lists them), which also draws
+  // the `@server:uri` choices again.
+  const [slashCommands, setSlashCommands] = useState(() => slashCommandsOf(session));
+  const sessionId = snapshot.sessionId;
+  useEffect(() => {
+    void sessionId;
+    setSlashCommands(slashCommandsOf(session));
+    return agentServers(session.current.context)?.onCatalogChanged(() =>
+      setSlashCommands(slashCommandsOf(session)),
+    );
+  }, [session, sessionId]);
+  const [, setServerAnswers] = useState(0);
+  const [serverCompleter] = useState(
+    () =>
+      new McpCompleter(
+        () => session.current.context,
+        () => setServerAnswers((count) => count + 1),
+      ),
+  );
   const shell = useRef<AbortController | undefined>(undefined);
   const [view, setView] = useState<TuiView>('chat');
   const viewRef = useRef<TuiView>('chat');
@@ -190,8 +210,10 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
         () => paths.current(),
         slashCommands,
         () => cachedResourceChoices(session.current.context),
+        (before) => serverCompleter.promptArgument(before),
+        (query) => serverCompleter.templateVariable(query),
       ),
-    [paths, slashCommands, session],
+    [paths, slashCommands, session, serverCompleter],
   );
   return (
     <>
