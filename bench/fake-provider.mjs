@@ -19,10 +19,15 @@ const chunk = (delta, finish) => ({
 const openAiStream = `${sse([
   chunk({ role: 'assistant', content: 'hello' }, null),
   chunk({}, 'stop'),
-  { ...chunk({}, null), choices: [], usage: { prompt_tokens: 10, completion_tokens: 1, total_tokens: 11 } },
+  {
+    ...chunk({}, null),
+    choices: [],
+    usage: { prompt_tokens: 10, completion_tokens: 1, total_tokens: 11 },
+  },
 ])}data: [DONE]\n\n`;
 
-const anthropicEvent = (type, data) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+const anthropicEvent = (type, data) =>
+  `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 
 const anthropicStream = [
   anthropicEvent('message_start', {
@@ -39,7 +44,10 @@ const anthropicStream = [
   anthropicEvent('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
   anthropicEvent('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'hello' } }),
   anthropicEvent('content_block_stop', { index: 0 }),
-  anthropicEvent('message_delta', { delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 1 } }),
+  anthropicEvent('message_delta', {
+    delta: { stop_reason: 'end_turn' },
+    usage: { output_tokens: 1 },
+  }),
   anthropicEvent('message_stop', {}),
 ].join('');
 

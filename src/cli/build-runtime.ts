@@ -238,7 +238,8 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
   if (config.permissions || alwaysLoad.length > 0) {
     try {
       checkAlwaysLoad(alwaysLoad, runtime.toolCatalog.entries());
-      if (config.permissions) checkPermissionRules(config.permissions, runtime.toolCatalog.entries());
+      if (config.permissions)
+        checkPermissionRules(config.permissions, runtime.toolCatalog.entries());
     } catch (error) {
       void codeMode.dispose();
       todos.dispose();

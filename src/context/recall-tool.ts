@@ -23,7 +23,7 @@ export function recallTool(): ToolDefinition {
   return defineBuiltinTool({
     name: RECALL_TOOL,
     deferral: 'rare',
-    summary: 'Get back the full text of a tool result pruned from your context (by the id it cites).',
+    summary: 'Get back the full text of a pruned tool result.',
     description: DESCRIPTION,
     concurrencySafe: true,
     arguments: (zod) =>

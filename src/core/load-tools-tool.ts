@@ -51,7 +51,9 @@ export function loadToolsTool(agent: {
           callId: execution.callId,
           names: fresh,
         });
-        lines.unshift(`Loaded ${fresh.join(', ')}: callable with full parameters from your next step.`);
+        lines.unshift(
+          `Loaded ${fresh.join(', ')}: callable with full parameters from your next step.`,
+        );
       }
       if (unknown.length === 0) return lines.join('\n');
       const problems = unknown.map((name) => unknownLine(name, deferred));

@@ -143,7 +143,7 @@ export function listingText(deferred: readonly ToolDefinition[]): string {
 }
 
 const LOAD_TOOLS_LEAD =
-  'Load tools listed below by name only: their full parameters are in your tool list from your next step on, for the rest of the session. Calling a listed tool directly also works when you know its arguments (the call loads it).';
+  'Load these tools: their parameters are in your tools from the next step on. A listed tool called directly is loaded too.';
 
 /** What `load_tools` takes. */
 export const LOAD_TOOLS_PARAMETERS = {
@@ -182,7 +182,7 @@ function listingTool(deferred: readonly ToolDefinition[]): ToolDefinition {
     name: LOAD_TOOLS_TOOL,
     description,
     parameters: structuredClone(LOAD_TOOLS_PARAMETERS) as ToolDefinition['parameters'],
-    execute: () => ({ content: 'load_tools runs through the agent\'s pipeline', isError: true }),
+    execute: () => ({ content: "load_tools runs through the agent's pipeline", isError: true }),
   };
   listings.set(description, listing);
   return listing;

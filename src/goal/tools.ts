@@ -41,7 +41,7 @@ export function goalTools(): ToolDefinition[] {
   const createGoal = defineBuiltinTool({
     name: 'create_goal',
     deferral: 'rare',
-    summary: 'Set a persistent goal that rounds keep working on until it is complete or blocked.',
+    summary: 'Set a persistent goal, worked on in rounds until complete or blocked.',
     description:
       'Set a persistent goal for this session when the user asks you to keep working on an objective until it is done. Rounds then start by themselves after your turn until you report it complete or blocked. Only one goal at a time. Returns the goal as JSON.',
     arguments: (zod) =>

@@ -18,7 +18,7 @@ export function scheduleTools(): ToolDefinition[] {
   const create = defineBuiltinTool({
     name: 'schedule_create',
     deferral: 'rare',
-    summary: 'Set yourself a reminder: its prompt comes back to you as a message at its time.',
+    summary: 'Set yourself a reminder that comes back as a message.',
     description: `Set yourself a reminder: at its time, the prompt comes back to you as a new message (it wakes you if you are idle). Give exactly one of after_seconds (once, that many seconds from now), at (once, an ISO 8601 time with its zone, such as 2026-12-01T09:00:00Z) or every_seconds (again and again, at least ${MIN_EVERY_SECONDS}). Schedules fire only while a process holds this session; one that falls due while none does is reported as missed, not run. Returns the schedule as JSON.`,
     arguments: (zod) =>
       zod.strictObject({
@@ -60,6 +60,7 @@ export function scheduleTools(): ToolDefinition[] {
   const remove = defineBuiltinTool({
     name: 'schedule_delete',
     deferral: 'rare',
+    summary: 'Delete a pending schedule.',
     description: 'Delete a pending schedule by its id (from schedule_create or schedule_list).',
     arguments: (zod) => zod.strictObject({ id: zod.string().describe('Such as schedule-1.') }),
     execute(args, execution) {

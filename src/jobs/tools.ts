@@ -22,7 +22,7 @@ export function jobOutputTool(service: JobService): ToolDefinition {
   return defineBuiltinTool({
     name: 'job_output',
     deferral: 'rare',
-    summary: 'Read what a background job printed since your last read; can wait for it to end.',
+    summary: "Read a background job's new output; can wait for it to end.",
     description:
       'Read what a background job printed since your last read of it, followed by a [status: …] line. With wait, first wait until the job ends or timeout_ms passes (a job still running then is not an error).',
     arguments: (zod) =>
@@ -61,6 +61,7 @@ export function jobListTool(service: JobService): ToolDefinition {
   return defineBuiltinTool({
     name: 'job_list',
     deferral: 'rare',
+    summary: 'List your background jobs.',
     description: 'List your background jobs: id, status, age and label, one a line.',
     arguments: (zod) => zod.strictObject({}),
     concurrencySafe: true,

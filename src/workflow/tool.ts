@@ -172,7 +172,7 @@ export function workflowTool(options: WorkflowToolOptions): ToolDefinition<Workf
   return {
     name: WORKFLOW_TOOL,
     deferral: 'rare',
-    summary: 'Run a JavaScript orchestration script that fans work out to many subagents.',
+    summary: 'Run a JavaScript script that fans work out to many subagents.',
     // Read when an agent first gets the tool, so a start that builds no prompt reads no folder.
     get description() {
       description ??= describeTool(places);

@@ -13,7 +13,7 @@ export function sendMessageTool(services: SubagentServices): ToolDefinition {
   return defineBuiltinTool({
     name: 'send_message',
     deferral: 'rare',
-    summary: 'Send a message to one of your background subagents (a finished one is woken).',
+    summary: 'Message one of your background subagents.',
     description:
       'Send a message to one of your background subagents. A running subagent reads it at its next turn; a finished one is woken (resumed from its saved session if needed) and answers as a new message to you.',
     arguments: (zod) =>
@@ -54,7 +54,7 @@ export function listAgentsTool(services: SubagentServices): ToolDefinition {
   return defineBuiltinTool({
     name: 'list_agents',
     deferral: 'rare',
-    summary: 'List your background subagents with their state and last outcome.',
+    summary: 'List your background subagents and their state.',
     description:
       'List your background subagents, also those started before this session was resumed, with their state (running; idle; stopped: not running, but send_message resumes it) and last outcome.',
     arguments: (zod) => zod.strictObject({}),
