@@ -7,6 +7,7 @@ import type { ModelClient } from '../llm/contract.js';
 import { Agent } from './agent.js';
 import { Context, type Disposer } from './context.js';
 import { installDefaultPrompt } from './default-prompt.js';
+import { loadToolsTool } from './load-tools-tool.js';
 import type { SessionLog } from './session-log.js';
 import { SessionStore } from './session-store.js';
 import { SystemPrompt, systemPromptKey } from './system-prompt.js';
@@ -58,6 +59,7 @@ export function assembleAgent(options: AssembleAgentOptions): AgentHandle {
   context.provide(toolPipelineKey, tools);
   context.provide(systemPromptKey, prompt);
   installDefaultPrompt(prompt, options.cwd, options.persona);
+  tools.register(loadToolsTool({ log, tools }));
   for (const tool of options.tools ?? []) tools.register(tool);
   const agent = new Agent({
     context,

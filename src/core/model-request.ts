@@ -20,6 +20,7 @@ import { type ModelViewReason, modelView } from './model-view.js';
 import { storePrompt } from './prompt-store.js';
 import { hasPromptBlob, promptBlob } from './request-prompt.js';
 import type { SessionEventMap, TurnError } from './session-events.js';
+import { offeredTools } from './tool-loading.js';
 import { presentedTools } from './tool-presentation.js';
 import type { StepOutcome, TurnEnvironment } from './turn-environment.js';
 
@@ -33,7 +34,7 @@ export async function requestModel(
   const offered = await presentedTools(
     environment.context,
     environment.agentId,
-    environment.tools.visible(),
+    offeredTools(environment.context, environment.tools.visible(), log.events),
   );
   const assembled = await environment.prompt.assemble(offered);
   const blob = promptBlob(assembled);

@@ -143,6 +143,12 @@ export interface SessionEventMap {
     total?: number;
     message?: string;
   };
+  /**
+   * Deferred tools the agent loaded (core/tool-loading): requests offer their full schemas from
+   * the next one on, for the rest of the session. `callId` is the `load_tools` call, or the call
+   * of a deferred tool made before it was loaded.
+   */
+  'tools/loaded': { turnId: string; callId: string; names: string[] };
   'step/end': { turnId: string; step: number; finishReason: FinishReason; usage: Usage };
   'turn/end': {
     turnId: string;

@@ -54,6 +54,15 @@ export interface ToolDefinition<Arguments = any> {
   concurrencySafe?: boolean;
   /** Per-call time limit; default from the pipeline's config. */
   timeoutMs?: number;
+  /**
+   * Whether a request may offer the tool by name and `summary` alone until the agent loads it
+   * (`load_tools`, core/tool-loading): `rare` for a tool most turns never need; `numerous` for one
+   * of many tools of a kind (an MCP server's), deferred past the first few an agent sees. Absent:
+   * always offered in full. It changes how the tool is shown, never whether it may be called.
+   */
+  deferral?: 'rare' | 'numerous';
+  /** One line naming what it does, where it is deferred; default the description's first sentence. */
+  summary?: string;
   execute(args: Arguments, execution: ToolExecution): ToolOutput | Promise<ToolOutput>;
 }
 

@@ -19,6 +19,7 @@ import {
 import { requestModel } from './model-request.js';
 import type { SessionEvent, SessionEventMap } from './session-events.js';
 import { toolProgressReported } from './tool-execution.js';
+import { autoLoadCalled } from './tool-loading.js';
 import type { StepOutcome, TurnEnvironment } from './turn-environment.js';
 
 export type IncomingMessage = TurnMessage;
@@ -187,6 +188,14 @@ async function runStep(
           arguments: call.arguments,
         });
       }
+      // A deferred tool called before it was loaded is loaded by the call: its schema comes next.
+      autoLoadCalled(
+        environment.context,
+        log,
+        environment.tools.visible(),
+        outcome.toolCalls,
+        turnId,
+      );
       const stopProgress = environment.context.on(toolProgressReported, (report) => {
         const { execution } = report;
         if (execution.turnId !== turnId || execution.parentToken !== undefined) return;

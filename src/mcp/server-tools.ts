@@ -64,6 +64,8 @@ export function serverTools(
     const definition: ToolDefinition = {
       name,
       description: describe(connection.name, tool),
+      // Past the first few MCP tools an agent sees, offered by name until loaded (core/tool-loading).
+      deferral: 'numerous',
       parameters: tool.inputSchema as JsonSchema,
       timeoutMs: options.maxCallMs,
       execute: async (args, execution) => {

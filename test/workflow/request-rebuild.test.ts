@@ -6,8 +6,10 @@ import { deriveMessages } from '../../src/core/messages.js';
 import { requestPromptOf } from '../../src/core/request-prompt.js';
 import { AgentRuntime } from '../../src/core/runtime.js';
 import type { SessionEvent } from '../../src/core/session-events.js';
+import type { ToolDefinition } from '../../src/core/tool-contract.js';
 import type { ModelClient, ModelRequest } from '../../src/llm/contract.js';
 import { createScriptedModel } from '../../src/llm/scripted-model.js';
+import type { ScriptedRule } from '../../src/llm/scripted-rules.js';
 import { installSubagents } from '../../src/subagent/install.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
 import { WorkerWorkflowService } from '../../src/workflow/host.js';
@@ -22,10 +24,10 @@ const requestText = (request: Pick<ModelRequest, 'system' | 'tools' | 'messages'
   JSON.stringify({ system: request.system, tools: request.tools, messages: request.messages });
 
 /** The scripted model behind a seam that keeps, as JSON text, every request it is handed. */
-function recordingModel(): { model: ModelClient; seen: string[] } {
+function recordingModel(rules?: ScriptedRule[]): { model: ModelClient; seen: string[] } {
   const inner = createScriptedModel(
     {
-      rules: [
+      rules: rules ?? [
         { when: '^summarise (.*)$', reply: 'summary of {{1}}' },
         { when: '^rate (.*)$', output: { score: 4, item: '{{1}}' } },
         {
@@ -114,6 +116,113 @@ test('every request of a 50-agent run is rebuilt byte for byte from the session 
   assert.ok(
     seen.some((text) => text.includes('"role":"tool"')),
     'some requests carry tool results',
+  );
+  assert.deepEqual(rebuilt.sort(), [...seen].sort());
+});
+
+/** Two tools a turn rarely needs: offered by name until loaded. */
+const rareTools: ToolDefinition[] = [
+  {
+    name: 'rare_echo',
+    description: 'Echo a text back. It is rarely needed.',
+    deferral: 'rare',
+    parameters: {
+      type: 'object',
+      properties: { text: { type: 'string' } },
+      required: ['text'],
+      additionalProperties: false,
+    },
+    execute: ({ text }: { text: string }) => `echo: ${text}`,
+  },
+  {
+    name: 'rare_count',
+    description: 'Count to three.',
+    deferral: 'rare',
+    parameters: { type: 'object', properties: {}, additionalProperties: false },
+    execute: () => '1 2 3',
+  },
+];
+
+/** Loads rare_echo with load_tools and calls it, then calls rare_count unloaded (which loads it). */
+const loadingRules: ScriptedRule[] = [
+  {
+    when: '^load (.*)$',
+    steps: [
+      { tools: [{ name: 'load_tools', arguments: { names: ['rare_echo'] } }] },
+      { tools: [{ name: 'rare_echo', arguments: { text: '{{1}}' } }] },
+      { tools: [{ name: 'rare_count', arguments: {} }] },
+      { reply: 'done {{1}}: {{lastToolResult}}' },
+    ],
+  },
+  { when: '^again$', reply: 'again' },
+];
+
+test('requests that loaded tools mid-turn are rebuilt byte for byte from the log, across a resume and in workflow children', async () => {
+  const { model, seen } = recordingModel(loadingRules);
+  const home = temporaryFolder('loom-rebuild-loaded-');
+  const makeRuntime = () => {
+    const runtime = new AgentRuntime({
+      root: new Context(),
+      home,
+      cwd: home,
+      resolveModel: () => model,
+    });
+    runtime.offerTools(rareTools);
+    return runtime;
+  };
+  const first = makeRuntime();
+  const handle = first.start();
+  const sessionId = handle.log.header.sessionId;
+  assert.equal((await handle.agent.prompt('load root')).reason, 'completed');
+  handle.close();
+  await handle.agent.whenIdle();
+  // A new runtime resumes the session from its file: the loaded tools stay loaded.
+  const resumed = makeRuntime().resume(sessionId);
+  assert.equal((await resumed.agent.prompt('again')).reason, 'completed');
+  resumed.close();
+  await resumed.agent.whenIdle();
+
+  const runtime = makeRuntime();
+  const layer = installSubagents(runtime);
+  const service = new WorkerWorkflowService({
+    context: runtime.root,
+    registry: layer.services.registry,
+    limits: { maxConcurrentAgents: 4 },
+  });
+  try {
+    const run = service.start({
+      meta: testMeta,
+      parent: { sessionId: null, delegationDepth: 0 },
+      script: `return await parallel(Array.from({ length: 6 }, (_, index) => () => agent('load child ' + index)));`,
+    });
+    const result = await run.result;
+    assert.equal(result.stopReason, 'completed', JSON.stringify(result.error));
+  } finally {
+    layer.dispose();
+  }
+
+  const loaded = sessions(home);
+  assert.equal(loaded.length, 7, 'the root session and six children');
+  const rebuilt: string[] = [];
+  for (const session of loaded) {
+    assert.deepEqual(checkSessionInvariants(session.events), []);
+    const loads = session.events.filter((event) => event.type === 'tools/loaded');
+    assert.deepEqual(
+      loads.map((event) => (event.data as { names: string[] }).names),
+      [['rare_echo'], ['rare_count']],
+    );
+    rebuilt.push(...rebuiltRequests(session.events, join(home, 'sessions')));
+  }
+  // Four requests a loading turn (root and six children), one for the resumed turn.
+  assert.equal(seen.length, 7 * 4 + 1);
+  const root = loaded.find((session) => session.header.sessionId === sessionId);
+  const rootTools = rebuiltRequests(root?.events ?? [], join(home, 'sessions')).map((text) =>
+    (JSON.parse(text) as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name),
+  );
+  assert.deepEqual(
+    rootTools.map((tools) => tools.filter((name) => name.startsWith('rare_'))),
+    [[], ['rare_echo'], ['rare_echo'], ['rare_echo', 'rare_count'], ['rare_echo', 'rare_count']],
+    'a schema appears the request after its load, and the resumed turn keeps both',
   );
   assert.deepEqual(rebuilt.sort(), [...seen].sort());
 });
