@@ -8,6 +8,7 @@
 import { UserError } from '../base/errors.js';
 import type { ModelClient } from '../llm/contract.js';
 import { agentWorkspaceKey } from './agent-workspace.js';
+import { BlobStore, blobStoreKey, blobsFolder } from './blob-store.js';
 import { type Context, type Disposer, serviceKey } from './context.js';
 import { type AgentHandle, assembleAgent } from './create-agent.js';
 import { credentialVariablesKey } from './credential-variables.js';
@@ -74,6 +75,10 @@ export class AgentRuntime {
     this.home = options.home;
     this.cwd = options.cwd;
     this.store = new SessionStore(options.home, () => this.root.find(credentialVariablesKey));
+    // One store of image bytes for the process; a second runtime on the same root shares it.
+    if (!this.root.find(blobStoreKey)) {
+      this.root.provide(blobStoreKey, new BlobStore(blobsFolder(options.home)));
+    }
   }
 
   /** Runs `setup` for every agent made from now on. */
