@@ -18,6 +18,7 @@ import { createModelCatalog, type ModelCatalogWithClients } from '../context/mod
 import { modelRoutes } from '../context/model-routes.js';
 import { Context } from '../core/context.js';
 import { credentialVariablesKey } from '../core/credential-variables.js';
+import { modelImagesKey } from '../core/image-view.js';
 import { AgentRuntime, agentRuntimeKey } from '../core/runtime.js';
 import { type GoalLayer, installGoals } from '../goal/install.js';
 import { installQuestionTool } from '../interaction/ask-user-question.js';
@@ -147,6 +148,8 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
   });
   root.provide(agentRuntimeKey, runtime);
   root.provide(modelCatalogKey, catalog);
+  // Whether a model takes images (for one whose client declares nothing): catalog and config.
+  root.provide(modelImagesKey, (spec) => catalog.lookup(spec).images);
   root.provide(
     userQuestionsKey,
     rootOnlyQuestions((sessionId) => runtime.find(sessionId)?.log.header, flags.answerer ?? noUser),

@@ -99,7 +99,8 @@ async function scaleDown(
         fit: 'inside',
         withoutEnlargement: true,
       });
-    const format = facts.mediaType === 'image/jpeg' ? 'jpeg' : facts.mediaType === 'image/webp' ? 'webp' : 'png';
+    const format =
+      facts.mediaType === 'image/jpeg' ? 'jpeg' : facts.mediaType === 'image/webp' ? 'webp' : 'png';
     let output = await resized().toFormat(format).toBuffer();
     for (const quality of [85, 70, 50, 30]) {
       if (output.byteLength <= limits.maxBytes) break;

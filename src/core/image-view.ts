@@ -7,8 +7,8 @@
  */
 import { LoomError } from '../base/errors.js';
 import {
-  imageDescription,
   type ImageReference,
+  imageDescription,
   type ModelClient,
   type ModelImage,
   type ModelMessage,

@@ -123,7 +123,13 @@ function blobFailure(error: unknown): {
     message: errorMessage(error),
   };
   return {
-    result: { kind: 'error', text: '', finishReason: 'error', usage: emptyUsage(), error: turnError },
+    result: {
+      kind: 'error',
+      text: '',
+      finishReason: 'error',
+      usage: emptyUsage(),
+      error: turnError,
+    },
     attempts: 0,
   };
 }

@@ -442,7 +442,9 @@ function imageCopies(call: ModelToolCall, images: unknown): ImageReference[] {
       BLOB_HASH.test(image.blob) &&
       typeof image.bytes === 'number';
     if (!valid) {
-      throw new Error(`${call.name} produced an image that is not a blob reference: ${render(image)}`);
+      throw new Error(
+        `${call.name} produced an image that is not a blob reference: ${render(image)}`,
+      );
     }
     const copy: ImageReference = {
       type: 'image',

@@ -299,7 +299,10 @@ function imagePart(image: ModelImage): UserContent[number] {
   return { type: 'file', mediaType: image.mediaType, data: image.data };
 }
 
-function toPromptMessage(message: ModelMessage, imagesInToolResults: boolean): LanguageModelV3Message {
+function toPromptMessage(
+  message: ModelMessage,
+  imagesInToolResults: boolean,
+): LanguageModelV3Message {
   switch (message.role) {
     case 'user': {
       const content: UserContent = [{ type: 'text', text: message.content }];
@@ -349,7 +352,9 @@ function toToolResult(
   };
   const images = message.images ?? [];
   if (!imagesInToolResults || message.isError || images.length === 0) return part;
-  const value: ToolResultContent = [{ type: 'text', text: message.content }];
+  // Anthropic refuses an empty text block.
+  const value: ToolResultContent =
+    message.content.length > 0 ? [{ type: 'text', text: message.content }] : [];
   for (const image of images) {
     value.push(
       image.data === undefined
@@ -361,7 +366,10 @@ function toToolResult(
   return part;
 }
 
-type ToolResultContent = Extract<LanguageModelV3ToolResultPart['output'], { type: 'content' }>['value'];
+type ToolResultContent = Extract<
+  LanguageModelV3ToolResultPart['output'],
+  { type: 'content' }
+>['value'];
 
 function mapStreamPart(part: LanguageModelV3StreamPart): MappedPart | undefined {
   switch (part.type) {

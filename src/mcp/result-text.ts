@@ -1,6 +1,7 @@
 /**
- * Turns an MCP tool result into the text the model reads: text as it is; images, audio and
- * binary resources described by their MIME type and size (their bytes never reach the model);
+ * Turns an MCP tool result into the text the model reads: text as it is; images already kept in
+ * the blob store as the output's images; other images, audio and binary resources described by
+ * their MIME type and size (their bytes never reach the model as text);
  * embedded text resources with their address and text; resource links as links (address,
  * name, MIME type); structured content as JSON beside the text (unless the text already says
  * it: a text block that is its JSON, or its one string field). The whole is capped like bash output (head and tail kept). The
@@ -9,6 +10,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolOutput } from '../core/tool-contract.js';
+import type { ImageReference } from '../llm/contract.js';
 import { BoundedOutput } from '../tools/bounded-output.js';
 
 type ContentBlock = CallToolResult['content'][number];
@@ -87,9 +89,18 @@ function annotationsOf(blocks: readonly ContentBlock[]): Array<Record<string, un
   });
 }
 
-export function resultText(result: CallToolResult, outputLimit: number): ToolOutput {
+/**
+ * `kept`: the image blocks (by their place in `result.content`) already in the blob store
+ * (result-images.ts); they go to the output's `images` instead of being described in the text.
+ */
+export function resultText(
+  result: CallToolResult,
+  outputLimit: number,
+  kept: ReadonlyMap<number, ImageReference> = new Map(),
+): ToolOutput {
   const blocks = Array.isArray(result.content) ? result.content : [];
-  const parts = blocks.map(describeBlock);
+  const parts = blocks.flatMap((block, index) => (kept.has(index) ? [] : [describeBlock(block)]));
+  const images = [...kept.entries()].sort(([a], [b]) => a - b).map(([, image]) => image);
   const structured = result.structuredContent;
   if (structured !== undefined && !textHolds(blocks, structured)) {
     const json = JSON.stringify(structured, null, 2);
@@ -97,13 +108,19 @@ export function resultText(result: CallToolResult, outputLimit: number): ToolOut
   }
   const output = new BoundedOutput(outputLimit);
   output.append(parts.join('\n'));
-  const content = parts.length === 0 ? '(the tool sent no content)' : output.toString();
+  const content =
+    parts.length > 0
+      ? output.toString()
+      : images.length > 0
+        ? `(the tool sent ${images.length === 1 ? 'an image' : `${images.length} images`})`
+        : '(the tool sent no content)';
   const annotations = annotationsOf(blocks);
   const details = annotations.length > 0 ? { annotations } : undefined;
-  if (result.isError !== true && details === undefined) return content;
+  if (result.isError !== true && details === undefined && images.length === 0) return content;
   return {
     content,
     ...(result.isError === true ? { isError: true } : {}),
     ...(details ? { details } : {}),
+    ...(images.length > 0 ? { images } : {}),
   };
 }
