@@ -4,6 +4,7 @@
  * (loaded only then: it is native and slow to load), kept in the blob store, and returned as the
  * reference the log holds. Bytes that are no image Loom sends are a UserError naming `what`.
  */
+import { readFileSync, statSync } from 'node:fs';
 import { errorMessage, UserError } from '../base/errors.js';
 import type { ImageReference } from '../llm/contract.js';
 import type { BlobStore } from './blob-store.js';
@@ -116,4 +117,31 @@ async function scaleDown(
       `${what} is larger than models take (${limits.maxEdge} pixels a side, ${limits.maxBytes} bytes) and could not be scaled down: ${errorMessage(error)}`,
     );
   }
+}
+
+/** The largest image file Loom reads to attach (before scaling): 50 MB. */
+export const MAX_IMAGE_FILE_BYTES = 50 * 1024 * 1024;
+
+/**
+ * The bytes of the image file at `path` (absolute), checked to be an image; a UserError naming
+ * `what` (`--image photo.png`) when it is missing, not a regular file, too large or no image.
+ */
+export function readImageFile(path: string, what: string): Buffer {
+  let bytes: Buffer;
+  try {
+    const stats = statSync(path);
+    if (!stats.isFile()) throw new Error('it is not a regular file');
+    if (stats.size > MAX_IMAGE_FILE_BYTES) {
+      throw new Error(
+        `it is ${stats.size} bytes, more than the ${MAX_IMAGE_FILE_BYTES} Loom reads`,
+      );
+    }
+    bytes = readFileSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such file' : errorMessage(error);
+    throw new UserError('INVALID_ARGUMENT', `${what}: cannot read ${path}: ${reason}`);
+  }
+  requireImage(bytes, what);
+  return bytes;
 }

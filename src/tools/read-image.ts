@@ -7,12 +7,9 @@
 import { UserError } from '../base/errors.js';
 import { blobStoreKey } from '../core/blob-store.js';
 import { imageFacts } from '../core/image-bytes.js';
-import { keepImage } from '../core/image-intake.js';
+import { keepImage, MAX_IMAGE_FILE_BYTES } from '../core/image-intake.js';
 import type { ToolExecution, ToolOutput } from '../core/tool-contract.js';
 import { openRegularFile } from './regular-file.js';
-
-/** The largest image file read_file reads (before scaling): 50 MB. */
-export const MAX_IMAGE_FILE_BYTES = 50 * 1024 * 1024;
 
 /** The image result of `path`, or undefined when the file is not an image. */
 export async function readImageFile(
