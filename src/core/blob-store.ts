@@ -64,10 +64,14 @@ export class BlobStore {
       refuseSymbolicLink(path);
       bytes = readFileSync(path);
     } catch (error) {
+      const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+      const problem = missing
+        ? `is missing from ${this.folder}`
+        : `cannot be read from ${this.folder}: ${errorMessage(error)}`;
       throw new LoomError(
         'BLOB_MISSING',
-        `the image blob ${hash}${whose} cannot be read from ${this.folder}: ${errorMessage(error)}; ` +
-          'the log keeps only its hash, so restore the file or continue with a model that takes no images',
+        `the image blob ${hash}${whose} ${problem}; the log keeps only its hash, so put the ` +
+          'file back or continue with a model that takes no images',
       );
     }
     if (sha256Of(bytes) !== hash) {

@@ -5,6 +5,8 @@
  * the blobs, so a request is rebuilt from the log and the store alone. Messages without images are
  * passed on as they are (same objects). A missing blob throws BLOB_MISSING.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { LoomError } from '../base/errors.js';
 import {
   type ImageReference,
@@ -55,7 +57,10 @@ export function withImagesResolved(
   });
 }
 
-/** Base64 texts of recent blobs, by folder and hash: a session sends its images with every request. */
+/**
+ * Base64 texts of recent blobs, by folder and hash: a session sends its images with every request,
+ * and reading and checking a blob of megabytes each time would cost more than the request's others.
+ */
 const recent = new Map<string, string>();
 const RECENT_LIMIT = 16;
 
@@ -70,7 +75,8 @@ function withData(image: ModelImage, options: ImageViewOptions): ModelImage {
   }
   const key = `${store.folder}\n${image.blob}`;
   let data = recent.get(key);
-  if (data === undefined) {
+  // A blob removed since it was read is missing now, as it would be to a reloaded session.
+  if (data === undefined || !existsSync(join(store.folder, image.blob))) {
     data = store.read(image.blob, options.owner).toString('base64');
     if (recent.size >= RECENT_LIMIT) recent.delete(recent.keys().next().value as string);
     recent.set(key, data);
