@@ -1,7 +1,7 @@
 /**
- * Turns an MCP tool result into the text the model reads: text as it is; images already kept in
- * the blob store as the output's images; other images, audio and binary resources described by
- * their MIME type and size (their bytes never reach the model as text);
+ * Turns an MCP tool result into the text the model reads: text as it is; images, audio and
+ * binary resources described by their MIME type and size (their bytes never reach the model as
+ * text; images kept in the blob store are the output's images as well);
  * embedded text resources with their address and text; resource links as links (address,
  * name, MIME type); structured content as JSON beside the text (unless the text already says
  * it: a text block that is its JSON, or its one string field). The whole is capped like bash output (head and tail kept). The
@@ -91,7 +91,7 @@ function annotationsOf(blocks: readonly ContentBlock[]): Array<Record<string, un
 
 /**
  * `kept`: the image blocks (by their place in `result.content`) already in the blob store
- * (result-images.ts); they go to the output's `images` instead of being described in the text.
+ * (result-images.ts); they go to the output's `images` as well as being named in the text.
  */
 export function resultText(
   result: CallToolResult,
@@ -99,7 +99,8 @@ export function resultText(
   kept: ReadonlyMap<number, ImageReference> = new Map(),
 ): ToolOutput {
   const blocks = Array.isArray(result.content) ? result.content : [];
-  const parts = blocks.flatMap((block, index) => (kept.has(index) ? [] : [describeBlock(block)]));
+  // A kept image keeps its line too: the text says where it came, the image follows the text.
+  const parts = blocks.map(describeBlock);
   const images = [...kept.entries()].sort(([a], [b]) => a - b).map(([, image]) => image);
   const structured = result.structuredContent;
   if (structured !== undefined && !textHolds(blocks, structured)) {
@@ -108,12 +109,7 @@ export function resultText(
   }
   const output = new BoundedOutput(outputLimit);
   output.append(parts.join('\n'));
-  const content =
-    parts.length > 0
-      ? output.toString()
-      : images.length > 0
-        ? `(the tool sent ${images.length === 1 ? 'an image' : `${images.length} images`})`
-        : '(the tool sent no content)';
+  const content = parts.length === 0 ? '(the tool sent no content)' : output.toString();
   const annotations = annotationsOf(blocks);
   const details = annotations.length > 0 ? { annotations } : undefined;
   if (result.isError !== true && details === undefined && images.length === 0) return content;
