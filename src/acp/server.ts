@@ -129,7 +129,11 @@ export function serveAcp(options: AcpServerOptions): AcpServer {
         params.mcpServers,
       );
       const compactions = advertisesCompaction(clientCapabilities);
-      for (const update of replayUpdatesOf(session.handle.log.events, params.cwd, { compactions }))
+      const blobs = session.handle.context.find(blobStoreKey);
+      for (const update of replayUpdatesOf(session.handle.log.events, params.cwd, {
+        compactions,
+        ...(blobs ? { blobs } : {}),
+      }))
         session.send(update);
       session.send(await sessionCommands().availableCommandsUpdate(session));
       await session.flushed();

@@ -1,7 +1,8 @@
 /**
  * `loom acp` and images: the agent advertises `promptCapabilities.image`, an image block of a
  * `session/prompt` reaches a model that takes images as an image part (kept by hash in the log,
- * its bytes in `$LOOM_HOME/blobs/`), and a block whose data is no image is refused naming it.
+ * its bytes in `$LOOM_HOME/blobs/`, replayed by `session/load`), and a block whose data is no
+ * image is refused naming it.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -55,6 +56,19 @@ test('loom acp: an image block of a prompt reaches an image model; a block that 
       /prompt\[1\] \(image\/png\) is not a PNG, JPEG, GIF or WebP image/,
     );
     return sessionId;
+  });
+  await withLoomAcp({ home, model }, async (agent, log) => {
+    await initialize(agent);
+    await agent.request('session/load', { sessionId, cwd: workspace, mcpServers: [] });
+    const user = log.updates.filter((update) => update.sessionUpdate === 'user_message_chunk');
+    assert.deepEqual(
+      user.map((update) => update.content),
+      [
+        { type: 'text', text: 'what is this?' },
+        { type: 'image', mimeType: 'image/webp', data: bytes.toString('base64') },
+      ],
+      'session/load replays the image with the text',
+    );
   });
   const file = readFileSync(join(home, 'sessions', `${sessionId}.jsonl`), 'utf8');
   assert.ok(file.includes(`"blob":"${sha256Of(bytes)}"`), 'the log names the blob');
