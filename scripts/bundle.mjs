@@ -109,6 +109,8 @@ const COMMON = {
   target: 'node20',
   sourcemap: true,
   logLevel: 'warning',
+  // Native (a prebuilt binary per platform): loaded from node_modules, at the first image to scale.
+  external: ['sharp'],
 };
 
 /**
@@ -412,7 +414,7 @@ const result = await build({
   // React and its reconciler pick their production builds (the development ones are slower).
   define: { 'process.env.NODE_ENV': '"production"' },
   // ink imports it only when DEV is set, for React DevTools; Loom never ships it.
-  external: ['react-devtools-core'],
+  external: ['react-devtools-core', ...COMMON.external],
   // Bundled CommonJS dependencies call `require` for Node's own modules: give them one.
   banner: {
     js: "import { createRequire as loomBundleRequire } from 'node:module';\nconst require = loomBundleRequire(import.meta.url);",
@@ -431,7 +433,7 @@ await build({
 const QUICKJS_THREAD = {
   format: 'cjs',
   ...COMMON,
-  external: ['quickjs-emscripten'],
+  external: ['quickjs-emscripten', ...COMMON.external],
   define: { 'import.meta.url': 'loomBundleUrl' },
   banner: { js: "const loomBundleUrl = require('node:url').pathToFileURL(__filename).href;" },
 };

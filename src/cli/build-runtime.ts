@@ -20,6 +20,7 @@ import { modelRoutes } from '../context/model-routes.js';
 import { didYouMean } from '../core/closest-name.js';
 import { Context } from '../core/context.js';
 import { credentialVariablesKey } from '../core/credential-variables.js';
+import { modelImagesKey } from '../core/image-view.js';
 import { AgentRuntime, agentRuntimeKey } from '../core/runtime.js';
 import type { CatalogEntry } from '../core/tool-catalog.js';
 import type { ToolLoadingSettings } from '../core/tool-loading.js';
@@ -152,6 +153,8 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
   });
   root.provide(agentRuntimeKey, runtime);
   root.provide(modelCatalogKey, catalog);
+  // Whether a model takes images (for one whose client declares nothing): catalog and config.
+  root.provide(modelImagesKey, (spec) => catalog.lookup(spec).images);
   root.provide(
     userQuestionsKey,
     rootOnlyQuestions((sessionId) => runtime.find(sessionId)?.log.header, flags.answerer ?? noUser),

@@ -4,7 +4,7 @@
  * request's reported prompt tokens plus an estimate of the difference, never an estimate of the
  * whole once a report exists. Pure; a message's estimate is kept per message object.
  */
-import type { ModelMessage, ModelToolSpec } from '../llm/contract.js';
+import { imageTokens, type ModelMessage, type ModelToolSpec } from '../llm/contract.js';
 
 const CHARACTERS_PER_TOKEN = 4;
 const messageCharacters = new WeakMap<ModelMessage, number>();
@@ -24,7 +24,12 @@ export function charactersOfMessage(message: ModelMessage): number {
     for (const call of message.toolCalls) {
       characters += call.name.length + (JSON.stringify(call.arguments) ?? '').length;
     }
-  } else characters = message.content.length;
+  } else {
+    characters = message.content.length;
+    // An image counts at its fixed estimate (see `imageTokens`), as characters.
+    for (const image of message.images ?? [])
+      characters += imageTokens(image) * CHARACTERS_PER_TOKEN;
+  }
   messageCharacters.set(message, characters);
   return characters;
 }

@@ -8,6 +8,7 @@
 import { UserError } from '../base/errors.js';
 import type { ModelClient } from '../llm/contract.js';
 import { agentWorkspaceKey } from './agent-workspace.js';
+import { BlobStore, blobStoreKey, blobsFolder } from './blob-store.js';
 import { type Context, type Disposer, serviceKey } from './context.js';
 import { type AgentHandle, assembleAgent } from './create-agent.js';
 import { credentialVariablesKey } from './credential-variables.js';
@@ -85,6 +86,10 @@ export class AgentRuntime {
     if (options.toolLoading) this.root.provide(toolLoadingKey, options.toolLoading);
     // Every agent has `load_tools` (core/create-agent); for as long as the runtime lives.
     this.toolCatalog.declare([{ name: LOAD_TOOLS_TOOL, parameters: LOAD_TOOLS_PARAMETERS }]);
+    // One store of image bytes for the process; a second runtime on the same root shares it.
+    if (!this.root.find(blobStoreKey)) {
+      this.root.provide(blobStoreKey, new BlobStore(blobsFolder(options.home)));
+    }
   }
 
   /** Runs `setup` for every agent made from now on. */

@@ -6,7 +6,7 @@
  */
 
 import type { LoomErrorCode } from '../base/errors.js';
-import type { JsonSchema } from '../llm/contract.js';
+import type { ImageReference, JsonSchema } from '../llm/contract.js';
 import type { Context } from './context.js';
 
 export type ToolOutput =
@@ -17,6 +17,11 @@ export type ToolOutput =
       metadata?: Record<string, unknown>;
       /** Kept in the log's `tool/result` event (JSON), never shown to the model. */
       details?: Record<string, unknown>;
+      /**
+       * Images beside the text, already in the blob store (`keepImage`): sent as images to a model
+       * that takes them, described in the text to one that does not.
+       */
+      images?: ImageReference[];
     };
 
 export interface ToolExecution {
@@ -79,4 +84,6 @@ export interface ToolResult {
   metadata?: Record<string, unknown>;
   /** What the log keeps beside the content (an MCP result's annotations); the model never sees it. */
   details?: Record<string, unknown>;
+  /** Images beside the content, by blob hash (see `ToolOutput`). */
+  images?: ImageReference[];
 }

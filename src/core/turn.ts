@@ -32,6 +32,7 @@ function userMessage(message: IncomingMessage, turnId: string): SessionEventMap[
   };
   if (message.source !== undefined) data.source = message.source;
   if (message.round !== undefined) data.round = message.round;
+  if (message.images !== undefined && message.images.length > 0) data.images = message.images;
   return data;
 }
 
@@ -228,6 +229,7 @@ async function runStep(
             };
             if (result.errorCode) data.errorCode = result.errorCode;
             if (result.details) data.details = result.details;
+            if (result.images) data.images = result.images;
             log.append('tool/result', data);
           },
         });

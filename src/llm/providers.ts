@@ -64,6 +64,7 @@ export function createModelClient(
       createLanguageModel(provider, parsed, readKey(env, keyVariable), options.fetch),
     secrets: credentials,
     cacheBreakpoints: provider === 'anthropic',
+    imagesInToolResults: provider === 'anthropic',
     ...withReasoning(reasoningControlFor(provider, parsed.model)),
   });
   return redactingModelClient(withRetryPolicy(client, options), credentials);

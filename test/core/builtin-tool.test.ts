@@ -96,10 +96,7 @@ test('bash names its variant by its options and converts a non-default timeout w
   assert.equal(builtinDeclarationOf(slow)?.variant, null);
   const slowTimeout = (slow.parameters.properties as Record<string, Record<string, unknown>>)
     .timeout_ms;
-  assert.equal(
-    slowTimeout?.description,
-    'Time limit in milliseconds; default 5000.',
-  );
+  assert.equal(slowTimeout?.description, 'Time limit in milliseconds; default 5000.');
 });
 
 test('tools of one variant share its generated schema, frozen, so one cannot change another', () => {

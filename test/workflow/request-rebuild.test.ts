@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import sharp from 'sharp';
+import { BlobStore, blobsFolder } from '../../src/core/blob-store.js';
 import { Context } from '../../src/core/context.js';
+import { withImagesResolved } from '../../src/core/image-view.js';
 import { deriveMessages } from '../../src/core/messages.js';
 import { requestPromptOf } from '../../src/core/request-prompt.js';
 import { AgentRuntime } from '../../src/core/runtime.js';
@@ -12,6 +16,7 @@ import { createScriptedModel } from '../../src/llm/scripted-model.js';
 import type { ScriptedRule } from '../../src/llm/scripted-rules.js';
 import { installSubagents } from '../../src/subagent/install.js';
 import { checkSessionInvariants } from '../../src/testing/invariants.js';
+import { readFileTool } from '../../src/tools/read-file.js';
 import { WorkerWorkflowService } from '../../src/workflow/host.js';
 import { sessions } from '../helpers/session-files.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
@@ -27,13 +32,15 @@ const requestText = (request: Pick<ModelRequest, 'system' | 'tools' | 'messages'
 function recordingModel(rules?: ScriptedRule[]): { model: ModelClient; seen: string[] } {
   const inner = createScriptedModel(
     {
+      // The reading children read an image each, which the requests carry with its bytes.
+      images: true,
       rules: rules ?? [
         { when: '^summarise (.*)$', reply: 'summary of {{1}}' },
         { when: '^rate (.*)$', output: { score: 4, item: '{{1}}' } },
         {
           when: '^read (.*)$',
           steps: [
-            { tools: [{ name: 'read_file', arguments: { path: '{{1}}.txt' } }] },
+            { tools: [{ name: 'read_file', arguments: { path: '{{1}}.png' } }] },
             { reply: 'read: {{lastToolResult}}' },
           ],
         },
@@ -44,6 +51,7 @@ function recordingModel(rules?: ScriptedRule[]): { model: ModelClient; seen: str
   const seen: string[] = [];
   const model: ModelClient = {
     id: inner.id,
+    limits: { images: true },
     stream(request) {
       seen.push(requestText(request));
       return inner.stream(request);
@@ -52,25 +60,45 @@ function recordingModel(rules?: ScriptedRule[]): { model: ModelClient; seen: str
   return { model, seen };
 }
 
-/** Every request a session file describes, rebuilt from its events (and the prompt store they name). */
-function rebuiltRequests(events: readonly SessionEvent[], sessionFolder: string): string[] {
+/**
+ * Every request a session file describes, rebuilt from its events, the prompt store they name,
+ * and the blob store that holds the images they refer to.
+ */
+function rebuiltRequests(
+  events: readonly SessionEvent[],
+  sessionFolder: string,
+  blobs: BlobStore,
+): string[] {
   const rebuilt: string[] = [];
   events.forEach((event, index) => {
     if (event.type !== 'request/header') return;
     const header = event.data as SessionEvent<'request/header'>['data'];
     const { system, tools } = requestPromptOf(events, header, sessionFolder);
-    rebuilt.push(
-      requestText({ system, tools, messages: deriveMessages(events.slice(0, index + 1)) }),
-    );
+    const messages = withImagesResolved(deriveMessages(events.slice(0, index + 1)), {
+      takesImages: true,
+      blobs,
+      owner: 'the rebuild',
+    });
+    rebuilt.push(requestText({ system, tools, messages }));
   });
   return rebuilt;
 }
 
-test('every request of a 50-agent run is rebuilt byte for byte from the session files alone', async () => {
+test('every request of a 50-agent run, images included, is rebuilt byte for byte from the session files and the blob store', async () => {
   const { model, seen } = recordingModel();
   const home = temporaryFolder('loom-rebuild-');
+  // One image per reading child (index 2, 5, 8, …), each of its own size.
+  for (let index = 2; index < AGENTS; index += 3) {
+    const image = await sharp({
+      create: { width: index + 1, height: 3, channels: 3, background: '#204080' },
+    })
+      .png()
+      .toBuffer();
+    writeFileSync(join(home, `item${index}.png`), image);
+  }
   const root = new Context();
   const runtime = new AgentRuntime({ root, home, cwd: home, resolveModel: () => model });
+  runtime.offerTools([readFileTool({ workspace: { root: home, extraRoots: [] } })]);
   const layer = installSubagents(runtime);
   const service = new WorkerWorkflowService({
     context: root,
@@ -108,7 +136,9 @@ test('every request of a 50-agent run is rebuilt byte for byte from the session 
     assert.deepEqual(checkSessionInvariants(session.events), []);
     const prompts = session.events.filter((event) => event.type === 'prompt/stored');
     assert.equal(prompts.length, 1, 'a child names its prompt once, however many steps it takes');
-    rebuilt.push(...rebuiltRequests(session.events, join(home, 'sessions')));
+    rebuilt.push(
+      ...rebuiltRequests(session.events, join(home, 'sessions'), new BlobStore(blobsFolder(home))),
+    );
   }
   // The 16 reading children take two steps (a tool call, then the answer): 66 requests.
   assert.equal(seen.length, AGENTS + 16);
@@ -116,6 +146,16 @@ test('every request of a 50-agent run is rebuilt byte for byte from the session 
   assert.ok(
     seen.some((text) => text.includes('"role":"tool"')),
     'some requests carry tool results',
+  );
+  assert.equal(
+    seen.filter((text) => text.includes('"images":[{"type":"image","mediaType":"image/png"'))
+      .length,
+    16,
+    'each reading child sent its image',
+  );
+  assert.ok(
+    loaded.every((session) => !JSON.stringify(session.events).includes('"data":"iVBOR')),
+    'no session holds an image inline',
   );
   assert.deepEqual(rebuilt.sort(), [...seen].sort());
 });
@@ -211,12 +251,18 @@ test('requests that loaded tools mid-turn are rebuilt byte for byte from the log
       loads.map((event) => (event.data as { names: string[] }).names),
       [['rare_echo'], ['rare_count']],
     );
-    rebuilt.push(...rebuiltRequests(session.events, join(home, 'sessions')));
+    rebuilt.push(
+      ...rebuiltRequests(session.events, join(home, 'sessions'), new BlobStore(blobsFolder(home))),
+    );
   }
   // Four requests a loading turn (root and six children), one for the resumed turn.
   assert.equal(seen.length, 7 * 4 + 1);
   const root = loaded.find((session) => session.header.sessionId === sessionId);
-  const rootTools = rebuiltRequests(root?.events ?? [], join(home, 'sessions')).map((text) =>
+  const rootTools = rebuiltRequests(
+    root?.events ?? [],
+    join(home, 'sessions'),
+    new BlobStore(blobsFolder(home)),
+  ).map((text) =>
     (JSON.parse(text) as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name),
   );
   assert.deepEqual(
