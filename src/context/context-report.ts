@@ -5,6 +5,7 @@
  * request and never appends to its log.
  */
 import type { AgentHandle } from '../core/create-agent.js';
+import { offeredTools } from '../core/tool-loading.js';
 import { presentedTools } from '../core/tool-presentation.js';
 import { contextBreakdown, contextBreakdownText } from './context-breakdown.js';
 import { contextWindowOf } from './context-window.js';
@@ -16,7 +17,12 @@ import { contextTrackerKey } from './recall-tool.js';
 export async function contextReport(handle: AgentHandle): Promise<string> {
   const { agent, context } = handle;
   const model = agent.model;
-  const offered = await presentedTools(context, agent.id, handle.tools.visible());
+  // What the next request offers: deferred tools by name in load_tools until they are loaded.
+  const offered = await presentedTools(
+    context,
+    agent.id,
+    offeredTools(context, handle.tools.visible(), handle.log.events),
+  );
   const assembled = await handle.prompt.assemble(offered);
   const catalog = context.find(modelCatalogKey) as ModelCatalogWithClients | undefined;
   const info = catalog?.lookup(model.id, model.limits) ?? {

@@ -59,7 +59,7 @@ test('todo_write saves the list and tells the model so in a short result', async
     assert.ok(request);
     const offered = request.tools.find((tool) => tool.name === TODO_WRITE_TOOL);
     assert.match(offered?.description ?? '', /exactly one item in_progress/);
-    assert.match(offered?.description ?? '', /completed as soon as it is done/);
+    assert.match(offered?.description ?? '', /completed as soon as it is really done/);
   } finally {
     handle.close();
   }
