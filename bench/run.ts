@@ -32,7 +32,9 @@ for (const file of files) {
   rows.push(...(await module.default()));
 }
 
-const format = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(3));
+// NaN: a row that was skipped (its name says why).
+const format = (value: number) =>
+  Number.isNaN(value) ? '-' : Number.isInteger(value) ? String(value) : value.toFixed(3);
 const table = rows.map((row) => [
   row.name,
   `${format(row.value)} ${row.unit}`,
