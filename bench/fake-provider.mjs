@@ -10,50 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 
-const sse = (events) => events.map((event) => `data: ${JSON.stringify(event)}\n\n`).join('');
-
-const chunk = (delta, finish) => ({
-  id: 'chatcmpl-bench',
-  object: 'chat.completion.chunk',
-  created: 0,
-  model: 'bench',
-  choices: [{ index: 0, delta, finish_reason: finish }],
-});
-
-const openAiStream = `${sse([
-  chunk({ role: 'assistant', content: 'hello' }, null),
-  chunk({}, 'stop'),
-  {
-    ...chunk({}, null),
-    choices: [],
-    usage: { prompt_tokens: 10, completion_tokens: 1, total_tokens: 11 },
-  },
-])}data: [DONE]\n\n`;
-
-const anthropicEvent = (type, data) =>
-  `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
-
-const anthropicStream = [
-  anthropicEvent('message_start', {
-    message: {
-      id: 'msg_bench',
-      type: 'message',
-      role: 'assistant',
-      model: 'bench',
-      content: [],
-      stop_reason: null,
-      usage: { input_tokens: 10, output_tokens: 1 },
-    },
-  }),
-  anthropicEvent('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
-  anthropicEvent('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'hello' } }),
-  anthropicEvent('content_block_stop', { index: 0 }),
-  anthropicEvent('message_delta', {
-    delta: { stop_reason: 'end_turn' },
-    usage: { output_tokens: 1 },
-  }),
-  anthropicEvent('message_stop', {}),
-].join('');
+import { anthropicEvent, anthropicStart, anthropicStream, openAiStream } from './fake-answers.mjs';
 
 /** The workflow tool's call for an Anthropic request, or undefined (see the header). */
 function workflowCall(text) {
@@ -71,17 +28,7 @@ function workflowCall(text) {
   if ('meta' in properties) input.meta = { name: 'pipeline', description: 'bench pipeline' };
   const block = { type: 'tool_use', id: 'toolu_bench', name: tool.name, input: {} };
   return [
-    anthropicEvent('message_start', {
-      message: {
-        id: 'msg_bench',
-        type: 'message',
-        role: 'assistant',
-        model: 'bench',
-        content: [],
-        stop_reason: null,
-        usage: { input_tokens: 10, output_tokens: 1 },
-      },
-    }),
+    anthropicStart,
     anthropicEvent('content_block_start', { index: 0, content_block: block }),
     anthropicEvent('content_block_delta', {
       index: 0,

@@ -17,6 +17,7 @@ import type { deriveMessages as DeriveMessages } from '../src/core/messages.js';
 import type { requestPromptOf as RequestPromptOf } from '../src/core/request-prompt.js';
 import type { SessionEvent } from '../src/core/session-events.js';
 import { importBuilt } from './built.js';
+import { anthropicStream, openAiStream } from './fake-answers.mjs';
 import type { BenchRow } from './run.js';
 
 const LOOM = fileURLToPath(new URL('../bin/loom', import.meta.url));
@@ -69,41 +70,6 @@ async function firstRequestJson(home: string): Promise<string> {
   return JSON.stringify({ system, tools, messages });
 }
 
-const openAiAnswer = `${[
-  { choices: [{ index: 0, delta: { role: 'assistant', content: 'hello' }, finish_reason: null }] },
-  { choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
-  { choices: [], usage: { prompt_tokens: 10, completion_tokens: 1, total_tokens: 11 } },
-]
-  .map(
-    (chunk) =>
-      `data: ${JSON.stringify({ id: 'bench', object: 'chat.completion.chunk', created: 0, model: 'bench', ...chunk })}\n\n`,
-  )
-  .join('')}data: [DONE]\n\n`;
-
-const anthropicEvent = (type: string, data: object) =>
-  `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
-const anthropicAnswer = [
-  anthropicEvent('message_start', {
-    message: {
-      id: 'msg_bench',
-      type: 'message',
-      role: 'assistant',
-      model: 'bench',
-      content: [],
-      stop_reason: null,
-      usage: { input_tokens: 10, output_tokens: 1 },
-    },
-  }),
-  anthropicEvent('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
-  anthropicEvent('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'hello' } }),
-  anthropicEvent('content_block_stop', { index: 0 }),
-  anthropicEvent('message_delta', {
-    delta: { stop_reason: 'end_turn' },
-    usage: { output_tokens: 1 },
-  }),
-  anthropicEvent('message_stop', {}),
-].join('');
-
 /** A loopback server that keeps the byte length of the first body it is sent and answers at once. */
 function recordingServer(): Promise<{ server: Server; port: number; firstBody: () => number }> {
   let first: number | undefined;
@@ -113,7 +79,7 @@ function recordingServer(): Promise<{ server: Server; port: number; firstBody: (
     request.on('end', () => {
       first ??= Buffer.concat(chunks).length;
       response.writeHead(200, { 'content-type': 'text/event-stream' });
-      response.end(request.url?.endsWith('/messages') ? anthropicAnswer : openAiAnswer);
+      response.end(request.url?.endsWith('/messages') ? anthropicStream : openAiStream);
     });
   });
   return new Promise((resolve) => {
