@@ -102,34 +102,35 @@ export class Sandbox implements CommandSandbox {
         message: `the sandbox's network proxy (sandbox.allowedHosts) could not start: ${errorMessage(error)}`,
       };
     }
-    const outcome = planCommand({
-      settings: this.settings,
-      workspace: cwd,
-      home,
-      loomHome: this.options.loomHome,
-      network,
-    });
-    if (outcome.kind === 'refused') {
-      for (const release of releases) release();
-      return outcome;
-    }
-    try {
-      for (const placeholder of outcome.placeholders) {
-        releases.push(holdPlaceholder(placeholder.path, placeholder.kind));
+    // Another Loom process's placeholder can go between the plan and the holds (it ended, and
+    // what the plan saw as existing is gone, so a placeholder below it cannot be made): plan again.
+    let outcome: PlannedCommand | undefined;
+    for (let attempt = 1; outcome === undefined; attempt += 1) {
+      const planned = planCommand({
+        settings: this.settings,
+        workspace: cwd,
+        home,
+        loomHome: this.options.loomHome,
+        network,
+      });
+      if (planned.kind === 'refused') {
+        for (const release of releases) release();
+        return planned;
       }
-      // A protected path that exists only as another command's placeholder is bound by this one
-      // too: hold it, or that command's end would remove it before this one's bwrap binds it.
-      const planned = new Set(outcome.placeholders.map((placeholder) => placeholder.path));
-      for (const bind of outcome.plan.binds) {
-        const kind = planned.has(bind.path) ? undefined : heldPlaceholderKind(bind.path);
-        if (kind !== undefined) releases.push(holdPlaceholder(bind.path, kind));
+      const held: (() => void)[] = [];
+      try {
+        holdPlaceholders(planned, held);
+        releases.push(...held);
+        outcome = planned;
+      } catch (error) {
+        for (const release of held) release();
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT' && attempt < PLAN_ATTEMPTS) continue;
+        for (const release of releases) release();
+        return {
+          kind: 'refused',
+          message: `the sandbox could not make a read-only placeholder for a protected path: ${errorMessage(error)}`,
+        };
       }
-    } catch (error) {
-      for (const release of releases) release();
-      return {
-        kind: 'refused',
-        message: `the sandbox could not make a read-only placeholder for a protected path: ${errorMessage(error)}`,
-      };
     }
     const plan =
       network.kind === 'proxy' && this.proxy
@@ -190,5 +191,26 @@ export class Sandbox implements CommandSandbox {
     this.stopClosingAtExit?.();
     this.stopClosingAtExit = undefined;
     await proxy?.close();
+  }
+}
+
+type PlannedCommand = Extract<ReturnType<typeof planCommand>, { kind: 'planned' }>;
+
+/** How many times a command is planned when the disk changes between its plan and its holds. */
+const PLAN_ATTEMPTS = 3;
+
+/**
+ * Makes and holds the plan's placeholders, and holds each bound path that exists only as another
+ * command's placeholder (else that command's end would remove it before this one's bwrap binds
+ * it). Each release goes to `releases`; throws when a placeholder cannot be made.
+ */
+function holdPlaceholders(outcome: PlannedCommand, releases: (() => void)[]): void {
+  for (const placeholder of outcome.placeholders) {
+    releases.push(holdPlaceholder(placeholder.path, placeholder.kind));
+  }
+  const planned = new Set(outcome.placeholders.map((placeholder) => placeholder.path));
+  for (const bind of outcome.plan.binds) {
+    const kind = planned.has(bind.path) ? undefined : heldPlaceholderKind(bind.path);
+    if (kind !== undefined) releases.push(holdPlaceholder(bind.path, kind));
   }
 }
