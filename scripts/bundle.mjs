@@ -113,6 +113,27 @@ const lazyHighlight = lazyRequire({
 });
 
 /**
+ * web_fetch's page libraries (linkedom, Readability, turndown: about 1.4 MB) are needed at the
+ * first HTML page, never at start, and Readability's regular expressions hold characters beyond
+ * ASCII, which a command-line chunk may not. They are bundled apart, as `web-pages.cjs` (read by
+ * Node's own `require`), and src/web/html-markdown.ts's `import('./page-libraries.js')` reaches
+ * it through this shim. unpdf (pdf.js, an ES module with top-level await) stays external: it
+ * loads from node_modules at the first PDF.
+ */
+const lazyWebPages = lazyRequire({
+  name: 'lazy-web-pages',
+  filter: /^\.\/page-libraries\.js$/,
+  importer: /[\\/]src[\\/]web[\\/]/,
+  file: './web-pages.cjs',
+  contents: [
+    "const libraries = require('./web-pages.cjs');",
+    'export const Readability = libraries.Readability;',
+    'export const parseHTML = libraries.parseHTML;',
+    'export const TurndownService = libraries.TurndownService;',
+  ].join('\n'),
+});
+
+/**
  * An esbuild plugin: imports matching `filter` from a file matching `importer` resolve to a shim
  * module (`contents`) that requires `file`, a bundle of its own next to this one, at first use.
  */
@@ -236,7 +257,8 @@ async function commandLineChunks() {
     chunkNames: 'cli-chunk-[hash]',
     outExtension: { '.js': '.cjs' },
     ...COMMON,
-    plugins: [withoutZodLocales, terminalFromEsm, librariesFromChunks],
+    plugins: [withoutZodLocales, terminalFromEsm, librariesFromChunks, lazyWebPages],
+    external: ['unpdf'],
     define: {
       'process.env.NODE_ENV': '"production"',
       'import.meta.url': 'loomBundleUrl',
@@ -377,8 +399,9 @@ const result = await build({
   plugins: [withoutZodLocales, yogaWithoutFetch, lazyMarkdown],
   // React and its reconciler pick their production builds (the development ones are slower).
   define: { 'process.env.NODE_ENV': '"production"' },
-  // ink imports it only when DEV is set, for React DevTools; Loom never ships it.
-  external: ['react-devtools-core'],
+  // ink imports react-devtools-core only when DEV is set, for React DevTools; Loom never ships
+  // it. pdf.js (through unpdf) loads from node_modules at the first PDF, as in the command line.
+  external: ['react-devtools-core', 'unpdf'],
   // Bundled CommonJS dependencies call `require` for Node's own modules: give them one.
   banner: {
     js: "import { createRequire as loomBundleRequire } from 'node:module';\nconst require = loomBundleRequire(import.meta.url);",
@@ -433,6 +456,10 @@ const markdown = await lazyFile(
   [lazyHighlight],
 );
 const highlight = await lazyFile('highlight', "export { highlight } from 'cli-highlight';");
+const webPages = await lazyFile(
+  'web-pages',
+  "export { Readability } from '@mozilla/readability';\nexport { parseHTML } from 'linkedom';\nexport { default as TurndownService } from 'turndown';",
+);
 const commandLine = await commandLineChunks();
 const libraries = await libraryChunks();
 // The model catalog's data, trimmed to the fields Loom uses by tsc's build of the module that
@@ -451,6 +478,7 @@ const metafiles = [
   ...libraries,
   markdown.metafile,
   highlight.metafile,
+  webPages.metafile,
 ];
 /** An output's path as `dist/…`, whichever folder this build is written to. */
 const underDist = (outputs) =>

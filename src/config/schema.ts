@@ -8,6 +8,7 @@ import type { z as Zod } from 'zod';
 import { TOOL_PRESENTATIONS } from '../code-mode/contract.js';
 import { DEFAULT_CONTEXT_SETTINGS } from '../context/contract.js';
 import { loadLibrary } from '../core/load-library.js';
+import { declareWebSchema } from './web-schema.js';
 
 const providerNames = ['deepseek', 'openai', 'anthropic', 'openai-compatible'] as const;
 
@@ -660,6 +661,8 @@ function declareSchemas(z: typeof Zod) {
      * those of `.claude/settings.json`. Default none.
      */
     hooks: hooksSchema.optional(),
+    /** `web_fetch` and `web_search` (SPEC §12); see web-schema.ts. */
+    web: declareWebSchema(z).optional(),
     mcp: z
       .strictObject({
         /**
@@ -790,4 +793,5 @@ export type ModelEntryConfig = Zod.infer<ConfigSchemas['modelEntrySchema']>;
 export type McpServerConfig = Zod.infer<ConfigSchemas['mcpServerSchema']>;
 export type HookGroupConfig = Zod.infer<ConfigSchemas['hookGroupSchema']>;
 export type SandboxConfig = NonNullable<LoomConfig['sandbox']>;
+export type WebConfig = NonNullable<LoomConfig['web']>;
 export type HooksConfig = Partial<Record<HookEventName, HookGroupConfig[]>>;
