@@ -20,7 +20,7 @@
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse } from 'acorn';
 import { build } from 'esbuild';
@@ -68,6 +68,40 @@ const yogaWithoutFetch = {
   },
 };
 
+/**
+ * The AI SDK's provider-utils builds each request's headers with the global `Headers`, and Node
+ * 20's `Headers` is undici: its first use loads undici, about 25 ms of a one-prompt `loom run`
+ * against a real provider (the providers' `fetch` is Loom's own, src/llm/node-fetch.ts, for the
+ * same reason). Its module gets Loom's small `Headers` (src/llm/light-headers.ts) as a local
+ * binding instead, which shadows the global there and nowhere else. The build fails if
+ * provider-utils stops using `Headers` as expected, so an upgrade is checked again.
+ */
+const lightHeaders = {
+  name: 'light-headers',
+  setup(builder) {
+    const file = resolve('src/llm/light-headers.ts');
+    builder.onLoad(
+      { filter: /[\\/]@ai-sdk[\\/]provider-utils[\\/]dist[\\/]index\.mjs$/ },
+      (args) => {
+        const source = readFileSync(args.path, 'utf8');
+        if (
+          !source.includes('new Headers(') ||
+          /\b(class|function|var|let|const) Headers\b/.test(source)
+        ) {
+          throw new Error(
+            `light-headers: ${args.path} no longer uses the global Headers as expected`,
+          );
+        }
+        return {
+          contents: `import { Headers } from ${JSON.stringify(file)};\n${source}`,
+          loader: 'js',
+          resolveDir: dirname(args.path),
+        };
+      },
+    );
+  },
+};
+
 /** What every bundle shares: Node 20 code with source maps, warnings and errors only. */
 const COMMON = {
   bundle: true,
@@ -75,6 +109,9 @@ const COMMON = {
   target: 'node20',
   sourcemap: true,
   logLevel: 'warning',
+  // Loaded from node_modules at first use: sharp (native, a prebuilt binary per platform) at the
+  // first image to scale; unpdf (pdf.js, an ES module with top-level await) at the first PDF.
+  external: ['sharp', 'unpdf'],
 };
 
 /**
@@ -257,8 +294,7 @@ async function commandLineChunks() {
     chunkNames: 'cli-chunk-[hash]',
     outExtension: { '.js': '.cjs' },
     ...COMMON,
-    plugins: [withoutZodLocales, terminalFromEsm, librariesFromChunks, lazyWebPages],
-    external: ['unpdf'],
+    plugins: [withoutZodLocales, terminalFromEsm, librariesFromChunks, lightHeaders, lazyWebPages],
     define: {
       'process.env.NODE_ENV': '"production"',
       'import.meta.url': 'loomBundleUrl',
@@ -396,12 +432,11 @@ const result = await build({
   format: 'esm',
   chunkNames: 'chunk-[hash]',
   ...COMMON,
-  plugins: [withoutZodLocales, yogaWithoutFetch, lazyMarkdown],
+  plugins: [withoutZodLocales, yogaWithoutFetch, lazyMarkdown, lightHeaders],
   // React and its reconciler pick their production builds (the development ones are slower).
   define: { 'process.env.NODE_ENV': '"production"' },
-  // ink imports react-devtools-core only when DEV is set, for React DevTools; Loom never ships
-  // it. pdf.js (through unpdf) loads from node_modules at the first PDF, as in the command line.
-  external: ['react-devtools-core', 'unpdf'],
+  // ink imports it only when DEV is set, for React DevTools; Loom never ships it.
+  external: ['react-devtools-core', ...COMMON.external],
   // Bundled CommonJS dependencies call `require` for Node's own modules: give them one.
   banner: {
     js: "import { createRequire as loomBundleRequire } from 'node:module';\nconst require = loomBundleRequire(import.meta.url);",
@@ -420,7 +455,7 @@ await build({
 const QUICKJS_THREAD = {
   format: 'cjs',
   ...COMMON,
-  external: ['quickjs-emscripten'],
+  external: ['quickjs-emscripten', ...COMMON.external],
   define: { 'import.meta.url': 'loomBundleUrl' },
   banner: { js: "const loomBundleUrl = require('node:url').pathToFileURL(__filename).href;" },
 };

@@ -18,6 +18,7 @@ import { type Goal, GoalError } from '../goal/contract.js';
 import type { GoalService } from '../goal/goal-service.js';
 import { goalOf } from '../goal/install.js';
 import type { RoundDriver } from '../goal/round-driver.js';
+import type { ImageReference } from '../llm/contract.js';
 import type { AcpSession } from './acp-sessions.js';
 import {
   type GoalCommand,
@@ -40,8 +41,15 @@ interface PromptWatch {
 
 const watches = new WeakMap<AcpSession, Set<PromptWatch>>();
 
-/** Answers one `session/prompt` whose text is `text`; resolves once any rounds it armed settle. */
-export async function answerPrompt(session: AcpSession, text: string): Promise<StopReason> {
+/**
+ * Answers one `session/prompt` whose text is `text` (with `images`, already kept); resolves once
+ * any rounds it armed settle.
+ */
+export async function answerPrompt(
+  session: AcpSession,
+  text: string,
+  images: readonly ImageReference[] = [],
+): Promise<StopReason> {
   const watch: PromptWatch = { cancelled: false };
   const open = watches.get(session) ?? new Set<PromptWatch>();
   watches.set(session, open);
@@ -50,7 +58,7 @@ export async function answerPrompt(session: AcpSession, text: string): Promise<S
     const command = parseGoalCommand(text);
     return command
       ? await runGoalCommand(session, command, watch)
-      : await runHumanTurn(session, text, watch);
+      : await runHumanTurn(session, text, watch, images);
   } finally {
     open.delete(watch);
     // Every update of the prompt goes out before its answer, a failed turn's error included:
@@ -81,8 +89,12 @@ async function runHumanTurn(
   session: AcpSession,
   text: string,
   watch: PromptWatch,
+  images: readonly ImageReference[],
 ): Promise<StopReason> {
-  const outcome = await session.handle.agent.prompt(text);
+  const outcome = await session.handle.agent.prompt(
+    text,
+    images.length > 0 ? { images: [...images] } : {},
+  );
   const layer = goalOf(session.handle);
   if (layer?.service.activation === 'armed') {
     if (outcome.reason === 'completed' || outcome.reason === 'max-tokens') {

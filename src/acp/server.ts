@@ -11,12 +11,13 @@
 
 import * as acp from '@agentclientprotocol/sdk';
 import type { Usage as AcpUsage } from '@agentclientprotocol/sdk/unstable';
+import { blobStoreKey } from '../core/blob-store.js';
 import { loomVersion as version } from '../core/version.js';
 import type { AcpSessions } from './acp-sessions.js';
 import { applyChildContract, childContractOf, structuredAnswerMeta } from './child-contract.js';
 import { advertisesCompaction } from './compaction-updates.js';
 import { CHILD_CAPABILITIES_META_KEY, LOOM_CHILD_CAPABILITIES } from './loom-child-meta.js';
-import { promptTextOf } from './prompt-turn.js';
+import { promptImagesOf, promptTextOf } from './prompt-turn.js';
 import { replayUpdatesOf } from './session-updates.js';
 
 export interface AcpServerOptions {
@@ -98,7 +99,7 @@ export function serveAcp(options: AcpServerOptions): AcpServer {
         protocolVersion: acp.PROTOCOL_VERSION,
         agentCapabilities: {
           loadSession: true,
-          promptCapabilities: { image: false, audio: false, embeddedContext: false },
+          promptCapabilities: { image: true, audio: false, embeddedContext: false },
           mcpCapabilities: { http: true, sse: true },
           // A Loom parent sends its subagents' contract in session/new `_meta` (child-contract.ts).
           _meta: { [CHILD_CAPABILITIES_META_KEY]: LOOM_CHILD_CAPABILITIES },
@@ -117,7 +118,10 @@ export function serveAcp(options: AcpServerOptions): AcpServer {
       await applyChildContract(session.handle, contract);
       const offered = await sessionCommands().availableCommandsUpdate(session);
       // After the response: the SDK writes it in the microtasks that follow this handler.
-      setImmediate(() => session.send(offered));
+      setImmediate(() => {
+        session.send(offered);
+        sessionCommands().followPromptChanges(session);
+      });
       const sessionModeState = sessionModes().sessionModesOf(session.handle);
       return { sessionId: session.id, ...(sessionModeState ? { modes: sessionModeState } : {}) };
     })
@@ -128,9 +132,14 @@ export function serveAcp(options: AcpServerOptions): AcpServer {
         params.mcpServers,
       );
       const compactions = advertisesCompaction(clientCapabilities);
-      for (const update of replayUpdatesOf(session.handle.log.events, params.cwd, { compactions }))
+      const blobs = session.handle.context.find(blobStoreKey);
+      for (const update of replayUpdatesOf(session.handle.log.events, params.cwd, {
+        compactions,
+        ...(blobs ? { blobs } : {}),
+      }))
         session.send(update);
       session.send(await sessionCommands().availableCommandsUpdate(session));
+      sessionCommands().followPromptChanges(session);
       await session.flushed();
       const sessionModeState = sessionModes().sessionModesOf(session.handle);
       return sessionModeState ? { modes: sessionModeState } : {};
@@ -143,7 +152,14 @@ export function serveAcp(options: AcpServerOptions): AcpServer {
     .onRequest('session/prompt', async ({ params }) => {
       const session = (await served()).get(params.sessionId);
       const text = promptTextOf(params.prompt);
+      const images = await promptImagesOf(params.prompt, session.handle.context.find(blobStoreKey));
       const command = sessionCommands().parseSessionCommand(text);
+      if (images.length > 0 && (command || sessionCommands().customCommandOf(session, text))) {
+        throw acp.RequestError.invalidParams(
+          { field: 'prompt' },
+          'images go with a plain prompt, not with a slash command',
+        );
+      }
       if (command) {
         await sessionCommands().runSessionCommand(session, command);
         await session.flushed();
@@ -161,6 +177,7 @@ export function serveAcp(options: AcpServerOptions): AcpServer {
           (await goalPrompts().answerPrompt(
             session,
             await sessionCommands().promptWithResources(session, text, params.prompt),
+            images,
           )));
       const used = sessionCommands().sessionUsageOf(session.handle.log.events.slice(from));
       // ACP 2.4.0 carries a turn's tokens in the response as an unstable field; stable clients ignore it.

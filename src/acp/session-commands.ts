@@ -22,7 +22,13 @@ import { compactAgent, manualCompactionLine } from '../context/manual-compaction
 import { requestSpend } from '../core/request-spend.js';
 import type { Usage } from '../llm/contract.js';
 import { tokensText } from '../llm/usage-text.js';
-import { isMcpPromptText, mcpPromptCommands, runMcpPromptTurn } from '../mcp/prompt-commands.js';
+import { agentServers } from '../mcp/agent-servers.js';
+import {
+  cachedPromptCommands,
+  isMcpPromptText,
+  mcpPromptCommands,
+  runMcpPromptTurn,
+} from '../mcp/prompt-commands.js';
 import { attachedResources } from '../mcp/resource-mentions.js';
 import { planModeOf } from '../plan/install.js';
 import { type CustomCommand, commandCatalogKey } from '../project/command-contract.js';
@@ -72,8 +78,14 @@ function customCommandsOf(session: AcpSession): CustomCommand[] {
  * built-in commands, the custom ones, and each prompt of the MCP servers the session reaches
  * (`mcp__SERVER__PROMPT`, its arguments as the input hint).
  */
-export async function availableCommandsUpdate(session: AcpSession): Promise<SessionUpdate> {
-  const prompts = await mcpPromptCommands(session.handle.context);
+export async function availableCommandsUpdate(
+  session: AcpSession,
+  /** `cached`: the prompts as last listed (a change notice just listed them again). */
+  prompts: 'list' | 'cached' = 'list',
+): Promise<SessionUpdate> {
+  const { context } = session.handle;
+  const commands =
+    prompts === 'cached' ? cachedPromptCommands(context) : await mcpPromptCommands(context);
   const others: AvailableCommand[] = Object.entries(COMMANDS).map(([name, description]) => ({
     name,
     description,
@@ -92,13 +104,27 @@ export async function availableCommandsUpdate(session: AcpSession): Promise<Sess
         description: command.description,
         ...(command.argumentHint ? { input: { hint: command.argumentHint } } : {}),
       })),
-      ...prompts.map((command) => ({
+      ...commands.map((command) => ({
         name: command.name,
         description: `${command.prompt.description ?? `the prompt ${command.prompt.name}`} (MCP server ${command.server})`,
         ...(command.usage !== '' ? { input: { hint: command.usage } } : {}),
       })),
     ],
   };
+}
+
+/**
+ * Sends the session a new `available_commands_update` each time the prompts of an MCP server it
+ * reaches change (`notifications/prompts/list_changed`), until the session's agent closes.
+ */
+export function followPromptChanges(session: AcpSession): void {
+  const servers = agentServers(session.handle.context);
+  if (!servers) return;
+  const stop = servers.onCatalogChanged((change) => {
+    if (change.kind !== 'prompts' || session.handle.log.closed) return;
+    void availableCommandsUpdate(session, 'cached').then((update) => session.send(update));
+  });
+  session.handle.onClose(stop);
 }
 
 /**

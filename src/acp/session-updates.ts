@@ -6,9 +6,11 @@
  * of its own, titled as inside its enclosing call and naming it in `_meta.loom`. Mapping only: it
  * reads events and the view's record of open calls, and never touches the log or the connection.
  */
-import type { PlanEntry, SessionUpdate, ToolKind } from '@agentclientprotocol/sdk';
+import type { ContentBlock, PlanEntry, SessionUpdate, ToolKind } from '@agentclientprotocol/sdk';
+import type { BlobStore } from '../core/blob-store.js';
 import type { AnySessionEvent, SessionEvent } from '../core/session-events.js';
 import { progressText } from '../core/tool-execution.js';
+import { type ImageReference, imageDescription } from '../llm/contract.js';
 import type { TodoItem } from '../todo/contract.js';
 import { checkTodoList } from '../todo/todo-list.js';
 import {
@@ -38,6 +40,8 @@ export interface UpdateView {
 export interface UpdateOptions {
   /** The client advertised `session.compaction`: compactions stream as `compaction_update`. */
   compactions?: boolean;
+  /** Where a replayed message's images are; without it they are replayed as their description. */
+  blobs?: BlobStore;
 }
 
 export function updateView(cwd: string, options: UpdateOptions = {}): UpdateView {
@@ -186,8 +190,21 @@ export function liveUpdateOf(event: SessionEvent, view: UpdateView): SessionUpda
   }
 }
 
+/** An image of a replayed message with its bytes; its description when the blob is gone. */
+function imageContent(image: ImageReference, blobs: BlobStore | undefined): ContentBlock {
+  try {
+    if (blobs) {
+      const data = blobs.read(image.blob).toString('base64');
+      return { type: 'image', mimeType: image.mediaType, data };
+    }
+  } catch {
+    // A blob gone missing is shown by its description.
+  }
+  return text(imageDescription(image).replace('this model does not take images', 'not stored'));
+}
+
 /**
- * The updates that show a stored session again: the human's messages, whole assistant
+ * The updates that show a stored session again: the human's messages (and their images), whole assistant
  * messages and reasoning (not their chunks), each tool call with its result, each todo list
  * as a plan (the client keeps the last), each compaction once in its final state (for a client
  * that takes them), and the latest context size as one `usage_update`.
@@ -204,8 +221,15 @@ export function replayUpdatesOf(
   for (const event of events as readonly AnySessionEvent[]) {
     switch (event.type) {
       case 'user/message':
-        if (event.data.source === undefined)
+        if (event.data.source === undefined) {
           updates.push({ sessionUpdate: 'user_message_chunk', content: text(event.data.text) });
+          for (const image of event.data.images ?? []) {
+            updates.push({
+              sessionUpdate: 'user_message_chunk',
+              content: imageContent(image, options.blobs),
+            });
+          }
+        }
         break;
       case 'assistant/message':
         if (event.data.reasoning)

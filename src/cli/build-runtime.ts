@@ -4,6 +4,7 @@
  * goals, context management). The one place the CLI wires layers together; each layer still installs itself.
  */
 import { resolve } from 'node:path';
+import { UserError } from '../base/errors.js';
 import { installCheckpoints } from '../checkpoint/install.js';
 import type { CodeModeSettings, ToolPresentation } from '../code-mode/contract.js';
 import { type CodeModeLayer, installCodeMode } from '../code-mode/install.js';
@@ -20,9 +21,13 @@ import { type ContextSettings, modelCatalogKey } from '../context/contract.js';
 import { installContext } from '../context/install.js';
 import { createModelCatalog, type ModelCatalogWithClients } from '../context/model-catalog.js';
 import { modelRoutes } from '../context/model-routes.js';
+import { didYouMean } from '../core/closest-name.js';
 import { Context } from '../core/context.js';
 import { credentialVariablesKey } from '../core/credential-variables.js';
+import { modelImagesKey } from '../core/image-view.js';
 import { AgentRuntime, agentRuntimeKey } from '../core/runtime.js';
+import type { CatalogEntry } from '../core/tool-catalog.js';
+import type { ToolLoadingSettings } from '../core/tool-loading.js';
 import { type GoalLayer, installGoals } from '../goal/install.js';
 import { installQuestionTool } from '../interaction/ask-user-question.js';
 import { installSchedules } from '../interaction/schedule-install.js';
@@ -149,9 +154,12 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
     cwd: flags.cwd,
     resolveModel,
     ...(maxSteps ? { limits: { maxSteps } } : {}),
+    toolLoading: toolLoadingSettings(config),
   });
   root.provide(agentRuntimeKey, runtime);
   root.provide(modelCatalogKey, catalog);
+  // Whether a model takes images (for one whose client declares nothing): catalog and config.
+  root.provide(modelImagesKey, (spec) => catalog.lookup(spec).images);
   root.provide(
     userQuestionsKey,
     rootOnlyQuestions((sessionId) => runtime.find(sessionId)?.log.header, flags.answerer ?? noUser),
@@ -243,9 +251,12 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
     ...(config.mcp?.outputLimit !== undefined ? { outputLimit: config.mcp.outputLimit } : {}),
   });
   installSkillsAndCommands(runtime);
-  if (config.permissions) {
+  const alwaysLoad = config.tools?.alwaysLoad ?? [];
+  if (config.permissions || alwaysLoad.length > 0) {
     try {
-      checkPermissionRules(config.permissions, runtime.toolCatalog.entries());
+      checkAlwaysLoad(alwaysLoad, runtime.toolCatalog.entries());
+      if (config.permissions)
+        checkPermissionRules(config.permissions, runtime.toolCatalog.entries());
     } catch (error) {
       void codeMode.dispose();
       todos.dispose();
@@ -276,6 +287,28 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
     prices,
     context: contextSettingsChosen,
   };
+}
+
+/** Config's `tools.deferred`, `tools.alwaysLoad` and `tools.eagerMcpTools`. */
+function toolLoadingSettings(config: LoomConfig): ToolLoadingSettings {
+  const tools = config.tools;
+  return {
+    ...(tools?.deferred !== undefined ? { deferred: tools.deferred } : {}),
+    ...(tools?.alwaysLoad ? { alwaysLoad: tools.alwaysLoad } : {}),
+    ...(tools?.eagerMcpTools !== undefined ? { numerousInFull: tools.eagerMcpTools } : {}),
+  };
+}
+
+/** Each `tools.alwaysLoad` name is a declared tool, or an MCP one (its server connects later). */
+function checkAlwaysLoad(names: readonly string[], known: readonly CatalogEntry[]): void {
+  const knownNames = known.map((entry) => entry.name);
+  for (const name of names) {
+    if (knownNames.includes(name) || name.startsWith('mcp__')) continue;
+    throw new UserError(
+      'INVALID_CONFIG',
+      `tools.alwaysLoad names ${name}, which is no tool${didYouMean(name, knownNames)}; give tool names such as ${knownNames.slice(0, 3).join(', ')}, or mcp__SERVER__TOOL`,
+    );
+  }
 }
 
 /** `--tools-mode` wins over `tools.presentation` for every agent; `subagents.presentation` over both for children. */

@@ -78,6 +78,11 @@ export function buildProgram(): Command {
     )
     .option('--max-steps <n>', 'model requests a turn may take (default 50)')
     .option(
+      '--image <file>',
+      'attach an image (PNG, JPEG, GIF or WebP) to the prompt; repeatable',
+      (file: string, files: string[] = []) => [...files, file],
+    )
+    .option(
       '--goal <objective>',
       'create this goal and run its rounds until it is complete or blocked; a prompt is then an optional first message',
     )

@@ -3,8 +3,9 @@
  * workspace declares. Login prints the authorization URL on stdout (one line; what to do with it
  * on stderr), waits for the browser's redirect to a loopback port (5 minutes, `--timeout-ms`;
  * Ctrl-C cancels), stores the tokens in `$LOOM_HOME/mcp-auth/` and connects once to count the
- * tools. Logout removes the server's stored login. Exit 0 done, 1 failed, 130 cancelled. No token
- * value is ever printed.
+ * tools. Logout revokes the server's tokens when its authorization server offers revocation (RFC
+ * 7009) and removes its stored login (also when the revocation failed, which it says on stderr).
+ * Exit 0 done, 1 failed, 130 cancelled. No token value is ever printed.
  */
 import { resolve } from 'node:path';
 import { redactCredentials } from '../base/credential-redaction.js';
@@ -15,7 +16,7 @@ import { DEFAULT_OUTPUT_LIMIT, type McpServerDeclaration } from '../mcp/contract
 import { startServers } from '../mcp/install.js';
 import { DEFAULT_LOGIN_TIMEOUT_MS, loginToServer } from '../mcp/login-flow.js';
 import { clientSettings, declaredServers } from '../mcp/server-list.js';
-import { forgetServer, storedSecretValues } from '../mcp/token-store.js';
+import { removeStoredLogin, storedLogins, storedSecretValues } from '../mcp/token-store.js';
 import { configCredentials } from './config-credentials.js';
 import { redactOutputWith } from './output-redaction.js';
 import { handleStopSignals, SIGNAL_EXIT_CODES } from './stop-signals.js';
@@ -121,16 +122,38 @@ export async function mcpLoginCommand(name: string, options: McpLoginOptions): P
 
 export async function mcpLogoutCommand(name: string, options: McpLogoutOptions): Promise<number> {
   const { servers } = workspaceServers(options.cwd);
-  const removed = forgetServer(loomHome(), name);
-  if (removed > 0) {
-    process.stdout.write(`logged out of ${name}: its stored login is removed\n`);
+  const logins = storedLogins(loomHome(), name);
+  if (logins.length === 0) {
+    if (!servers.some((server) => server.name === name)) {
+      return fail(
+        `no MCP server is named ${name} and no login of that name is stored: ${known(servers)}`,
+      );
+    }
+    process.stderr.write(`loom: ${name} has no stored login; nothing to remove\n`);
     return 0;
   }
-  if (!servers.some((server) => server.name === name)) {
-    return fail(
-      `no MCP server is named ${name} and no login of that name is stored: ${known(servers)}`,
+  const { revokeLogin } = await import('../mcp/token-revocation.js');
+  const outcomes = [];
+  for (const { path, login } of logins) {
+    // Revoked first (RFC 7009), removed whatever the revocation came to.
+    outcomes.push(await revokeLogin(login));
+    removeStoredLogin(path);
+  }
+  for (const outcome of outcomes) {
+    if (outcome.kind !== 'failed') continue;
+    process.stderr.write(
+      `loom: the tokens of ${name} could not be revoked: ${outcome.message}; the stored login is removed anyway, and the tokens stay valid until they expire\n`,
     );
   }
-  process.stderr.write(`loom: ${name} has no stored login; nothing to remove\n`);
+  const revoked = outcomes.some((outcome) => outcome.kind === 'revoked');
+  const unrevocable = outcomes.some(
+    (outcome) => outcome.kind === 'none' && outcome.why === 'no revocation endpoint',
+  );
+  const how = revoked
+    ? 'its tokens are revoked and its stored login is removed'
+    : unrevocable
+      ? 'its stored login is removed (its authorization server offers no revocation, so its tokens stay valid until they expire)'
+      : 'its stored login is removed';
+  process.stdout.write(`logged out of ${name}: ${how}\n`);
   return 0;
 }

@@ -11,6 +11,7 @@
  * written.
  */
 
+import { resolve } from 'node:path';
 import { errorMessage, UserError } from '../base/errors.js';
 import { unfinishedRestoreNotice } from '../checkpoint/unfinished-restore.js';
 import {
@@ -20,15 +21,18 @@ import {
 } from '../code-mode/contract.js';
 import { unknownModelNotes } from '../context/unknown-model-notes.js';
 import { agentTurnEnd, type TurnOutcome } from '../core/agent-hooks.js';
+import { blobStoreKey } from '../core/blob-store.js';
 import type { Context } from '../core/context.js';
 import type { AgentHandle } from '../core/create-agent.js';
 import { loomHome } from '../core/home.js';
+import { keepImage, readImageFile } from '../core/image-intake.js';
 import type { SessionEvent } from '../core/session-events.js';
 import { GOAL_SOURCE, type Goal, type GoalSettlement } from '../goal/contract.js';
 import { type GoalService, MAX_ROUND_CAP } from '../goal/goal-service.js';
 import { goalOf } from '../goal/install.js';
 import { missedSchedulesNote, pendingSchedulesNote } from '../interaction/schedule-install.js';
 import { type JobService, jobSettled } from '../jobs/contract.js';
+import type { ImageReference } from '../llm/contract.js';
 import { expandMcpPrompt, isMcpPromptText } from '../mcp/prompt-commands.js';
 import { mentionsServerResource, withMentionedResources } from '../mcp/resource-mentions.js';
 import { commandCatalogKey } from '../project/command-contract.js';
@@ -68,6 +72,8 @@ export interface RunOptions extends PlanRunOptions {
   answers?: string;
   /** `--tools-mode native|code|both`: how every agent of the run is shown its tools. */
   toolsMode?: string;
+  /** `--image FILE`, repeatable: images attached to the prompt. */
+  image?: string[];
 }
 
 async function readPrompt(argument: string | undefined): Promise<string> {
@@ -172,6 +178,11 @@ async function startRun(argument: string | undefined, options: RunOptions): Prom
   if (unfinished) process.stderr.write(`loom: ${unfinished}\n`);
   const maxSteps = parseMaxSteps(options.maxSteps);
   const toolsMode = parseToolsMode(options.toolsMode);
+  // Read (and checked) before anything runs: a bad path is a usage mistake naming the file.
+  const imageFiles = (options.image ?? []).map((file) => ({
+    file,
+    bytes: readImageFile(resolve(file), `--image ${file}`),
+  }));
   let answerer: ReturnType<typeof runAnswerer>;
   try {
     answerer = runAnswerer(options);
@@ -205,9 +216,24 @@ async function startRun(argument: string | undefined, options: RunOptions): Prom
       ? undefined
       : parseInvocation(runtime.root.find(commandCatalogKey), prompt);
   if (command) checkInvocation(command, (spec) => setup.resolveModel(spec));
+  if (imageFiles.length > 0 && (prompt === undefined || command)) {
+    throw new UserError(
+      'INVALID_ARGUMENT',
+      prompt === undefined
+        ? '--image attaches to a prompt: give one'
+        : '--image cannot go with a custom command (/NAME); attach images to a plain prompt',
+    );
+  }
+  const images: ImageReference[] = [];
+  const blobs = runtime.root.find(blobStoreKey);
+  for (const { file, bytes } of imageFiles) {
+    if (!blobs) throw new Error('no blob store is set up to keep the images');
+    images.push(await keepImage(blobs, bytes, `--image ${file}`));
+  }
   const handle = resumed ?? runtime.start();
   const run: SessionRunOptions = {
     ...(prompt !== undefined ? { prompt } : {}),
+    ...(images.length > 0 ? { images } : {}),
     ...(command ? { command } : {}),
     ...(options.json ? { json: true } : {}),
     ...(options.plan ? { plan: true } : {}),
@@ -229,6 +255,8 @@ async function startRun(argument: string | undefined, options: RunOptions): Prom
 export interface SessionRunOptions extends PlanRunOptions {
   /** The human message of the first turn. */
   prompt?: string;
+  /** Images attached to `prompt`, already in the blob store. */
+  images?: ImageReference[];
   /** The prompt calls this custom command: the first turn is its turn (body, model, tools). */
   command?: CommandInvocation;
   json?: boolean;
@@ -374,7 +402,7 @@ async function runOpenSession(
         note: (line) => process.stderr.write(`note: ${line}\n`),
       })
     : firstPrompt !== undefined
-      ? handle.agent.prompt(firstPrompt)
+      ? handle.agent.prompt(firstPrompt, options.images ? { images: options.images } : {})
       : undefined;
   let settlement: GoalSettlement | undefined;
   if (goal && options.startGoal) settlement = await goal.driver.whenSettled();

@@ -3,6 +3,8 @@
  * counts (from the session headers) and when each was last used. Reads only; a registry that
  * cannot be read is an error naming the file, never replaced.
  */
+
+import { compareText } from '../base/text-order.js';
 import { loomHome } from '../core/home.js';
 import { SessionStore } from '../core/session-store.js';
 import type { WorkspaceEntry } from '../interaction/workspace-contract.js';
@@ -36,7 +38,7 @@ export function workspaceRows(home: string): WorkspaceRow[] {
     }))
     .sort(
       (left, right) =>
-        right.lastUsed.localeCompare(left.lastUsed) || left.path.localeCompare(right.path),
+        compareText(right.lastUsed, left.lastUsed) || compareText(left.path, right.path),
     );
 }
 

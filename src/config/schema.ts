@@ -8,6 +8,7 @@ import type { z as Zod } from 'zod';
 import { TOOL_PRESENTATIONS } from '../code-mode/contract.js';
 import { DEFAULT_CONTEXT_SETTINGS } from '../context/contract.js';
 import { loadLibrary } from '../core/load-library.js';
+import { toolsConfigSchema } from './tools-schema.js';
 import { declareWebSchema } from './web-schema.js';
 
 const providerNames = ['deepseek', 'openai', 'anthropic', 'openai-compatible'] as const;
@@ -412,50 +413,7 @@ function declareSchemas(z: typeof Zod) {
         });
       }, EVEN_WITH_OTHER_PROBLEMS)
       .optional(),
-    tools: z
-      .strictObject({
-        /**
-         * How agents are shown their tools: `native` (default) offers each tool; `code` offers
-         * `run_code` alone with the others as a generated SDK; `both` offers all and `run_code`.
-         */
-        presentation: z.enum(TOOL_PRESENTATIONS).optional(),
-        /** Limits of one `run_code` program. */
-        codeMode: z
-          .strictObject({
-            /** Wall time of one program, tool calls included; default 120000 ms. */
-            timeoutMs: z.number().int().min(100).max(3_600_000).optional(),
-            /** The program's heap; default 64 MB. */
-            memoryMb: z.number().int().min(8).max(4096).optional(),
-            /** One call's console output and returned text kept, together; default 65536 bytes. */
-            outputBytes: z.number().int().min(1024).max(16_777_216).optional(),
-          })
-          .optional(),
-        /** Default bash timeout; default 120000 ms. */
-        bashTimeoutMs: z.number().int().min(1000).max(600000).optional(),
-        /** Folders outside the workspace that file tools may use; default none. */
-        extraRoots: z.array(z.string().min(1)).optional(),
-        bash: z
-          .strictObject({
-            env: z
-              .strictObject({
-                /**
-                 * Credential variables `bash` commands may see after all; by default every key a
-                 * route, provider or MCP server uses and every `*_API_KEY`, `*_TOKEN`, `*_SECRET`
-                 * is left out of their environment. Default none.
-                 */
-                passthrough: z
-                  .array(
-                    z
-                      .string()
-                      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'),
-                  )
-                  .optional(),
-              })
-              .optional(),
-          })
-          .optional(),
-      })
-      .optional(),
+    tools: toolsConfigSchema(z).optional(),
     agent: z
       .strictObject({
         /** Model requests a turn may take; default 50. */

@@ -8,7 +8,7 @@
 import type { SessionEvent } from '../core/session-events.js';
 import type { ModelToolSpec } from '../llm/contract.js';
 import { compactedView, prunedCallIds } from './compacted-view.js';
-import { tokens as tokensText } from './context-lines.js';
+import { groupedNumber, tokens as tokensText } from './context-lines.js';
 import type { ContextSettings, ModelInfo } from './contract.js';
 import { unknownModelNote } from './model-catalog.js';
 import { charactersOfMessage, tokensOfCharacters } from './token-estimate.js';
@@ -183,7 +183,7 @@ export function contextBreakdownText(breakdown: ContextBreakdown): string {
           : ''
       }`,
     ),
-    `warns at ${percent(breakdown.warnAt)}, compacts at ${percent(breakdown.compactAt)} (${Math.floor(breakdown.compactAt * breakdown.window).toLocaleString('en-US')} tokens)`,
+    `warns at ${percent(breakdown.warnAt)}, compacts at ${percent(breakdown.compactAt)} (${groupedNumber(Math.floor(breakdown.compactAt * breakdown.window))} tokens)`,
     `model ${breakdown.spec}: window of ${tokensText(breakdown.window)} ${SOURCES[breakdown.source]}`,
     ...(breakdown.source === 'default' ? [unknownModelNote(breakdown.spec)] : []),
   ];

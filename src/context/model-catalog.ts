@@ -6,6 +6,7 @@
  */
 import { parseModelSpec } from '../llm/model-spec.js';
 import { type CatalogData, type CatalogModel, loadCatalogData } from './catalog-data.js';
+import { groupedNumber } from './context-lines.js';
 import type { ModelCatalog, ModelInfo, ModelPrices } from './contract.js';
 import { type ModelEntry, type ModelSettings, modelRoutes } from './model-routes.js';
 
@@ -47,7 +48,7 @@ const NATIVE_PROVIDERS = ['openai', 'anthropic', 'deepseek'] as const;
 
 /** The note for a model whose window is the default, naming the config key to set. */
 export function unknownModelNote(spec: string): string {
-  return `the model catalog does not know ${spec}; assuming a ${DEFAULT_MODEL_LIMITS.context.toLocaleString('en-US')}-token window and ${DEFAULT_MODEL_LIMITS.output.toLocaleString('en-US')} output tokens (set models.${configKey(spec)}.context and models.${configKey(spec)}.output in config)`;
+  return `the model catalog does not know ${spec}; assuming a ${groupedNumber(DEFAULT_MODEL_LIMITS.context)}-token window and ${groupedNumber(DEFAULT_MODEL_LIMITS.output)} output tokens (set models.${configKey(spec)}.context and models.${configKey(spec)}.output in config)`;
 }
 
 /** A spec as a config key: quoted when YAML needs it. */

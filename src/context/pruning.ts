@@ -27,7 +27,9 @@ export function applyPruned(
     if (message.role !== 'tool' || !pruned.has(message.callId)) return message;
     let stub = stubs.get(message.callId);
     if (!stub) {
-      stub = { ...message, content: prunedStub(message.toolName, message.callId) };
+      // A pruned result's images go with its text.
+      const { images: _images, ...rest } = message;
+      stub = { ...rest, content: prunedStub(message.toolName, message.callId) };
       stubs.set(message.callId, stub);
     }
     return stub;

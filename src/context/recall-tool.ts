@@ -22,6 +22,8 @@ const DESCRIPTION = [
 export function recallTool(): ToolDefinition {
   return defineBuiltinTool({
     name: RECALL_TOOL,
+    deferral: 'rare',
+    summary: 'Get back the full text of a pruned tool result.',
     description: DESCRIPTION,
     concurrencySafe: true,
     arguments: (zod) =>

@@ -6,7 +6,7 @@
  * `agent/turn-starting`, `agent/turn-continuing` and `agent/compacting` are serial points a
  * capability (a project's hooks) may wait at; they carry the signal to honour where one runs.
  */
-import type { Usage } from '../llm/contract.js';
+import type { ImageReference, Usage } from '../llm/contract.js';
 import { defineEmit, defineSerial } from './context.js';
 import type { Delivery, TurnEndReason, TurnError } from './session-events.js';
 
@@ -52,6 +52,8 @@ export interface TurnMessage {
   source?: string;
   /** The sender's number for it (a goal's round). */
   round?: number;
+  /** Images attached to it, already in the blob store. */
+  images?: ImageReference[];
 }
 
 export interface TurnStartingInput {

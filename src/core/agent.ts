@@ -4,7 +4,7 @@
  * next step, `inject` waits for the next turn without waking anyone. The agent owns its turn's
  * cancellation; `cancel` never throws and never loses a logged event.
  */
-import type { ModelClient } from '../llm/contract.js';
+import type { ImageReference, ModelClient } from '../llm/contract.js';
 import {
   type AgentStatus,
   agentMessageQueued,
@@ -40,6 +40,8 @@ export interface MessageOptions {
   source?: string;
   /** The sender's number for it, logged with it (a goal's round). */
   round?: number;
+  /** Images attached to it, already in the blob store (`keepImage`); logged by hash. */
+  images?: ImageReference[];
   /**
    * Asked when a follow-up is about to start its turn; `false` drops it unlogged (a reservation
    * that went stale while it waited). Must not throw. Only follow-ups are asked.
@@ -51,6 +53,7 @@ interface QueuedMessage {
   text: string;
   source?: string;
   round?: number;
+  images?: ImageReference[];
   admit?: () => boolean;
 }
 
@@ -62,12 +65,18 @@ function queued(text: string, options: MessageOptions): QueuedMessage {
   const message: QueuedMessage = { text };
   if (options.source !== undefined) message.source = options.source;
   if (options.round !== undefined) message.round = options.round;
+  if (options.images !== undefined && options.images.length > 0) message.images = options.images;
   if (options.admit !== undefined) message.admit = options.admit;
   return message;
 }
 
-/** What the turn logs of a queued message: its text, sender and number. */
-function logged(message: QueuedMessage): { text: string; source?: string; round?: number } {
+/** What the turn logs of a queued message: its text, sender, number and images. */
+function logged(message: QueuedMessage): {
+  text: string;
+  source?: string;
+  round?: number;
+  images?: ImageReference[];
+} {
   const { admit: _admit, ...rest } = message;
   return rest;
 }
@@ -139,10 +148,13 @@ export class Agent {
     this.announce('inject', options);
   }
 
-  /** Queues `text` as a follow-up and resolves with that turn's outcome; never rejects. */
-  prompt(text: string): Promise<TurnOutcome> {
+  /**
+   * Queues `text` (with `images`, already in the blob store) as a follow-up and resolves with that
+   * turn's outcome; never rejects.
+   */
+  prompt(text: string, options: { images?: ImageReference[] } = {}): Promise<TurnOutcome> {
     return new Promise((resolve) => {
-      this.followups.push({ text, settle: resolve });
+      this.followups.push({ ...queued(text, options), settle: resolve });
       this.announce('followup', {});
       this.wake();
     });

@@ -28,6 +28,9 @@ export interface BuiltinToolDeclaration<Schema extends z.ZodType> {
   variant?: string | null;
   concurrencySafe?: boolean;
   timeoutMs?: number;
+  /** See `ToolDefinition.deferral` and `summary`. */
+  deferral?: ToolDefinition['deferral'];
+  summary?: string;
   /** Receives the arguments after validation; a `.default()` field is therefore required. */
   execute(args: z.infer<Schema>, execution: ToolExecution): ToolOutput | Promise<ToolOutput>;
 }
@@ -49,7 +52,7 @@ export function builtinDeclarationOf(tool: object): BuiltinDeclaration | undefin
 export function defineBuiltinTool<Schema extends z.ZodType>(
   declaration: BuiltinToolDeclaration<Schema>,
 ): ToolDefinition<z.infer<Schema>> {
-  const { name, description, concurrencySafe, timeoutMs, execute } = declaration;
+  const { name, description, concurrencySafe, timeoutMs, deferral, summary, execute } = declaration;
   const variant = declaration.variant === undefined ? name : declaration.variant;
   // Every tool of a variant shares the table's object: frozen, so none can change another's.
   const generated = variant === null ? undefined : generatedToolParameters[variant];
@@ -61,6 +64,8 @@ export function defineBuiltinTool<Schema extends z.ZodType>(
   };
   if (concurrencySafe !== undefined) definition.concurrencySafe = concurrencySafe;
   if (timeoutMs !== undefined) definition.timeoutMs = timeoutMs;
+  if (deferral !== undefined) definition.deferral = deferral;
+  if (summary !== undefined) definition.summary = summary;
   declarations.set(definition, { name, variant, arguments: declaration.arguments });
   return definition;
 }

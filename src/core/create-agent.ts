@@ -5,8 +5,10 @@
  */
 import type { ModelClient } from '../llm/contract.js';
 import { Agent } from './agent.js';
+import { BlobStore, blobStoreKey, blobsFolder } from './blob-store.js';
 import { Context, type Disposer } from './context.js';
 import { installDefaultPrompt } from './default-prompt.js';
+import { loadToolsTool } from './load-tools-tool.js';
 import type { SessionLog } from './session-log.js';
 import { SessionStore } from './session-store.js';
 import { SystemPrompt, systemPromptKey } from './system-prompt.js';
@@ -58,6 +60,7 @@ export function assembleAgent(options: AssembleAgentOptions): AgentHandle {
   context.provide(toolPipelineKey, tools);
   context.provide(systemPromptKey, prompt);
   installDefaultPrompt(prompt, options.cwd, options.persona);
+  tools.register(loadToolsTool({ log, tools }));
   for (const tool of options.tools ?? []) tools.register(tool);
   const agent = new Agent({
     context,
@@ -98,6 +101,7 @@ export function createAgent(options: CreateAgentOptions): AgentHandle {
   const log = options.sessionId
     ? store.open(options.sessionId)
     : store.create({ cwd: options.cwd });
-  const { home: _home, sessionId: _sessionId, root, ...rest } = options;
-  return assembleAgent({ ...rest, root: root ?? new Context(), log });
+  const { home, sessionId: _sessionId, root = new Context(), ...rest } = options;
+  if (!root.find(blobStoreKey)) root.provide(blobStoreKey, new BlobStore(blobsFolder(home)));
+  return assembleAgent({ ...rest, root, log });
 }

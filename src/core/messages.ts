@@ -4,7 +4,7 @@
  * error result, so the rebuilt history is always one a provider accepts. Must never read
  * anything but logged events.
  */
-import type { ModelMessage, ModelToolCall } from '../llm/contract.js';
+import type { ImageReference, ModelMessage, ModelToolCall } from '../llm/contract.js';
 import type { SessionEvent } from './session-events.js';
 
 export const MISSING_RESULT_TEXT =
@@ -51,7 +51,9 @@ export class MessageProjection {
       case 'user/message': {
         this.closePending();
         const data = event.data as SessionEvent<'user/message'>['data'];
-        this.push({ role: 'user', content: data.text }, event.seq);
+        const message: ModelMessage = { role: 'user', content: data.text };
+        if (data.images && data.images.length > 0) message.images = data.images.map(copyImage);
+        this.push(message, event.seq);
         return;
       }
       case 'assistant/message': {
@@ -78,16 +80,15 @@ export class MessageProjection {
         const index = this.pending.findIndex((call) => call.id === data.callId);
         if (index < 0) return;
         this.pending.splice(index, 1);
-        this.push(
-          {
-            role: 'tool',
-            callId: data.callId,
-            toolName: data.name,
-            content: data.content,
-            isError: data.isError,
-          },
-          event.seq,
-        );
+        const message: ModelMessage = {
+          role: 'tool',
+          callId: data.callId,
+          toolName: data.name,
+          content: data.content,
+          isError: data.isError,
+        };
+        if (data.images && data.images.length > 0) message.images = data.images.map(copyImage);
+        this.push(message, event.seq);
         return;
       }
       case 'turn/end':
@@ -102,6 +103,19 @@ export class MessageProjection {
     for (const call of this.pending) this.push(missingResult(call), this.pendingSeq);
     this.pending = [];
   }
+}
+
+/** A copy with exactly the reference's fields, so no message shares an object with the log. */
+function copyImage(image: ImageReference): ImageReference {
+  const copy: ImageReference = {
+    type: 'image',
+    mediaType: image.mediaType,
+    blob: image.blob,
+    bytes: image.bytes,
+  };
+  if (image.width !== undefined) copy.width = image.width;
+  if (image.height !== undefined) copy.height = image.height;
+  return copy;
 }
 
 function missingResult(call: ModelToolCall): ModelMessage {

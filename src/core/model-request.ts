@@ -8,7 +8,7 @@
  * never thrown.
  */
 import { dirname } from 'node:path';
-import { assertNever } from '../base/errors.js';
+import { assertNever, errorMessage, LoomError } from '../base/errors.js';
 import {
   emptyUsage,
   type ModelErrorInfo,
@@ -16,10 +16,13 @@ import {
   type ModelRequest,
   type ModelToolCall,
 } from '../llm/contract.js';
+import { blobStoreKey } from './blob-store.js';
+import { modelTakesImages, withImagesResolved } from './image-view.js';
 import { type ModelViewReason, modelView } from './model-view.js';
 import { storePrompt } from './prompt-store.js';
 import { hasPromptBlob, promptBlob } from './request-prompt.js';
 import type { SessionEventMap, TurnError } from './session-events.js';
+import { offeredTools } from './tool-loading.js';
 import { presentedTools } from './tool-presentation.js';
 import type { StepOutcome, TurnEnvironment } from './turn-environment.js';
 
@@ -33,7 +36,7 @@ export async function requestModel(
   const offered = await presentedTools(
     environment.context,
     environment.agentId,
-    environment.tools.visible(),
+    offeredTools(environment.context, environment.tools.visible(), log.events),
   );
   const assembled = await environment.prompt.assemble(offered);
   const blob = promptBlob(assembled);
@@ -72,10 +75,21 @@ export async function requestModel(
     await log.written();
     return messages;
   };
+  const takesImages = modelTakesImages(environment.context, model);
   const send = (messages: ModelMessage[], attempts: number) => {
+    let sent: ModelMessage[];
+    try {
+      sent = withImagesResolved(messages, {
+        takesImages,
+        blobs: environment.context.find(blobStoreKey),
+        owner: `session ${log.header.sessionId}`,
+      });
+    } catch (error) {
+      return Promise.resolve(blobFailure(error));
+    }
     const request: ModelRequest = {
       system: assembled.system,
-      messages,
+      messages: sent,
       tools: assembled.tools,
       signal,
     };
@@ -97,6 +111,28 @@ export async function requestModel(
     delayMs: 0,
   });
   return (await send(shrunk, outcome.attempts + 1)).result;
+}
+
+/** A request that could not be made because an image's blob is gone: the turn's error, nothing lost. */
+function blobFailure(error: unknown): {
+  result: StepOutcome;
+  attempts: number;
+  overflow?: ModelErrorInfo;
+} {
+  const turnError: TurnError = {
+    code: error instanceof LoomError ? error.code : 'INTERNAL',
+    message: errorMessage(error),
+  };
+  return {
+    result: {
+      kind: 'error',
+      text: '',
+      finishReason: 'error',
+      usage: emptyUsage(),
+      error: turnError,
+    },
+    attempts: 0,
+  };
 }
 
 /** One request streamed: its outcome, and the failure when the model said it overflowed. */

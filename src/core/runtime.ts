@@ -8,6 +8,7 @@
 import { UserError } from '../base/errors.js';
 import type { ModelClient } from '../llm/contract.js';
 import { agentWorkspaceKey } from './agent-workspace.js';
+import { BlobStore, blobStoreKey, blobsFolder } from './blob-store.js';
 import { type Context, type Disposer, serviceKey } from './context.js';
 import { type AgentHandle, assembleAgent } from './create-agent.js';
 import { credentialVariablesKey } from './credential-variables.js';
@@ -15,6 +16,12 @@ import type { SessionEvent } from './session-events.js';
 import { SessionStore } from './session-store.js';
 import { ToolCatalog } from './tool-catalog.js';
 import type { ToolDefinition } from './tool-contract.js';
+import {
+  LOAD_TOOLS_PARAMETERS,
+  LOAD_TOOLS_TOOL,
+  type ToolLoadingSettings,
+  toolLoadingKey,
+} from './tool-loading.js';
 import type { TurnLimits } from './turn-environment.js';
 
 /** Prepares a new agent (tools, prompt sections) before its first turn; returns its undo. */
@@ -29,6 +36,8 @@ export interface RuntimeOptions {
   /** Turns a model spec into a client; no spec means the default model. */
   resolveModel(spec?: string): ModelClient;
   limits?: Partial<TurnLimits>;
+  /** Which tools requests defer (core/tool-loading); default: every `deferral` tool is deferred. */
+  toolLoading?: ToolLoadingSettings;
 }
 
 export interface StartAgentOptions {
@@ -74,6 +83,13 @@ export class AgentRuntime {
     this.home = options.home;
     this.cwd = options.cwd;
     this.store = new SessionStore(options.home, () => this.root.find(credentialVariablesKey));
+    if (options.toolLoading) this.root.provide(toolLoadingKey, options.toolLoading);
+    // Every agent has `load_tools` (core/create-agent); for as long as the runtime lives.
+    this.toolCatalog.declare([{ name: LOAD_TOOLS_TOOL, parameters: LOAD_TOOLS_PARAMETERS }]);
+    // One store of image bytes for the process; a second runtime on the same root shares it.
+    if (!this.root.find(blobStoreKey)) {
+      this.root.provide(blobStoreKey, new BlobStore(blobsFolder(options.home)));
+    }
   }
 
   /** Runs `setup` for every agent made from now on. */

@@ -8,6 +8,7 @@
 import type { LoomErrorCode } from '../base/errors.js';
 import type {
   FinishReason,
+  ImageReference,
   ModelErrorInfo,
   ModelToolCall,
   ModelToolSpec,
@@ -69,6 +70,8 @@ export interface SessionEventMap {
     source?: string;
     /** Which of its sender's numbered messages this is (a goal's round); absent otherwise. */
     round?: number;
+    /** Images attached to it (`--image`, `@image.png`, an ACP image block), by blob hash. */
+    images?: ImageReference[];
   };
   'step/start': { turnId: string; step: number };
   /** A system prompt and tool set, logged before the first header that names its `hash`. */
@@ -132,6 +135,8 @@ export interface SessionEventMap {
     parentCallId?: string;
     /** What the tool kept beside its content (an MCP result's annotations); never sent. */
     details?: Record<string, unknown>;
+    /** Images the tool gave (read_file of a PNG, an MCP image result), by blob hash. */
+    images?: ImageReference[];
   };
   /** A running call's progress (see core/tool-execution `toolProgressReported`); shown, never sent. */
   'tool/progress': {
@@ -143,6 +148,12 @@ export interface SessionEventMap {
     total?: number;
     message?: string;
   };
+  /**
+   * Deferred tools the agent loaded (core/tool-loading): requests offer their full schemas from
+   * the next one on, for the rest of the session. `callId` is the `load_tools` call, or the call
+   * of a deferred tool made before it was loaded.
+   */
+  'tools/loaded': { turnId: string; callId: string; names: string[] };
   'step/end': { turnId: string; step: number; finishReason: FinishReason; usage: Usage };
   'turn/end': {
     turnId: string;

@@ -7,6 +7,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JsonRedactor } from '../base/credential-redactor.js';
 import { errorMessage, UserError } from '../base/errors.js';
+import { compareText } from '../base/text-order.js';
 import { sessionsDirectory } from './home.js';
 import { isEvent, type SessionEvent } from './session-events.js';
 import { loadSessionFile } from './session-load.js';
@@ -78,7 +79,7 @@ export class SessionStore {
       .filter((name) => name.endsWith(SESSION_FILE_SUFFIX))
       .map((name) => this.summarize(name.slice(0, -SESSION_FILE_SUFFIX.length)));
     return summaries.sort(
-      (left, right) => left.created.localeCompare(right.created) || left.id.localeCompare(right.id),
+      (left, right) => compareText(left.created, right.created) || compareText(left.id, right.id),
     );
   }
 

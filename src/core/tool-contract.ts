@@ -6,7 +6,7 @@
  */
 
 import type { LoomErrorCode } from '../base/errors.js';
-import type { JsonSchema } from '../llm/contract.js';
+import type { ImageReference, JsonSchema } from '../llm/contract.js';
 import type { Context } from './context.js';
 
 export type ToolOutput =
@@ -17,6 +17,11 @@ export type ToolOutput =
       metadata?: Record<string, unknown>;
       /** Kept in the log's `tool/result` event (JSON), never shown to the model. */
       details?: Record<string, unknown>;
+      /**
+       * Images beside the text, already in the blob store (`keepImage`): sent as images to a model
+       * that takes them, described in the text to one that does not.
+       */
+      images?: ImageReference[];
     };
 
 export interface ToolExecution {
@@ -54,6 +59,15 @@ export interface ToolDefinition<Arguments = any> {
   concurrencySafe?: boolean;
   /** Per-call time limit; default from the pipeline's config. */
   timeoutMs?: number;
+  /**
+   * Whether a request may offer the tool by name and `summary` alone until the agent loads it
+   * (`load_tools`, core/tool-loading): `rare` for a tool most turns never need; `numerous` for one
+   * of many tools of a kind (an MCP server's), deferred past the first few an agent sees. Absent:
+   * always offered in full. It changes how the tool is shown, never whether it may be called.
+   */
+  deferral?: 'rare' | 'numerous';
+  /** One line naming what it does, where it is deferred; default the description's first sentence. */
+  summary?: string;
   execute(args: Arguments, execution: ToolExecution): ToolOutput | Promise<ToolOutput>;
 }
 
@@ -70,4 +84,6 @@ export interface ToolResult {
   metadata?: Record<string, unknown>;
   /** What the log keeps beside the content (an MCP result's annotations); the model never sees it. */
   details?: Record<string, unknown>;
+  /** Images beside the content, by blob hash (see `ToolOutput`). */
+  images?: ImageReference[];
 }

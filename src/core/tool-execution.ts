@@ -7,7 +7,7 @@
  */
 
 import { errorMessage, LoomError, type LoomErrorCode } from '../base/errors.js';
-import type { ModelToolCall } from '../llm/contract.js';
+import type { ImageReference, ModelToolCall } from '../llm/contract.js';
 import { agentAsksUser } from './agent-hooks.js';
 import { type Context, defineEmit, defineWaterfall, serviceKey } from './context.js';
 import { validateToolArguments } from './tool-arguments.js';
@@ -412,7 +412,7 @@ function normaliseResult(call: ModelToolCall, value: unknown): ToolResult {
   if (typeof value !== 'object' || value === null) {
     throw new Error(`${call.name} produced ${render(value)} instead of a result`);
   }
-  const { content, isError, errorCode, metadata, details } = value as Partial<ToolResult>;
+  const { content, isError, errorCode, metadata, details, images } = value as Partial<ToolResult>;
   if (typeof content !== 'string') {
     throw new Error(`${call.name} produced a result whose content is ${render(content)}, not text`);
   }
@@ -423,7 +423,39 @@ function normaliseResult(call: ModelToolCall, value: unknown): ToolResult {
   if (typeof errorCode === 'string') result.errorCode = errorCode;
   if (metadata !== undefined) result.metadata = jsonCopy(call, metadata);
   if (details !== undefined) result.details = jsonCopy(call, details);
+  if (images !== undefined && images.length > 0) result.images = imageCopies(call, images);
   return result;
+}
+
+const BLOB_HASH = /^[0-9a-f]{64}$/;
+
+/** The references exactly as the log keeps them; anything else is a fault of the tool. */
+function imageCopies(call: ModelToolCall, images: unknown): ImageReference[] {
+  if (!Array.isArray(images)) throw new Error(`${call.name} produced images that are not a list`);
+  return images.map((image: Partial<ImageReference>) => {
+    const valid =
+      typeof image === 'object' &&
+      image !== null &&
+      image.type === 'image' &&
+      typeof image.mediaType === 'string' &&
+      typeof image.blob === 'string' &&
+      BLOB_HASH.test(image.blob) &&
+      typeof image.bytes === 'number';
+    if (!valid) {
+      throw new Error(
+        `${call.name} produced an image that is not a blob reference: ${render(image)}`,
+      );
+    }
+    const copy: ImageReference = {
+      type: 'image',
+      mediaType: image.mediaType as string,
+      blob: image.blob as string,
+      bytes: image.bytes as number,
+    };
+    if (typeof image.width === 'number') copy.width = image.width;
+    if (typeof image.height === 'number') copy.height = image.height;
+    return copy;
+  });
 }
 
 function jsonCopy(call: ModelToolCall, metadata: unknown): Record<string, unknown> {

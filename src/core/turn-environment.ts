@@ -5,6 +5,7 @@
  */
 import type {
   FinishReason,
+  ImageReference,
   ModelClient,
   ModelToolCall,
   ReasoningEffort,
@@ -36,7 +37,12 @@ export interface TurnEnvironment {
   projection: MessageProjection;
   limits: TurnLimits;
   /** Steering messages that arrived since the last step; each is taken once. */
-  takeSteering(): Array<{ text: string; source?: string; round?: number }>;
+  takeSteering(): Array<{
+    text: string;
+    source?: string;
+    round?: number;
+    images?: ImageReference[];
+  }>;
 }
 
 /** One model request's result: the model finished (possibly calling tools), or it failed. */

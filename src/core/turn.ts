@@ -19,6 +19,7 @@ import {
 import { requestModel } from './model-request.js';
 import type { SessionEvent, SessionEventMap } from './session-events.js';
 import { toolProgressReported } from './tool-execution.js';
+import { autoLoadCalled } from './tool-loading.js';
 import type { StepOutcome, TurnEnvironment } from './turn-environment.js';
 
 export type IncomingMessage = TurnMessage;
@@ -31,6 +32,7 @@ function userMessage(message: IncomingMessage, turnId: string): SessionEventMap[
   };
   if (message.source !== undefined) data.source = message.source;
   if (message.round !== undefined) data.round = message.round;
+  if (message.images !== undefined && message.images.length > 0) data.images = message.images;
   return data;
 }
 
@@ -187,6 +189,14 @@ async function runStep(
           arguments: call.arguments,
         });
       }
+      // A deferred tool called before it was loaded is loaded by the call: its schema comes next.
+      autoLoadCalled(
+        environment.context,
+        log,
+        environment.tools.visible(),
+        outcome.toolCalls,
+        turnId,
+      );
       const stopProgress = environment.context.on(toolProgressReported, (report) => {
         const { execution } = report;
         if (execution.turnId !== turnId || execution.parentToken !== undefined) return;
@@ -219,6 +229,7 @@ async function runStep(
             };
             if (result.errorCode) data.errorCode = result.errorCode;
             if (result.details) data.details = result.details;
+            if (result.images) data.images = result.images;
             log.append('tool/result', data);
           },
         });

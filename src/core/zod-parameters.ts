@@ -12,12 +12,15 @@ export function zodParameters(zod: typeof z, name: string, schema: z.ZodType): J
   let generated: Record<string, unknown>;
   try {
     generated = zod.toJSONSchema(schema, {
-      override: ({ zodSchema, path }) => {
+      override: ({ zodSchema, jsonSchema, path }) => {
         const checks = zodSchema._zod.def.checks ?? [];
         if (checks.some((check) => check._zod.def.check === 'custom')) {
           const where = path.length === 0 ? 'the root' : path.join('.');
           throw new Error(`a refinement at ${where} cannot be expressed in JSON Schema`);
         }
+        // `.int()` bounds an integer to the safe ones: bytes every request would carry for nothing.
+        if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
+        if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
       },
     }) as Record<string, unknown>;
   } catch (error) {

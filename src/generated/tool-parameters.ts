@@ -66,23 +66,23 @@ export const generatedToolParameters: Readonly<Record<string, JsonSchema>> = {
         description: 'The shell command to run (bash syntax).',
       },
       timeout_ms: {
-        description: 'Time limit in milliseconds. Default 120000, at most 600000.',
+        description: 'Time limit in milliseconds; default 120000.',
         type: 'integer',
         minimum: 1,
         maximum: 600000,
       },
       description: {
-        description: 'A short summary of what the command does, shown to the user.',
+        description: 'What the command does, in a few words; shown to the user.',
         type: 'string',
       },
       outside_sandbox: {
         description:
-          'Run outside the sandbox. Only for a command the sandbox stopped that must write or reach beyond it; the user is asked first (or a permission rule allows it).',
+          'Run outside the sandbox: only for a command it stopped that must run; the user is asked first (or a permission rule allows it).',
         type: 'boolean',
       },
       run_in_background: {
         description:
-          'Run as a background job and return its id at once; read its output with job_output.',
+          'Run as a background job (servers, watchers, long builds): returns its id at once and you are told when it ends; job_output reads it, job_kill stops it.',
         type: 'boolean',
       },
     },
@@ -98,18 +98,18 @@ export const generatedToolParameters: Readonly<Record<string, JsonSchema>> = {
         description: 'The shell command to run (bash syntax).',
       },
       timeout_ms: {
-        description: 'Time limit in milliseconds. Default 120000, at most 600000.',
+        description: 'Time limit in milliseconds; default 120000.',
         type: 'integer',
         minimum: 1,
         maximum: 600000,
       },
       description: {
-        description: 'A short summary of what the command does, shown to the user.',
+        description: 'What the command does, in a few words; shown to the user.',
         type: 'string',
       },
       outside_sandbox: {
         description:
-          'Run outside the sandbox. Only for a command the sandbox stopped that must write or reach beyond it; the user is asked first (or a permission rule allows it).',
+          'Run outside the sandbox: only for a command it stopped that must run; the user is asked first (or a permission rule allows it).',
         type: 'boolean',
       },
     },
@@ -185,11 +185,10 @@ export const generatedToolParameters: Readonly<Record<string, JsonSchema>> = {
         type: 'string',
         minLength: 1,
         description:
-          'Glob pattern matched against paths relative to `path`, e.g. "**/*.ts" or "src/{a,b}/*.json". `*` stays within one folder; `**` spans folders.',
+          'Matched against paths relative to `path`, e.g. "**/*.ts" or "src/{a,b}/*.json".',
       },
       path: {
-        description:
-          'Folder to search in, relative to the workspace root. Default the workspace root.',
+        description: 'Folder to search, relative to the workspace root; default the root.',
         type: 'string',
         minLength: 1,
       },
@@ -212,7 +211,7 @@ export const generatedToolParameters: Readonly<Record<string, JsonSchema>> = {
       },
       glob: {
         description:
-          'Only search files matching this glob, e.g. "*.ts" (a pattern without "/" matches file names in every folder) or "src/**/*.test.ts" (matched against the path).',
+          'Only files matching this glob: "*.ts" (without "/": names in any folder) or "src/**/*.test.ts" (the path).',
         type: 'string',
         minLength: 1,
       },
@@ -305,13 +304,11 @@ export const generatedToolParameters: Readonly<Record<string, JsonSchema>> = {
         description: '1-based line number to start reading from. Default 1.',
         type: 'integer',
         minimum: 1,
-        maximum: 9007199254740991,
       },
       limit: {
         description: 'Maximum number of lines to return. Default 2000.',
         type: 'integer',
         minimum: 1,
-        maximum: 9007199254740991,
       },
     },
     required: ['path'],
@@ -419,34 +416,32 @@ export const generatedToolParameters: Readonly<Record<string, JsonSchema>> = {
         type: 'string',
         minLength: 1,
         maxLength: 120,
-        description: 'A short label for the task (3-8 words), shown in progress views.',
+        description: 'A short label (3-8 words), shown in progress views.',
       },
       prompt: {
         type: 'string',
         minLength: 1,
         description:
-          'The complete task for the subagent. It has not seen this conversation: include every fact, path and constraint it needs, and say what to report back.',
+          'The complete task. The subagent has not seen this conversation: include every fact, path and constraint it needs, and what to report back.',
       },
       run_in_background: {
         description:
-          'Start the subagent and return its id at once; its answer arrives later as a message. Use send_message to give it more instructions.',
+          'Return its id at once; its answer arrives later as a message (send_message adds instructions).',
         type: 'boolean',
       },
       provider: {
         description:
-          'Which subagent provider runs the task (default: the configured one). `acp` and configured ACP providers run another agent process, which cannot run in the background; only `acp` (Loom itself) takes output_schema.',
+          'Which provider runs it (default: the configured one). ACP providers run another agent process: not in the background, and only `acp` (Loom itself) takes output_schema.',
         type: 'string',
         minLength: 1,
       },
       agent_type: {
-        description:
-          "Which kind of agent runs the task, by name from the agent types listed in this tool's description: its own instructions, tools and model. Default: general-purpose.",
+        description: 'One of the agent types listed above (its own instructions, tools and model).',
         type: 'string',
         minLength: 1,
       },
       output_schema: {
-        description:
-          'A JSON Schema the answer must match; the subagent then answers through a structured-output tool and its value comes back as JSON text.',
+        description: 'A JSON Schema the answer must match; its value comes back as JSON text.',
         type: 'object',
         propertyNames: {
           type: 'string',
@@ -464,34 +459,32 @@ export const generatedToolParameters: Readonly<Record<string, JsonSchema>> = {
         type: 'string',
         minLength: 1,
         maxLength: 120,
-        description: 'A short label for the task (3-8 words), shown in progress views.',
+        description: 'A short label (3-8 words), shown in progress views.',
       },
       prompt: {
         type: 'string',
         minLength: 1,
         description:
-          "The complete task for the subagent. It has seen this session's completed turns but not the current one (neither the latest request nor your work on it): include every fact, path and constraint from this turn it needs, and say what to report back.",
+          "The complete task. The subagent has seen this session's completed turns but not the current one (neither the latest request nor your work on it): include every fact, path and constraint from this turn it needs, and say what to report back.",
       },
       run_in_background: {
         description:
-          'Start the subagent and return its id at once; its answer arrives later as a message. Use send_message to give it more instructions.',
+          'Return its id at once; its answer arrives later as a message (send_message adds instructions).',
         type: 'boolean',
       },
       provider: {
         description:
-          'Which subagent provider runs the task (default: the configured one). `acp` and configured ACP providers run another agent process, which cannot run in the background; only `acp` (Loom itself) takes output_schema.',
+          'Which provider runs it (default: the configured one). ACP providers run another agent process: not in the background, and only `acp` (Loom itself) takes output_schema.',
         type: 'string',
         minLength: 1,
       },
       agent_type: {
-        description:
-          "Which kind of agent runs the task, by name from the agent types listed in this tool's description: its own instructions, tools and model. Default: general-purpose.",
+        description: 'One of the agent types listed above (its own instructions, tools and model).',
         type: 'string',
         minLength: 1,
       },
       output_schema: {
-        description:
-          'A JSON Schema the answer must match; the subagent then answers through a structured-output tool and its value comes back as JSON text.',
+        description: 'A JSON Schema the answer must match; its value comes back as JSON text.',
         type: 'object',
         propertyNames: {
           type: 'string',
@@ -542,7 +535,6 @@ export const generatedToolParameters: Readonly<Record<string, JsonSchema>> = {
       revision: {
         type: 'integer',
         minimum: 1,
-        maximum: 9007199254740991,
         description: 'The revision you read (get_goal).',
       },
       action: {

@@ -40,6 +40,8 @@ const serviceOf = (execution: ToolExecution) => execution.context.get(goalServic
 export function goalTools(): ToolDefinition[] {
   const createGoal = defineBuiltinTool({
     name: 'create_goal',
+    deferral: 'rare',
+    summary: 'Set a persistent goal, worked on in rounds until complete or blocked.',
     description:
       'Set a persistent goal for this session when the user asks you to keep working on an objective until it is done. Rounds then start by themselves after your turn until you report it complete or blocked. Only one goal at a time. Returns the goal as JSON.',
     arguments: (zod) =>
@@ -62,6 +64,8 @@ export function goalTools(): ToolDefinition[] {
 
   const getGoal = defineBuiltinTool({
     name: 'get_goal',
+    deferral: 'rare',
+    summary: "Read this session's goal as JSON.",
     description:
       'Read this session\'s goal as JSON: goal_id, revision (name it in update_goal), objective, phase, rounds_started, max_rounds, reason; {"goal": null} when there is none.',
     arguments: (zod) => zod.strictObject({}),
@@ -73,6 +77,8 @@ export function goalTools(): ToolDefinition[] {
 
   const updateGoal = defineBuiltinTool({
     name: UPDATE_GOAL_TOOL,
+    deferral: 'rare',
+    summary: 'Complete, block, edit, pause, resume or clear the goal.',
     description:
       'Change the goal at the revision you read. complete: the objective is met and checked (reason: the evidence). blocked: you cannot go on without the user (reason: what blocks you; from a goal round it is accepted once the same reason was reported in several consecutive rounds). edit, pause, resume and clear only when the user asks for them. Returns the goal as JSON.',
     arguments: (zod) =>

@@ -106,6 +106,8 @@ export function answersText(answers: readonly QuestionAnswer[]): string {
 export function askUserQuestionTool(logOf: (sessionId: string) => SessionLog | undefined) {
   return defineBuiltinTool({
     name: ASK_USER_QUESTION_TOOL,
+    deferral: 'rare',
+    summary: 'Ask the user multiple-choice questions when only they can decide.',
     description: `Ask the user 1-${MAX_QUESTIONS} multiple-choice questions when only they can decide (a preference, a choice between approaches, missing requirements). Each question has ${MIN_OPTIONS}-${MAX_OPTIONS} options; the user may always answer "${OTHER_LABEL}" with their own text instead, so do not list "${OTHER_LABEL}". Only the main agent can ask; where nobody can answer it fails at once: then decide yourself and say what you assumed.`,
     arguments: argumentsSchema,
     timeoutMs: ANSWER_WAIT_MS,

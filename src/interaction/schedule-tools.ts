@@ -17,6 +17,8 @@ const json = (value: unknown) => JSON.stringify(value);
 export function scheduleTools(): ToolDefinition[] {
   const create = defineBuiltinTool({
     name: 'schedule_create',
+    deferral: 'rare',
+    summary: 'Set yourself a reminder that comes back as a message.',
     description: `Set yourself a reminder: at its time, the prompt comes back to you as a new message (it wakes you if you are idle). Give exactly one of after_seconds (once, that many seconds from now), at (once, an ISO 8601 time with its zone, such as 2026-12-01T09:00:00Z) or every_seconds (again and again, at least ${MIN_EVERY_SECONDS}). Schedules fire only while a process holds this session; one that falls due while none does is reported as missed, not run. Returns the schedule as JSON.`,
     arguments: (zod) =>
       zod.strictObject({
@@ -42,6 +44,8 @@ export function scheduleTools(): ToolDefinition[] {
 
   const list = defineBuiltinTool({
     name: 'schedule_list',
+    deferral: 'rare',
+    summary: "List this session's pending schedules.",
     description:
       'List this session\'s pending schedules, soonest first, as JSON: {"schedules": [{id, kind, prompt, due_at, due_in_seconds, every_seconds?}]}.',
     arguments: (zod) => zod.strictObject({}),
@@ -55,6 +59,8 @@ export function scheduleTools(): ToolDefinition[] {
 
   const remove = defineBuiltinTool({
     name: 'schedule_delete',
+    deferral: 'rare',
+    summary: 'Delete a pending schedule.',
     description: 'Delete a pending schedule by its id (from schedule_create or schedule_list).',
     arguments: (zod) => zod.strictObject({ id: zod.string().describe('Such as schedule-1.') }),
     execute(args, execution) {

@@ -21,6 +21,8 @@ const jobId = (zod: typeof z) =>
 export function jobOutputTool(service: JobService): ToolDefinition {
   return defineBuiltinTool({
     name: 'job_output',
+    deferral: 'rare',
+    summary: "Read a background job's new output; can wait for it to end.",
     description:
       'Read what a background job printed since your last read of it, followed by a [status: …] line. With wait, first wait until the job ends or timeout_ms passes (a job still running then is not an error).',
     arguments: (zod) =>
@@ -58,6 +60,8 @@ export function jobOutputTool(service: JobService): ToolDefinition {
 export function jobListTool(service: JobService): ToolDefinition {
   return defineBuiltinTool({
     name: 'job_list',
+    deferral: 'rare',
+    summary: 'List your background jobs.',
     description: 'List your background jobs: id, status, age and label, one a line.',
     arguments: (zod) => zod.strictObject({}),
     concurrencySafe: true,
@@ -73,6 +77,8 @@ export function jobListTool(service: JobService): ToolDefinition {
 export function jobKillTool(service: JobService): ToolDefinition {
   return defineBuiltinTool({
     name: 'job_kill',
+    deferral: 'rare',
+    summary: 'Stop one of your background jobs.',
     description:
       'Stop one of your background jobs and wait until it has stopped (one that has not stopped within a short grace is recorded as killed anyway). Reports its final status; read its last output with job_output.',
     arguments: (zod) =>

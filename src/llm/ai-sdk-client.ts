@@ -16,16 +16,18 @@ import type {
   LanguageModelV3Usage,
 } from '@ai-sdk/provider';
 import { assertNever, LoomError } from '../base/errors.js';
-import type {
-  FinishReason,
-  ModelClient,
-  ModelErrorInfo,
-  ModelMessage,
-  ModelRequest,
-  ModelStreamPart,
-  ReasoningEffort,
-  ToolChoice,
-  Usage,
+import {
+  type FinishReason,
+  imageDescription,
+  type ModelClient,
+  type ModelErrorInfo,
+  type ModelImage,
+  type ModelMessage,
+  type ModelRequest,
+  type ModelStreamPart,
+  type ReasoningEffort,
+  type ToolChoice,
+  type Usage,
 } from './contract.js';
 import { abortedError, describeFailure } from './model-failure.js';
 import type { ReasoningControl } from './reasoning-effort.js';
@@ -53,6 +55,12 @@ export interface AiSdkModelClientOptions {
   cacheBreakpoints?: boolean;
   /** How the route sends `ModelRequest.effort`; absent: it has no reasoning control. */
   reasoning?: ReasoningControl;
+  /**
+   * The provider takes images inside a tool result (Anthropic). Default false: a tool result's
+   * images follow the tool results in a user message (OpenAI's chat API, OpenAI-compatible
+   * servers and DeepSeek turn a tool result into text only).
+   */
+  imagesInToolResults?: boolean;
 }
 
 type MappedPart =
@@ -70,6 +78,7 @@ export class AiSdkModelClient implements ModelClient {
   readonly #secrets: () => string[];
   readonly #cacheBreakpoints: boolean;
   readonly #reasoning: ReasoningControl | undefined;
+  readonly #imagesInToolResults: boolean;
 
   constructor(options: AiSdkModelClientOptions) {
     this.id = options.id;
@@ -77,6 +86,7 @@ export class AiSdkModelClient implements ModelClient {
     this.#secrets = options.secrets ?? (() => []);
     this.#cacheBreakpoints = options.cacheBreakpoints ?? false;
     this.#reasoning = options.reasoning;
+    this.#imagesInToolResults = options.imagesInToolResults ?? false;
   }
 
   reasoningControl(effort: ReasoningEffort): string | undefined {
@@ -97,7 +107,13 @@ export class AiSdkModelClient implements ModelClient {
       creating.catch(() => undefined);
       const model = await Promise.race([creating, abort.promise]);
       const result = await Promise.race([
-        model.doStream(toCallOptions(request, this.#cacheBreakpoints, this.#reasoning)),
+        model.doStream(
+          toCallOptions(request, {
+            cacheBreakpoints: this.#cacheBreakpoints,
+            reasoning: this.#reasoning,
+            imagesInToolResults: this.#imagesInToolResults,
+          }),
+        ),
         abort.promise,
       ]);
       reader = result.stream.getReader();
@@ -165,13 +181,20 @@ function watchAbort(
   };
 }
 
-function toCallOptions(
+interface CallSettings {
+  cacheBreakpoints: boolean;
+  reasoning: ReasoningControl | undefined;
+  imagesInToolResults: boolean;
+}
+
+/** The AI SDK call options of `request`, as a provider package receives them. */
+export function toCallOptions(
   request: ModelRequest,
-  cacheBreakpoints = false,
-  reasoning?: ReasoningControl,
+  settings: CallSettings,
 ): LanguageModelV3CallOptions {
+  const { cacheBreakpoints, reasoning } = settings;
   const options: LanguageModelV3CallOptions = {
-    prompt: toPrompt(request),
+    prompt: toPrompt(request, settings.imagesInToolResults),
     abortSignal: request.signal,
   };
   if (request.tools.length > 0) {
@@ -230,24 +253,62 @@ function toToolChoice(choice: ToolChoice, request: ModelRequest): LanguageModelV
   return { type: 'tool', toolName: choice.tool };
 }
 
-function toPrompt(request: Pick<ModelRequest, 'system' | 'messages'>): LanguageModelV3Prompt {
+/**
+ * Consecutive tool results share one tool message. Where the provider takes no images in tool
+ * results, their images follow the group in one user message, each after a line naming its call.
+ */
+function toPrompt(
+  request: Pick<ModelRequest, 'system' | 'messages'>,
+  imagesInToolResults: boolean,
+): LanguageModelV3Prompt {
   const prompt: LanguageModelV3Prompt = [];
   if (request.system.length > 0) prompt.push({ role: 'system', content: request.system });
+  let deferred: UserContent = [];
+  const flush = () => {
+    if (deferred.length === 0) return;
+    prompt.push({ role: 'user', content: deferred });
+    deferred = [];
+  };
   for (const message of request.messages) {
+    if (message.role !== 'tool') flush();
     const previous = prompt.at(-1);
+    const inline = imagesInToolResults && !(message.role === 'tool' && message.isError);
+    if (message.role === 'tool' && !inline && message.images && message.images.length > 0) {
+      const count = message.images.length;
+      deferred.push({
+        type: 'text',
+        text: `The ${count === 1 ? 'image' : `${count} images`} of the ${message.toolName} result (call ${message.callId}):`,
+      });
+      deferred.push(...message.images.map(imagePart));
+    }
     if (message.role === 'tool' && previous?.role === 'tool') {
-      previous.content.push(toToolResult(message));
+      previous.content.push(toToolResult(message, inline));
     } else {
-      prompt.push(toPromptMessage(message));
+      prompt.push(toPromptMessage(message, inline));
     }
   }
+  flush();
   return prompt;
 }
 
-function toPromptMessage(message: ModelMessage): LanguageModelV3Message {
+type UserContent = Extract<LanguageModelV3Message, { role: 'user' }>['content'];
+
+/** An image as a file part; one without its bytes (never sent so) as its description. */
+function imagePart(image: ModelImage): UserContent[number] {
+  if (image.data === undefined) return { type: 'text', text: imageDescription(image) };
+  return { type: 'file', mediaType: image.mediaType, data: image.data };
+}
+
+function toPromptMessage(
+  message: ModelMessage,
+  imagesInToolResults: boolean,
+): LanguageModelV3Message {
   switch (message.role) {
-    case 'user':
-      return { role: 'user', content: [{ type: 'text', text: message.content }] };
+    case 'user': {
+      const content: UserContent = [{ type: 'text', text: message.content }];
+      for (const image of message.images ?? []) content.push(imagePart(image));
+      return { role: 'user', content };
+    }
     case 'assistant': {
       const content: Extract<LanguageModelV3Message, { role: 'assistant' }>['content'] = [];
       if (message.reasoning) {
@@ -272,22 +333,43 @@ function toPromptMessage(message: ModelMessage): LanguageModelV3Message {
       return { role: 'assistant', content };
     }
     case 'tool':
-      return { role: 'tool', content: [toToolResult(message)] };
+      return { role: 'tool', content: [toToolResult(message, imagesInToolResults)] };
     default:
       return assertNever(message, 'model message');
   }
 }
 
+/** A result with images, where the provider takes them there, is `content`: its text, then each image. */
 function toToolResult(
   message: Extract<ModelMessage, { role: 'tool' }>,
+  imagesInToolResults: boolean,
 ): LanguageModelV3ToolResultPart {
-  return {
+  const part: LanguageModelV3ToolResultPart = {
     type: 'tool-result',
     toolCallId: message.callId,
     toolName: message.toolName,
     output: { type: message.isError ? 'error-text' : 'text', value: message.content },
   };
+  const images = message.images ?? [];
+  if (!imagesInToolResults || message.isError || images.length === 0) return part;
+  // Anthropic refuses an empty text block.
+  const value: ToolResultContent =
+    message.content.length > 0 ? [{ type: 'text', text: message.content }] : [];
+  for (const image of images) {
+    value.push(
+      image.data === undefined
+        ? { type: 'text', text: imageDescription(image) }
+        : { type: 'image-data', mediaType: image.mediaType, data: image.data },
+    );
+  }
+  part.output = { type: 'content', value };
+  return part;
 }
+
+type ToolResultContent = Extract<
+  LanguageModelV3ToolResultPart['output'],
+  { type: 'content' }
+>['value'];
 
 function mapStreamPart(part: LanguageModelV3StreamPart): MappedPart | undefined {
   switch (part.type) {

@@ -36,8 +36,31 @@ export interface CompactionNote {
   openTurn?: { prompt: string; steps: number };
 }
 
+/**
+ * An image as the log keeps it: its bytes live in the blob store (`$LOOM_HOME/blobs/<blob>`), named
+ * by their SHA-256; never inline. `width` and `height` in pixels when they could be read.
+ */
+export interface ImageReference {
+  type: 'image';
+  /** `image/png`, `image/jpeg`, `image/gif` or `image/webp`. */
+  mediaType: string;
+  /** The SHA-256 of the bytes, lower-case hex: the blob's file name. */
+  blob: string;
+  bytes: number;
+  width?: number;
+  height?: number;
+}
+
+/**
+ * An image of a message. `data` (the bytes in base64) is set only on the request sent to a model
+ * that takes images; a message derived from the log has the reference alone.
+ */
+export interface ModelImage extends ImageReference {
+  data?: string;
+}
+
 export type ModelMessage =
-  | { role: 'user'; content: string; compaction?: CompactionNote }
+  | { role: 'user'; content: string; images?: ModelImage[]; compaction?: CompactionNote }
   | {
       role: 'assistant';
       text: string;
@@ -46,7 +69,15 @@ export type ModelMessage =
       reasoningSignature?: string;
       toolCalls: ModelToolCall[];
     }
-  | { role: 'tool'; callId: string; toolName: string; content: string; isError: boolean };
+  | {
+      role: 'tool';
+      callId: string;
+      toolName: string;
+      content: string;
+      isError: boolean;
+      /** Images the tool gave beside its text (read_file of a PNG, an MCP image result). */
+      images?: ModelImage[];
+    };
 
 export type ToolChoice = 'auto' | 'none' | 'required' | { tool: string };
 
@@ -142,4 +173,26 @@ export function addUsage(total: Usage, more: Usage | undefined): Usage {
   const cacheWrite = (total.cacheWrite ?? 0) + (more.cacheWrite ?? 0);
   if (cacheWrite > 0) sum.cacheWrite = cacheWrite;
   return sum;
+}
+
+/**
+ * The tokens an image is counted at before a provider reports: about (width × height) / 750, as
+ * Anthropic documents, at least 85 (OpenAI's base cost of a tile) and at most 1,600 (an image
+ * scaled to the long-edge limit costs about that much); 1,600 when the size is unknown.
+ */
+export function imageTokens(image: Pick<ImageReference, 'width' | 'height'>): number {
+  if (image.width === undefined || image.height === undefined) return IMAGE_TOKEN_CAP;
+  return Math.min(IMAGE_TOKEN_CAP, Math.max(85, Math.ceil((image.width * image.height) / 750)));
+}
+
+export const IMAGE_TOKEN_CAP = 1_600;
+
+/** What a model that takes no images reads in an image's place: `[image: image/png, 2,048 bytes, 64x48 pixels]`. */
+export function imageDescription(image: ImageReference): string {
+  const size = image.bytes === 1 ? '1 byte' : `${image.bytes.toLocaleString('en-US')} bytes`;
+  const pixels =
+    image.width !== undefined && image.height !== undefined
+      ? `, ${image.width}x${image.height} pixels`
+      : '';
+  return `[image: ${image.mediaType}, ${size}${pixels}, sha256 ${image.blob.slice(0, 12)}; this model does not take images]`;
 }

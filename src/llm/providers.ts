@@ -12,6 +12,7 @@ import { assertNever, LoomError } from '../base/errors.js';
 import { AiSdkModelClient } from './ai-sdk-client.js';
 import type { ModelClient } from './contract.js';
 import { type ApiProvider, type ModelRoute, type ModelSpec, parseModelSpec } from './model-spec.js';
+import { nodeFetch } from './node-fetch.js';
 import { type ReasoningControl, reasoningControlFor } from './reasoning-effort.js';
 import { redactingModelClient } from './redacting-client.js';
 import { type RetryPolicy, withRetry } from './retry.js';
@@ -63,6 +64,7 @@ export function createModelClient(
       createLanguageModel(provider, parsed, readKey(env, keyVariable), options.fetch),
     secrets: credentials,
     cacheBreakpoints: provider === 'anthropic',
+    imagesInToolResults: provider === 'anthropic',
     ...withReasoning(reasoningControlFor(provider, parsed.model)),
   });
   return redactingModelClient(withRetryPolicy(client, options), credentials);
@@ -85,7 +87,8 @@ async function createLanguageModel(
   const settings = {
     ...(apiKey !== undefined && { apiKey }),
     ...(spec.baseURL !== undefined && { baseURL: spec.baseURL }),
-    ...(fetchFunction !== undefined && { fetch: fetchFunction }),
+    // Node's own fetch (undici) costs ~50 ms at its first request; `nodeFetch` does not.
+    fetch: fetchFunction ?? (nodeFetch as unknown as typeof fetch),
   };
   switch (provider) {
     case 'deepseek': {

@@ -6,14 +6,16 @@
  * any point) end the stream with exactly one `error` part. Each request is recorded (`calls`) when
  * `stream()` is called.
  */
+import { createHash } from 'node:crypto';
 import { assertNever, errorMessage } from '../base/errors.js';
-import type {
-  ModelClient,
-  ModelErrorInfo,
-  ModelMessage,
-  ModelRequest,
-  ModelStreamPart,
-  Usage,
+import {
+  imageTokens,
+  type ModelClient,
+  type ModelErrorInfo,
+  type ModelMessage,
+  type ModelRequest,
+  type ModelStreamPart,
+  type Usage,
 } from './contract.js';
 import { isContextOverflowMessage } from './model-failure.js';
 import {
@@ -85,6 +87,8 @@ interface Conversation {
   /** Assistant messages after the latest user message: which request of the turn this is. */
   stepIndex: number;
   lastToolResult: string | undefined;
+  /** The image parts of the whole request (see `imagesSeen`). */
+  images: string;
 }
 
 interface CompiledRule {
@@ -418,7 +422,32 @@ function readConversation(messages: ModelMessage[]): Conversation {
     } else if (message.role === 'assistant') stepIndex++;
     else lastToolResult = message.content;
   }
-  return { prompt, stepIndex, lastToolResult };
+  return { prompt, stepIndex, lastToolResult, images: imagesSeen(messages) };
+}
+
+/**
+ * The image parts a request carries, as `{{images}}` shows them: type, size in pixels, bytes
+ * received and the SHA-256 of the bytes received (so a test sees the bytes themselves arrived).
+ */
+function imagesSeen(messages: ModelMessage[]): string {
+  const seen: string[] = [];
+  for (const message of messages) {
+    if (message.role === 'assistant') continue;
+    for (const image of message.images ?? []) {
+      const pixels =
+        image.width !== undefined && image.height !== undefined
+          ? ` ${image.width}x${image.height}`
+          : '';
+      if (image.data === undefined) {
+        seen.push(`${image.mediaType}${pixels} without its bytes`);
+        continue;
+      }
+      const bytes = Buffer.from(image.data, 'base64');
+      const hash = createHash('sha256').update(bytes).digest('hex');
+      seen.push(`${image.mediaType}${pixels} ${bytes.byteLength} bytes sha256 ${hash}`);
+    }
+  }
+  return seen.length === 0 ? 'no images' : seen.join('; ');
 }
 
 /** Appends `text` to `parts` as parts of `type` (see `splitText`); none for an empty text. */
@@ -444,7 +473,10 @@ function inputCharacters(request: ModelRequest): number {
     if (message.role === 'assistant') {
       characters += message.text.length + (message.reasoning?.length ?? 0);
       for (const call of message.toolCalls) characters += jsonLength(call.arguments);
-    } else characters += message.content.length;
+    } else {
+      characters += message.content.length;
+      for (const image of message.images ?? []) characters += imageTokens(image) * 4;
+    }
   }
   return characters;
 }

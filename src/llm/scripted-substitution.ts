@@ -1,6 +1,7 @@
 /**
- * Placeholders in scripted answers: `{{prompt}}`, `{{1}}`…`{{9}}`, `{{lastToolResult}}` and
- * `{{lastToolResult.PATH}}` (the value at a dotted path of the last tool result parsed as JSON).
+ * Placeholders in scripted answers: `{{prompt}}`, `{{1}}`…`{{9}}`, `{{lastToolResult}}`,
+ * `{{lastToolResult.PATH}}` (the value at a dotted path of the last tool result parsed as JSON)
+ * and `{{images}}` (the image parts the request carries, as the model received them).
  * Checking finds malformed paths when a file loads; filling in never throws: a path that cannot
  * be read becomes a `problem` the scripted model turns into the request's error part.
  */
@@ -10,6 +11,8 @@ export interface SubstitutionValues {
   captures: ReadonlyArray<string | undefined>;
   /** The content of the latest tool message; undefined when the request has none. */
   lastToolResult: string | undefined;
+  /** The request's image parts, one `image/png 64x48 2048 bytes sha256 …` each, `; ` between; `no images`. */
+  images: string;
 }
 
 /** A placeholder that could not be filled in, and the field (JSON path) it is in. */
@@ -18,7 +21,7 @@ export interface SubstitutionProblem {
   message: string;
 }
 
-const placeholder = /\{\{(prompt|lastToolResult(?:\.[^{}]*)?|[1-9])\}\}/g;
+const placeholder = /\{\{(prompt|images|lastToolResult(?:\.[^{}]*)?|[1-9])\}\}/g;
 const wholePlaceholder = /^\{\{lastToolResult\.([^{}]*)\}\}$/;
 const pathPrefix = 'lastToolResult.';
 const arrayIndex = /^(?:0|[1-9]\d*)$/;
@@ -70,6 +73,7 @@ export class Substitution {
   text(text: string, field: string): string {
     return text.replace(placeholder, (whole, key: string) => {
       if (key === 'prompt') return this.values.prompt;
+      if (key === 'images') return this.values.images;
       if (key === 'lastToolResult') return this.values.lastToolResult ?? '';
       if (key.startsWith(pathPrefix)) {
         const value = this.read(whole, key.slice(pathPrefix.length), field);

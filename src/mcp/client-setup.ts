@@ -3,7 +3,8 @@
  * notifications of the server it answers. Today: `roots` (`roots/list` answers the workspace and
  * `mcp.roots`; `listChanged: true`) and `tasks` (as the SDK's client supports them: a task store
  * answering `tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel`);
- * `notifications/tools/list_changed` goes to `onToolsChanged`; `elicitation` (form and URL
+ * `notifications/tools/list_changed` goes to `onToolsChanged`, `notifications/prompts/list_changed`
+ * and `notifications/resources/list_changed` to `onCatalogChanged`; `elicitation` (form and URL
  * mode) goes to `elicit` and `sampling` (no tools) to `sample`, both answered for the agent whose
  * call is in flight (see server-connection.ts). A sampling or elicitation request the server sends
  * as a task (`params.task`, declared as `tasks.requests`) is answered at once with the task; the
@@ -23,6 +24,8 @@ import {
   type CreateTaskResult,
   ElicitRequestSchema,
   ListRootsRequestSchema,
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
   type Result,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -37,6 +40,8 @@ export interface ClientHandlers {
   roots(): readonly McpRoot[];
   /** The server said its tools changed. Must not throw. */
   onToolsChanged(): void;
+  /** The server said its prompts or its resources changed. Must not throw. */
+  onCatalogChanged(kind: 'prompts' | 'resources'): void;
   /** A form or URL elicitation. */
   elicit(request: FormElicitation | UrlElicitation, signal: AbortSignal): Promise<ElicitationReply>;
   /** A sampling request; throws to refuse it. */
@@ -129,6 +134,12 @@ export function createClient(handlers: ClientHandlers): LoomClient {
     ),
   );
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => handlers.onToolsChanged());
+  client.setNotificationHandler(PromptListChangedNotificationSchema, () =>
+    handlers.onCatalogChanged('prompts'),
+  );
+  client.setNotificationHandler(ResourceListChangedNotificationSchema, () =>
+    handlers.onCatalogChanged('resources'),
+  );
   return {
     client,
     dispose: () => {

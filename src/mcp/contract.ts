@@ -175,6 +175,31 @@ export interface McpToolsChangedEvent {
 }
 
 /**
+ * A server said its prompts changed (`notifications/prompts/list_changed`) and they were listed
+ * again: the slash commands of every agent that reaches it (terminal completion, an ACP
+ * client's `available_commands_update`).
+ */
+export interface McpPromptsChangedEvent {
+  server: string;
+  /** Its prompts now, as commands (`mcp__SERVER__PROMPT`). */
+  prompts: string[];
+  added: string[];
+  removed: string[];
+}
+
+/**
+ * A server said its resources changed (`notifications/resources/list_changed`) and they were
+ * listed again (with its templates): what `@server:uri` completes from now on.
+ */
+export interface McpResourcesChangedEvent {
+  server: string;
+  /** Its resources and templates now, as mentions (`server:uri`, `server:uriTemplate`). */
+  resources: string[];
+  added: string[];
+  removed: string[];
+}
+
+/**
  * A server's `sampling/createMessage`, in the calling agent's log. Its tokens are also in the
  * `model/side-request` (purpose `mcp-sampling`) logged beside it, which is what usage and
  * budgets add up.
@@ -203,6 +228,10 @@ declare module '../core/session-events.js' {
     'mcp/tools-changed': McpToolsChangedEvent;
     /** A server's prompt ran as a command; the user message that follows is its text. */
     'mcp/prompt-run': McpPromptRunEvent;
+    /** An MCP server's prompts changed; its slash commands are the new ones. */
+    'mcp/prompts-changed': McpPromptsChangedEvent;
+    /** An MCP server's resources changed; `@server:uri` completes the new ones. */
+    'mcp/resources-changed': McpResourcesChangedEvent;
   }
 }
 

@@ -17,6 +17,7 @@ import type { ToolDefinition } from '../core/tool-contract.js';
 import { addAgentServers } from './agent-servers.js';
 import {
   DEFAULT_OUTPUT_LIMIT,
+  type McpCaller,
   type McpClientSettings,
   type McpSandboxLauncher,
   type McpServerDeclaration,
@@ -67,6 +68,13 @@ export interface StartOptions {
   outputLimit: number;
   settings: McpClientSettings;
   sandboxLauncher?: McpSandboxLauncher;
+  /**
+   * Who answers a server's elicitation when no call is in flight (from its start on: a server
+   * may ask right after it connects); absent or undefined: it is declined.
+   */
+  idleCaller?: () => McpCaller | undefined;
+  /** Receives each line that says an elicitation was declined for nobody to answer it. */
+  report?: (line: string) => void;
 }
 
 /** Starts `servers` in parallel; each report says what its start came to. Never rejects. */
@@ -82,6 +90,11 @@ export async function startServers(
         options.settings,
         options.sandboxLauncher,
       );
+      connection.idleCaller = options.idleCaller;
+      connection.onUnanswered = (message) =>
+        options.report?.(
+          `loom: MCP server ${declaration.name} asked for input with no session to answer it (no call of it in flight, and not exactly one session); declined: ${message}\n`,
+        );
       const base = {
         name: declaration.name,
         transport: declaration.transport,
@@ -203,6 +216,13 @@ export function installMcp(runtime: AgentRuntime, options: McpOptions): McpLayer
     outputLimit,
     settings: options.settings,
     ...(options.sandboxLauncher ? { sandboxLauncher: options.sandboxLauncher } : {}),
+    // Between calls, an elicitation goes to the only root session.
+    idleCaller: () => {
+      const roots = runtime.liveAgents.filter((handle) => handle.log.header.delegationDepth === 0);
+      const only = roots.length === 1 ? roots[0] : undefined;
+      return only ? { agentId: only.log.header.sessionId, context: only.context } : undefined;
+    },
+    report,
   };
   const connections: ServerConnection[] = [];
   const undos: Disposer[] = [];
@@ -226,16 +246,7 @@ export function installMcp(runtime: AgentRuntime, options: McpOptions): McpLayer
   const start = async (): Promise<McpServerReport[]> => {
     process.on('exit', killAll);
     const results = await startServers(options.servers, startOptions);
-    for (const result of results) {
-      connections.push(result.connection);
-      result.connection.idleCaller = () => {
-        const roots = runtime.liveAgents.filter(
-          (handle) => handle.log.header.delegationDepth === 0,
-        );
-        const only = roots.length === 1 ? roots[0] : undefined;
-        return only ? { agentId: only.log.header.sessionId, context: only.context } : undefined;
-      };
-    }
+    for (const result of results) connections.push(result.connection);
     if (disposed) {
       await Promise.all(results.map((result) => result.connection.close()));
       return results.map((result) => result.report);

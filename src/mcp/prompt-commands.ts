@@ -11,6 +11,7 @@ import type { GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from '../core/context.js';
 import type { AgentHandle } from '../core/create-agent.js';
 import { agentServers } from './agent-servers.js';
+import { keepPrompts, listedPromptsOf, refreshPrompts } from './catalog-changes.js';
 import { DEFAULT_OUTPUT_LIMIT, MCP_TOOL_PREFIX, McpError, mcpPromptCommand } from './contract.js';
 import { resultText } from './result-text.js';
 import { type ListedPrompt, listedPrompt } from './server-catalog.js';
@@ -43,25 +44,15 @@ export function isMcpPromptText(text: string): boolean {
  */
 export async function mcpPromptCommands(context: Context): Promise<McpPromptCommand[]> {
   const servers = agentServers(context)?.list() ?? [];
-  await Promise.all(
-    servers
-      .filter((connection) => connection.offersPrompts)
-      .map(async (connection) => {
-        const prompts = await connection.listPrompts().catch(() => undefined);
-        if (prompts) listedPrompts.set(connection, prompts.map(listedPrompt));
-      }),
-  );
+  await Promise.all(servers.map((connection) => refreshPrompts(connection)));
   return cachedPromptCommands(context);
 }
 
-/** Each connection's prompts as last listed (completion cannot wait for a server). */
-const listedPrompts = new WeakMap<ServerConnection, ListedPrompt[]>();
-
-/** The prompt commands as `mcpPromptCommands` last listed them; synchronous, for completion. */
+/** The prompt commands as last listed (catalog-changes.ts); synchronous, for completion. */
 export function cachedPromptCommands(context: Context): McpPromptCommand[] {
   const servers = agentServers(context)?.list() ?? [];
   return servers.flatMap((connection) =>
-    (listedPrompts.get(connection) ?? []).map((prompt) => ({
+    listedPromptsOf(connection).map((prompt) => ({
       name: mcpPromptCommand(connection.name, prompt.name),
       server: connection.name,
       prompt,
@@ -179,7 +170,7 @@ export async function expandMcpPrompt(
   }
   const wanted = command.slice(`${MCP_TOOL_PREFIX}${connection.name}__`.length);
   const prompts = (await connection.listPrompts(signal)).map(listedPrompt);
-  listedPrompts.set(connection, prompts);
+  keepPrompts(connection, prompts);
   const prompt = prompts.find((candidate) => candidate.name === wanted);
   if (!prompt) {
     throw new McpError(

@@ -9,6 +9,7 @@
 import { errorMessage } from '../base/errors.js';
 import type { Context } from '../core/context.js';
 import { agentServers } from './agent-servers.js';
+import { listedChoicesOf, type ResourceChoice, refreshChoices } from './catalog-changes.js';
 import { DEFAULT_OUTPUT_LIMIT } from './contract.js';
 import { resourceText } from './resource-tool.js';
 import type { ServerConnection } from './server-connection.js';
@@ -114,47 +115,16 @@ export async function withMentionedResources(context: Context, text: string): Pr
   return attached === '' ? text : `${text}\n\n${attached}`;
 }
 
-/** A resource (or template) to complete after `@`: `server:uri`. */
-export interface ResourceChoice {
-  /** `server:uri`, or `server:uriTemplate` for a template. */
-  mention: string;
-  name: string;
-  template?: true;
-}
-
-/** What each connection listed last, for completion (which cannot wait for a server). */
-const listedChoices = new WeakMap<ServerConnection, ResourceChoice[]>();
+export type { ResourceChoice } from './catalog-changes.js';
 
 /** Lists the resources and templates of the agent's servers again (for completion). Never throws. */
 export async function refreshResourceChoices(context: Context): Promise<ResourceChoice[]> {
-  const servers = (agentServers(context)?.list() ?? []).filter(
-    (connection) => connection.offersResources,
-  );
-  await Promise.all(
-    servers.map(async (connection) => {
-      const [resources, templates] = await Promise.all([
-        connection.listResources().catch(() => []),
-        connection.listResourceTemplates().catch(() => []),
-      ]);
-      listedChoices.set(connection, [
-        ...resources.map((resource) => ({
-          mention: `${connection.name}:${resource.uri}`,
-          name: resource.name,
-        })),
-        ...templates.map((template) => ({
-          mention: `${connection.name}:${template.uriTemplate}`,
-          name: template.name,
-          template: true as const,
-        })),
-      ]);
-    }),
-  );
+  const servers = agentServers(context)?.list() ?? [];
+  await Promise.all(servers.map((connection) => refreshChoices(connection)));
   return cachedResourceChoices(context);
 }
 
-/** The choices `refreshResourceChoices` last listed; synchronous. */
+/** The choices as last listed (catalog-changes.ts); synchronous. */
 export function cachedResourceChoices(context: Context): ResourceChoice[] {
-  return (agentServers(context)?.list() ?? []).flatMap(
-    (connection) => listedChoices.get(connection) ?? [],
-  );
+  return (agentServers(context)?.list() ?? []).flatMap((connection) => listedChoicesOf(connection));
 }

@@ -1,6 +1,7 @@
 /**
  * Turns an MCP tool result into the text the model reads: text as it is; images, audio and
- * binary resources described by their MIME type and size (their bytes never reach the model);
+ * binary resources described by their MIME type and size (their bytes never reach the model as
+ * text; images kept in the blob store are the output's images as well);
  * embedded text resources with their address and text; resource links as links (address,
  * name, MIME type); structured content as JSON beside the text (unless the text already says
  * it: a text block that is its JSON, or its one string field). The whole is capped like bash output (head and tail kept). The
@@ -9,6 +10,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolOutput } from '../core/tool-contract.js';
+import type { ImageReference } from '../llm/contract.js';
 import { BoundedOutput } from '../tools/bounded-output.js';
 
 type ContentBlock = CallToolResult['content'][number];
@@ -87,9 +89,19 @@ function annotationsOf(blocks: readonly ContentBlock[]): Array<Record<string, un
   });
 }
 
-export function resultText(result: CallToolResult, outputLimit: number): ToolOutput {
+/**
+ * `kept`: the image blocks (by their place in `result.content`) already in the blob store
+ * (result-images.ts); they go to the output's `images` as well as being named in the text.
+ */
+export function resultText(
+  result: CallToolResult,
+  outputLimit: number,
+  kept: ReadonlyMap<number, ImageReference> = new Map(),
+): ToolOutput {
   const blocks = Array.isArray(result.content) ? result.content : [];
+  // A kept image keeps its line too: the text says where it came, the image follows the text.
   const parts = blocks.map(describeBlock);
+  const images = [...kept.entries()].sort(([a], [b]) => a - b).map(([, image]) => image);
   const structured = result.structuredContent;
   if (structured !== undefined && !textHolds(blocks, structured)) {
     const json = JSON.stringify(structured, null, 2);
@@ -100,10 +112,11 @@ export function resultText(result: CallToolResult, outputLimit: number): ToolOut
   const content = parts.length === 0 ? '(the tool sent no content)' : output.toString();
   const annotations = annotationsOf(blocks);
   const details = annotations.length > 0 ? { annotations } : undefined;
-  if (result.isError !== true && details === undefined) return content;
+  if (result.isError !== true && details === undefined && images.length === 0) return content;
   return {
     content,
     ...(result.isError === true ? { isError: true } : {}),
     ...(details ? { details } : {}),
+    ...(images.length > 0 ? { images } : {}),
   };
 }

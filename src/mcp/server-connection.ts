@@ -14,6 +14,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type {
   CallToolResult,
+  CompleteRequest,
   GetPromptResult,
   Prompt,
   ReadResourceResult,
@@ -143,10 +144,18 @@ export class ServerConnection {
    */
   onToolsChanged: ((tools: ListedTool[]) => void) | undefined;
   /**
+   * The server said its prompts or resources changed (catalog-changes.ts follows it); resolves
+   * once they are listed again, which a call the change came during waits for.
+   */
+  onCatalogChanged: ((kind: 'prompts' | 'resources') => Promise<void>) | undefined;
+  private catalogChanging: Promise<void> | undefined;
+  /**
    * The agent a server's request goes to when no call is in flight (the only root session);
    * set by the layer that gave the tools. Elicitations only: sampling needs a call.
    */
   idleCaller: (() => McpCaller | undefined) | undefined;
+  /** An elicitation came with nobody to answer it (declined): the layer reports it. */
+  onUnanswered: ((message: string) => void) | undefined;
   /** The calls in flight, oldest first: a server's request goes to the newest one's agent. */
   private readonly callers: McpCaller[] = [];
 
@@ -229,6 +238,7 @@ export class ServerConnection {
           );
       const result = (await Promise.race([request, lost])) as CallToolResult;
       await this.refreshing;
+      await this.catalogChanging;
       return result;
     } catch (error) {
       if (signal.aborted) throw error;
@@ -398,6 +408,19 @@ export class ServerConnection {
     return this.live?.client.getServerCapabilities()?.prompts !== undefined;
   }
 
+  /** Whether it declared `completions` (argument completion, `completion/complete`). */
+  get offersCompletions(): boolean {
+    return this.live?.client.getServerCapabilities()?.completions !== undefined;
+  }
+
+  /** `completion/complete` of a prompt's argument (or a template's variable); throws McpError. */
+  complete(params: CompleteRequest['params'], signal?: AbortSignal): Promise<string[]> {
+    return this.request('completion/complete', signal, async (client, options) => {
+      const result = await client.complete(params, options);
+      return result.completion.values;
+    });
+  }
+
   /** Every page of the server's resources (`resources/list`); throws McpError. */
   listResources(signal?: AbortSignal): Promise<Resource[]> {
     return this.pages('resources/list', signal, async (client, params, options) => {
@@ -563,8 +586,14 @@ export class ServerConnection {
       onToolsChanged: () => {
         if (live) this.toolsChanged(live);
       },
-      elicit: (request, signal) =>
-        this.holdingCalls(live, answerElicitation(this.name, this.callerNow(), request, signal)),
+      onCatalogChanged: (kind) => {
+        if (live && this.live === live) this.catalogChanging = this.onCatalogChanged?.(kind);
+      },
+      elicit: (request, signal) => {
+        const caller = this.callerNow();
+        if (!caller) this.onUnanswered?.(request.message);
+        return this.holdingCalls(live, answerElicitation(this.name, caller, request, signal));
+      },
       sample: (request, signal) =>
         this.holdingCalls(
           live,

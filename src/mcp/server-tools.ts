@@ -14,7 +14,7 @@ import type { ToolDefinition } from '../core/tool-contract.js';
 import { toolProgressReported } from '../core/tool-execution.js';
 import type { JsonSchema } from '../llm/contract.js';
 import { MCP_NAME_SEPARATOR, MCP_TOOL_PREFIX, type McpToolReport } from './contract.js';
-import { resultText } from './result-text.js';
+import { resultWithImages } from './result-images.js';
 import type { ListedTool, ServerConnection } from './server-connection.js';
 
 /** What providers accept as a tool name (see core/tool-pipeline.ts). */
@@ -64,6 +64,8 @@ export function serverTools(
     const definition: ToolDefinition = {
       name,
       description: describe(connection.name, tool),
+      // Past the first few MCP tools an agent sees, offered by name until loaded (core/tool-loading).
+      deferral: 'numerous',
       parameters: tool.inputSchema as JsonSchema,
       timeoutMs: options.maxCallMs,
       execute: async (args, execution) => {
@@ -90,7 +92,7 @@ export function serverTools(
             }
           },
         });
-        return resultText(result, options.outputLimit);
+        return resultWithImages(result, options.outputLimit, execution);
       },
     };
     const problem = parametersProblem(definition);

@@ -49,15 +49,15 @@ export async function connectSessionServers(
     environment: options.environment ?? process.env,
     outputLimit: options.outputLimit,
     settings: options.settings,
+    // Between calls (from the start on), an elicitation goes to the session's agent.
+    idleCaller: () =>
+      handle.log.closed
+        ? undefined
+        : { agentId: handle.log.header.sessionId, context: handle.context },
+    report,
   };
   const results = await startServers(servers, startOptions);
   const connections = results.map((result) => result.connection);
-  for (const connection of connections) {
-    connection.idleCaller = () =>
-      handle.log.closed
-        ? undefined
-        : { agentId: handle.log.header.sessionId, context: handle.context };
-  }
   const killAll = () => {
     for (const connection of connections) connection.killNow();
   };

@@ -161,19 +161,22 @@ export class TokenStore {
 }
 
 /**
- * Removes every login file of `server` (whatever its url, an old one too); returns how many.
- * A file that cannot be read as a login is left alone.
+ * Every login file of `server` (whatever its url, an old one too) with what it holds. A file
+ * that cannot be read as a login is left out.
  */
-export function forgetServer(home: string, server: string): number {
+export function storedLogins(
+  home: string,
+  server: string,
+): Array<{ path: string; login: Partial<StoredLogin> }> {
   const folder = join(home, AUTH_FOLDER);
   let names: string[];
   try {
     names = readdirSync(folder);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
   }
-  let removed = 0;
+  const logins: Array<{ path: string; login: Partial<StoredLogin> }> = [];
   for (const name of names) {
     if (!name.endsWith('.json')) continue;
     const path = join(folder, name);
@@ -189,8 +192,20 @@ export function forgetServer(home: string, server: string): number {
       continue;
     }
     if (login.server !== server) continue;
-    rmSync(path, { force: true });
-    removed += 1;
+    remember(login as StoredLogin);
+    logins.push({ path, login });
   }
-  return removed;
+  return logins;
+}
+
+/** Removes one login file (a path `storedLogins` gave). */
+export function removeStoredLogin(path: string): void {
+  rmSync(path, { force: true });
+}
+
+/** Removes every login file of `server` (whatever its url); returns how many. */
+export function forgetServer(home: string, server: string): number {
+  const logins = storedLogins(home, server);
+  for (const { path } of logins) removeStoredLogin(path);
+  return logins.length;
 }

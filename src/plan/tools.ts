@@ -37,7 +37,7 @@ export function planTools(): ToolDefinition[] {
   const exitPlanMode = defineBuiltinTool({
     name: EXIT_PLAN_MODE_TOOL,
     description:
-      "In plan mode only: present your finished plan to the user for approval. If approved, plan mode ends and you carry the plan out in this turn; if not, the result is the user's feedback and you stay in plan mode to revise the plan.",
+      "In plan mode only: present your finished plan for the user's approval. Approved, plan mode ends and you carry it out in this turn; otherwise the result is the user's feedback and you revise the plan.",
     arguments: (zod) =>
       zod.strictObject({
         plan: zod

@@ -8,6 +8,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { errorMessage } from '../base/errors.js';
+import { compareIgnoringCase } from '../base/text-order.js';
 import { BUILTIN_AGENT_TYPES } from './agent-builtins.js';
 import { AGENT_NAME, parseAgentFile } from './agent-file.js';
 import type { AgentType, AgentTypeProblem, AgentTypes } from './agent-types-contract.js';
@@ -100,9 +101,7 @@ function copyOf(type: AgentType): AgentType {
   };
 }
 
-const byName = (left: AgentType, right: AgentType) =>
-  left.name.localeCompare(right.name, 'en', { sensitivity: 'base' }) ||
-  (left.name < right.name ? -1 : left.name > right.name ? 1 : 0);
+const byName = (left: AgentType, right: AgentType) => compareIgnoringCase(left.name, right.name);
 
 /** Reads the agent types of `workspace` and `home` ($LOOM_HOME) now. */
 export function loadAgentTypes(where: { workspace: string; home: string }): AgentTypes {

@@ -3,6 +3,8 @@
  * connected to it (from Redis's client list) and the children running now (its active jobs).
  * Reads only; never changes a job. The Redis URL never reaches the result or an error.
  */
+
+import { compareText } from '../base/text-order.js';
 import type { QueueProviderConfig } from './contract.js';
 import { queueNameOf } from './contract.js';
 import { loadQueueLibraries } from './queue-libraries.js';
@@ -64,7 +66,7 @@ function connectedWorkers(clients: ReadonlyArray<Record<string, string>>): Conne
     const known = byName.get(name);
     if (!known || (known.ageSeconds ?? 0) < (entry.ageSeconds ?? 0)) byName.set(name, entry);
   }
-  return [...byName.values()].sort((left, right) => left.name.localeCompare(right.name));
+  return [...byName.values()].sort((left, right) => compareText(left.name, right.name));
 }
 
 export async function readQueueStatus(

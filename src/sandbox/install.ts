@@ -44,17 +44,16 @@ export function sandboxDescription(settings: SandboxSettings): string | undefine
   if (settings.mode === 'off') return undefined;
   const writable =
     settings.mode === 'read-only'
-      ? 'nothing but /tmp and sandbox.writable is writable (sandbox.mode: read-only)'
-      : 'only the workspace, /tmp and sandbox.writable are writable, and .git/hooks, .git/config, .loom/, .claude/ and .mcp.json stay read-only';
+      ? 'only /tmp and sandbox.writable are writable (sandbox.mode: read-only)'
+      : 'only the workspace (but .git/hooks, .git/config, .loom/, .claude/, .mcp.json), /tmp and sandbox.writable are writable';
   const network = settings.network
     ? ''
     : settings.allowedHosts.length > 0
-      ? `; the network reaches only ${settings.allowedHosts.join(', ')}, through the proxy of HTTP_PROXY and HTTPS_PROXY`
+      ? `; the network reaches only ${settings.allowedHosts.join(', ')}, through HTTP_PROXY and HTTPS_PROXY`
       : '; there is no network';
   return (
-    `Commands run in a sandbox: ${writable}${network}; credentials in $HOME and $LOOM_HOME are ` +
-    'hidden. When the sandbox stops a command that must run, retry with outside_sandbox: true ' +
-    '(the user is asked).'
+    `Sandbox: ${writable}${network}; credentials in $HOME and $LOOM_HOME are hidden. If it stops ` +
+    'a command that must run, retry with outside_sandbox: true.'
   );
 }
 

@@ -4,6 +4,8 @@
  * session. The agent's inbox is the only queue; a child's state is read from its agent, never
  * kept twice. Release is child-first, cancellation top-down.
  */
+
+import { compareText } from '../base/text-order.js';
 import { agentTurnEnd, type TurnOutcome } from '../core/agent-hooks.js';
 import type { AgentHandle } from '../core/create-agent.js';
 import type { AgentRuntime } from '../core/runtime.js';
@@ -73,7 +75,7 @@ export class ChildRegistry {
     this.readPersistedChildren(parentSession);
     return [...this.entries.values()]
       .filter((entry) => entry.parentSession === parentSession)
-      .sort((left, right) => left.created.localeCompare(right.created))
+      .sort((left, right) => compareText(left.created, right.created))
       .map((entry) => ({
         id: entry.id,
         description: entry.descriptor.description,

@@ -5,6 +5,7 @@
  */
 import { closeSync, constants, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { compareText } from '../base/text-order.js';
 
 const SESSION_FILE_SUFFIX = '.jsonl';
 const CHUNK_BYTES = 4096;
@@ -33,7 +34,7 @@ export function persistedChildren(directory: string, parentSession: string): Per
     found.push({ id: name.slice(0, -SESSION_FILE_SUFFIX.length), created: header.created });
   }
   return found.sort(
-    (left, right) => left.created.localeCompare(right.created) || left.id.localeCompare(right.id),
+    (left, right) => compareText(left.created, right.created) || compareText(left.id, right.id),
   );
 }
 

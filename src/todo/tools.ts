@@ -13,11 +13,10 @@ import { todoServiceKey } from './todo-service.js';
 export const TODO_WRITE_TOOL = 'todo_write';
 
 const DESCRIPTION = [
-  'Save your todo list for this task; the user sees it. Each call replaces the whole list, so always send every item with its current status.',
-  'Use it for work with three or more distinct steps, or when the user gives you several things to do: write the list as soon as you understand the work, before starting.',
-  'Skip it for a single simple step or a question you can just answer.',
-  'Keep exactly one item in_progress while you work; mark an item completed as soon as it is done (not in a batch at the end), and only when it is really done: tests failing or work partial means it stays in_progress.',
-  'Add items you discover, and remove ones that no longer apply.',
+  'Save your todo list for this task; the user sees it. Each call replaces the whole list: send every item with its status.',
+  'Use it for work of three or more steps or several requests, written before you start; skip it for one simple step or a question.',
+  'Keep exactly one item in_progress; mark each completed as soon as it is really done (failing tests or partial work stay in_progress).',
+  'Add items you discover; remove ones that no longer apply.',
 ].join(' ');
 
 export function todoTools(): ToolDefinition[] {

@@ -54,11 +54,6 @@ export interface BashToolOptions {
   sandboxDescription?: string;
 }
 
-const BACKGROUND_DESCRIPTION =
-  ' With run_in_background the command runs as a background job: the call returns its job id at ' +
-  'once, job_output reads what it printed so far, job_kill stops it, and you are told when it ' +
-  'ends. Use it for servers, watchers and long builds; timeout_ms still applies.';
-
 const DEFAULT_TIMEOUT_MS = 120_000;
 const MAX_TIMEOUT_MS = 600_000;
 
@@ -76,19 +71,17 @@ function argumentsSchema(
       .min(1)
       .max(maxTimeoutMs)
       .optional()
-      .describe(
-        `Time limit in milliseconds. Default ${defaultTimeoutMs}, at most ${maxTimeoutMs}.`,
-      ),
+      .describe(`Time limit in milliseconds; default ${defaultTimeoutMs}.`),
     description: zod
       .string()
       .optional()
-      .describe('A short summary of what the command does, shown to the user.'),
+      .describe('What the command does, in a few words; shown to the user.'),
     outside_sandbox: zod
       .boolean()
       .optional()
       .describe(
-        'Run outside the sandbox. Only for a command the sandbox stopped that must write or ' +
-          'reach beyond it; the user is asked first (or a permission rule allows it).',
+        'Run outside the sandbox: only for a command it stopped that must run; the user is asked ' +
+          'first (or a permission rule allows it).',
       ),
     ...(background
       ? {
@@ -96,7 +89,8 @@ function argumentsSchema(
             .boolean()
             .optional()
             .describe(
-              'Run as a background job and return its id at once; read its output with job_output.',
+              'Run as a background job (servers, watchers, long builds): returns its id at once and ' +
+                'you are told when it ends; job_output reads it, job_kill stops it.',
             ),
         }
       : {}),
@@ -127,15 +121,12 @@ export function bashTool(options: BashToolOptions): ToolDefinition {
   return defineBuiltinTool({
     name: 'bash',
     description:
-      'Run a shell command in the workspace root and return its combined stdout and stderr, ' +
-      'ending with "[exit code: N]". A non-zero exit code is reported, not treated as a failure. ' +
-      `Long output keeps its start and end. Times out after ${defaultTimeoutMs} ms unless ` +
-      'timeout_ms says otherwise; the whole process tree is killed on timeout. Anything the ' +
-      'command leaves running in the background ends when it exits. Stdin is empty, so avoid ' +
-      'interactive commands. Credentials (API keys, *_TOKEN, *_SECRET) are not in its ' +
-      'environment. Prefer read_file, grep and glob for reading files.' +
-      (options.sandboxDescription ? ` ${options.sandboxDescription}` : '') +
-      (background ? BACKGROUND_DESCRIPTION : ''),
+      'Run a shell command in the workspace root. Returns stdout and stderr together, then ' +
+      '"[exit code: N]" (a non-zero code is reported, not a failure); long output keeps its start ' +
+      'and end. At timeout_ms the whole process tree is killed; what it leaves running ends with ' +
+      'it. Stdin is empty: avoid interactive commands. Credentials (API keys, *_TOKEN, *_SECRET) ' +
+      'are not in its environment. Prefer read_file, grep and glob for reading files.' +
+      (options.sandboxDescription ? ` ${options.sandboxDescription}` : ''),
     arguments: (zod) => argumentsSchema(zod, defaultTimeoutMs, maxTimeoutMs, background),
     // The timeouts are in the schema: only the default ones have a generated schema.
     variant: defaultTimeouts ? (background ? 'bash' : 'bash/foreground') : null,

@@ -41,7 +41,10 @@ export function fileAccessOf(execution: ToolExecution): WorkspaceFileAccess {
 export function binaryFileError(shown: string, verb: 'read' | 'edited'): UserError {
   return new UserError(
     'INVALID_ARGUMENT',
-    `${shown} is a binary file; it cannot be ${verb} as text`,
+    `${shown} is a binary file; it cannot be ${verb} as text` +
+      (verb === 'read'
+        ? ' (read_file gives PNG, JPEG, GIF and WebP files as images; this is none of those)'
+        : ''),
   );
 }
 

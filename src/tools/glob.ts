@@ -26,15 +26,12 @@ const schema = (zod: typeof z) =>
     pattern: zod
       .string()
       .min(1)
-      .describe(
-        'Glob pattern matched against paths relative to `path`, e.g. "**/*.ts" or ' +
-          '"src/{a,b}/*.json". `*` stays within one folder; `**` spans folders.',
-      ),
+      .describe('Matched against paths relative to `path`, e.g. "**/*.ts" or "src/{a,b}/*.json".'),
     path: zod
       .string()
       .min(1)
       .optional()
-      .describe('Folder to search in, relative to the workspace root. Default the workspace root.'),
+      .describe('Folder to search, relative to the workspace root; default the root.'),
   });
 
 export function globTool(options: GlobOptions): ToolDefinition {

@@ -43,8 +43,8 @@ const schema = (zod: typeof z) =>
       .min(1)
       .optional()
       .describe(
-        'Only search files matching this glob, e.g. "*.ts" (a pattern without "/" matches file ' +
-          'names in every folder) or "src/**/*.test.ts" (matched against the path).',
+        'Only files matching this glob: "*.ts" (without "/": names in any folder) or ' +
+          '"src/**/*.test.ts" (the path).',
       ),
     ignore_case: zod.boolean().optional().describe('Match letters of either case. Default false.'),
     max_results: zod

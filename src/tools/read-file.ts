@@ -1,13 +1,15 @@
 /**
  * The `read_file` tool: a window of numbered lines from a text file in the workspace, with caps
  * on line length and on total output so one call cannot flood the context. Must never return
- * a binary file's bytes or anything outside the workspace.
+ * a binary file's bytes or anything outside the workspace; an image file is an image result
+ * (read-image.ts), whose bytes go to the blob store, never into the text.
  */
 import type { z } from 'zod';
 import { UserError } from '../base/errors.js';
 import { defineBuiltinTool } from '../core/builtin-tool.js';
 import type { ToolDefinition } from '../core/tool-contract.js';
 import { fileAccessOf } from './file-access.js';
+import { readImageFile } from './read-image.js';
 import { statFileOrFolder } from './regular-file.js';
 import { displayPath, readingWorkspace, resolveInWorkspace, type Workspace } from './workspace.js';
 
@@ -51,7 +53,8 @@ export function readFileTool(options: ReadFileOptions): ToolDefinition {
       'Read a text file from the workspace. Returns numbered lines ("   12\\tcontent"); line ' +
       'numbers are for reference only and are not part of the file. Reads up to ' +
       `${defaultLineLimit} lines by default; use offset and limit to page through long files. ` +
-      'Fails on folders (use glob) and binary files.',
+      'A PNG, JPEG, GIF or WebP file is returned as the image itself (described in words to a ' +
+      'model that takes no images). Fails on folders (use glob) and other binary files.',
     arguments: schema,
     concurrencySafe: true,
     async execute(args, execution) {
@@ -61,6 +64,8 @@ export function readFileTool(options: ReadFileOptions): ToolDefinition {
       if ((await statFileOrFolder(absolute, shown)).isDirectory()) {
         throw new UserError('INVALID_ARGUMENT', `${shown} is a directory; use glob to list files`);
       }
+      const image = await readImageFile(absolute, shown, execution);
+      if (image) return image;
       const offset = args.offset ?? 1;
       const limit = args.limit ?? defaultLineLimit;
       const lines = fileAccessOf(execution).readLines({

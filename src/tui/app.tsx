@@ -12,7 +12,11 @@
  * next frame.
  */
 import { Box, type Instance, render, Static, Text } from 'ink';
-import { useCallback, useRef, useState, useSyncExternalStore } from 'react';
+import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react';
+import { blobStoreKey } from '../core/blob-store.js';
+import type { ImageReference } from '../llm/contract.js';
+import { agentServers } from '../mcp/agent-servers.js';
+import { McpCompleter } from '../mcp/argument-completion.js';
 import {
   cachedResourceChoices,
   mentionsServerResource,
@@ -31,6 +35,7 @@ import { TranscriptItemView } from './components/transcript-item.js';
 import { ViewPanel } from './components/view-panel.js';
 import type { TuiView } from './contract.js';
 import type { FirstFrame } from './first-frame.js';
+import { attachImagesOf, imagePathsIn } from './image-mentions.js';
 import { WorkspacePaths } from './path-completion.js';
 import { completionAt } from './prompt-completion.js';
 import { type EditorState, PromptEditor } from './prompt-editor.js';
@@ -63,8 +68,26 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
   const [paths] = useState(
     () => new WorkspacePaths(session.setup.runtime.cwd, () => setPathsListed((count) => count + 1)),
   );
-  // The workspace's custom commands are read once, when the runtime is built.
-  const [slashCommands] = useState(() => slashCommandsOf(session));
+  // The workspace's custom commands are read once, when the runtime is built; the MCP servers'
+  // prompts again after each change notice (catalog-changes.ts lists them), which also draws
+  // the `@server:uri` choices again.
+  const [slashCommands, setSlashCommands] = useState(() => slashCommandsOf(session));
+  const sessionId = snapshot.sessionId;
+  useEffect(() => {
+    void sessionId;
+    setSlashCommands(slashCommandsOf(session));
+    return agentServers(session.current.context)?.onCatalogChanged(() =>
+      setSlashCommands(slashCommandsOf(session)),
+    );
+  }, [session, sessionId]);
+  const [, setServerAnswers] = useState(0);
+  const [serverCompleter] = useState(
+    () =>
+      new McpCompleter(
+        () => session.current.context,
+        () => setServerAnswers((count) => count + 1),
+      ),
+  );
   const shell = useRef<AbortController | undefined>(undefined);
   const [view, setView] = useState<TuiView>('chat');
   const viewRef = useRef<TuiView>('chat');
@@ -134,21 +157,39 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
       runShell(text.slice(1).trim());
       return;
     }
-    const deliver = (message: string) => {
+    const deliver = (message: string, images: ImageReference[]) => {
       if (delivery === 'followup' && session.current.agent.status === 'running') {
-        session.followup(message);
+        session.followup(message, images);
         store.queue(text, 'followup');
         return;
       }
-      if (session.send(message) === 'steer') store.queue(text, 'steer');
+      if (session.send(message, images) === 'steer') store.queue(text, 'steer');
     };
-    // `@server:uri` attaches that MCP resource to the message.
+    // `@shot.png` and pasted image paths attach those images; `@server:uri` that MCP resource.
     const { context } = session.current;
-    if (mentionsServerResource(context, text)) {
-      void withMentionedResources(context, text).then(deliver);
+    const workspace = session.setup.runtime.cwd;
+    if (imagePathsIn(text, workspace).length === 0 && !mentionsServerResource(context, text)) {
+      deliver(text, []);
       return;
     }
-    deliver(text);
+    void (async () => {
+      const attached = await attachImagesOf(text, workspace, context.find(blobStoreKey));
+      for (const problem of attached.problems) {
+        store.add({ kind: 'notice', tone: 'warning', text: problem });
+      }
+      if (attached.images.length > 0) {
+        const count = attached.images.length;
+        store.add({
+          kind: 'notice',
+          tone: 'info',
+          text: `attached ${count === 1 ? 'an image' : `${count} images`}`,
+        });
+      }
+      const message = mentionsServerResource(context, text)
+        ? await withMentionedResources(context, text)
+        : text;
+      deliver(message, attached.images);
+    })();
   };
 
   const runShell = (command: string) => {
@@ -190,8 +231,10 @@ export function App({ store, session, history, onSubmitHistory, onExit }: AppPro
         () => paths.current(),
         slashCommands,
         () => cachedResourceChoices(session.current.context),
+        (before) => serverCompleter.promptArgument(before),
+        (query) => serverCompleter.templateVariable(query),
       ),
-    [paths, slashCommands, session],
+    [paths, slashCommands, session, serverCompleter],
   );
   return (
     <>

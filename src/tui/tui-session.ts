@@ -5,6 +5,7 @@
  * permission asker; the one it leaves is closed, its children released.
  */
 import { UserError } from '../base/errors.js';
+import { compareText } from '../base/text-order.js';
 import { type RewindOutcome, type RewindRequest, rewindSession } from '../checkpoint/rewind.js';
 import { workspaceRepository } from '../checkpoint/session-changes.js';
 import type { SessionTurn } from '../checkpoint/session-turns.js';
@@ -13,6 +14,7 @@ import type { AgentHandle } from '../core/create-agent.js';
 import { SessionStore, type SessionSummary } from '../core/session-store.js';
 import { permissionAskerKey } from '../core/tool-execution.js';
 import { realFolder } from '../core/workspace-folder.js';
+import type { ImageReference } from '../llm/contract.js';
 import type { InteractionBroker } from './interaction-broker.js';
 import type { TuiStore } from './tui-store.js';
 
@@ -42,19 +44,20 @@ export class TuiSession {
   }
 
   /** A new turn when the agent is idle; otherwise joins the running turn at its next step. */
-  send(text: string): 'turn' | 'steer' {
+  send(text: string, images: ImageReference[] = []): 'turn' | 'steer' {
     const { agent } = this.handle;
+    const options = images.length > 0 ? { images } : {};
     if (agent.status === 'idle') {
-      void agent.prompt(text);
+      void agent.prompt(text, options);
       return 'turn';
     }
-    agent.steer(text);
+    agent.steer(text, options);
     return 'steer';
   }
 
   /** Delivered as a turn of its own once the running one ends. */
-  followup(text: string): void {
-    this.handle.agent.followup(text);
+  followup(text: string, images: ImageReference[] = []): void {
+    this.handle.agent.followup(text, images.length > 0 ? { images } : {});
   }
 
   /** Ends the running turn as interrupted; queued messages are kept. */
@@ -143,5 +146,5 @@ export function workspaceSessions(home: string, cwd: string): SessionSummary[] {
     .list()
     .filter((summary) => summary.workspace === workspace && summary.delegationDepth === 0)
     .reverse()
-    .sort((left, right) => right.lastUsed.localeCompare(left.lastUsed));
+    .sort((left, right) => compareText(right.lastUsed, left.lastUsed));
 }

@@ -7,6 +7,7 @@
 import { type Dirent, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { errorMessage } from '../base/errors.js';
+import { compareIgnoringCase } from '../base/text-order.js';
 import { type LoadedWorkflow, WorkflowError, type WorkflowMeta } from './contract.js';
 import { workflowTargetRefusal, workspacePlace } from './script-reach.js';
 import { readWorkflowFile } from './workflow-file.js';
@@ -89,7 +90,7 @@ function savedFiles(places: SavedWorkflowPlaces): SavedWorkflowFile[] {
       else known.shadows ??= path;
     }
   }
-  return [...byName.values()].sort((left, right) => left.name.localeCompare(right.name, 'en'));
+  return [...byName.values()].sort((left, right) => compareIgnoringCase(left.name, right.name));
 }
 
 /** The names of the saved workflows, sorted; reads the folders only, no file. */

@@ -171,6 +171,8 @@ export function workflowTool(options: WorkflowToolOptions): ToolDefinition<Workf
   let description: string | undefined;
   return {
     name: WORKFLOW_TOOL,
+    deferral: 'rare',
+    summary: 'Run a JavaScript script that fans work out to many subagents.',
     // Read when an agent first gets the tool, so a start that builds no prompt reads no folder.
     get description() {
       description ??= describeTool(places);

@@ -60,8 +60,11 @@ test('loom run: the agent runs a workflow with the workflow tool and reads its v
     .trim()
     .split('\n')
     .map((line) => JSON.parse(line) as Line);
-  const [request] = requestPrompts(lines);
-  assert.ok(request?.tools.some((tool) => tool.name === 'workflow'));
+  // Deferred: listed by name in the first request; the call loads it for the next one.
+  const [request, next] = requestPrompts(lines);
+  const listing = request?.tools.find((tool) => tool.name === 'load_tools')?.description ?? '';
+  assert.match(listing, /^- workflow: /m);
+  assert.ok(next?.tools.some((tool) => tool.name === 'workflow'));
   assert.match(request?.system ?? '', /only when the user explicitly asks for a workflow/);
   const toolResult = lines.find((line) => line.type === 'tool/result');
   assert.equal(toolResult?.data.isError, false, toolResult?.data.content);

@@ -57,7 +57,7 @@ test('every built-in tool of a default runtime takes its generated schema, equal
     // (one made with defineTool would load zod at every start).
     assert.deepEqual(
       others.map((tool) => tool.name).sort(),
-      ['run_code', 'structured_output', 'workflow'],
+      ['load_tools', 'run_code', 'structured_output', 'workflow'],
       'a tool of a default runtime is not declared with defineBuiltinTool',
     );
     const builtins = tools.filter((tool) => builtinDeclarationOf(tool) !== undefined);
@@ -89,16 +89,14 @@ test('bash names its variant by its options and converts a non-default timeout w
   const timeout = (capped.parameters.properties as Record<string, Record<string, unknown>>)
     .timeout_ms;
   assert.equal(timeout?.maximum, 7000);
-  assert.equal(timeout?.description, 'Time limit in milliseconds. Default 120000, at most 7000.');
+  // The cap is the schema's maximum (above); the description names the default alone.
+  assert.equal(timeout?.description, 'Time limit in milliseconds; default 120000.');
 
   const slow = bashTool({ workspace, defaultTimeoutMs: 5000 });
   assert.equal(builtinDeclarationOf(slow)?.variant, null);
   const slowTimeout = (slow.parameters.properties as Record<string, Record<string, unknown>>)
     .timeout_ms;
-  assert.equal(
-    slowTimeout?.description,
-    'Time limit in milliseconds. Default 5000, at most 600000.',
-  );
+  assert.equal(slowTimeout?.description, 'Time limit in milliseconds; default 5000.');
 });
 
 test('tools of one variant share its generated schema, frozen, so one cannot change another', () => {

@@ -28,6 +28,7 @@ async function connected(handlers: Partial<ClientHandlers>) {
   const owner = createClient({
     roots: () => [],
     onToolsChanged: () => undefined,
+    onCatalogChanged: () => undefined,
     elicit: () => Promise.resolve({ action: 'decline' }),
     sample: () => Promise.reject(new Error('no sampling here')),
     ...handlers,

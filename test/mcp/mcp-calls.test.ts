@@ -88,9 +88,16 @@ test('a tool the server adds mid-session is offered at the next step; an aborted
     [
       {
         server: 'change',
-        tools: ['slow-task', 'add-tool', 'wait', 'tick', 'fresh'].map(
-          (tool) => `mcp__change__${tool}`,
-        ),
+        tools: [
+          'slow-task',
+          'add-tool',
+          'wait',
+          'tick',
+          'add-prompt',
+          'add-resource',
+          'elicited',
+          'fresh',
+        ].map((tool) => `mcp__change__${tool}`),
         added: ['mcp__change__fresh'],
         removed: [],
       },

@@ -6,16 +6,25 @@
  * the PKCE verifier (S256) and issues short-lived access tokens with a rotating refresh token. The
  * MCP endpoint (the SDK's McpServer over streamable HTTP, stateless) answers 401 with
  * `WWW-Authenticate: Bearer resource_metadata=...` without a valid token; its tools are `note` and
- * `echo_token`, a careless one that repeats the token it got.
+ * `echo_token`, a careless one that repeats the token it got. The same server is at `/sse` over
+ * the older HTTP+SSE transport (its own resource, `sseUrl`). An RFC 7009 `/revoke` ends a token
+ * (advertised as `revocation_endpoint`; `failRevocation` makes it answer 503).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 
 export interface OAuthFixture {
   /** The MCP endpoint: `http://127.0.0.1:PORT/mcp`. */
   mcpUrl: string;
+  /** The same server over HTTP+SSE: `http://127.0.0.1:PORT/sse`. */
+  sseUrl: string;
+  /** The tokens `/revoke` was sent, with their `token_type_hint`, and the client id sent. */
+  revoked: Array<{ token: string; hint: string | null; clientId: string | null }>;
+  /** `/revoke` answers 503 (a failed revocation). */
+  failRevocation: boolean;
   /** The authorization server's origin. */
   issuer: string;
   /** The grant types `/token` accepted, in order. */
@@ -90,7 +99,26 @@ export async function startOAuthFixture(): Promise<OAuthFixture> {
         grant_types_supported: ['authorization_code', 'refresh_token'],
         code_challenge_methods_supported: ['S256'],
         token_endpoint_auth_methods_supported: ['none'],
+        revocation_endpoint: `${issuer}/revoke`,
+        revocation_endpoint_auth_methods_supported: ['none'],
       });
+      return;
+    }
+    if (url.pathname === '/revoke' && request.method === 'POST') {
+      const form = new URLSearchParams(await body(request));
+      if (fixture.failRevocation) {
+        json(response, 503, { error: 'temporarily_unavailable' });
+        return;
+      }
+      const revoked = form.get('token') ?? '';
+      fixture.revoked.push({
+        token: revoked,
+        hint: form.get('token_type_hint'),
+        clientId: form.get('client_id'),
+      });
+      accessTokens.delete(revoked);
+      refreshTokens.delete(revoked);
+      response.writeHead(200).end();
       return;
     }
     if (url.pathname === '/register' && request.method === 'POST') {
@@ -150,8 +178,8 @@ export async function startOAuthFixture(): Promise<OAuthFixture> {
           grant.clientId !== clientId ||
           grant.redirectUri !== form.get('redirect_uri') ||
           grant.challenge !== challenge ||
-          grant.resource !== mcpUrl ||
-          form.get('resource') !== mcpUrl
+          (grant.resource !== mcpUrl && grant.resource !== sseUrl) ||
+          form.get('resource') !== grant.resource
         ) {
           json(response, 400, { error: 'invalid_grant' });
           return;
@@ -188,10 +216,12 @@ export async function startOAuthFixture(): Promise<OAuthFixture> {
   const resource = createServer(async (request, response) => {
     const url = new URL(request.url ?? '/', mcpOrigin);
     if (url.pathname.startsWith('/.well-known/oauth-protected-resource')) {
-      json(response, 200, { resource: mcpUrl, authorization_servers: [issuer] });
+      const sse = url.pathname.endsWith('/sse');
+      json(response, 200, { resource: sse ? sseUrl : mcpUrl, authorization_servers: [issuer] });
       return;
     }
-    if (url.pathname !== '/mcp') {
+    const path = url.pathname === '/messages' ? '/sse' : url.pathname;
+    if (path !== '/mcp' && path !== '/sse') {
       json(response, 404, { error: 'not_found' });
       return;
     }
@@ -199,24 +229,36 @@ export async function startOAuthFixture(): Promise<OAuthFixture> {
     if (bearer === undefined || !accessTokens.has(bearer)) {
       response
         .writeHead(401, {
-          'www-authenticate': `Bearer resource_metadata="${mcpOrigin}/.well-known/oauth-protected-resource/mcp"`,
+          'www-authenticate': `Bearer resource_metadata="${mcpOrigin}/.well-known/oauth-protected-resource${path}"`,
         })
         .end();
       return;
     }
-    if (request.method !== 'POST') {
+    if (url.pathname === '/messages') {
+      const stream = sseStreams.get(url.searchParams.get('sessionId') ?? '');
+      if (!stream) {
+        json(response, 404, { error: 'no such session' });
+        return;
+      }
+      await stream.handlePostMessage(request, response);
+      return;
+    }
+    if (path === '/sse' && request.method === 'GET') {
+      const stream = new SSEServerTransport('/messages', response);
+      sseStreams.set(stream.sessionId, stream);
+      const server = notesServer(bearer);
+      response.on('close', () => {
+        sseStreams.delete(stream.sessionId);
+        void server.close();
+      });
+      await server.connect(stream);
+      return;
+    }
+    if (request.method !== 'POST' || path !== '/mcp') {
       response.writeHead(405).end();
       return;
     }
-    const server = new McpServer({ name: 'oauth-notes', version: '1.0.0' });
-    server.registerTool('note', { description: 'A note only a logged-in client reads' }, () => {
-      fixture.toolCalls += 1;
-      return { content: [{ type: 'text', text: 'the note behind the login' }] };
-    });
-    // A careless server: it repeats the token it was sent (Loom must redact it).
-    server.registerTool('echo_token', { description: 'Says which token it got' }, () => ({
-      content: [{ type: 'text', text: `your token is ${bearer}` }],
-    }));
+    const server = notesServer(bearer);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     response.on('close', () => {
       void transport.close();
@@ -226,11 +268,29 @@ export async function startOAuthFixture(): Promise<OAuthFixture> {
     await transport.handleRequest(request, response);
   });
 
+  const sseStreams = new Map<string, SSEServerTransport>();
+  const notesServer = (bearer: string) => {
+    const server = new McpServer({ name: 'oauth-notes', version: '1.0.0' });
+    server.registerTool('note', { description: 'A note only a logged-in client reads' }, () => {
+      fixture.toolCalls += 1;
+      return { content: [{ type: 'text', text: 'the note behind the login' }] };
+    });
+    // A careless server: it repeats the token it was sent (Loom must redact it).
+    server.registerTool('echo_token', { description: 'Says which token it got' }, () => ({
+      content: [{ type: 'text', text: `your token is ${bearer}` }],
+    }));
+    return server;
+  };
+
   const issuer = await listen(authorization);
   const mcpOrigin = await listen(resource);
   const mcpUrl = `${mcpOrigin}/mcp`;
+  const sseUrl = `${mcpOrigin}/sse`;
   const fixture: OAuthFixture = {
     mcpUrl,
+    sseUrl,
+    revoked: [],
+    failRevocation: false,
     issuer,
     grants: [],
     issued: { access: [], refresh: [] },

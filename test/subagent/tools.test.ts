@@ -407,7 +407,7 @@ test('under spawn the subagent tool promises a fresh context', async () => {
   await fixture.root.agent.prompt('delegate count the files');
   const spec = subagentSpec(fixture.root);
   assert.match(spec.description, /a fresh context/);
-  assert.match(spec.prompt, /It has not seen this conversation/);
+  assert.match(spec.prompt, /The subagent has not seen this conversation/);
   const [result] = eventsOf(fixture.root.log.events, 'tool/result');
   assert.equal(result?.content, 'ok: count the files');
   await fixture.close();
@@ -427,7 +427,10 @@ test("under fork the subagent tool and its results say the child has seen this s
   assert.doesNotMatch(spec.description, /fresh context/);
   assert.match(spec.description, /it has seen this session's completed turns/);
   assert.doesNotMatch(spec.prompt, /has not seen this conversation/);
-  assert.match(spec.prompt, /It has seen this session's completed turns but not the current one/);
+  assert.match(
+    spec.prompt,
+    /The subagent has seen this session's completed turns but not the current one/,
+  );
 
   const [foreground] = eventsOf(root.log.events, 'tool/result');
   const childId = fixture.starts[0]?.runId;

@@ -65,7 +65,11 @@ test('run_in_background is offered only when the option is on', () => {
     Object.keys(output.parameters.properties as Record<string, unknown>);
   assert.equal(properties(plain).includes('run_in_background'), false);
   assert.equal(properties(offered).includes('run_in_background'), true);
-  assert.match(offered.description, /job_output/);
+  // How to follow a background job is told where the option is: in its own description.
+  const option = (offered.parameters.properties as Record<string, { description?: string }>)
+    .run_in_background;
+  assert.match(option?.description ?? '', /job_output reads it, job_kill stops it/);
+  assert.doesNotMatch(plain.description, /job_output/);
 });
 
 test('without a runner in scope the call is a clear error and nothing runs', async () => {

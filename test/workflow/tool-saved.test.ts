@@ -70,7 +70,14 @@ test('the workflow tool runs a saved workflow by {name, args}, and its descripti
     assert.match(answer.text, /^Workflow "greeter" completed with 2 agents\./);
     assert.match(answer.text, /"hi ann"/);
     assert.match(answer.text, /"hi bob"/);
-    const [request] = fixture.model.calls;
+    // Deferred: the first request lists it by name; its call loads it, so the next one has it whole.
+    const [first] = fixture.model.calls;
+    const request = fixture.model.calls.find((call) =>
+      call.tools.some((tool) => tool.name === 'workflow'),
+    );
+    const listing = first?.tools.find((tool) => tool.name === 'load_tools')?.description ?? '';
+    assert.match(listing, /^- workflow: /m);
+    assert.ok(!first?.tools.some((tool) => tool.name === 'workflow'));
     const description = request?.tools.find((tool) => tool.name === 'workflow')?.description ?? '';
     assert.ok(description.startsWith(WORKFLOW_TOOL_DESCRIPTION));
     assert.ok(

@@ -4,6 +4,7 @@
  * caller has hidden stays hidden), its model and effort. Types come from the agent-type service
  * of the runtime's root scope; a name it does not know fails before any child starts.
  */
+import { LOAD_TOOLS_TOOL } from '../../core/tool-loading.js';
 import type { ReasoningEffort } from '../../llm/contract.js';
 import {
   type AgentType,
@@ -15,8 +16,11 @@ import { SubagentError } from '../contract.js';
 import type { Caller, SubagentServices } from '../services.js';
 import { STRUCTURED_OUTPUT_TOOL } from '../structured-output/capture-instructions.js';
 
-/** Tools the subagent layer gives a child for its own answer: never hidden by a type's list. */
-const ANSWER_TOOLS: readonly string[] = [STRUCTURED_OUTPUT_TOOL, 'report'];
+/**
+ * Tools a type's list never hides: those the subagent layer gives a child for its own answer,
+ * and `load_tools`, which grants nothing (it shows the schemas of the child's deferred tools).
+ */
+const ANSWER_TOOLS: readonly string[] = [STRUCTURED_OUTPUT_TOOL, 'report', LOAD_TOOLS_TOOL];
 
 export interface AgentTypeChoice {
   persona?: string;

@@ -12,6 +12,8 @@ import type { SubagentServices } from '../services.js';
 export function sendMessageTool(services: SubagentServices): ToolDefinition {
   return defineBuiltinTool({
     name: 'send_message',
+    deferral: 'rare',
+    summary: 'Message one of your background subagents.',
     description:
       'Send a message to one of your background subagents. A running subagent reads it at its next turn; a finished one is woken (resumed from its saved session if needed) and answers as a new message to you.',
     arguments: (zod) =>
@@ -33,6 +35,8 @@ export function sendMessageTool(services: SubagentServices): ToolDefinition {
 export function interruptAgentTool(services: SubagentServices): ToolDefinition {
   return defineBuiltinTool({
     name: 'interrupt_agent',
+    deferral: 'rare',
+    summary: "Stop a background subagent's current turn.",
     description:
       "Stop a background subagent's current turn. Messages already queued for it are kept; it does not stop for good and can be messaged again.",
     arguments: (zod) =>
@@ -49,6 +53,8 @@ export function interruptAgentTool(services: SubagentServices): ToolDefinition {
 export function listAgentsTool(services: SubagentServices): ToolDefinition {
   return defineBuiltinTool({
     name: 'list_agents',
+    deferral: 'rare',
+    summary: 'List your background subagents and their state.',
     description:
       'List your background subagents, also those started before this session was resumed, with their state (running; idle; stopped: not running, but send_message resumes it) and last outcome.',
     arguments: (zod) => zod.strictObject({}),

@@ -27,9 +27,9 @@ import { type AgentTypeChoice, chooseAgentType, describeAgentTypes } from './age
 
 const promptText = {
   fresh:
-    'The complete task for the subagent. It has not seen this conversation: include every fact, path and constraint it needs, and say what to report back.',
+    'The complete task. The subagent has not seen this conversation: include every fact, path and constraint it needs, and what to report back.',
   forked:
-    "The complete task for the subagent. It has seen this session's completed turns but not the current one (neither the latest request nor your work on it): include every fact, path and constraint from this turn it needs, and say what to report back.",
+    "The complete task. The subagent has seen this session's completed turns but not the current one (neither the latest request nor your work on it): include every fact, path and constraint from this turn it needs, and say what to report back.",
 };
 
 const schemaFor = (zod: typeof z, forked: boolean) =>
@@ -38,7 +38,7 @@ const schemaFor = (zod: typeof z, forked: boolean) =>
       .string()
       .min(1)
       .max(120)
-      .describe('A short label for the task (3-8 words), shown in progress views.'),
+      .describe('A short label (3-8 words), shown in progress views.'),
     prompt: zod
       .string()
       .min(1)
@@ -47,28 +47,24 @@ const schemaFor = (zod: typeof z, forked: boolean) =>
       .boolean()
       .optional()
       .describe(
-        'Start the subagent and return its id at once; its answer arrives later as a message. Use send_message to give it more instructions.',
+        'Return its id at once; its answer arrives later as a message (send_message adds instructions).',
       ),
     provider: zod
       .string()
       .min(1)
       .optional()
       .describe(
-        'Which subagent provider runs the task (default: the configured one). `acp` and configured ACP providers run another agent process, which cannot run in the background; only `acp` (Loom itself) takes output_schema.',
+        'Which provider runs it (default: the configured one). ACP providers run another agent process: not in the background, and only `acp` (Loom itself) takes output_schema.',
       ),
     agent_type: zod
       .string()
       .min(1)
       .optional()
-      .describe(
-        "Which kind of agent runs the task, by name from the agent types listed in this tool's description: its own instructions, tools and model. Default: general-purpose.",
-      ),
+      .describe('One of the agent types listed above (its own instructions, tools and model).'),
     output_schema: zod
       .record(zod.string(), zod.unknown())
       .optional()
-      .describe(
-        'A JSON Schema the answer must match; the subagent then answers through a structured-output tool and its value comes back as JSON text.',
-      ),
+      .describe('A JSON Schema the answer must match; its value comes back as JSON text.'),
   });
 
 const describeTool = (forked: boolean, agentTypes: string) =>
@@ -76,10 +72,9 @@ const describeTool = (forked: boolean, agentTypes: string) =>
     forked
       ? "Delegate a task to a subagent: a separate agent with the same tools, forked from this session: it has seen this session's completed turns, but not the turn in progress (neither the latest request nor your work on it so far)."
       : 'Delegate a self-contained task to a subagent: a separate agent with the same tools and a fresh context.',
-    'Use it for work that can be done independently (research, a focused change, a review) so that its',
-    'intermediate steps stay out of this conversation. The subagent returns its final answer as text.',
-    'Several subagent calls in one message run in parallel. Subagents can delegate further only up to',
-    'the depth limit.',
+    'Use it for independent work (research, a focused change, a review) whose steps should stay out of',
+    'this conversation; it returns its final answer as text. Several calls in one message run in',
+    'parallel; delegation nests only up to the depth limit.',
   ].join(' ') + (agentTypes === '' ? '' : `\n\n${agentTypes}`);
 
 type Arguments = z.infer<ReturnType<typeof schemaFor>>;
