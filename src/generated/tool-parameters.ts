@@ -566,11 +566,10 @@ export const generatedToolParameters: Readonly<Record<string, JsonSchema>> = {
       url: {
         type: 'string',
         minLength: 1,
-        description: 'The http:// or https:// URL to fetch.',
+        description: 'An http:// or https:// URL.',
       },
       prompt: {
-        description:
-          'What you want from the page. When given, a model reads the page and returns only its answer instead of the whole page.',
+        description: 'What you want from the page: the result is then only the answer.',
         type: 'string',
         minLength: 1,
       },
