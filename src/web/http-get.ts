@@ -152,7 +152,15 @@ function connect(url: URL, options: GetOptions): Promise<IncomingMessage> {
 export async function httpGet(start: URL, options: GetOptions): Promise<GetOutcome> {
   let url = start;
   for (let redirects = 0; ; redirects += 1) {
-    const response = await connect(url, options);
+    const response = await connect(url, options).catch((error: unknown) => {
+      if (redirects > 0 && error instanceof WebError && error.code === 'WEB_REFUSED') {
+        throw new WebError(
+          'WEB_REFUSED',
+          `${start.href} redirected to ${url.href}: ${error.message}`,
+        );
+      }
+      throw error;
+    });
     const status = response.statusCode ?? 0;
     const location = response.headers.location;
     if (status >= 300 && status < 400 && location !== undefined) {

@@ -5,16 +5,20 @@
  * true; a 10 MB body is cut at web.maxBytes; a prompt condenses the page in a side request whose
  * tokens are logged; a permission rule on the host denies; search results come from fake Brave
  * and SearXNG APIs, the key only in the request header and absent from every file Loom wrote;
- * without web.search the tool is not offered. (Redirects to private addresses are refused by
- * the same lookup: test/web/http-get.test.ts shows it with a fake resolver.)
+ * without web.search the tool is not offered. A redirect from a public host to a private
+ * address is refused with web.allowPrivate false: a preload (test/helpers/public-names-on-
+ * loopback.mjs) resolves `public.test` to a public-looking address whose connections it routes
+ * to loopback, so the first hop passes web_fetch's own address check and the redirected one
+ * does not.
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import { assertNoCredential, homeOutputs } from '../helpers/credential-leaks.js';
+import { pdfWith } from '../helpers/pdf-file.js';
 import { callsThenReply } from '../helpers/scripted-turns.js';
 import { ndjsonLines, sessions, toolResults } from '../helpers/session-files.js';
 import { runScripted, type ScriptedFolders, scriptedFolders } from './loom-process.js';
@@ -75,6 +79,15 @@ before(async () => {
       case '/moved':
         response.writeHead(301, { location: '/guide' });
         return response.end();
+      case '/to-loopback':
+        response.writeHead(302, { location: `${origin}/guide` });
+        return response.end();
+      case '/to-inside':
+        response.writeHead(307, { location: `http://inside.test:${new URL(origin).port}/guide` });
+        return response.end();
+      case '/report.pdf':
+        response.writeHead(200, { 'content-type': 'application/pdf' });
+        return response.end(pdfWith('Quarterly figures rose'));
       case '/huge':
         response.writeHead(200, { 'content-type': 'text/plain' });
         return response.end(Buffer.alloc(TEN_MB, 'a'));
@@ -186,6 +199,67 @@ test('loom run: with web.allowPrivate false a loopback URL or name is refused be
   assert.equal(requests.length, before, 'a request reached the loopback server');
 });
 
+test('loom run: with web.allowPrivate false a public host is fetched, and its redirects to private addresses are refused before any request', async () => {
+  const port = new URL(origin).port;
+  const publicOrigin = `http://public.test:${port}`;
+  const before = requests.length;
+  const { results } = await run(
+    [
+      fetchCall(`${publicOrigin}/guide`),
+      fetchCall(`${publicOrigin}/to-loopback`),
+      fetchCall(`${publicOrigin}/to-inside`),
+    ],
+    '',
+    {
+      env: {
+        NODE_OPTIONS: `--import ${JSON.stringify(resolve('test/helpers/public-names-on-loopback.mjs'))}`,
+        LOOM_TEST_NAMES: JSON.stringify({
+          'public.test': '203.0.113.7',
+          'inside.test': '10.1.2.3',
+        }),
+        LOOM_TEST_ROUTED: JSON.stringify(['203.0.113.7']),
+      },
+    },
+  );
+  assert.equal(results.length, 3);
+  const [plain, toLoopback, toInside] = results;
+  assert.equal(plain?.isError, false, plain?.content);
+  assert.match(plain?.content ?? '', new RegExp(`^URL: ${publicOrigin}/guide$`, 'm'));
+  assert.equal(toLoopback?.isError, true);
+  assert.equal(toLoopback?.errorCode, 'WEB_REFUSED');
+  assert.match(
+    toLoopback?.content ?? '',
+    new RegExp(
+      `/to-loopback redirected to ${origin}/guide: refused to fetch 127\\.0\\.0\\.1: it is a loopback address.*set web\\.allowPrivate: true`,
+    ),
+  );
+  assert.equal(toInside?.errorCode, 'WEB_REFUSED');
+  assert.match(
+    toInside?.content ?? '',
+    /redirected to http:\/\/inside\.test:\d+\/guide: refused to fetch inside\.test \(10\.1\.2\.3\): it is a private address/,
+  );
+  assert.deepEqual(
+    requests.slice(before).map((request) => `${request.headers.host} ${request.url}`),
+    [
+      `public.test:${port} /guide`,
+      `public.test:${port} /to-loopback`,
+      `public.test:${port} /to-inside`,
+    ],
+    'the redirected hops never reached a server',
+  );
+});
+
+test('loom run: web_fetch reads a PDF as its text', async () => {
+  const { results } = await run(
+    [fetchCall(`${origin}/report.pdf`)],
+    'web:\n  allowPrivate: true\n',
+  );
+  const [fetched] = results;
+  assert.equal(fetched?.isError, false, fetched?.content);
+  assert.match(fetched?.content ?? '', /^Content-Type: application\/pdf$/m);
+  assert.match(fetched?.content ?? '', /Quarterly figures rose/);
+});
+
 test('loom run: a 10 MB body is cut at web.maxBytes and the result capped like bash output', async () => {
   const { results } = await run([fetchCall(`${origin}/huge`)], 'web:\n  allowPrivate: true\n');
   const [fetched] = results;
@@ -225,7 +299,7 @@ test('loom run: web_fetch with a prompt returns the model condensed answer and l
   const [session] = sessions(folders.home);
   const side = session?.events.filter((event) => event.type === 'model/side-request') ?? [];
   assert.equal(side.length, 1);
-  assert.equal((side[0]?.data as { purpose?: string }).purpose, 'web-fetch');
+  assert.equal((side[0]?.data as { purpose?: string } | undefined)?.purpose, 'web-fetch');
 });
 
 test('loom run: a permission rule on the host denies web_fetch there', async () => {
