@@ -25,6 +25,11 @@ import { runScripted, type ScriptedFolders, scriptedFolders } from './loom-proce
 
 const TEN_MB = 10 * 1024 * 1024;
 const SEARCH_KEY = 'brv-Test-5f0c9a7e2d4b8c1e6a3f9d0b';
+/**
+ * Named like no credential (not `*_KEY`, `*_TOKEN`...), so only web.search.apiKeyEnv makes Loom
+ * treat it as one.
+ */
+const KEY_VARIABLE = 'LOOM_TEST_SEARCH_CREDENTIAL';
 
 let server: Server;
 let origin = '';
@@ -130,7 +135,12 @@ async function run(
   calls: Array<{ name: string; arguments: Record<string, unknown> }>,
   config: string,
   options: { env?: NodeJS.ProcessEnv; extraRules?: unknown[] } = {},
-): Promise<{ folders: ScriptedFolders; results: Event['data'][]; events: Event[] }> {
+): Promise<{
+  folders: ScriptedFolders;
+  results: Event['data'][];
+  events: Event[];
+  stdout: string;
+}> {
   const folders = scriptedFolders({
     rules: [
       ...(options.extraRules ?? []),
@@ -148,7 +158,12 @@ async function run(
   });
   assert.equal(result.code, 0, result.stderr);
   const events = ndjsonLines<Event>(result.stdout);
-  return { folders, events, results: toolResults(events) as Event['data'][] };
+  return {
+    folders,
+    events,
+    stdout: result.stdout,
+    results: toolResults(events) as Event['data'][],
+  };
 }
 
 const fetchCall = (url: string, prompt?: string) => ({
@@ -314,9 +329,9 @@ test('loom run: a permission rule on the host denies web_fetch there', async () 
 });
 
 test('loom run: web_search lists Brave results; the key goes in the header and nowhere in the files', async () => {
-  const env = { LOOM_TEST_SEARCH_KEY: SEARCH_KEY };
-  const config = `web:\n  search: { provider: brave, apiKeyEnv: LOOM_TEST_SEARCH_KEY, url: "${origin}" }\n`;
-  const { results, folders } = await run(
+  const env = { [KEY_VARIABLE]: SEARCH_KEY };
+  const config = `web:\n  search: { provider: brave, apiKeyEnv: ${KEY_VARIABLE}, url: "${origin}" }\n`;
+  const { results, folders, stdout } = await run(
     [{ name: 'web_search', arguments: { query: 'agent harness', count: 2 } }],
     config,
     { env },
@@ -337,26 +352,31 @@ test('loom run: web_search lists Brave results; the key goes in the header and n
   assert.equal(new URL(searched.url, origin).searchParams.get('q'), 'agent harness');
   assert.equal(new URL(searched.url, origin).searchParams.get('count'), '2');
   assert.equal(searched.headers['x-subscription-token'], SEARCH_KEY);
-  assertNoCredential(homeOutputs(folders.home), [{ label: 'the search key', asSet: SEARCH_KEY }]);
+  assert.equal(sessions(folders.home).length, 1, 'the session file is among the files checked');
+  assertNoCredential({ ...homeOutputs(folders.home), '--json output': stdout }, [
+    { label: 'the search key', asSet: SEARCH_KEY },
+  ]);
 });
 
 test('loom run: a provider that echoes a refused key leaves no trace of it in the files', async () => {
-  // The key is registered as a credential, so even a wrong key echoed back is redacted... as
-  // long as it is the configured value: here the configured key is sent and refused by a fake
-  // that expects another.
+  // The configured key is sent, refused by a fake that expects another, and echoed in the 401
+  // body the error result quotes: the key is a credential, so it is redacted there too.
   const wrongKey = 'brv-Wrong-8d7c6b5a4f3e2d1c0b9a8f7e';
-  const config = `web:\n  search: { provider: brave, apiKeyEnv: LOOM_TEST_SEARCH_KEY, url: "${origin}/res/v1/web/search" }\n`;
-  const { results, folders } = await run(
+  const config = `web:\n  search: { provider: brave, apiKeyEnv: ${KEY_VARIABLE}, url: "${origin}/res/v1/web/search" }\n`;
+  const { results, folders, stdout } = await run(
     [{ name: 'web_search', arguments: { query: 'x' } }],
     config,
     {
-      env: { LOOM_TEST_SEARCH_KEY: wrongKey },
+      env: { [KEY_VARIABLE]: wrongKey },
     },
   );
   assert.equal(results[0]?.isError, true);
   assert.equal(results[0]?.errorCode, 'WEB_SEARCH_FAILED');
-  assert.match(results[0]?.content ?? '', /brave at .* answered 401/);
-  assertNoCredential(homeOutputs(folders.home), [{ label: 'the refused key', asSet: wrongKey }]);
+  assert.match(results[0]?.content ?? '', /brave at .* answered 401.*invalid token \[redacted\]/);
+  assert.equal(sessions(folders.home).length, 1, 'the session file is among the files checked');
+  assertNoCredential({ ...homeOutputs(folders.home), '--json output': stdout }, [
+    { label: 'the refused key', asSet: wrongKey },
+  ]);
 });
 
 test('loom run: web_search through SearXNG needs no key', async () => {
