@@ -109,8 +109,9 @@ const COMMON = {
   target: 'node20',
   sourcemap: true,
   logLevel: 'warning',
-  // Native (a prebuilt binary per platform): loaded from node_modules, at the first image to scale.
-  external: ['sharp'],
+  // Loaded from node_modules at first use: sharp (native, a prebuilt binary per platform) at the
+  // first image to scale; unpdf (pdf.js, an ES module with top-level await) at the first PDF.
+  external: ['sharp', 'unpdf'],
 };
 
 /**
@@ -146,6 +147,27 @@ const lazyHighlight = lazyRequire({
   file: './highlight.cjs',
   contents:
     "export function highlight(code, options) { return require('./highlight.cjs').highlight(code, options); }",
+});
+
+/**
+ * web_fetch's page libraries (linkedom, Readability, turndown: about 1.4 MB) are needed at the
+ * first HTML page, never at start, and Readability's regular expressions hold characters beyond
+ * ASCII, which a command-line chunk may not. They are bundled apart, as `web-pages.cjs` (read by
+ * Node's own `require`), and src/web/html-markdown.ts's `import('./page-libraries.js')` reaches
+ * it through this shim. unpdf (pdf.js, an ES module with top-level await) stays external: it
+ * loads from node_modules at the first PDF.
+ */
+const lazyWebPages = lazyRequire({
+  name: 'lazy-web-pages',
+  filter: /^\.\/page-libraries\.js$/,
+  importer: /[\\/]src[\\/]web[\\/]/,
+  file: './web-pages.cjs',
+  contents: [
+    "const libraries = require('./web-pages.cjs');",
+    'export const Readability = libraries.Readability;',
+    'export const parseHTML = libraries.parseHTML;',
+    'export const TurndownService = libraries.TurndownService;',
+  ].join('\n'),
 });
 
 /**
@@ -272,7 +294,7 @@ async function commandLineChunks() {
     chunkNames: 'cli-chunk-[hash]',
     outExtension: { '.js': '.cjs' },
     ...COMMON,
-    plugins: [withoutZodLocales, terminalFromEsm, librariesFromChunks, lightHeaders],
+    plugins: [withoutZodLocales, terminalFromEsm, librariesFromChunks, lightHeaders, lazyWebPages],
     define: {
       'process.env.NODE_ENV': '"production"',
       'import.meta.url': 'loomBundleUrl',
@@ -469,6 +491,10 @@ const markdown = await lazyFile(
   [lazyHighlight],
 );
 const highlight = await lazyFile('highlight', "export { highlight } from 'cli-highlight';");
+const webPages = await lazyFile(
+  'web-pages',
+  "export { Readability } from '@mozilla/readability';\nexport { parseHTML } from 'linkedom';\nexport { default as TurndownService } from 'turndown';",
+);
 const commandLine = await commandLineChunks();
 const libraries = await libraryChunks();
 // The model catalog's data, trimmed to the fields Loom uses by tsc's build of the module that
@@ -487,6 +513,7 @@ const metafiles = [
   ...libraries,
   markdown.metafile,
   highlight.metafile,
+  webPages.metafile,
 ];
 /** An output's path as `dist/…`, whichever folder this build is written to. */
 const underDist = (outputs) =>

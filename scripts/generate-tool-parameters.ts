@@ -3,8 +3,8 @@
  * built-in tool declaration a default runtime makes (src/core/builtin-tool.ts), converted from
  * its zod declaration. The declarations are found by building the runtime a command builds, so
  * the list is never kept by hand; also the one a config choosing the `fork` subagent provider
- * builds, and the built-in tools without background jobs (as a library user gets them), whose
- * variants are named too. test/core/builtin-tool.test.ts compares the file with
+ * builds, one with a web search provider (web_search is offered only then), and the built-in
+ * tools without background jobs (as a library user gets them), whose variants are named too. test/core/builtin-tool.test.ts compares the file with
  * `currentToolParameters()` and fails while it is stale.
  */
 import { spawnSync } from 'node:child_process';
@@ -28,6 +28,11 @@ export function currentToolParameters(): Record<string, JsonSchema> {
     return variantTable([
       ...runtimeDeclarations(folder, ''),
       ...runtimeDeclarations(folder, 'subagents:\n  provider: fork\n'),
+      // web_search is offered only with a provider.
+      ...runtimeDeclarations(
+        folder,
+        'web:\n  search: { provider: searxng, url: "http://127.0.0.1:9" }\n',
+      ),
       ...builtinTools({ workspace: { root: folder, extraRoots: [] } }),
     ]);
   } finally {

@@ -10,7 +10,11 @@ import type { CodeModeSettings, ToolPresentation } from '../code-mode/contract.j
 import { type CodeModeLayer, installCodeMode } from '../code-mode/install.js';
 import { loadConfig } from '../config/load-config.js';
 import { checkPermissionRules } from '../config/permission-check.js';
-import { installPermissionRules } from '../config/permissions.js';
+import {
+  compileRules,
+  firstMatchingAction,
+  installPermissionRules,
+} from '../config/permissions.js';
 import type { LoomConfig } from '../config/schema.js';
 import { contextSettings } from '../context/context-settings.js';
 import { type ContextSettings, modelCatalogKey } from '../context/contract.js';
@@ -51,6 +55,7 @@ import { installSubagents, type SubagentLayer } from '../subagent/install.js';
 import { installTodos } from '../todo/install.js';
 import { builtinTools } from '../tools/index.js';
 import { installProcessGroupLog } from '../tools/process-group-log.js';
+import { webSettings, webTools } from '../web/web-tools.js';
 import { installWorkflows, type WorkflowLayer } from '../workflow/install.js';
 import { blameModelSource, chooseModel, requireModelKey } from './choose-model.js';
 import { configCredentials } from './config-credentials.js';
@@ -186,6 +191,15 @@ export function buildRuntime(flags: RuntimeFlags): LoomSetup {
       : {}),
   });
   runtime.offerTools(tools);
+  // web_fetch follows a redirect to another host only where the rules would let it fetch there.
+  const rulesCompiled = compileRules(config.permissions ?? []);
+  runtime.offerTools(
+    webTools({
+      settings: webSettings(config.web),
+      resolveModel,
+      redirectVerdict: (url) => firstMatchingAction(rulesCompiled, 'web_fetch', { url: url.href }),
+    }),
+  );
   // First of the `tools/pre-execute` listeners: the sandbox's gate sees what hooks and rules decide.
   const sandbox = installSandbox(runtime, {
     config: config.sandbox,

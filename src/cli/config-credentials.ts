@@ -1,8 +1,9 @@
 /**
  * The credential registry of one configuration: every variable config names as holding a secret
  * (each provider's key and each route's `apiKeyEnv`, each `${VAR}` of an MCP server, each queue
- * provider's `redis.urlEnv`). A new credential-bearing field registers here, so `bash` never
- * sees it and no text Loom writes holds its value. Reads names only; never prints a value.
+ * provider's `redis.urlEnv`, `web.search.apiKeyEnv`). A new credential-bearing field registers
+ * here, so `bash` never sees it and no text Loom writes holds its value. Reads names only; never
+ * prints a value.
  */
 import type { LoomConfig } from '../config/schema.js';
 import { CredentialVariables } from '../core/credential-variables.js';
@@ -19,6 +20,8 @@ export function configCredentials(
   credentials.add(routeKeyVariables(config));
   credentials.add(servers.flatMap(declarationVariables));
   credentials.add(queueUrlVariables(config), 'url');
+  const searchKey = config.web?.search?.apiKeyEnv;
+  if (searchKey !== undefined) credentials.add([searchKey]);
   return credentials;
 }
 

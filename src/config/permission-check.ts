@@ -11,6 +11,7 @@ import { closestName } from '../core/closest-name.js';
 import type { CatalogEntry } from '../core/tool-catalog.js';
 import { MCP_TOOL_PREFIX } from '../mcp/contract.js';
 import { ruleOrigin } from './load-config.js';
+import { derivedSubjectNames } from './permission-subjects.js';
 import { matchesToolName } from './permissions.js';
 import type { PermissionRule } from './schema.js';
 
@@ -56,7 +57,14 @@ export function permissionRuleProblems(
     if (entry && entry.argumentNames === undefined) return;
     if (matched.some((tool) => tool.argumentNames === undefined)) return;
     const candidates = entry ? [entry] : pattern ? matched : tools;
-    const argumentNames = [...new Set(candidates.flatMap((tool) => tool.argumentNames ?? []))];
+    const argumentNames = [
+      ...new Set(
+        candidates.flatMap((tool) => [
+          ...(tool.argumentNames ?? []),
+          ...derivedSubjectNames(tool.name),
+        ]),
+      ),
+    ];
     for (const key of Object.keys(rule.match ?? {})) {
       if (argumentNames.includes(key)) continue;
       const owner = entry

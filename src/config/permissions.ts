@@ -1,8 +1,9 @@
 /**
  * Enforces config permission rules in the tool pipeline's pre-execute stage: the first rule
  * whose tool and argument patterns match decides allow, deny or ask; no match passes the call on.
- * A pattern matches the whole argument text, `*` standing for any run of characters. A `bash`
- * `command` pattern is matched against each simple command of the line instead (see
+ * A pattern matches the whole argument text, `*` standing for any run of characters; a rule may
+ * also match a value derived from the arguments (`web_fetch`'s `host`, permission-subjects.ts).
+ * A `bash` `command` pattern is matched against each simple command of the line instead (see
  * shell-commands.ts): deny and ask apply when any one matches, allow only when all do.
  */
 
@@ -10,6 +11,7 @@ import { assertNever } from '../base/errors.js';
 import type { Context, Disposer } from '../core/context.js';
 import { type PreExecuteDecision, toolPreExecute } from '../core/tool-pipeline.js';
 import { toolsAvailable } from '../core/tool-presentation.js';
+import { derivedSubject, isDerivedSubject } from './permission-subjects.js';
 import type { PermissionRule } from './schema.js';
 import { normaliseWhitespace, splitShellCommands } from './shell-commands.js';
 
@@ -79,7 +81,9 @@ export function matchesRule(compiled: CompiledRule, tool: string, args: unknown)
     if (tool === SHELL_TOOL && matcher.argument === SHELL_COMMAND_ARGUMENT) {
       return typeof value === 'string' && matchesShellLine(matcher, value, compiled.rule.action);
     }
-    const text = argumentText(value);
+    const text = isDerivedSubject(tool, matcher.argument)
+      ? derivedSubject(tool, matcher.argument, record)
+      : argumentText(value);
     return text !== undefined && matcher.whole.test(text);
   });
 }
@@ -120,6 +124,15 @@ export function deniesOutright(compiled: readonly CompiledRule[], tool: string):
     if (candidate.matchers.every((matcher) => matcher.matchesAll)) return true;
   }
   return false;
+}
+
+/** The action of the first rule matching a call of `tool` with `args`; undefined when none does. */
+export function firstMatchingAction(
+  compiled: readonly CompiledRule[],
+  tool: string,
+  args: unknown,
+): PermissionRule['action'] | undefined {
+  return compiled.find((candidate) => matchesRule(candidate, tool, args))?.rule.action;
 }
 
 export function installPermissionRules(context: Context, rules: PermissionRule[]): Disposer {

@@ -9,6 +9,7 @@ import { TOOL_PRESENTATIONS } from '../code-mode/contract.js';
 import { DEFAULT_CONTEXT_SETTINGS } from '../context/contract.js';
 import { loadLibrary } from '../core/load-library.js';
 import { toolsConfigSchema } from './tools-schema.js';
+import { declareWebSchema } from './web-schema.js';
 
 const providerNames = ['deepseek', 'openai', 'anthropic', 'openai-compatible'] as const;
 
@@ -618,6 +619,8 @@ function declareSchemas(z: typeof Zod) {
      * those of `.claude/settings.json`. Default none.
      */
     hooks: hooksSchema.optional(),
+    /** `web_fetch` and `web_search` (SPEC §12); see web-schema.ts. */
+    web: declareWebSchema(z).optional(),
     mcp: z
       .strictObject({
         /**
@@ -748,4 +751,5 @@ export type ModelEntryConfig = Zod.infer<ConfigSchemas['modelEntrySchema']>;
 export type McpServerConfig = Zod.infer<ConfigSchemas['mcpServerSchema']>;
 export type HookGroupConfig = Zod.infer<ConfigSchemas['hookGroupSchema']>;
 export type SandboxConfig = NonNullable<LoomConfig['sandbox']>;
+export type WebConfig = NonNullable<LoomConfig['web']>;
 export type HooksConfig = Partial<Record<HookEventName, HookGroupConfig[]>>;

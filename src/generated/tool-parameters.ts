@@ -560,6 +560,41 @@ export const generatedToolParameters: Readonly<Record<string, JsonSchema>> = {
     required: ['goal_id', 'revision', 'action'],
     additionalProperties: false,
   },
+  web_fetch: {
+    type: 'object',
+    properties: {
+      url: {
+        type: 'string',
+        minLength: 1,
+        description: 'An http:// or https:// URL.',
+      },
+      prompt: {
+        description: 'What you want from the page: the result is then only the answer.',
+        type: 'string',
+        minLength: 1,
+      },
+    },
+    required: ['url'],
+    additionalProperties: false,
+  },
+  web_search: {
+    type: 'object',
+    properties: {
+      query: {
+        type: 'string',
+        minLength: 1,
+        description: 'What to search the web for.',
+      },
+      count: {
+        description: 'How many results to return; default 5, at most 20.',
+        type: 'integer',
+        minimum: 1,
+        maximum: 20,
+      },
+    },
+    required: ['query'],
+    additionalProperties: false,
+  },
   write_file: {
     type: 'object',
     properties: {

@@ -5,17 +5,19 @@
  * `--answers` can; nobody: refused), `deny` never. Its messages (text; images, audio and
  * resources described, never their bytes), system prompt and `maxTokens` go to the model with no
  * tools; the text that comes back is the answer. Its tokens are logged in the caller's session as
- * a `model/side-request` (purpose `mcp-sampling`, with the turn), so they count in the agent's
- * usage, its turn's and any workflow budget, and the request as `mcp/sampling`. A request that
+ * a `model/side-request` (core's `side-request.ts`; purpose `mcp-sampling`, with the turn), so
+ * they count in the agent's usage, its turn's and any workflow budget, and the request as
+ * `mcp/sampling`. A request that
  * comes with no call of the server in flight is refused: no agent asked for it.
  */
 import { errorMessage, LoomError } from '../base/errors.js';
 import { agentAsksUser } from '../core/agent-hooks.js';
 import { agentRuntimeKey } from '../core/runtime.js';
 import type { SessionEventMap } from '../core/session-events.js';
+import { sideRequest } from '../core/side-request.js';
 import { permissionAskerKey } from '../core/tool-execution.js';
 import { userQuestionsKey } from '../interaction/user-questions.js';
-import type { FinishReason, ModelMessage, Usage } from '../llm/contract.js';
+import type { FinishReason, ModelMessage } from '../llm/contract.js';
 import {
   DEFAULT_SAMPLING_POLICY,
   type McpCaller,
@@ -201,35 +203,24 @@ export async function answerSampling(
       throw refusal(message);
     }
   }
-  let text = '';
-  let usage: Usage | undefined;
-  let failure: string | undefined;
-  let stopReason = 'endTurn';
-  for await (const part of model.stream({
-    system: request.systemPrompt ?? '',
-    messages: samplingMessages(request),
-    tools: [],
-    maxOutputTokens: request.maxTokens,
-    ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-    signal: running,
-  })) {
-    if (part.type === 'text') text += part.text;
-    else if (part.type === 'finish') {
-      usage = part.usage;
-      stopReason = STOP_REASONS[part.reason] ?? part.reason;
-    } else if (part.type === 'error') {
-      usage = part.usage;
-      failure = part.error.message;
-    }
-  }
-  if (usage && !log.closed) {
-    log.append('model/side-request', {
-      purpose: 'mcp-sampling',
-      model: model.id,
-      usage,
-      turnId: call.turnId,
-    });
-  }
+  const outcome = await sideRequest({
+    model,
+    request: {
+      system: request.systemPrompt ?? '',
+      messages: samplingMessages(request),
+      tools: [],
+      maxOutputTokens: request.maxTokens,
+      ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+      signal: running,
+    },
+    log,
+    purpose: 'mcp-sampling',
+    turnId: call.turnId,
+  });
+  const { text, usage, failure } = outcome;
+  const stopReason = outcome.finishReason
+    ? (STOP_REASONS[outcome.finishReason] ?? outcome.finishReason)
+    : 'endTurn';
   if (failure !== undefined || usage === undefined) {
     const message = `the model ${model.id} failed to answer MCP server ${server}'s sampling request: ${failure ?? 'it ended without finishing'}`;
     record({ outcome: 'failed', model: model.id, ...(usage ? { usage } : {}), message });

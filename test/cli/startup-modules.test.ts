@@ -9,9 +9,12 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pdfWith } from '../helpers/pdf-file.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { KEYS, startScreen } from '../tui/pty-screen.js';
 import { scriptedFolders, startLoom, writeScriptedModel } from './loom-process.js';
@@ -85,9 +88,9 @@ function traced(home: string): { env: NodeJS.ProcessEnv; read: () => Loaded } {
   };
 }
 
-/** Sources that no start may load unless its path uses them. */
+/** Sources that no start may load unless its path uses them (web_fetch's page libraries too). */
 const HEAVY =
-  /node_modules\/(@ai-sdk\/(anthropic|openai|deepseek|openai-compatible)|ai|yaml|zod|ajv|acorn|@agentclientprotocol\/sdk|@modelcontextprotocol\/sdk|@clack\/prompts)\//;
+  /node_modules\/(@ai-sdk\/(anthropic|openai|deepseek|openai-compatible)|ai|yaml|zod|ajv|acorn|@agentclientprotocol\/sdk|@modelcontextprotocol\/sdk|@clack\/prompts|linkedom|@mozilla\/readability|turndown|unpdf)\//;
 
 function heavy(loaded: Loaded): string[] {
   const names = [...loaded.files, ...loaded.sources]
@@ -175,6 +178,51 @@ test('a tool call checks its arguments with ajv from its bundled chunk, not node
   assert.equal(stdout.trim(), 'read it');
   assert.deepEqual(heavy(loaded), ['ajv']);
   assert.deepEqual(outsideBundle(loaded), []);
+});
+
+test('web_fetch loads its page libraries at its first HTML page (web-pages.cjs) and unpdf at its first PDF', async () => {
+  const server = createServer((request, response) => {
+    if (request.url === '/report.pdf') {
+      response.writeHead(200, { 'content-type': 'application/pdf' });
+      response.end(pdfWith('Quarterly figures rose'));
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'text/html' });
+    response.end(
+      '<html><head><title>Page</title></head><body><p>A <a href="/x">link</a>.</p></body></html>',
+    );
+  });
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  try {
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const home = temporaryFolder();
+    writeFileSync(join(home, 'config.yaml'), 'web:\n  allowPrivate: true\n');
+    const fetched = async (path: string): Promise<Loaded> => {
+      const model = writeScriptedModel(home, {
+        rules: [],
+        default: {
+          steps: [
+            { tools: [{ name: 'web_fetch', arguments: { url: `${origin}${path}` } }] },
+            { reply: 'fetched' },
+          ],
+        },
+      });
+      const { loaded, stdout } = await tracedRun(home, scriptedTurn(home, model, 'fetch'));
+      assert.equal(stdout.trim(), 'fetched');
+      return loaded;
+    };
+    const web = (loaded: Loaded) =>
+      heavy(loaded).filter((name) => !['ajv', 'yaml', 'zod'].includes(name));
+    const page = await fetched('/page.html');
+    assert.deepEqual(web(page), ['@mozilla/readability', 'linkedom', 'turndown']);
+    assert.ok(page.files.includes('dist/bundle/web-pages.cjs'), 'from their bundle file');
+    assert.deepEqual(outsideBundle(page), []);
+    const pdf = await fetched('/report.pdf');
+    assert.deepEqual(web(pdf), ['unpdf']);
+    assert.ok(!pdf.files.includes('dist/bundle/web-pages.cjs'));
+  } finally {
+    server.close();
+  }
 });
 
 test('loom run loads the MCP SDK only when a server is configured', async () => {
