@@ -6,24 +6,32 @@
  * worker cannot relay a cancel. It never talks to the worker except through `reply`.
  */
 import { setMaxListeners } from 'node:events';
-import { assertNever, errorMessage } from '../base/errors.js';
+import { errorMessage } from '../base/errors.js';
 import type { Context } from '../core/context.js';
 import { agentRuntimeKey } from '../core/runtime.js';
 import type { ReasoningEffort, Usage } from '../llm/contract.js';
 import { costOf, hasPrices, type PriceSource, priceOf, type TokenCount } from '../llm/prices.js';
 import type { AgentType } from '../project/agent-types-contract.js';
-import {
-  type EffortReport,
-  SubagentError,
-  type SubagentResult,
-  type SubagentRun,
-  type SubagentStartRequest,
+import type {
+  EffortReport,
+  SubagentResult,
+  SubagentRun,
+  SubagentStartRequest,
 } from '../subagent/contract.js';
 import type { SubagentRegistry } from '../subagent/registry.js';
 import { AgentClocks, type AgentLimitReason } from './agent-clocks.js';
 import { agentSchemaRefusal } from './agent-schema.js';
 import { findAgentType, typedChild } from './agent-type-choice.js';
 import { type AgentWorktree, agentSlug, RunWorktrees, type WorktreeEnd } from './agent-worktree.js';
+import {
+  addUsage,
+  cacheOf,
+  cancelledReply,
+  defaultLabel,
+  judge,
+  startFailure,
+  summaryOf,
+} from './child-outcome.js';
 import { FAN_OUT_AGENTS, tuneCompilerForFanOut } from './compiler-tuning.js';
 import {
   type AgentOutcome,
@@ -134,41 +142,6 @@ interface JournalPlace {
   n: number;
   hit: JournalRecord | undefined;
 }
-
-const LABEL_LENGTH = 60;
-
-/** The first line of the prompt, cut to a readable length. */
-function defaultLabel(prompt: string): string {
-  const line = prompt.trim().split(/\r?\n/)[0] ?? '';
-  return line.length > LABEL_LENGTH ? `${line.slice(0, LABEL_LENGTH - 1)}…` : line;
-}
-
-function addUsage(total: Usage, usage: Usage | undefined): void {
-  if (!usage) return;
-  total.input += usage.input;
-  total.output += usage.output;
-  if (usage.reasoning !== undefined) total.reasoning = (total.reasoning ?? 0) + usage.reasoning;
-  if (usage.cachedInput !== undefined) {
-    total.cachedInput = (total.cachedInput ?? 0) + usage.cachedInput;
-  }
-  if (usage.cacheWrite !== undefined) total.cacheWrite = (total.cacheWrite ?? 0) + usage.cacheWrite;
-}
-
-/** A count's cache reads and writes, each only when non-zero (as the result and journal keep them). */
-function cacheOf(
-  tokens: Pick<TokenCount, 'cachedInput' | 'cacheWrite'> | undefined,
-): Pick<TokenCount, 'cachedInput' | 'cacheWrite'> {
-  return {
-    ...(tokens?.cachedInput ? { cachedInput: tokens.cachedInput } : {}),
-    ...(tokens?.cacheWrite ? { cacheWrite: tokens.cacheWrite } : {}),
-  };
-}
-
-const cancelledReply = (): AgentReply => ({
-  kind: 'fatal',
-  code: 'CANCELLED',
-  message: 'the workflow was cancelled',
-});
 
 export class RunChildren {
   readonly failures: WorkflowFailure[] = [];
@@ -806,54 +779,5 @@ export class RunChildren {
         : this.totalCost + spend.costUsd;
     this.setup.context.emit(workflowAgentEnd, event);
     this.setup.onChildEnded();
-  }
-}
-
-/** An agent as the result lists it, read from its end event (so every field it carries counts). */
-function summaryOf(event: WorkflowAgentEndEvent): WorkflowAgentSummary {
-  return {
-    seq: event.seq,
-    label: event.label,
-    outcome: event.outcome,
-    tokens: { input: event.usage.input, output: event.usage.output, ...cacheOf(event.usage) },
-    ...(event.costUsd !== undefined ? { costUsd: event.costUsd } : {}),
-    ...(event.workflow !== undefined ? { workflow: event.workflow } : {}),
-    ...(event.journaled ? { journaled: true as const } : {}),
-    ...(event.branch !== undefined ? { branch: event.branch } : {}),
-  };
-}
-
-function startFailure(label: string, error: unknown): AgentReply {
-  if (error instanceof SubagentError && error.code === 'UNSUPPORTED_SCHEMA') {
-    return { kind: 'fatal', code: 'UNSUPPORTED_SCHEMA', message: errorMessage(error) };
-  }
-  return {
-    kind: 'fatal',
-    code: 'AGENT_START',
-    message: `agent ${JSON.stringify(label)} could not start: ${errorMessage(error)}`,
-  };
-}
-
-function judge(
-  child: Child,
-  result: SubagentResult | undefined,
-  fault: string | undefined,
-): { outcome: AgentOutcome; reason: string } {
-  if (!result) return { outcome: 'failed', reason: fault ?? 'the agent failed' };
-  switch (result.stopReason) {
-    case 'completed':
-      if (child.schema && result.structured === undefined) {
-        return {
-          outcome: 'failed',
-          reason: 'the agent finished without delivering a structured answer',
-        };
-      }
-      return { outcome: 'completed', reason: '' };
-    case 'error':
-      return { outcome: 'failed', reason: result.diagnostic ?? 'the agent stopped with an error' };
-    case 'cancelled':
-      return { outcome: 'cancelled', reason: result.diagnostic ?? 'the agent was cancelled' };
-    default:
-      return assertNever(result.stopReason, 'subagent stop reason');
   }
 }
