@@ -68,6 +68,10 @@ async function acpInitializeMilliseconds(model: string, env: NodeJS.ProcessEnv):
 
 export default async function cliBench(): Promise<BenchRow[]> {
   const home = mkdtempSync(join(tmpdir(), 'loom-bench-cli-'));
+  // Turns work in a folder of their own, as a user's do: a workspace that is LOOM_HOME itself
+  // gets no checkpoints (the store would be inside every snapshot).
+  const workspace = mkdtempSync(join(tmpdir(), 'loom-bench-cli-workspace-'));
+  writeFileSync(join(workspace, 'notes.txt'), 'notes\n');
   try {
     const model = join(home, 'model.json');
     writeFileSync(model, JSON.stringify({ rules: [], default: { reply: 'ok: {{prompt}}' } }));
@@ -96,7 +100,7 @@ export default async function cliBench(): Promise<BenchRow[]> {
     const node = medianMilliseconds(['0'], env, '-e');
     const version = medianMilliseconds(['--version'], env);
     const turn = medianMilliseconds(
-      ['run', '--model', `scripted:${model}`, '--cwd', home, 'hello'],
+      ['run', '--model', `scripted:${model}`, '--cwd', workspace, 'hello'],
       env,
     );
     const workflow = medianMilliseconds(
@@ -108,20 +112,20 @@ export default async function cliBench(): Promise<BenchRow[]> {
       acpTimings.push(await acpInitializeMilliseconds(model, env));
     const acpInitialize = median(acpTimings);
     const withCommands = medianMilliseconds(
-      ['run', '--model', `scripted:${commands}`, '--cwd', home, 'commands'],
+      ['run', '--model', `scripted:${commands}`, '--cwd', workspace, 'commands'],
       env,
     );
     // As most users run it: with a config file to read (yaml) and one tool call (ajv checks it).
     const configured = mkdtempSync(join(tmpdir(), 'loom-bench-cli-config-'));
     writeFileSync(join(configured, 'config.yaml'), 'agent:\n  maxSteps: 50\n');
-    const readCall = { name: 'read_file', arguments: { path: 'model.json' } };
+    const readCall = { name: 'read_file', arguments: { path: 'notes.txt' } };
     const reader = join(home, 'reader.json');
     writeFileSync(
       reader,
       JSON.stringify({ rules: [], default: { steps: [{ tools: [readCall] }, { reply: 'read' }] } }),
     );
     const configuredTurn = medianMilliseconds(
-      ['run', '--model', `scripted:${reader}`, '--cwd', home, 'read'],
+      ['run', '--model', `scripted:${reader}`, '--cwd', workspace, 'read'],
       { ...env, LOOM_HOME: configured },
     );
     rmSync(configured, { recursive: true, force: true });
@@ -156,5 +160,6 @@ export default async function cliBench(): Promise<BenchRow[]> {
     ];
   } finally {
     rmSync(home, { recursive: true, force: true });
+    rmSync(workspace, { recursive: true, force: true });
   }
 }

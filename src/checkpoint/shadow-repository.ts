@@ -76,8 +76,20 @@ export class ShadowRepository {
     }
   }
 
-  /** The workspace's tree now (made into the shadow repository). */
+  /**
+   * The workspace's tree now (made into the shadow repository). Refused (CHECKPOINT_FAILED) when
+   * the workspace is `$LOOM_HOME` itself: every snapshot would hold the checkpoint store, which
+   * grows with each snapshot, and the sessions being written.
+   */
   snapshot(): Promise<string> {
+    if (this.place.workspace === realOr(this.home)) {
+      return Promise.reject(
+        new CheckpointError(
+          'CHECKPOINT_FAILED',
+          `the workspace ${this.place.workspace} is LOOM_HOME itself, which holds the checkpoints and sessions; start loom in your project's folder, or set LOOM_HOME to a folder outside the workspace`,
+        ),
+      );
+    }
     return this.locked(() => this.snapshotHeld());
   }
 

@@ -51,3 +51,28 @@ test('files and conversation rewind to the state each turn began with', async ()
   assert.ok(existsSync(join(folders.home, 'sessions', `${conversation.stdout.trim()}.jsonl`)));
   assert.equal(readFileSync(join(folders.workspace, 'a.txt'), 'utf8'), 'one\n');
 });
+
+test('in a workspace that is LOOM_HOME itself the step runs without a checkpoint, said once on stderr', async () => {
+  const made = scriptedFolders({
+    rules: [
+      callsThenReply(
+        'write',
+        [
+          { name: 'write_file', arguments: { path: 'a.txt', content: 'one\n' } },
+          { name: 'write_file', arguments: { path: 'b.txt', content: 'two\n' } },
+        ],
+        'done',
+      ),
+    ],
+  });
+  // The home is the workspace: a snapshot would hold the checkpoint store it writes into.
+  const folders = { ...made, workspace: made.home };
+  const run = await runScripted(folders, 'write');
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(readFileSync(join(folders.home, 'a.txt'), 'utf8'), 'one\n');
+  assert.equal(readFileSync(join(folders.home, 'b.txt'), 'utf8'), 'two\n');
+  const notes = run.stderr.split('\n').filter((line) => line.includes('no checkpoint'));
+  assert.equal(notes.length, 1, run.stderr);
+  assert.match(notes[0] ?? '', /is LOOM_HOME itself.*set LOOM_HOME to a folder outside/);
+  assert.equal(existsSync(join(folders.home, 'checkpoints')), false);
+});
