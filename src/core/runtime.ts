@@ -122,10 +122,18 @@ export class AgentRuntime {
     const undeclare = this.toolCatalog.declare(tools);
     const given = new Set<Disposer>();
     const stopSetting = this.onAgent((handle) => {
-      const disposers = [...perAgent(handle), ...tools.map((tool) => handle.tools.register(tool))];
+      const own = perAgent(handle);
+      let unregister: Disposer | undefined;
+      try {
+        unregister = tools.length > 0 ? handle.tools.registerAll(tools) : undefined;
+      } catch (error) {
+        for (let index = own.length - 1; index >= 0; index--) own[index]?.();
+        throw error;
+      }
       const undo = () => {
         if (!given.delete(undo)) return;
-        for (const dispose of disposers.reverse()) dispose();
+        unregister?.();
+        for (let index = own.length - 1; index >= 0; index--) own[index]?.();
       };
       given.add(undo);
       return undo;
@@ -195,9 +203,15 @@ export class AgentRuntime {
       throw new UserError('INVALID_ARGUMENT', `session ${id} is already active`);
     this.live.set(id, handle);
     handle.onClose(() => this.live.delete(id));
-    for (const setup of this.setups) {
-      const undo = setup(handle);
-      if (undo) handle.onClose(undo);
+    try {
+      for (const setup of this.setups) {
+        const undo = setup(handle);
+        if (undo) handle.onClose(undo);
+      }
+    } catch (error) {
+      // The setups made so far are undone and the session closed: nothing stays half made.
+      handle.close();
+      throw error;
     }
     return handle;
   }

@@ -111,6 +111,29 @@ export class ToolPipeline {
     };
   }
 
+  /**
+   * `register` for each of `tools`, in order, all or none: a bad definition or a name taken (here
+   * or earlier in `tools`) throws before any is registered. One disposer takes back those still
+   * registered; for layers that give every agent the same tools.
+   */
+  registerAll(tools: readonly ToolDefinition[]): Disposer {
+    for (const [index, tool] of tools.entries()) {
+      checkDefinition(tool);
+      if (this.tools.has(tool.name) || tools.findIndex(({ name }) => name === tool.name) < index) {
+        throw new UserError(
+          'DUPLICATE_TOOL',
+          `tool ${tool.name} is already registered in ${this.context.name}`,
+        );
+      }
+    }
+    for (const tool of tools) this.tools.set(tool.name, tool);
+    return () => {
+      for (const tool of tools) {
+        if (this.tools.get(tool.name) === tool) this.tools.delete(tool.name);
+      }
+    };
+  }
+
   /** Hides `names` from this scope and its children (by name, whichever scope registered them). */
   restrict(names: string[]): Disposer {
     if (!Array.isArray(names) || !names.every((name) => typeof name === 'string')) {

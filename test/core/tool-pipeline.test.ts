@@ -672,3 +672,36 @@ test('a throwing onResult stops later calls and rejects the step', async () => {
   );
   assert.deepEqual(ran, ['one']);
 });
+
+test('registerAll registers a layer in order or, on a bad or taken name, none; one undo takes them back', async () => {
+  const { pipeline } = setup();
+  pipeline.register(makeTool('read', () => 'read'));
+  const isDuplicate = (name: string) => (error: unknown) =>
+    error instanceof LoomError && error.code === 'DUPLICATE_TOOL' && error.message.includes(name);
+  const names = () => pipeline.visible().map((tool) => tool.name);
+  assert.throws(
+    () => pipeline.registerAll([makeTool('todo', () => ''), makeTool('read', () => '')]),
+    isDuplicate('read'),
+  );
+  assert.throws(
+    () => pipeline.registerAll([makeTool('plan', () => ''), makeTool('plan', () => '')]),
+    isDuplicate('plan'),
+  );
+  assert.throws(
+    () => pipeline.registerAll([makeTool('todo', () => ''), makeTool('bad name!', () => '')]),
+    /bad name!/,
+  );
+  assert.deepEqual(names(), ['read'], 'a refused layer leaves nothing registered');
+  const undo = pipeline.registerAll([makeTool('todo', () => 'todo'), makeTool('plan', () => '')]);
+  assert.deepEqual(names(), ['read', 'todo', 'plan']);
+  assert.equal((await single(pipeline, call('todo'))).content, 'todo');
+  undo();
+  assert.deepEqual(names(), ['read']);
+  pipeline.register(makeTool('todo', () => 'own todo'));
+  undo();
+  assert.equal(
+    (await single(pipeline, call('todo'))).content,
+    'own todo',
+    'an undo twice keeps a later tool',
+  );
+});
