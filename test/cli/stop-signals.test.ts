@@ -123,6 +123,8 @@ for (const [signal, exitCode] of [
 
 test('loom run --json | head -1 mid-turn: the forced stop closes the turn as interrupted, quietly, 141', async () => {
   const home = temporaryFolder();
+  // Its own workspace: one that is LOOM_HOME itself gets no checkpoints, and says so on stderr.
+  const workspace = temporaryFolder();
   const fifo = join(home, 'gate');
   execFileSync('mkfifo', [fifo]);
   // Step 1 prints far more than a pipe holds; step 2 blocks on the FIFO until the test opens it,
@@ -152,7 +154,7 @@ test('loom run --json | head -1 mid-turn: the forced stop closes the turn as int
     '--model',
     `scripted:${model}`,
     '--cwd',
-    home,
+    workspace,
     'fill and wait',
   ]
     .map((word) => `'${word}'`)
