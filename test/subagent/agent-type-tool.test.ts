@@ -118,7 +118,11 @@ test("agent_type: the type's prompt is the child's persona and its tools are the
   assert.equal(outcome.reason, 'completed');
   const [result] = toolResults(fixture.root.log.events, 'subagent');
   assert.equal(result?.isError, false, result?.content);
-  assert.match(result?.content ?? '', /^child saw: /);
+  // The fixture has no grep: the caller is told the child cannot have it, before its answer.
+  assert.match(
+    result?.content ?? '',
+    /^\[agent type reviewer lists a tool no child can be given: grep \(unknown tool\); the child gets the rest \(read_file\)\]\nchild saw: /,
+  );
   const childId = fixture.starts[0]?.runId;
   assert.ok(childId, 'a child was made');
   const childEvents = fixture.load(childId).events;

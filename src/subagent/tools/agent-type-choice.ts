@@ -5,6 +5,7 @@
  * of the runtime's root scope; a name it does not know fails before any child starts. A type
  * whose list names tools no child can be given has a note the tool's result carries.
  */
+import type { CatalogEntry } from '../../core/tool-catalog.js';
 import { LOAD_TOOLS_TOOL } from '../../core/tool-loading.js';
 import type { ReasoningEffort } from '../../llm/contract.js';
 import { unreachableTools, unreachableToolsNote } from '../../project/agent-type-tools.js';
@@ -88,17 +89,24 @@ export function chooseAgentType(
 }
 
 /**
- * The note for a child of the type `name` (default general-purpose) whose list names tools no
- * child can be given (unknown, only for root agents), judged against the runtime's catalog;
- * undefined when it names none or there is no such type.
+ * The note for a child of `caller` of the type `name` (default general-purpose) whose list names
+ * tools no child can be given (unknown, only for root agents), judged against what a child could
+ * be offered (as `toolFilterOf` reads it: the caller's tools and the runtime's catalog, whose
+ * entries say which no child gets); undefined when it names none or there is no such type.
  */
 export function agentTypeToolsNote(
   services: SubagentServices,
+  caller: Caller,
   name: string | undefined,
 ): string | undefined {
   const type = agentTypesOf(services)?.find(name ?? DEFAULT_AGENT_TYPE);
   if (type?.tools === undefined) return undefined;
-  return unreachableToolsNote(type, unreachableTools(type, services.runtime.toolCatalog.entries()));
+  const catalog: CatalogEntry[] = services.runtime.toolCatalog.entries();
+  const declared = new Set(catalog.map((entry) => entry.name));
+  for (const tool of services.runtime.find(caller.sessionId)?.tools.visible() ?? []) {
+    if (!declared.has(tool.name)) catalog.push({ name: tool.name, argumentNames: undefined });
+  }
+  return unreachableToolsNote(type, unreachableTools(type, catalog));
 }
 
 function callerFilter(caller: Caller): AgentTypeChoice {

@@ -98,7 +98,7 @@ export function subagentTool(services: SubagentServices): ToolDefinition {
       // An unknown type fails here, before a job or a child is started.
       const type = chooseAgentType(services, caller, args.agent_type);
       // Its list names tools the child cannot have: the caller is told, in one line, each time.
-      const typeNote = agentTypeToolsNote(services, args.agent_type);
+      const typeNote = agentTypeToolsNote(services, caller, args.agent_type);
       const noted = typeNote === undefined ? '' : ` Note: ${typeNote}.`;
       const forks = services.registry.get(providerOf(services, args)).capabilities
         .inheritsParentContext;
