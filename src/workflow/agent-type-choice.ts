@@ -50,7 +50,7 @@ export interface TypedChild {
 
 /** Why a workflow's child never has `workflow`, though a type's list may name it. */
 const WORKFLOW_CHILD_REASON =
-  "a workflow's child may not run a workflow of its own (it would escape the run's caps)";
+  "a workflow's child may not run a workflow of its own: it would escape the run's caps";
 
 /**
  * What `type` gives a child; `toolNames` are every tool a child of the runtime could be given.
