@@ -51,9 +51,15 @@ export function installCodeMode(
       : import('./program-runner.js').then((engine) => engine.createProgramRunner());
     return runner;
   };
-  const declared = runtime.toolCatalog.declare([
-    { name: RUN_CODE_TOOL, parameters: RUN_CODE_PARAMETERS },
-  ]);
+  const declared = runtime.toolCatalog.declare(
+    [{ name: RUN_CODE_TOOL, parameters: RUN_CODE_PARAMETERS }],
+    childPresentation === 'native'
+      ? {
+          notForChildren:
+            'children present their tools natively (subagents.presentation: code or both gives them run_code)',
+        }
+      : {},
+  );
   const stopSetting = runtime.onAgent((handle) => {
     const presentation = presentationAt(handle.log.header.delegationDepth);
     if (presentation === 'native') return undefined;

@@ -59,6 +59,11 @@ export function installGoals(
     ];
     return disposeAll(disposers);
   };
-  const disposers: Disposer[] = [runtime.toolCatalog.declare(tools), runtime.onAgent(setUp)];
+  const disposers: Disposer[] = [
+    runtime.toolCatalog.declare(tools, {
+      notForChildren: 'only root agents get it: a goal is pursued by a root session',
+    }),
+    runtime.onAgent(setUp),
+  ];
   return { dispose: disposeAll(disposers) };
 }

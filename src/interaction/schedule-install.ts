@@ -55,7 +55,13 @@ export function installSchedules(
     ];
     return disposeAll(disposers);
   };
-  const disposers: Disposer[] = [runtime.toolCatalog.declare(tools), runtime.onAgent(setUp)];
+  const disposers: Disposer[] = [
+    runtime.toolCatalog.declare(tools, {
+      notForChildren:
+        'only root agents get it: a child ends with its task, so its schedule would wake nobody',
+    }),
+    runtime.onAgent(setUp),
+  ];
   return { dispose: disposeAll(disposers) };
 }
 

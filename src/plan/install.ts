@@ -95,6 +95,11 @@ export function installPlanMode(
     );
     return disposeAll(disposers);
   };
-  const disposers: Disposer[] = [runtime.toolCatalog.declare(tools), runtime.onAgent(setUp)];
+  const disposers: Disposer[] = [
+    runtime.toolCatalog.declare(tools, {
+      notForChildren: "only root agents get it: plan mode is a root session's",
+    }),
+    runtime.onAgent(setUp),
+  ];
   return { dispose: disposeAll(disposers) };
 }

@@ -36,7 +36,16 @@ export function installSkills(runtime: AgentRuntime, options: SkillsOptions = {}
   const skills = catalog.list();
   const disposers: Disposer[] = [
     runtime.root.provide(skillCatalogKey, catalog),
-    runtime.toolCatalog.declare([tool]),
+    // Declared even without skills, so config may name it; then no agent is given it.
+    runtime.toolCatalog.declare(
+      [tool],
+      skills.length > 0
+        ? {}
+        : {
+            notForChildren:
+              'no agent gets it: there are no skills (.loom/skills/, .claude/skills/, $LOOM_HOME/skills/)',
+          },
+    ),
     ...skills.map((skill) => addReadingRoot(runtime.root, skill.folder)),
   ];
   if (skills.length > 0) {

@@ -2,12 +2,18 @@
  * What `agent(prompt, {agentType})` makes of a workflow child: the type (from the agent-type
  * service on the run's scope) gives its persona, the tools it may see (every other tool is
  * hidden), its model and its effort, each unless the call names its own. An unknown type is
- * refused naming the known ones. Pure over the service; it starts nothing.
+ * refused naming the known ones. A type listing tools no child of the run can be given (unknown,
+ * root-only, `workflow` itself) makes a note for the child's agent-end `notes`. Pure over the
+ * service; it starts nothing.
  */
 import type { Context } from '../core/context.js';
+import { agentRuntimeKey } from '../core/runtime.js';
+import type { CatalogEntry } from '../core/tool-catalog.js';
 import type { ReasoningEffort } from '../llm/contract.js';
+import { unreachableTools, unreachableToolsNote } from '../project/agent-type-tools.js';
 import { type AgentType, agentTypesKey } from '../project/agent-types-contract.js';
 import { unknownTypeProblem } from './agent-call-check.js';
+import { WORKFLOW_TOOL } from './tool.js';
 
 /** The tool a child answers a schema through: never hidden by a type's tool list. */
 const STRUCTURED_OUTPUT_TOOL = 'structured_output';
@@ -35,10 +41,28 @@ export interface TypedChild {
   hidden: string[];
   model?: string;
   effort?: ReasoningEffort;
+  /**
+   * The type's list names tools this child cannot be given: which and why, and whether it is
+   * left with no tool at all (one line for the agent-end's `notes`).
+   */
+  note?: string;
 }
 
-/** What `type` gives a child; `toolNames` are every tool a child of the runtime could be given. */
-export function typedChild(type: AgentType, toolNames: readonly string[]): TypedChild {
+/** Why a workflow's child never has `workflow`, though a type's list may name it. */
+const WORKFLOW_CHILD_REASON =
+  "a workflow's child may not run a workflow of its own: it would escape the run's caps";
+
+/**
+ * What `type` gives a child; `toolNames` are every tool a child of the runtime could be given.
+ * `context` (the run's scope) gives the runtime's catalog, which says which of them no child is
+ * given and why; without it a name not in `toolNames` is all that is told.
+ */
+export function typedChild(
+  type: AgentType,
+  toolNames: readonly string[],
+  context?: Context,
+): TypedChild {
+  const note = toolsNote(type, toolNames, context);
   const allowed = new Set([...(type.tools ?? []), STRUCTURED_OUTPUT_TOOL]);
   const hidden =
     type.tools === undefined ? [] : [...new Set(toolNames)].filter((name) => !allowed.has(name));
@@ -47,5 +71,26 @@ export function typedChild(type: AgentType, toolNames: readonly string[]): Typed
     hidden: hidden.sort(),
     ...(type.model !== undefined ? { model: type.model } : {}),
     ...(type.effort !== undefined ? { effort: type.effort } : {}),
+    ...(note !== undefined ? { note } : {}),
   };
+}
+
+function toolsNote(
+  type: AgentType,
+  toolNames: readonly string[],
+  context: Context | undefined,
+): string | undefined {
+  if (type.tools === undefined) return undefined;
+  const declared = new Map(
+    (context?.find(agentRuntimeKey)?.toolCatalog.entries() ?? []).map((entry) => [
+      entry.name,
+      entry,
+    ]),
+  );
+  const catalog: CatalogEntry[] = [...new Set(toolNames)].map((name) =>
+    name === WORKFLOW_TOOL
+      ? { name, argumentNames: undefined, notForChildren: WORKFLOW_CHILD_REASON }
+      : (declared.get(name) ?? { name, argumentNames: undefined }),
+  );
+  return unreachableToolsNote(type, unreachableTools(type, catalog));
 }

@@ -432,7 +432,7 @@ export class RunChildren {
       this.slots.release();
       return;
     }
-    const typed = type ? typedChild(type, toolNames ?? []) : undefined;
+    const typed = type ? typedChild(type, toolNames ?? [], this.setup.context) : undefined;
     // The call's model, else its type's, else its phase's, is explicit; the run's is the default.
     const explicitModel = options.model ?? typed?.model ?? this.scriptModel(agent);
     const model = explicitModel ?? request.model;
@@ -504,6 +504,7 @@ export class RunChildren {
       ...(place ? { key: place.key, n: place.n } : {}),
     };
     if (model !== undefined) child.model = model;
+    if (typed?.note !== undefined) child.notes = [typed.note];
     if (clocks) child.clocks = clocks;
     if (effort !== undefined) child.effortAsked = effort;
     if (worktree) {

@@ -118,7 +118,11 @@ test("agent_type: the type's prompt is the child's persona and its tools are the
   assert.equal(outcome.reason, 'completed');
   const [result] = toolResults(fixture.root.log.events, 'subagent');
   assert.equal(result?.isError, false, result?.content);
-  assert.match(result?.content ?? '', /^child saw: /);
+  // The fixture has no grep: the caller is told the child cannot have it, before its answer.
+  assert.match(
+    result?.content ?? '',
+    /^\[agent type reviewer lists a tool no child can be given: grep \(unknown tool\); the child gets the rest \(read_file\)\]\nchild saw: /,
+  );
   const childId = fixture.starts[0]?.runId;
   assert.ok(childId, 'a child was made');
   const childEvents = fixture.load(childId).events;
@@ -242,5 +246,34 @@ test("the subagent tool's description lists every agent type with its descriptio
   assert.match(description, /\n- Explore: Read-only and quick/);
   assert.match(description, /\n- Plan: Read-only: /);
   assert.match(description, /\n- general-purpose: The default/);
+  await fixture.close();
+});
+
+test("a type naming only a root-only tool: the child still starts, and the caller's result says it has no usable tools", async () => {
+  const fixture = fixtureWith({
+    '.claude/agents/alarm.md':
+      '---\nname: alarm\ndescription: Sets alarms\ntools: [schedule_list, echo]\n---\nBeep.\n',
+    '.claude/agents/quiet.md':
+      '---\nname: quiet\ndescription: Lists alarms\ntools: [schedule_list]\n---\nHush.\n',
+  });
+  // Declared as the schedule layer declares its tools: for root agents only.
+  const undeclare = fixture.runtime.toolCatalog.declare(
+    [{ name: 'schedule_list', parameters: { type: 'object' } }],
+    { notForChildren: 'only root agents get it' },
+  );
+  await fixture.root.agent.prompt(delegate('alarm'));
+  await fixture.root.agent.prompt(delegate('quiet'));
+  const [alarm, quiet] = toolResults(fixture.root.log.events, 'subagent');
+  assert.equal(alarm?.isError, false, alarm?.content);
+  assert.equal(
+    alarm?.content,
+    '[agent type alarm lists a tool no child can be given: schedule_list (only root agents get it); the child gets the rest (echo)]\nchild saw: echo: x',
+  );
+  assert.match(
+    quiet?.content ?? '',
+    /^\[agent type quiet lists a tool no child can be given: schedule_list \(only root agents get it\); the child has NO usable tools at all\]\nchild saw: Unknown tool "echo"/,
+  );
+  assert.equal(fixture.starts.length, 2, 'both children started');
+  undeclare();
   await fixture.close();
 });

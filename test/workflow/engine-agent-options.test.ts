@@ -106,6 +106,36 @@ test('agentType gives the persona, hides the tools it does not list, and sets mo
   assert.equal(plain?.effort, undefined);
 });
 
+test('agentType naming tools the child cannot have: its agent-end notes say which and why; it still runs', async () => {
+  const fixture = engineFixture({ respond: echoPrompt, service: { toolNames: () => TOOLS } });
+  fixture.context.provide(
+    agentTypesKey,
+    fakeAgentTypes([
+      { name: 'lister', tools: ['grep', 'read_fiel', 'workflow'] },
+      { name: 'stranded', tools: ['schedule_list'] },
+      { name: 'reader', tools: ['read_file'] },
+    ]),
+  );
+  const result = await settled(
+    fixture,
+    fixture.start(`return [
+      await agent('a', { agentType: 'lister' }),
+      await agent('b', { agentType: 'stranded' }),
+      await agent('c', { agentType: 'reader' }),
+    ];`),
+  );
+  assert.equal(result.stopReason, 'completed', result.error?.message);
+  assert.deepEqual(result.value, ['<a>', '<b>', '<c>'], 'every child ran');
+  const [lister, stranded, reader] = fixture.events.of('workflow/agent-end');
+  assert.deepEqual(lister?.notes, [
+    "agent type lister lists tools no child can be given: read_fiel (unknown tool, did you mean read_file?); workflow (a workflow's child may not run a workflow of its own: it would escape the run's caps); the child gets the rest (grep)",
+  ]);
+  assert.deepEqual(stranded?.notes, [
+    'agent type stranded lists a tool no child can be given: schedule_list (unknown tool); the child has NO usable tools at all',
+  ]);
+  assert.equal(reader?.notes, undefined, 'a type whose tools all exist has no note');
+});
+
 test('an unknown agent type fails naming the known ones: at start when literal, else at the call', async () => {
   const fixture = engineFixture({ respond: echoPrompt });
   fixture.context.provide(

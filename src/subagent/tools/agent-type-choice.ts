@@ -2,10 +2,13 @@
  * What the `subagent` tool's `agent_type` makes of a child: the type's prompt as its persona,
  * its tool list as a filter (every other tool the caller could pass on is hidden; what the
  * caller has hidden stays hidden), its model and effort. Types come from the agent-type service
- * of the runtime's root scope; a name it does not know fails before any child starts.
+ * of the runtime's root scope; a name it does not know fails before any child starts. A type
+ * whose list names tools no child can be given has a note the tool's result carries.
  */
+import type { CatalogEntry } from '../../core/tool-catalog.js';
 import { LOAD_TOOLS_TOOL } from '../../core/tool-loading.js';
 import type { ReasoningEffort } from '../../llm/contract.js';
+import { unreachableTools, unreachableToolsNote } from '../../project/agent-type-tools.js';
 import {
   type AgentType,
   type AgentTypes,
@@ -83,6 +86,27 @@ export function chooseAgentType(
     ...(type.model !== undefined ? { model: type.model } : {}),
     ...(type.effort !== undefined ? { effort: type.effort } : {}),
   };
+}
+
+/**
+ * The note for a child of `caller` of the type `name` (default general-purpose) whose list names
+ * tools no child can be given (unknown, only for root agents), judged against what a child could
+ * be offered (as `toolFilterOf` reads it: the caller's tools and the runtime's catalog, whose
+ * entries say which no child gets); undefined when it names none or there is no such type.
+ */
+export function agentTypeToolsNote(
+  services: SubagentServices,
+  caller: Caller,
+  name: string | undefined,
+): string | undefined {
+  const type = agentTypesOf(services)?.find(name ?? DEFAULT_AGENT_TYPE);
+  if (type?.tools === undefined) return undefined;
+  const catalog: CatalogEntry[] = services.runtime.toolCatalog.entries();
+  const declared = new Set(catalog.map((entry) => entry.name));
+  for (const tool of services.runtime.find(caller.sessionId)?.tools.visible() ?? []) {
+    if (!declared.has(tool.name)) catalog.push({ name: tool.name, argumentNames: undefined });
+  }
+  return unreachableToolsNote(type, unreachableTools(type, catalog));
 }
 
 function callerFilter(caller: Caller): AgentTypeChoice {

@@ -23,7 +23,12 @@ import type { ToolDefinition } from '../../core/tool-contract.js';
 import type { JsonSchema } from '../../llm/contract.js';
 import type { SubagentResult, SubagentRun, SubagentStartRequest } from '../contract.js';
 import { type Caller, callerOf, type SubagentServices } from '../services.js';
-import { type AgentTypeChoice, chooseAgentType, describeAgentTypes } from './agent-type-choice.js';
+import {
+  type AgentTypeChoice,
+  agentTypeToolsNote,
+  chooseAgentType,
+  describeAgentTypes,
+} from './agent-type-choice.js';
 
 const promptText = {
   fresh:
@@ -92,22 +97,27 @@ export function subagentTool(services: SubagentServices): ToolDefinition {
       const caller = callerOf(services, execution.agentId);
       // An unknown type fails here, before a job or a child is started.
       const type = chooseAgentType(services, caller, args.agent_type);
+      // Its list names tools the child cannot have: the caller is told, in one line, each time.
+      const typeNote = agentTypeToolsNote(services, caller, args.agent_type);
+      const noted = typeNote === undefined ? '' : ` Note: ${typeNote}.`;
       const forks = services.registry.get(providerOf(services, args)).capabilities
         .inheritsParentContext;
       const seen = forks ? `; ${forkNote(services, caller.sessionId)}` : '';
       const background = args.run_in_background === true;
       const runner = background ? execution.context.find(backgroundRunnerKey) : undefined;
-      if (runner) return startAsJob(services, runner, caller, type, args, seen);
+      if (runner) return `${startAsJob(services, runner, caller, type, args, seen)}${noted}`;
       const run = services.registry.start(providerOf(services, args), {
         ...request(caller, type, args),
         ...(background ? { continuable: true } : { signal: execution.signal }),
       });
       if (background) {
         void run.result.catch(() => undefined);
-        return `Started subagent ${run.id} (${args.description}) in the background${seen}. Its answer will arrive as a message; use send_message with subagent_id "${run.id}" to add instructions.`;
+        return `Started subagent ${run.id} (${args.description}) in the background${seen}. Its answer will arrive as a message; use send_message with subagent_id "${run.id}" to add instructions.${noted}`;
       }
       const result = await run.result;
-      const heading = forks ? `[forked subagent ${run.id}${seen}]\n` : '';
+      const heading =
+        (forks ? `[forked subagent ${run.id}${seen}]\n` : '') +
+        (typeNote === undefined ? '' : `[${typeNote}]\n`);
       if (result.stopReason === 'completed')
         return `${heading}${result.output || '(the subagent gave no text)'}`;
       const reason = result.diagnostic ?? result.stopReason;
