@@ -123,17 +123,20 @@ export class AgentRuntime {
     const given = new Set<Disposer>();
     const stopSetting = this.onAgent((handle) => {
       const own = perAgent(handle);
-      let unregister: Disposer | undefined;
-      try {
-        unregister = tools.length > 0 ? handle.tools.registerAll(tools) : undefined;
-      } catch (error) {
+      const undoOwn = () => {
         for (let index = own.length - 1; index >= 0; index--) own[index]?.();
+      };
+      let unregister: Disposer;
+      try {
+        unregister = handle.tools.registerAll(tools);
+      } catch (error) {
+        undoOwn();
         throw error;
       }
       const undo = () => {
         if (!given.delete(undo)) return;
-        unregister?.();
-        for (let index = own.length - 1; index >= 0; index--) own[index]?.();
+        unregister();
+        undoOwn();
       };
       given.add(undo);
       return undo;
