@@ -83,13 +83,17 @@ async function claudeCodePerAgent(claude: string, folder: string) {
   const fake = await startFakeProvider(scriptFile);
   try {
     return perAgent((items) => {
-      writeFileSync(scriptFile, body(items));
+      // Claude Code's Workflow tool takes only a script that opens with its literal `meta`.
+      const meta = `export const meta = { name: 'pipeline', description: '${items} instant agents', phases: [] };\n`;
+      writeFileSync(scriptFile, meta + body(items));
       const home = mkdtempSync(join(folder, 'claude-'));
       const env = {
         ...process.env,
         HOME: home,
         ANTHROPIC_BASE_URL: `http://127.0.0.1:${fake.port}`,
         ANTHROPIC_API_KEY: 'bench-key',
+        // Claude Code refuses to skip permissions as root unless told it runs in a sandbox.
+        IS_SANDBOX: '1',
       };
       const args = ['-p', 'Run the workflow you are given.', '--output-format', 'json'];
       args.push('--permission-mode', 'bypassPermissions');

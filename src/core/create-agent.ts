@@ -23,6 +23,11 @@ export interface AssembleAgentOptions {
   model: ModelClient;
   cwd: string;
   tools?: ToolDefinition[];
+  /**
+   * Tools many agents share (a runtime's offered tools): the agent's own registry lies below
+   * them, and none of its own may take one of their names.
+   */
+  sharedTools?: ToolPipeline;
   limits?: Partial<TurnLimits>;
   /** Replaces the default persona section. */
   persona?: string;
@@ -55,7 +60,10 @@ export interface AgentHandle {
 export function assembleAgent(options: AssembleAgentOptions): AgentHandle {
   const { log } = options;
   const context = options.root.child(log.header.sessionId);
-  const tools = new ToolPipeline({ context });
+  const tools = new ToolPipeline({
+    context,
+    ...(options.sharedTools ? { parent: options.sharedTools, shadows: false } : {}),
+  });
   const prompt = new SystemPrompt({ context });
   context.provide(toolPipelineKey, tools);
   context.provide(systemPromptKey, prompt);

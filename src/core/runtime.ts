@@ -15,6 +15,7 @@ import { credentialVariablesKey } from './credential-variables.js';
 import type { SessionEvent } from './session-events.js';
 import { SessionStore } from './session-store.js';
 import { ToolCatalog } from './tool-catalog.js';
+import { ToolPipeline } from './tool-pipeline.js';
 import type { ToolDefinition } from './tool-contract.js';
 import {
   LOAD_TOOLS_PARAMETERS,
@@ -74,6 +75,12 @@ export class AgentRuntime {
    */
   readonly toolCatalog = new ToolCatalog();
   private readonly options: RuntimeOptions;
+  /**
+   * The tools of `offerTools` and `installLayer`, registered once and shared: each agent's own
+   * registry lies below it (core/create-agent), so an agent costs no registration of them, and
+   * none of its own tools may take one of their names.
+   */
+  private readonly sharedTools: ToolPipeline;
   private readonly setups: AgentSetup[] = [];
   private readonly live = new Map<string, AgentHandle>();
 
@@ -83,6 +90,7 @@ export class AgentRuntime {
     this.home = options.home;
     this.cwd = options.cwd;
     this.store = new SessionStore(options.home, () => this.root.find(credentialVariablesKey));
+    this.sharedTools = new ToolPipeline({ context: options.root });
     if (options.toolLoading) this.root.provide(toolLoadingKey, options.toolLoading);
     // Every agent has `load_tools` (core/create-agent); for as long as the runtime lives.
     this.toolCatalog.declare([{ name: LOAD_TOOLS_TOOL, parameters: LOAD_TOOLS_PARAMETERS }]);
@@ -102,51 +110,51 @@ export class AgentRuntime {
   }
 
   /**
-   * Gives `tools` to every agent made from now on and declares them in the catalog, so config
-   * that names tools is checked against what agents really get. The undo takes them back from
-   * every agent that has them, and from the catalog.
+   * Gives `tools` to every agent of the runtime, live and later, and declares them in the
+   * catalog, so config that names tools is checked against what agents really get. A bad
+   * definition, or a name another offer has, throws (DUPLICATE_TOOL) and gives none; a live
+   * agent's own tool of an offered name stays its own. The undo takes them back from every
+   * agent, and from the catalog.
    */
   offerTools(tools: readonly ToolDefinition[]): Disposer {
-    return this.installLayer(tools, () => []);
+    return this.installLayer(tools);
+  }
+
+  /** Whether an offered tool (`offerTools`, `installLayer`) has this name. */
+  offers(name: string): boolean {
+    return this.sharedTools.lookup(name) !== undefined;
   }
 
   /**
-   * A layer on every agent made from now on: `tools` (declared in the catalog, as `offerTools`)
-   * and what `perAgent` sets up on the agent, each given by its undo. The layer's undo undoes
-   * all of it, in reverse, on every agent that has it, once; an agent that closes undoes its own.
+   * A layer: `tools` (given as by `offerTools`), and what `perAgent` sets up on each agent made
+   * from now on, each given by its undo. The layer's undo undoes all of it, in reverse, on every
+   * agent that has it, once; an agent that closes undoes its own.
    */
   installLayer(
     tools: readonly ToolDefinition[],
-    perAgent: (handle: AgentHandle) => Disposer[],
+    perAgent?: (handle: AgentHandle) => Disposer[],
   ): Disposer {
+    const unregister = this.sharedTools.registerAll(tools);
     const undeclare = this.toolCatalog.declare(tools);
     const given = new Set<Disposer>();
-    const stopSetting = this.onAgent((handle) => {
-      const own = perAgent(handle);
-      const undoOwn = () => {
-        for (let index = own.length - 1; index >= 0; index--) own[index]?.();
-      };
-      let unregister: Disposer;
-      try {
-        unregister = handle.tools.registerAll(tools);
-      } catch (error) {
-        undoOwn();
-        throw error;
-      }
-      const undo = () => {
-        if (!given.delete(undo)) return;
-        unregister();
-        undoOwn();
-      };
-      given.add(undo);
-      return undo;
-    });
+    const stopSetting = perAgent
+      ? this.onAgent((handle) => {
+          const own = perAgent(handle);
+          const undo = () => {
+            if (!given.delete(undo)) return;
+            for (let index = own.length - 1; index >= 0; index--) own[index]?.();
+          };
+          given.add(undo);
+          return undo;
+        })
+      : undefined;
     let undone = false;
     return () => {
       if (undone) return;
       undone = true;
-      stopSetting();
+      stopSetting?.();
       for (const undo of [...given]) undo();
+      unregister();
       undeclare();
     };
   }
@@ -192,6 +200,7 @@ export class AgentRuntime {
     const limits = { ...this.options.limits, ...options.limits };
     const handle = assembleAgent({
       root: this.root,
+      sharedTools: this.sharedTools,
       log,
       model,
       cwd: options.workspace ?? this.cwd,

@@ -36,6 +36,11 @@ export interface ToolPipelineOptions {
   /** The scope whose hooks and services every call of this pipeline uses. */
   context: Context;
   parent?: ToolPipeline;
+  /**
+   * Whether a name the parent has may be registered here, shadowing it (default true); false
+   * makes it DUPLICATE_TOOL, as in one scope (an agent below the tools its runtime shares).
+   */
+  shadows?: boolean;
   /** Time limit for a tool without its own `timeoutMs`. Default: the parent's, else 120000. */
   defaultTimeoutMs?: number;
 }
@@ -75,6 +80,7 @@ export class ToolPipeline {
   readonly context: Context;
   readonly parent: ToolPipeline | undefined;
   readonly defaultTimeoutMs: number;
+  private readonly shadows: boolean;
   private readonly tools = new Map<string, ToolDefinition>();
   private readonly restrictions: ReadonlySet<string>[] = [];
   private readonly guards: { guard: ToolGuard }[] = [];
@@ -82,6 +88,7 @@ export class ToolPipeline {
   constructor(options: ToolPipelineOptions) {
     this.context = options.context;
     this.parent = options.parent;
+    this.shadows = options.shadows ?? true;
     const timeout = options.defaultTimeoutMs ?? options.parent?.defaultTimeoutMs;
     this.defaultTimeoutMs = timeout ?? DEFAULT_TOOL_TIMEOUT_MS;
     if (!isPositiveTime(this.defaultTimeoutMs)) {
@@ -99,12 +106,7 @@ export class ToolPipeline {
 
   register(tool: ToolDefinition): Disposer {
     checkDefinition(tool);
-    if (this.tools.has(tool.name)) {
-      throw new UserError(
-        'DUPLICATE_TOOL',
-        `tool ${tool.name} is already registered in ${this.context.name}`,
-      );
-    }
+    this.refuseTaken(tool.name);
     this.tools.set(tool.name, tool);
     return () => {
       if (this.tools.get(tool.name) === tool) this.tools.delete(tool.name);
@@ -114,17 +116,15 @@ export class ToolPipeline {
   /**
    * `register` for each of `tools`, in order, all or none: a bad definition or a name taken (here
    * or earlier in `tools`) throws before any is registered. One disposer takes back those still
-   * registered; for layers that give every agent the same tools.
+   * registered; for a layer's tools, given in one step.
    */
   registerAll(tools: readonly ToolDefinition[]): Disposer {
-    for (const [index, tool] of tools.entries()) {
+    const names = new Set<string>();
+    for (const tool of tools) {
       checkDefinition(tool);
-      if (this.tools.has(tool.name) || tools.findIndex(({ name }) => name === tool.name) < index) {
-        throw new UserError(
-          'DUPLICATE_TOOL',
-          `tool ${tool.name} is already registered in ${this.context.name}`,
-        );
-      }
+      if (names.has(tool.name)) throw duplicateTool(tool.name, this.context.name);
+      this.refuseTaken(tool.name);
+      names.add(tool.name);
     }
     for (const tool of tools) this.tools.set(tool.name, tool);
     return () => {
@@ -251,6 +251,13 @@ export class ToolPipeline {
     return batches;
   }
 
+  /** DUPLICATE_TOOL when `name` is registered here, or above where it may not be shadowed. */
+  private refuseTaken(name: string): void {
+    if (this.tools.has(name)) throw duplicateTool(name, this.context.name);
+    const above = this.shadows ? undefined : this.parent;
+    if (above?.find(name)) throw duplicateTool(name, above.context.name);
+  }
+
   private find(name: string): ToolDefinition | undefined {
     return this.tools.get(name) ?? this.parent?.find(name);
   }
@@ -268,6 +275,10 @@ export class ToolPipeline {
     const own = this.guards.map((entry) => entry.guard);
     return this.parent ? [...this.parent.activeGuards(), ...own] : own;
   }
+}
+
+function duplicateTool(name: string, scope: string): UserError {
+  return new UserError('DUPLICATE_TOOL', `tool ${name} is already registered in ${scope}`);
 }
 
 function checkDefinition(tool: ToolDefinition): void {

@@ -176,6 +176,9 @@ export function failureEvents(reports: readonly McpServerReport[]): McpServerFai
   );
 }
 
+const leftOut = (name: string) =>
+  `loom: MCP tool ${name} is left out: the session already has a tool of that name\n`;
+
 /**
  * Gives `tools` to `handle` until it closes or the returned undo runs. A name the agent already
  * has (another server of the same name: config's and an ACP client's) keeps its first tool; the
@@ -192,9 +195,7 @@ export function giveTools(
       registrations.push(handle.tools.register(tool));
     } catch (error) {
       if (!(error instanceof LoomError && error.code === 'DUPLICATE_TOOL')) throw error;
-      report(
-        `loom: MCP tool ${tool.name} is left out: the session already has a tool of that name\n`,
-      );
+      report(leftOut(tool.name));
     }
   }
   let given = true;
@@ -233,14 +234,19 @@ export function installMcp(runtime: AgentRuntime, options: McpOptions): McpLayer
     for (const connection of connections) connection.killNow();
   };
 
-  /** Gives `tools` to every agent, live and future; the undo takes them back. */
+  /**
+   * Gives `tools` to every agent, live and future; the undo takes them back. One whose name is
+   * taken (another offer's, or a live agent's own tool) is left out, and said so.
+   */
   const give = (tools: readonly ToolDefinition[]): Disposer => {
-    if (tools.length === 0) return () => {};
-    const given = [runtime.offerTools(tools)];
-    for (const handle of runtime.liveAgents) given.push(giveTools(handle, tools, report));
-    return () => {
-      for (const undo of given.splice(0)) undo();
-    };
+    const fresh = tools.filter((tool) => {
+      const taken =
+        runtime.offers(tool.name) ||
+        runtime.liveAgents.some((handle) => handle.tools.lookup(tool.name) !== undefined);
+      if (taken) report(leftOut(tool.name));
+      return !taken;
+    });
+    return fresh.length === 0 ? () => {} : runtime.offerTools(fresh);
   };
 
   const start = async (): Promise<McpServerReport[]> => {

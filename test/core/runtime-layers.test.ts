@@ -1,7 +1,8 @@
 /**
- * `AgentRuntime.installLayer`: a layer's tools and per-agent setup reach every agent made after
- * it, its undo takes both back from every agent once, and a layer that cannot register its tools
- * on an agent (a name another layer took) fails that agent's start loudly, its setup undone.
+ * `AgentRuntime.installLayer`: a layer's tools reach every agent (from one registry the agents
+ * share) and its per-agent setup every agent made after it; its undo takes both back from every
+ * agent once. A layer whose tool name another took is refused whole when installed, and an agent
+ * whose setup throws fails its start loudly, every setup made undone.
  */
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
@@ -34,8 +35,8 @@ test("a layer's tools and setup reach each agent; its undo takes them back from 
   const one = agents.start({ deferFile: true });
   const two = agents.start({ deferFile: true });
   const names = (handle: typeof one) => handle.tools.visible().map(({ name }) => name);
-  assert.deepEqual(names(one), ['load_tools', 'todo_read', 'todo_write']);
-  assert.deepEqual(names(two), ['load_tools', 'todo_read', 'todo_write']);
+  assert.deepEqual(names(one), ['todo_read', 'todo_write', 'load_tools']);
+  assert.deepEqual(names(two), ['todo_read', 'todo_write', 'load_tools']);
   undo();
   undo();
   assert.deepEqual(names(one), ['load_tools']);
@@ -50,16 +51,51 @@ test("a layer's tools and setup reach each agent; its undo takes them back from 
   assert.equal(undone.length, 4, 'a closed agent does not undo a layer already undone');
 });
 
-test('a layer whose tool name another layer took fails the start, undoes every setup made and keeps no agent', () => {
+test('a layer whose tool name another layer took is refused when installed, and gives nothing', () => {
   const agents = runtime();
-  const undone: string[] = [];
-  agents.installLayer([tool('recall')], () => [() => undone.push('recall setup')]);
-  agents.installLayer([tool('plan'), tool('recall')], () => [() => undone.push('plan setup')]);
+  const setUp: string[] = [];
+  agents.installLayer([tool('recall')], () => []);
+  assert.throws(
+    () => agents.installLayer([tool('plan'), tool('recall')], () => [() => setUp.push('plan')]),
+    (error: unknown) =>
+      error instanceof LoomError && error.code === 'DUPLICATE_TOOL' && /recall/.test(error.message),
+  );
+  const agent = agents.start({ deferFile: true });
+  assert.deepEqual(
+    agent.tools.visible().map(({ name }) => name),
+    ['recall', 'load_tools'],
+  );
+  assert.deepEqual(
+    agents.toolCatalog
+      .tools()
+      .map(({ name }) => name)
+      .sort(),
+    ['load_tools', 'recall'],
+  );
+  agent.close();
+  assert.deepEqual(setUp, [], 'the refused layer set nothing up');
+});
+
+test("an agent's own tool may not take a name its runtime offers", () => {
+  const agents = runtime();
+  agents.offerTools([tool('recall')]);
+  agents.onAgent((handle) => handle.tools.register(tool('recall')));
   assert.throws(
     () => agents.start({ deferFile: true }),
     (error: unknown) =>
       error instanceof LoomError && error.code === 'DUPLICATE_TOOL' && /recall/.test(error.message),
   );
+});
+
+test('an agent whose setup throws fails its start, undoes every setup made and keeps no agent', () => {
+  const agents = runtime();
+  const undone: string[] = [];
+  agents.installLayer([tool('recall')], () => [() => undone.push('recall setup')]);
+  agents.installLayer([tool('plan')], () => [() => undone.push('plan setup')]);
+  agents.onAgent(() => {
+    throw new Error('this setup broke');
+  });
+  assert.throws(() => agents.start({ deferFile: true }), /this setup broke/);
   assert.deepEqual(undone, ['plan setup', 'recall setup'], 'every setup made is undone');
   assert.deepEqual(agents.liveAgents, [], 'the half-made agent is not kept');
   const locks = readdirSync(agents.store.directory).filter((name) => name.endsWith('.lock'));
