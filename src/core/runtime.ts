@@ -15,7 +15,6 @@ import { credentialVariablesKey } from './credential-variables.js';
 import type { SessionEvent } from './session-events.js';
 import { SessionStore } from './session-store.js';
 import { ToolCatalog } from './tool-catalog.js';
-import { ToolPipeline } from './tool-pipeline.js';
 import type { ToolDefinition } from './tool-contract.js';
 import {
   LOAD_TOOLS_PARAMETERS,
@@ -23,6 +22,7 @@ import {
   type ToolLoadingSettings,
   toolLoadingKey,
 } from './tool-loading.js';
+import { ToolPipeline } from './tool-pipeline.js';
 import type { TurnLimits } from './turn-environment.js';
 
 /** Prepares a new agent (tools, prompt sections) before its first turn; returns its undo. */
