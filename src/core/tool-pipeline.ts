@@ -293,7 +293,10 @@ function definitionProblem(tool: ToolDefinition): string | undefined {
   if (typeof tool?.name !== 'string' || !TOOL_NAME.test(tool.name)) {
     return 'name must be 1-64 letters, digits, "_" or "-"';
   }
-  if (typeof tool.description !== 'string') return 'description must be a string';
+  // A description given by a getter is the tool's to make when it is needed (the workflow tool
+  // lists saved workflows): reading it here would make it at registration instead.
+  const lazy = Object.getOwnPropertyDescriptor(tool, 'description')?.get !== undefined;
+  if (!lazy && typeof tool.description !== 'string') return 'description must be a string';
   const parameters: unknown = tool.parameters;
   if (typeof parameters !== 'object' || parameters === null || Array.isArray(parameters)) {
     return 'parameters must be a JSON Schema object';

@@ -1,6 +1,6 @@
 /**
  * The `workflow` tool: starts a run with the model's meta, script and args, or a saved workflow's
- * by `name` (its description lists them, read when an agent first gets the tool), waits for it,
+ * by `name` (its description lists them, read when a prompt first needs it), waits for it,
  * and always disposes it. The call's abort cancels the run. Returns the name, the agent count and
  * the JSON value (capped, with a note when cut); a run that did not complete is an error result
  * naming why and the failed agents. With `run_in_background` it is a job (workflow-job.ts).
@@ -173,7 +173,7 @@ export function workflowTool(options: WorkflowToolOptions): ToolDefinition<Workf
     name: WORKFLOW_TOOL,
     deferral: 'rare',
     summary: 'Run a JavaScript script that fans work out to many subagents.',
-    // Read when an agent first gets the tool, so a start that builds no prompt reads no folder.
+    // Read when a prompt first needs it, so a start that builds no prompt reads no folder.
     get description() {
       description ??= describeTool(places);
       return description;

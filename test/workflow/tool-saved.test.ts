@@ -53,7 +53,7 @@ function setup() {
     home,
     install: (runtime, services) => {
       const layer = installWorkflows(runtime, services, { home, cwd });
-      // Written after the layer is installed: the description is read when an agent gets the tool.
+      // Written after the layer is installed: the description is read when a prompt needs it.
       writeTree(cwd, {
         '.loom/workflows/greet-all.js': GREET,
         '.loom/workflows/broken.js': 'return 1;\n',
