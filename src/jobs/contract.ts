@@ -33,6 +33,10 @@ export interface JobRecord {
 
 /** Takes an owner's completion notices; one per owner, registered by the owner's tools. */
 export interface JobController {
+  /** A job of its owner started: called as `jobStarted` is emitted, before it. Must not throw. */
+  started?(record: JobRecord): void;
+  /** A job of its owner settled, with the committed record: before `jobSettled`. Must not throw. */
+  settled?(record: JobRecord): void;
   /** Must not throw. Called last, after the record is committed and observers have run. */
   deliver(record: JobRecord, notice: string): void;
 }

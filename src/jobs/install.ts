@@ -40,10 +40,10 @@ export function installJobs(runtime: AgentRuntime, options: JobsLayerOptions = {
   const agentSetups = new Set<Disposer>();
 
   const setUp = (handle: AgentHandle): Disposer => {
-    const controller = agentController(handle, {
-      events: runtime.root,
-      ...(maxConsecutiveWakes !== undefined ? { maxConsecutiveWakes } : {}),
-    });
+    const controller = agentController(
+      handle,
+      maxConsecutiveWakes !== undefined ? { maxConsecutiveWakes } : {},
+    );
     const unregister = service.registerController(handle.agent.id, controller);
     const stopStanding = addStandingState(handle.context, handle.agent.id, () =>
       jobsStandingText(service.running(handle.agent.id), Date.now()),

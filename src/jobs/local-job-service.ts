@@ -92,6 +92,7 @@ export class LocalJobService implements JobService {
     const owned = this.jobs.get(owner) ?? new Map<string, Entry>();
     owned.set(id, entry);
     this.jobs.set(owner, owned);
+    this.tellController(owner, 'started', entry);
     this.context.emit(jobStarted, copy(entry));
     Promise.resolve(hooks.done).then(
       (outcome: BackgroundOutcome) => this.settle(entry, settledOutcome(outcome), true),
@@ -170,8 +171,9 @@ export class LocalJobService implements JobService {
     this.controllers.set(owner, controller);
     return () => {
       if (this.controllers.get(owner) !== controller) return;
-      this.controllers.delete(owner);
+      // Abandoned while the controller is still there, so it logs their ends.
       this.abandonAll(`its owner ${owner} has gone`, owner);
+      this.controllers.delete(owner);
     };
   }
 
@@ -285,6 +287,16 @@ export class LocalJobService implements JobService {
     }
   }
 
+  /** Tells the owner's controller of a start or settlement; a failure is reported, never raised. */
+  private tellController(owner: string, what: 'started' | 'settled', entry: Entry): void {
+    const controller = this.controllers.get(owner);
+    try {
+      controller?.[what]?.(copy(entry));
+    } catch (error) {
+      this.reportError(`the job controller of ${owner} failed: ${errorMessage(error)}`);
+    }
+  }
+
   private settle(entry: Entry, outcome: BackgroundOutcome, notify: boolean): void {
     const { record } = entry;
     if (isSettled(record.status)) return;
@@ -298,6 +310,7 @@ export class LocalJobService implements JobService {
     const waiters = [...entry.waiters];
     entry.waiters.clear();
     for (const resolve of waiters) resolve();
+    this.tellController(entry.owner, 'settled', entry);
     this.context.emit(jobSettled, copy(entry));
     const controller = notify && !reportedByWait ? this.controllers.get(entry.owner) : undefined;
     if (!controller) return;

@@ -6,10 +6,9 @@
  */
 
 import { UserError } from '../base/errors.js';
-import type { Context } from '../core/context.js';
 import type { AgentHandle } from '../core/create-agent.js';
 import { isEvent } from '../core/session-events.js';
-import { type JobController, type JobRecord, jobSettled, jobStarted } from './contract.js';
+import type { JobController } from './contract.js';
 import { isSettled } from './job-settings.js';
 
 export const DEFAULT_MAX_CONSECUTIVE_WAKES = 3;
@@ -17,8 +16,6 @@ export const DEFAULT_MAX_CONSECUTIVE_WAKES = 3;
 export interface AgentControllerOptions {
   /** Follow-up turns notices may start in a row without human input. Default 3; 0 never wakes. */
   maxConsecutiveWakes?: number;
-  /** The scope the job service emits on. Default: the agent's parent scope (the runtime root). */
-  events?: Context;
 }
 
 export interface AgentJobController extends JobController {
@@ -41,33 +38,28 @@ export function agentController(
       `maxConsecutiveWakes must be a whole number of at least 0, got ${String(maxWakes)}`,
     );
   }
-  const owner = handle.agent.id;
-  const events = options.events ?? handle.context.parent ?? handle.context;
   let wakes = 0;
-  const owns = (record: JobRecord) => record.owner === owner && !handle.log.closed;
-  const disposers = [
-    handle.log.onAppend((event) => {
-      if (!isEvent(event, 'user/message')) return;
-      if (event.data.delivery === 'followup' && event.data.source === undefined) wakes = 0;
-    }),
-    events.on(jobStarted, (record) => {
-      if (!owns(record)) return;
+  const stopCounting = handle.log.onAppend((event) => {
+    if (!isEvent(event, 'user/message')) return;
+    if (event.data.delivery === 'followup' && event.data.source === undefined) wakes = 0;
+  });
+  let disposed = false;
+  return {
+    get consecutiveWakes() {
+      return wakes;
+    },
+    started(record) {
+      if (disposed || handle.log.closed) return;
       handle.log.append('job/start', { jobId: record.id, kind: record.kind, label: record.label });
-    }),
-    events.on(jobSettled, (record) => {
-      if (!owns(record) || !isSettled(record.status)) return;
+    },
+    settled(record) {
+      if (disposed || handle.log.closed || !isSettled(record.status)) return;
       handle.log.append('job/end', {
         jobId: record.id,
         status: record.status,
         summary: record.summary ?? '',
         ...(record.reason !== undefined ? { reason: record.reason } : {}),
       });
-    }),
-  ];
-  let disposed = false;
-  return {
-    get consecutiveWakes() {
-      return wakes;
     },
     deliver(_record, notice) {
       if (disposed || handle.log.closed) return;
@@ -84,7 +76,7 @@ export function agentController(
     dispose() {
       if (disposed) return;
       disposed = true;
-      for (const dispose of disposers) dispose();
+      stopCounting();
     },
   };
 }
