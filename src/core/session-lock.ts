@@ -17,7 +17,6 @@ import {
   readdirSync,
   readFileSync,
   rmdirSync,
-  rmSync,
   unlinkSync,
 } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -141,7 +140,7 @@ function linksOwnStampFile(path: string): boolean {
 /** At exit: the anchors, and their folder once no other process keeps one there. */
 function removeAnchors(): void {
   for (const path of anchors.values()) {
-    rmSync(path, { force: true });
+    removeIfPresent(path);
     try {
       rmdirSync(dirname(path));
     } catch {
@@ -157,7 +156,7 @@ function removeDeadAnchors(anchorFolder: string): void {
     if (!name.endsWith(ANCHOR_SUFFIX) || name.startsWith(`${process.pid}-`)) continue;
     const path = join(anchorFolder, name);
     const content = readIfPresent(path);
-    if (content !== undefined && !isAlive(parseStamp(content), path)) rmSync(path, { force: true });
+    if (content !== undefined && !isAlive(parseStamp(content), path)) removeIfPresent(path);
   }
 }
 
@@ -250,7 +249,7 @@ function claim(
         return;
       }
     } finally {
-      rmSync(takeover, { force: true });
+      removeIfPresent(takeover);
     }
   }
   throw new UserError(
@@ -283,6 +282,7 @@ function createLockFile(path: string, stamp: string): boolean {
   return true;
 }
 
+/** Removes the file `path` if it is there (`unlinkSync`: `rmSync` loads a module at first use). */
 function removeIfPresent(path: string): void {
   try {
     unlinkSync(path);
