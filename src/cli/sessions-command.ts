@@ -54,7 +54,7 @@ export function describeEvent(event: SessionEvent): string {
     case 'prompt/blob':
       return `${head} ${data.hash}, ${(data.tools as unknown[]).length} tools, ${String(data.system).length} characters of system prompt`;
     case 'prompt/stored':
-      return `${head} ${data.hash} in ${data.file}`;
+      return `${head} ${data.hash}, kept in the prompt store`;
     case 'assistant/chunk':
     case 'step/start':
     case 'step/end':

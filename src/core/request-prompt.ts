@@ -135,7 +135,7 @@ export function requestPromptOf(
     if (sessionFolder === undefined) {
       throw new LoomError(
         'SESSION_CORRUPT',
-        `request/header of turn ${header.turnId} step ${header.step} names the stored prompt ${reference.file}: give the session file's folder to read it`,
+        `request/header of turn ${header.turnId} step ${header.step} names the stored prompt ${reference.hash}: give the session file's folder to read it`,
       );
     }
     const blob = readStoredPrompt(sessionFolder, reference);

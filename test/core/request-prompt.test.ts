@@ -157,9 +157,14 @@ test('a prompt kept in the store is written once, named by prompt/stored, and re
   const tools = [{ name: 'a', description: 'A', parameters: { type: 'object' } }];
   const blob = promptBlob({ system: 'stored S', tools });
   const reference = storePrompt(folder, blob);
-  assert.deepEqual(reference, { hash: blob.hash, file: `prompts/${blob.hash}.json` });
+  assert.deepEqual(
+    reference,
+    { hash: blob.hash },
+    'the log names the hash; the file follows from it',
+  );
   assert.deepEqual(storePrompt(folder, blob), reference, 'a second session reuses the file');
-  assert.equal(readFileSync(join(folder, reference.file), 'utf8'), blob.json);
+  const file = join(folder, 'prompts', `${blob.hash}.json`);
+  assert.equal(readFileSync(file, 'utf8'), blob.json);
 
   const events: SessionEvent[] = [{ type: 'prompt/stored', seq: 1, time: 0, data: reference }];
   assert.equal(hasPromptBlob(events, blob.hash), true);
@@ -172,8 +177,34 @@ test('a prompt kept in the store is written once, named by prompt/stored, and re
     () => requestPromptOf(events, header, temporaryFolder('loom-prompt-store-')),
     corrupt(/cannot be read/),
   );
-  writeFileSync(join(folder, reference.file), JSON.stringify({ ...blob.data, hash: 'other' }));
+  writeFileSync(file, JSON.stringify({ ...blob.data, hash: 'other' }));
   assert.throws(() => requestPromptOf(events, header, folder), corrupt(/holds other, not/));
+});
+
+test("a stored prompt is found by its hash alone: an older log's file is not followed, and a hash that is a path is refused", () => {
+  const folder = temporaryFolder('loom-prompt-store-');
+  const blob = promptBlob({ system: 'by hash', tools: [] });
+  storePrompt(folder, blob);
+  writeFileSync(
+    join(folder, 'elsewhere.json'),
+    JSON.stringify({ ...blob.data, system: 'elsewhere' }),
+  );
+  const header = { turnId: 't1', step: 1, model: 'm', prompt: blob.hash };
+  const older = { hash: blob.hash, file: 'elsewhere.json' };
+  const events: SessionEvent[] = [{ type: 'prompt/stored', seq: 1, time: 0, data: older }];
+  assert.equal(requestPromptOf(events, header, folder).system, 'by hash');
+
+  const crafted = { ...header, prompt: '../elsewhere' };
+  const craftedEvents: SessionEvent[] = [
+    { type: 'prompt/stored', seq: 1, time: 0, data: { hash: '../elsewhere' } },
+  ];
+  assert.throws(
+    () => requestPromptOf(craftedEvents, crafted, folder),
+    (error: unknown) =>
+      error instanceof LoomError &&
+      error.code === 'SESSION_CORRUPT' &&
+      /"\.\.\/elsewhere" is not a prompt hash/.test(error.message),
+  );
 });
 
 test('the blob of an assembled prompt follows its content: a changed description, schema or system is a new blob', async () => {
@@ -211,8 +242,9 @@ test('sessions of one folder share one frozen prompt/stored reference; another f
   assert.ok(Object.isFrozen(reference));
   const other = storePrompt(two, blob);
   assert.deepEqual(other, reference);
-  assert.equal(readFileSync(join(two, other.file), 'utf8'), blob.json);
+  assert.equal(readFileSync(join(two, 'prompts', `${other.hash}.json`), 'utf8'), blob.json);
   const changed = promptBlob({ system: 'another reference', tools });
   assert.equal(storePrompt(one, changed).hash, changed.hash);
-  assert.equal(readFileSync(join(one, storePrompt(one, changed).file), 'utf8'), changed.json);
+  const changedFile = join(one, 'prompts', `${storePrompt(one, changed).hash}.json`);
+  assert.equal(readFileSync(changedFile, 'utf8'), changed.json);
 });

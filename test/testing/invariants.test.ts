@@ -84,7 +84,7 @@ describe('checkSessionInvariants', () => {
       turnEnd('t1'),
     ];
     assert.deepEqual(violationsOf(...steps(blob, header('h1'))), []);
-    const stored: Item = ['prompt/stored', { hash: 'h1', file: 'prompts/h1.json' }];
+    const stored: Item = ['prompt/stored', { hash: 'h1' }];
     assert.deepEqual(violationsOf(...steps(stored, header('h1'))), [], 'or the store holds it');
     assert.deepEqual(
       violationsOf(...steps(inline)),
