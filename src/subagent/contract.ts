@@ -197,6 +197,7 @@ export interface ChildDescriptor {
   model?: string;
   toolFilter?: string[];
   persona?: string;
+  /** Logged for a continuable child (resuming applies them again) and for an ACP agent's. */
   instructions?: string;
   maxDepth?: number;
   effort?: ReasoningEffort;

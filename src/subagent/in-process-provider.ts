@@ -96,6 +96,17 @@ function describe(name: string, request: SubagentStartRequest): ChildDescriptor 
   return descriptor;
 }
 
+/**
+ * The descriptor as the child's log keeps it. A one-shot child cannot be resumed, and its
+ * instructions reach the model as a system prompt section, which its request's prompt already
+ * records: they are not written a second time (a workflow's child file stays small).
+ */
+function loggedDescriptor(descriptor: ChildDescriptor): ChildDescriptor {
+  if (descriptor.continuable || descriptor.instructions === undefined) return descriptor;
+  const { instructions: _inPrompt, ...rest } = descriptor;
+  return rest;
+}
+
 /** What the child's model does with `effort`: its route's control, or a note that it has none. */
 export function effortReport(model: ModelClient, effort: ReasoningEffort): EffortReport {
   const control = model.reasoningControl?.(effort);
@@ -139,7 +150,7 @@ function startChild(
     deferFile: true,
     sharedPrompts: true,
   });
-  handle.log.append('subagent/descriptor', descriptor);
+  handle.log.append('subagent/descriptor', loggedDescriptor(descriptor));
   options.prepare(handle, descriptor);
   const capture = schema ? attachStructuredOutput(handle, schema) : undefined;
   if (descriptor.continuable) options.children.adopt(handle, descriptor);

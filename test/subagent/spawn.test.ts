@@ -215,16 +215,20 @@ test("persona replaces only the child's persona section", async () => {
   await fixture.close();
 });
 
-test('instructions become a section of the child only', async () => {
+test('instructions become a section of the child only, recorded in its request and not again in a one-shot descriptor', async () => {
   const fixture = subagentFixture({ model });
   const run = fixture.services.registry.start('spawn', {
     ...fromDepth(fixture, 0, 'x'),
     instructions: 'Answer in one word.',
   });
   await run.result;
-  const [header] = requestPrompts(fixture.load(run.id).events, join(fixture.home, 'sessions'));
+  const { events } = fixture.load(run.id);
+  const [header] = requestPrompts(events, join(fixture.home, 'sessions'));
   assert.match(header?.system ?? '', /Answer in one word\./);
   assert.match(header?.system ?? '', /^You are Loom/);
+  const [descriptor] = eventsOf(events, 'subagent/descriptor');
+  assert.equal(descriptor?.continuable, false);
+  assert.equal(descriptor?.instructions, undefined, 'the stored prompt holds them once');
   await fixture.close();
 });
 
