@@ -209,6 +209,15 @@ export function acquireLockFile(
   };
 }
 
+/**
+ * Whether the lock file at `path` is held: it is there and its holder runs (this process: it
+ * holds it still). False for an absent or unreadable-as-a-stamp file, and for a dead holder's.
+ */
+export function isLockFileHeld(path: string): boolean {
+  const content = readIfPresent(path);
+  return content !== undefined && isAlive(parseStamp(content), resolve(path));
+}
+
 /** Thrown while claiming a takeover file another live process holds; names that taker. */
 class TakerBusy extends Error {
   constructor(readonly taker: Holder) {

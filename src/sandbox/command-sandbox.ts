@@ -32,7 +32,7 @@ import {
   sandboxNetworkRequested,
 } from './contract.js';
 import { type NetworkProxy, type ProxyReport, startNetworkProxy } from './network-proxy.js';
-import { heldPlaceholderKind, holdPlaceholder } from './placeholders.js';
+import { holdPlaceholder } from './placeholders.js';
 import { DEFAULT_PROXY_PORT } from './sandbox-network.js';
 import { absoluteSandboxPath, planCommand } from './sandbox-plan.js';
 
@@ -104,6 +104,7 @@ export class Sandbox implements CommandSandbox {
     }
     // Another Loom process's placeholder can go between the plan and the holds (it ended, and
     // what the plan saw as existing is gone, so a placeholder below it cannot be made): plan again.
+    // Once held, no process removes a protected path while this command runs.
     let outcome: PlannedCommand | undefined;
     for (let attempt = 1; outcome === undefined; attempt += 1) {
       const planned = planCommand({
@@ -119,11 +120,11 @@ export class Sandbox implements CommandSandbox {
       }
       const held: (() => void)[] = [];
       try {
-        holdPlaceholders(planned, held);
-        releases.push(...held);
+        holdProtectedPaths(planned, this.options.loomHome, held);
+        releases.push(() => releaseInReverse(held));
         outcome = planned;
       } catch (error) {
-        for (const release of held) release();
+        releaseInReverse(held);
         if ((error as NodeJS.ErrnoException).code === 'ENOENT' && attempt < PLAN_ATTEMPTS) continue;
         for (const release of releases) release();
         return {
@@ -200,17 +201,21 @@ type PlannedCommand = Extract<ReturnType<typeof planCommand>, { kind: 'planned' 
 const PLAN_ATTEMPTS = 3;
 
 /**
- * Makes and holds the plan's placeholders, and holds each bound path that exists only as another
- * command's placeholder (else that command's end would remove it before this one's bwrap binds
- * it). Each release goes to `releases`; throws when a placeholder cannot be made.
+ * Holds every protected path the plan binds, in the plan's order (a folder before what lies in
+ * it), making those that are missing. Each release goes to `releases`; throws when a placeholder
+ * cannot be made.
  */
-function holdPlaceholders(outcome: PlannedCommand, releases: (() => void)[]): void {
-  for (const placeholder of outcome.placeholders) {
-    releases.push(holdPlaceholder(placeholder.path, placeholder.kind));
+function holdProtectedPaths(
+  outcome: PlannedCommand,
+  loomHome: string,
+  releases: (() => void)[],
+): void {
+  for (const item of outcome.protected) {
+    releases.push(holdPlaceholder(loomHome, item.path, item.kind));
   }
-  const planned = new Set(outcome.placeholders.map((placeholder) => placeholder.path));
-  for (const bind of outcome.plan.binds) {
-    const kind = planned.has(bind.path) ? undefined : heldPlaceholderKind(bind.path);
-    if (kind !== undefined) releases.push(holdPlaceholder(bind.path, kind));
-  }
+}
+
+/** The last held first: a placeholder folder is empty again before it is removed. */
+function releaseInReverse(releases: readonly (() => void)[]): void {
+  for (const release of [...releases].reverse()) release();
 }

@@ -3,72 +3,175 @@
  * sandboxed command must not create them either, and bubblewrap can only bind over a path that
  * exists. A placeholder is made on disk before the command starts and bound read-only; when the
  * last command holding it ends it is removed again, but only while it is still empty (a file
- * tool may have written it meanwhile, after an `ask`). Loom killed mid-command leaves an empty
- * folder or file behind, which every reader treats as absent. Never removes anything it did not
- * make, nor anything with content.
+ * tool may have written it meanwhile, after an `ask`). Never removes anything Loom did not make
+ * as a placeholder, nor anything with content.
+ *
+ * Held across processes. A path a command binds is a mount point in the command's namespace,
+ * and removing that path outside detaches the mount: if one Loom process removed a placeholder
+ * while another's command bound it, that command could then make the protected path for real.
+ * So each process holds every protected path its commands bind in a registry shared by the
+ * processes of one `$LOOM_HOME` (`sandbox-holds/`; commands never see it): per path, a hold file
+ * for each process (a lock file holding its pid), and a `.made` marker while the path is a
+ * placeholder, changed only under the path's lock. The last holder removes a made placeholder.
+ * Holds of processes that died do not count; a process killed mid-command leaves an empty
+ * folder or file, which every reader treats as absent, and the next holder removes it.
  */
-import { lstatSync, mkdirSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { lstatSync, mkdirSync, readdirSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createCompleteFile } from '../core/complete-file.js';
+import { requireRealFolder } from '../core/safe-write.js';
+import { acquireLockFile, isLockFileHeld, type SessionLock } from '../core/session-lock.js';
 
 export type PlaceholderKind = 'folder' | 'file';
 
-/** Commands holding each placeholder this process made, by absolute path, and their kind. */
-const holders = new Map<string, number>();
-const kinds = new Map<string, PlaceholderKind>();
+/** The registry's folder under `$LOOM_HOME`. */
+export const HOLDS_FOLDER = 'sandbox-holds';
+
+/** How long a path's lock is waited for; another process keeps it for a few file operations. */
+const LOCK_WAIT_MS = 5000;
+
+interface Held {
+  kind: PlaceholderKind;
+  /** Commands of this process holding it. */
+  commands: number;
+  /** This process's hold file in the registry. */
+  hold: SessionLock;
+  registry: string;
+}
+
+/** The protected paths this process holds, in the order first held. */
+const held = new Map<string, Held>();
 let exitHooked = false;
 
 /**
- * At exit every placeholder goes (if still empty): the commands holding them die with Loom, and
- * a background job's end may not be seen before the process is gone.
+ * Holds `path` (of `kind`) for one command: made, as a placeholder, when it does not exist, and
+ * kept until the returned release is called (idempotent). Throws when it cannot be made (ENOENT
+ * when its folder went missing meanwhile) or the registry cannot be written.
  */
-function removeAllAtExit(): void {
-  for (const [path, kind] of kinds) removeIfEmpty(path, kind);
-  holders.clear();
-  kinds.clear();
-}
-
-/**
- * Makes `path` (of `kind`) unless it exists, and holds it until the returned release is called
- * (idempotent). Throws when it cannot be made.
- */
-export function holdPlaceholder(path: string, kind: PlaceholderKind): () => void {
-  const held = holders.get(path);
-  if (held === undefined) {
-    try {
-      if (kind === 'folder') mkdirSync(path);
-      else writeFileSync(path, '', { flag: 'wx' });
-    } catch (error) {
-      // Made by someone else just now: it is real, not ours to remove.
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return () => {};
-      throw error;
-    }
+export function holdPlaceholder(loomHome: string, path: string, kind: PlaceholderKind): () => void {
+  let entry = held.get(path);
+  if (entry === undefined) {
+    const registry = join(loomHome, HOLDS_FOLDER);
+    entry = { kind, commands: 0, hold: holdInRegistry(registry, path, kind), registry };
+    held.set(path, entry);
   }
-  holders.set(path, (held ?? 0) + 1);
-  kinds.set(path, kind);
+  entry.commands += 1;
   if (!exitHooked) {
     exitHooked = true;
-    process.on('exit', removeAllAtExit);
+    process.on('exit', leaveAll);
   }
+  const own = entry;
   let released = false;
   return () => {
     if (released) return;
     released = true;
-    const left = (holders.get(path) ?? 1) - 1;
-    if (left > 0) {
-      holders.set(path, left);
-      return;
-    }
-    holders.delete(path);
-    kinds.delete(path);
-    removeIfEmpty(path, kind);
+    own.commands -= 1;
+    if (own.commands > 0 || held.get(path) !== own) return;
+    held.delete(path);
+    leave(own.registry, path, own);
   };
 }
 
-/**
- * The kind of the placeholder this process holds at `path`; undefined when it holds none. A
- * command planned while another holds a placeholder binds it too, so it must hold it as well.
- */
-export function heldPlaceholderKind(path: string): PlaceholderKind | undefined {
-  return holders.has(path) ? kinds.get(path) : undefined;
+/** Whether this process holds `path` for a command of its own. */
+export function holdsPlaceholder(path: string): boolean {
+  return held.has(path);
+}
+
+/** At exit every hold goes (the commands die with Loom), the last ones first. */
+function leaveAll(): void {
+  for (const [path, entry] of [...held].reverse()) {
+    try {
+      leave(entry.registry, path, entry);
+    } catch {
+      // The registry is unwritable at exit: the hold counts no more once this process is gone.
+    }
+  }
+  held.clear();
+}
+
+/** A path's name in the registry. */
+function keyOf(path: string): string {
+  return createHash('sha256').update(path).digest('hex').slice(0, 32);
+}
+
+function holdInRegistry(registry: string, path: string, kind: PlaceholderKind): SessionLock {
+  mkdirSync(registry, { recursive: true });
+  requireRealFolder(registry);
+  const key = keyOf(path);
+  return underLock(registry, key, () => {
+    if (lstatSync(path, { throwIfNoEntry: false }) === undefined && make(path, kind)) {
+      createCompleteFile(join(registry, `${key}.made`), `${path}\n`);
+    }
+    return acquireLockFile(
+      join(registry, `${key}.${process.pid}.hold`),
+      (pid) => new Error(`process ${pid} holds this process's placeholder hold file`),
+    );
+  });
+}
+
+function leave(registry: string, path: string, entry: Held): void {
+  const key = keyOf(path);
+  underLock(registry, key, () => {
+    entry.hold.release();
+    if (othersHold(registry, key)) return;
+    const made = join(registry, `${key}.made`);
+    if (lstatSync(made, { throwIfNoEntry: false }) === undefined) return;
+    removeIfEmpty(path, entry.kind);
+    unlinkSync(made);
+  });
+}
+
+/** Whether a live process still holds `key`; the hold files of dead ones are removed. */
+function othersHold(registry: string, key: string): boolean {
+  let holding = false;
+  for (const name of readdirSync(registry)) {
+    if (!name.startsWith(`${key}.`) || !name.endsWith('.hold')) continue;
+    const file = join(registry, name);
+    if (isLockFileHeld(file)) holding = true;
+    else unlinkSync(file);
+  }
+  return holding;
+}
+
+class LockBusy extends Error {}
+
+/** Runs `work` holding the lock of `key`, waiting while another process has it. */
+function underLock<T>(registry: string, key: string, work: () => T): T {
+  const path = join(registry, `${key}.lock`);
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  let lock: SessionLock | undefined;
+  for (let waited = 0; lock === undefined; waited += 1) {
+    try {
+      lock = acquireLockFile(path, (pid) => new LockBusy(String(pid)));
+    } catch (error) {
+      if (!(error instanceof LockBusy)) throw error;
+      if (waited >= LOCK_WAIT_MS) {
+        throw new Error(
+          `process ${error.message} kept the sandbox's placeholder lock ${path} for ${LOCK_WAIT_MS / 1000} s; ` +
+            'if that process hangs, stop it and run the command again',
+        );
+      }
+      Atomics.wait(pause, 0, 0, 1);
+    }
+  }
+  try {
+    return work();
+  } finally {
+    lock.release();
+  }
+}
+
+/** Makes an empty `path`; false when something else made it first (it is real, not ours). */
+function make(path: string, kind: PlaceholderKind): boolean {
+  try {
+    if (kind === 'folder') mkdirSync(path);
+    else writeFileSync(path, '', { flag: 'wx' });
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
 }
 
 function removeIfEmpty(path: string, kind: PlaceholderKind): void {

@@ -35,8 +35,10 @@ export type PlanOutcome =
   | {
       kind: 'planned';
       plan: SandboxPlan;
-      /** Protected paths to make (empty) before the command starts, and hold while it runs. */
+      /** Protected paths missing now: made (empty) before the command starts. */
       placeholders: { path: string; kind: PlaceholderKind }[];
+      /** Every protected path the plan binds, a folder before what lies in it: held while it runs. */
+      protected: { path: string; kind: PlaceholderKind }[];
     }
   | { kind: 'refused'; message: string };
 
@@ -86,11 +88,13 @@ export function planCommand(request: PlanRequest): PlanOutcome {
     }
   }
   const placeholders: { path: string; kind: PlaceholderKind }[] = [];
+  const held: { path: string; kind: PlaceholderKind }[] = [];
   if (settings.mode === 'workspace-write') {
     const protectedOutcome = protectedPaths(workspace);
     if (protectedOutcome.kind === 'refused') return protectedOutcome;
     for (const item of protectedOutcome.items) {
       if (!item.exists) placeholders.push({ path: item.path, kind: item.kind });
+      held.push({ path: item.path, kind: item.kind });
       binds.push({ path: item.path, writable: item.writable === true });
     }
   }
@@ -122,6 +126,7 @@ export function planCommand(request: PlanRequest): PlanOutcome {
     kind: 'planned',
     plan: { cwd: workspace, binds, hiddenFolders, hiddenFiles, network: request.network },
     placeholders,
+    protected: held,
   };
 }
 

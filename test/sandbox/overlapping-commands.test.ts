@@ -1,10 +1,14 @@
 /**
  * Two sandboxed commands that overlap share the placeholders of a workspace's missing protected
  * paths: the first one's end must not remove a placeholder the second one binds (bwrap would
- * then fail with "Can't bind mount … .loom"). Both commands are only planned here; nothing runs.
+ * then fail with "Can't bind mount … .loom"), nor may another Loom process's end (a mount's path
+ * removed outside detaches the mount, and the command could then make the protected path for
+ * real). The commands are only planned here; nothing runs.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { Sandbox } from '../../src/sandbox/command-sandbox.js';
@@ -29,4 +33,126 @@ test('a command planned while another holds a placeholder keeps it until its own
   second.launch.ended();
   assert.equal(existsSync(join(workspace, '.loom')), false, 'removed after the last end');
   assert.equal(existsSync(join(workspace, '.mcp.json')), false);
+});
+
+const sandboxUrl = new URL('../../src/sandbox/command-sandbox.ts', import.meta.url).href;
+const contractUrl = new URL('../../src/sandbox/contract.ts', import.meta.url).href;
+
+/**
+ * Another Loom process with a sandboxed command planned in `workspace` (its protected paths
+ * held), ending it when the test ends its standard input.
+ */
+async function commandInAnotherProcess(workspace: string, loomHome: string) {
+  const script = join(temporaryFolder('loom-overlap-process-'), 'command.mjs');
+  writeFileSync(
+    script,
+    [
+      `const { Sandbox } = await import(${JSON.stringify(sandboxUrl)});`,
+      `const { DEFAULT_SANDBOX_SETTINGS: settings } = await import(${JSON.stringify(contractUrl)});`,
+      `const sandbox = new Sandbox({ settings, loomHome: ${JSON.stringify(loomHome)} });`,
+      `const decision = sandbox.launch(${JSON.stringify(workspace)}, process.env);`,
+      `if (decision.kind !== 'sandboxed') throw new Error(decision.message);`,
+      `process.stdout.write('planned\\n');`,
+      `process.stdin.resume();`,
+      `process.stdin.on('end', () => { decision.launch.ended(); process.stdin.pause(); });`,
+    ].join('\n'),
+  );
+  const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: 'pipe' });
+  const exited = once(child, 'exit');
+  let errors = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    errors += chunk.toString('utf8');
+  });
+  let output = '';
+  child.stdout.setEncoding('utf8');
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (chunk: string) => {
+      output += chunk;
+      if (output.includes('planned\n')) resolve();
+    });
+    exited.then(() => reject(new Error(`the other process exited before planning: ${errors}`)));
+  });
+  return {
+    async end() {
+      child.stdin.end();
+      await exited;
+    },
+    async kill() {
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+test("another Loom process's end does not remove a placeholder this process's command binds", async () => {
+  const workspace = temporaryFolder('loom-overlap-');
+  const loomHome = temporaryFolder('loom-home-');
+  const other = await commandInAnotherProcess(workspace, loomHome);
+  assert.ok(existsSync(join(workspace, '.loom')), 'the other process made the placeholders');
+  const sandbox = new Sandbox({ settings: DEFAULT_SANDBOX_SETTINGS, loomHome });
+  const own = sandbox.launch(workspace, process.env);
+  assert.equal(own.kind, 'sandboxed');
+  if (own.kind !== 'sandboxed') return;
+  await other.end();
+  for (const name of ['.git', '.loom', '.claude', '.mcp.json']) {
+    assert.ok(existsSync(join(workspace, name)), `${name} stays while this command binds it`);
+  }
+  own.launch.ended();
+  for (const name of ['.git', '.loom', '.claude', '.mcp.json']) {
+    assert.equal(existsSync(join(workspace, name)), false, `${name} goes with the last holder`);
+  }
+  assert.deepEqual(
+    readdirSync(join(loomHome, 'sandbox-holds')),
+    [],
+    'no hold, lock or marker left',
+  );
+});
+
+test('the placeholders of a Loom process killed mid-command go with the next command that holds them', async () => {
+  const workspace = temporaryFolder('loom-overlap-');
+  const loomHome = temporaryFolder('loom-home-');
+  const other = await commandInAnotherProcess(workspace, loomHome);
+  await other.kill();
+  assert.ok(existsSync(join(workspace, '.claude')), 'the killed process left its placeholder');
+  const sandbox = new Sandbox({ settings: DEFAULT_SANDBOX_SETTINGS, loomHome });
+  const own = sandbox.launch(workspace, process.env);
+  assert.equal(own.kind, 'sandboxed');
+  if (own.kind !== 'sandboxed') return;
+  own.launch.ended();
+  assert.equal(existsSync(join(workspace, '.claude')), false, 'the dead holder does not count');
+  assert.deepEqual(readdirSync(join(loomHome, 'sandbox-holds')), []);
+});
+
+test("a running command cannot make a protected path after another Loom process's command ends", async () => {
+  const workspace = temporaryFolder('loom-overlap-');
+  const loomHome = temporaryFolder('loom-home-');
+  const other = await commandInAnotherProcess(workspace, loomHome);
+  const sandbox = new Sandbox({ settings: DEFAULT_SANDBOX_SETTINGS, loomHome });
+  const own = sandbox.launch(workspace, process.env);
+  assert.equal(own.kind, 'sandboxed');
+  if (own.kind !== 'sandboxed') return;
+  const [command, ...args] = own.launch.launcher;
+  const script = 'echo mounted; read go; mkdir -p .claude/hooks .git/hooks; echo "made: $?"';
+  const inside = spawn(command as string, [...args, 'sh', '-c', script], {
+    cwd: workspace,
+    env: own.launch.env,
+    stdio: 'pipe',
+  });
+  inside.stdout.setEncoding('utf8');
+  let output = '';
+  const mounted = new Promise<void>((resolve) => {
+    inside.stdout.on('data', (chunk: string) => {
+      output += chunk;
+      if (output.includes('mounted\n')) resolve();
+    });
+  });
+  const exited = once(inside, 'exit');
+  await mounted;
+  await other.end();
+  inside.stdin.end('go\n');
+  await exited;
+  own.launch.ended();
+  assert.match(output, /made: 1/, 'mkdir failed inside');
+  assert.equal(existsSync(join(workspace, '.claude')), false, 'nothing made it on the host');
+  assert.equal(existsSync(join(workspace, '.git')), false);
 });

@@ -98,19 +98,22 @@ test('a protected path that is a symbolic link is refused', () => {
 
 test('a placeholder is made once, held by every command, and removed after the last only while empty', () => {
   const workspace = temporaryFolder();
+  const loomHome = temporaryFolder();
   const folder = join(workspace, '.claude');
-  const releaseFirst = holdPlaceholder(folder, 'folder');
-  const releaseSecond = holdPlaceholder(folder, 'folder');
+  const releaseFirst = holdPlaceholder(loomHome, folder, 'folder');
+  const releaseSecond = holdPlaceholder(loomHome, folder, 'folder');
   releaseFirst();
   releaseFirst();
   assert.ok(existsSync(folder), 'the second command still holds it');
   releaseSecond();
   assert.ok(!existsSync(folder));
   const file = join(workspace, '.mcp.json');
-  const release = holdPlaceholder(file, 'file');
+  const release = holdPlaceholder(loomHome, file, 'file');
   writeFileSync(file, '{"mcpServers":{}}');
   release();
   assert.ok(existsSync(file), 'a placeholder written meanwhile is kept');
-  writeFileSync(join(workspace, '.loom'), '');
-  assert.ok(existsSync(join(workspace, '.loom')));
+  const real = join(workspace, '.loom');
+  mkdirSync(real);
+  holdPlaceholder(loomHome, real, 'folder')();
+  assert.ok(existsSync(real), 'an empty folder Loom did not make stays');
 });
