@@ -80,8 +80,11 @@ const ANCHOR_AFTER = 3;
 const foldersLeft = new Map<string, number>();
 const anchors = new Map<string, string>();
 let anchorExitHookInstalled = false;
+let anchorsRemoved = false;
 
 function anchorFor(folder: string, stamp: string): string | undefined {
+  // Locks taken by other exit listeners after the anchors went make none: it would stay behind.
+  if (anchorsRemoved) return undefined;
   const known = anchors.get(folder);
   if (known !== undefined || (foldersLeft.get(folder) ?? 0) < ANCHOR_AFTER) return known;
   const anchorFolder = join(folder, ANCHOR_FOLDER);
@@ -139,6 +142,7 @@ function linksOwnStampFile(path: string): boolean {
 
 /** At exit: the anchors, and their folder once no other process keeps one there. */
 function removeAnchors(): void {
+  anchorsRemoved = true;
   for (const path of anchors.values()) {
     removeIfPresent(path);
     try {

@@ -129,7 +129,7 @@ export class Sandbox implements CommandSandbox {
         for (const release of releases) release();
         return {
           kind: 'refused',
-          message: `the sandbox could not make a read-only placeholder for a protected path: ${errorMessage(error)}`,
+          message: `the sandbox could not make or hold a read-only placeholder for a protected path: ${errorMessage(error)}`,
         };
       }
     }

@@ -37,24 +37,37 @@ test('a command planned while another holds a placeholder keeps it until its own
 
 const sandboxUrl = new URL('../../src/sandbox/command-sandbox.ts', import.meta.url).href;
 const contractUrl = new URL('../../src/sandbox/contract.ts', import.meta.url).href;
+const lockUrl = new URL('../../src/core/session-lock.ts', import.meta.url).href;
 
 /**
  * Another Loom process with a sandboxed command planned in `workspace` (its protected paths
  * held), ending it when the test ends its standard input.
  */
-async function commandInAnotherProcess(workspace: string, loomHome: string) {
-  const script = join(temporaryFolder('loom-overlap-process-'), 'command.mjs');
+async function commandInAnotherProcess(
+  workspace: string,
+  loomHome: string,
+  options: { exitHolding?: boolean } = {},
+) {
+  const folder = temporaryFolder('loom-overlap-process-');
+  const script = join(folder, 'command.mjs');
+  const launch = `sandbox.launch(${JSON.stringify(workspace)}, process.env)`;
   writeFileSync(
     script,
     [
       `const { Sandbox } = await import(${JSON.stringify(sandboxUrl)});`,
       `const { DEFAULT_SANDBOX_SETTINGS: settings } = await import(${JSON.stringify(contractUrl)});`,
+      `const { acquireLockFile } = await import(${JSON.stringify(lockUrl)});`,
       `const sandbox = new Sandbox({ settings, loomHome: ${JSON.stringify(loomHome)} });`,
-      `const decision = sandbox.launch(${JSON.stringify(workspace)}, process.env);`,
+      // As in a long session: locks taken elsewhere, commands run before, so lock anchors exist.
+      `for (let n = 0; n < 4; n++) acquireLockFile(${JSON.stringify(join(folder, 'x.lock'))}, () => new Error('busy')).release();`,
+      `for (let n = 0; n < 4; n++) ${launch}.launch.ended();`,
+      `const decision = ${launch};`,
       `if (decision.kind !== 'sandboxed') throw new Error(decision.message);`,
       `process.stdout.write('planned\\n');`,
       `process.stdin.resume();`,
-      `process.stdin.on('end', () => { decision.launch.ended(); process.stdin.pause(); });`,
+      options.exitHolding
+        ? `process.stdin.on('end', () => process.exit(0));`
+        : `process.stdin.on('end', () => { decision.launch.ended(); process.stdin.pause(); });`,
     ].join('\n'),
   );
   const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: 'pipe' });
@@ -108,6 +121,16 @@ test("another Loom process's end does not remove a placeholder this process's co
   );
 });
 
+test('a Loom process that exits mid-command lets go of its holds, and leaves nothing in the registry', async () => {
+  const workspace = temporaryFolder('loom-overlap-');
+  const loomHome = temporaryFolder('loom-home-');
+  const other = await commandInAnotherProcess(workspace, loomHome, { exitHolding: true });
+  assert.ok(existsSync(join(workspace, '.claude')));
+  await other.end();
+  assert.equal(existsSync(join(workspace, '.claude')), false, 'removed at its exit');
+  assert.deepEqual(readdirSync(join(loomHome, 'sandbox-holds')), []);
+});
+
 test('the placeholders of a Loom process killed mid-command go with the next command that holds them', async () => {
   const workspace = temporaryFolder('loom-overlap-');
   const loomHome = temporaryFolder('loom-home-');
@@ -120,7 +143,8 @@ test('the placeholders of a Loom process killed mid-command go with the next com
   if (own.kind !== 'sandboxed') return;
   own.launch.ended();
   assert.equal(existsSync(join(workspace, '.claude')), false, 'the dead holder does not count');
-  assert.deepEqual(readdirSync(join(loomHome, 'sandbox-holds')), []);
+  // The killed process's lock anchor stays until another anchor is made there (session-lock.ts).
+  assert.deepEqual(readdirSync(join(loomHome, 'sandbox-holds')), ['.lock-anchors']);
 });
 
 test("a running command cannot make a protected path after another Loom process's command ends", async () => {
