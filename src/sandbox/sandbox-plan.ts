@@ -6,7 +6,7 @@
  * is a symbolic link is refused: a command could swap the link for a real folder. Must never
  * return a plan that leaves a protected path writable; when in doubt it refuses.
  */
-import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { isWithin } from './bwrap-arguments.js';
 import {
@@ -168,15 +168,19 @@ function protectedPaths(
 ): { kind: 'listed'; items: ProtectedItem[] } | { kind: 'refused'; message: string } {
   const items: ProtectedItem[] = [];
   const git = lstatOf(join(workspace, '.git'));
+  // An empty `.git` folder is no repository (another Loom process's placeholder, say): all of it
+  // stays read-only, as when there is none.
+  const repository = git?.isDirectory() === true && readdirSync(join(workspace, '.git')).length > 0;
   const candidates: { path: string; kind: PlaceholderKind }[] = [];
-  if (git === undefined) candidates.push({ path: join(workspace, '.git'), kind: 'folder' });
-  else if (git.isFile() || git.isSymbolicLink()) {
+  if (git === undefined || (git.isDirectory() && !repository)) {
+    candidates.push({ path: join(workspace, '.git'), kind: 'folder' });
+  } else if (git.isFile() || git.isSymbolicLink()) {
     candidates.push({ path: join(workspace, '.git'), kind: 'file' });
   } else {
     items.push({ path: join(workspace, '.git'), kind: 'folder', exists: true, writable: true });
   }
   for (const entry of PROTECTED_PATHS) {
-    if (entry.path.startsWith('.git/') && (git === undefined || !git.isDirectory())) continue;
+    if (entry.path.startsWith('.git/') && !repository) continue;
     candidates.push({ path: join(workspace, entry.path), kind: entry.kind });
   }
   for (const entry of gitRunPaths(workspace)) {

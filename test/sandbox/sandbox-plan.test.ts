@@ -78,6 +78,23 @@ test('no .git: .git itself is protected; a worktree .git file is protected; read
   assert.deepEqual(readOnly.placeholders, []);
 });
 
+test('an empty .git folder is no repository: all of it read-only, as without one', () => {
+  const { home, workspace, loomHome } = folders();
+  mkdirSync(join(workspace, '.git'));
+  const outcome = planCommand({
+    settings: DEFAULT_SANDBOX_SETTINGS,
+    workspace,
+    home,
+    loomHome,
+    network: { kind: 'none' },
+  });
+  assert.ok(outcome.kind === 'planned');
+  const git = outcome.plan.binds.filter((bind) => bind.path.startsWith(join(workspace, '.git')));
+  assert.deepEqual(git, [{ path: join(workspace, '.git'), writable: false }]);
+  assert.ok(!outcome.placeholders.some((item) => item.path.startsWith(join(workspace, '.git'))));
+  assert.deepEqual(outcome.protected[0], { path: join(workspace, '.git'), kind: 'folder' });
+});
+
 test('a protected path that is a symbolic link is refused', () => {
   const { home, workspace, loomHome } = folders();
   mkdirSync(join(workspace, 'real'));
