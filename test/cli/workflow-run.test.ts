@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { test } from 'node:test';
 import { loadSessionFile } from '../../src/core/session-load.js';
@@ -389,7 +389,7 @@ test('workflow run: --max-concurrent 2 runs two children at once, over a config 
   assert.deepEqual(result.value, ['waiter: partner seen\n[exit code: 0]', 'signalled']);
 });
 
-test('workflow run: a one-answer child leaves a file under 2.5 KB that names its prompt in the shared store', async () => {
+test('workflow run: a one-answer child leaves a file under 2 KB that names its prompt in the shared store by hash', async () => {
   const home = temporaryFolder('loom-workflow-store-');
   const script = writeFile(
     home,
@@ -411,14 +411,15 @@ test('workflow run: a one-answer child leaves a file under 2.5 KB that names its
   assert.ok(statSync(join(folder, 'prompts', stored ?? '')).size > 4096, 'the prompt is larger');
   for (const path of children) {
     // Its events, a `context/usage` line among them, without the prompt (several KB) inline.
-    assert.ok(statSync(path).size < 2560, `${path} is ${statSync(path).size} bytes`);
+    assert.ok(statSync(path).size < 2048, `${path} is ${statSync(path).size} bytes`);
     const { events } = loadSessionFile(path);
     assert.deepEqual(checkSessionInvariants(events), []);
     const [request] = requestPrompts(events, folder);
     assert.match(request?.system ?? '', /one step of a workflow script/);
+    assert.doesNotMatch(readFileSync(path, 'utf8'), /one step of a workflow script/);
   }
   const id = basename(children[0] ?? '', '.jsonl');
   const show = await runLoom(['sessions', 'show', id], { home });
   assert.equal(show.code, 0, show.stderr);
-  assert.match(show.stdout, /prompt\/stored +[0-9a-f]{32} in prompts\/[0-9a-f]{32}\.json$/m);
+  assert.match(show.stdout, /prompt\/stored +[0-9a-f]{32}, kept in the prompt store$/m);
 });
