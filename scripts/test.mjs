@@ -45,6 +45,13 @@ const durationsFolder = durationsArgument
   : undefined;
 
 /**
+ * A test file still running after this long is cancelled and counts as failed: a test that waits
+ * for something that never comes (a line from a command refused where bwrap is missing, say)
+ * fails the run instead of hanging it. The slowest file takes about 80 s on 2 busy cores.
+ */
+const FILE_TIMEOUT_MS = 600_000;
+
+/**
  * One node --test run over `files`; resolves with its exit status, its summary and, when held,
  * its output. Its stdout is shown (or held) without its summary lines; stderr is passed on.
  */
@@ -59,7 +66,15 @@ function testRun(files, { env = process.env, hold = false, durations } = {}) {
     : ['--test-reporter=tap'];
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', '--test', ...reporters, `--test-concurrency=${CONCURRENCY}`, ...files],
+    [
+      '--import',
+      'tsx',
+      '--test',
+      ...reporters,
+      `--test-concurrency=${CONCURRENCY}`,
+      `--test-timeout=${FILE_TIMEOUT_MS}`,
+      ...files,
+    ],
     { env, stdio: ['ignore', 'pipe', hold ? 'pipe' : 'inherit'] },
   );
   const held = [];
