@@ -23,6 +23,11 @@ function folders() {
   return { home, workspace, loomHome };
 }
 
+/** The plan of a command in `workspace` with the default settings and no network. */
+function planDefault(request: { home: string; workspace: string; loomHome: string }) {
+  return planCommand({ ...request, settings: DEFAULT_SANDBOX_SETTINGS, network: { kind: 'none' } });
+}
+
 test('a git workspace: hooks and config read-only, .loom, .claude and .mcp.json as placeholders', () => {
   const { home, workspace, loomHome } = folders();
   mkdirSync(join(workspace, '.git/hooks'), { recursive: true });
@@ -81,13 +86,7 @@ test('no .git: .git itself is protected; a worktree .git file is protected; read
 test('an empty .git folder is no repository: all of it read-only, as without one', () => {
   const { home, workspace, loomHome } = folders();
   mkdirSync(join(workspace, '.git'));
-  const outcome = planCommand({
-    settings: DEFAULT_SANDBOX_SETTINGS,
-    workspace,
-    home,
-    loomHome,
-    network: { kind: 'none' },
-  });
+  const outcome = planDefault({ home, workspace, loomHome });
   assert.ok(outcome.kind === 'planned');
   const git = outcome.plan.binds.filter((bind) => bind.path.startsWith(join(workspace, '.git')));
   assert.deepEqual(git, [{ path: join(workspace, '.git'), writable: false }]);
@@ -99,13 +98,7 @@ test('a protected path that is a symbolic link is refused', () => {
   const { home, workspace, loomHome } = folders();
   mkdirSync(join(workspace, 'real'));
   symlinkSync(join(workspace, 'real'), join(workspace, '.claude'));
-  const outcome = planCommand({
-    settings: DEFAULT_SANDBOX_SETTINGS,
-    workspace,
-    home,
-    loomHome,
-    network: { kind: 'none' },
-  });
+  const outcome = planDefault({ home, workspace, loomHome });
   assert.equal(outcome.kind, 'refused');
   assert.match(
     outcome.kind === 'refused' ? outcome.message : '',
