@@ -27,8 +27,9 @@ import {
   type McpToolsChangedEvent,
 } from './contract.js';
 import { readResourceTool } from './resource-tool.js';
-import { type ListedTool, McpStartFailure, ServerConnection } from './server-connection.js';
+import { type ListedTool, ServerConnection } from './server-connection.js';
 import { serverTools } from './server-tools.js';
+import { McpStartFailure } from './server-transport.js';
 
 export interface McpOptions {
   servers: readonly McpServerDeclaration[];

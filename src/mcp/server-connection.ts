@@ -9,7 +9,6 @@
  * values the declaration read; a stdio server's process never outlives `close()` or, through
  * `killNow()`, Loom's exit; closing a streamable HTTP session sends its DELETE first.
  */
-import { resolve } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type {
@@ -25,22 +24,18 @@ import type {
 import { redactCredentials } from '../base/credential-redaction.js';
 import { errorMessage } from '../base/errors.js';
 import type { LoomClient } from './client-setup.js';
-import { describeHttpConnectError, urlWithoutCredentials } from './connect-error.js';
+import { describeHttpConnectError } from './connect-error.js';
 import {
   type McpCaller,
   type McpClientSettings,
   McpError,
-  type McpFailureReason,
   type McpRoot,
   type McpSandboxLauncher,
   type McpServerDeclaration,
 } from './contract.js';
 import { expandVariables } from './expand-variables.js';
-import {
-  connectionAuthProvider,
-  type LoomOAuthProvider,
-  NeedsLoginError,
-} from './oauth-provider.js';
+import { type LoomOAuthProvider, NeedsLoginError } from './oauth-provider.js';
+import { McpStartFailure, openTransport } from './server-transport.js';
 import { storedSecretValues } from './token-store.js';
 
 /**
@@ -65,21 +60,8 @@ function restartIdleTimers(client: Client): void {
   }
 }
 
-/** A start that failed: the server's tools are absent; `message` names what went wrong. */
-export class McpStartFailure extends Error {
-  constructor(
-    readonly reason: McpFailureReason,
-    message: string,
-  ) {
-    super(message);
-    this.name = new.target.name;
-  }
-}
-
 /** The JSON-RPC error code of the SDK's own request timeout. */
 const REQUEST_TIMEOUT = -32001;
-/** The last characters of a stdio server's standard error kept for a failure's message. */
-const STDERR_TAIL = 1500;
 
 /** The SDK's transport errors that mean an HTTP connection is gone for the requests it carried. */
 const CONNECTION_LOST = /SSE stream disconnected|reconnect|fetch failed|ECONNREFUSED|ECONNRESET/i;
@@ -122,7 +104,8 @@ export class ServerConnection {
   private secrets: string[] = [];
   private live: Live | undefined;
   private starting: Promise<Live> | undefined;
-  private stderrTail = '';
+  /** The current start's standard error tail (a stdio server's). */
+  private stderrTail: () => string = () => '';
   private closed = false;
   /** The newest transport, started or starting: what `killNow` ends. */
   private transport: Live['transport'] | undefined;
@@ -572,14 +555,27 @@ export class ServerConnection {
       );
     }
     if (server.transport === 'invalid') throw new McpStartFailure('error', server.problem);
-    const [{ createClient }, { answerElicitation }, { answerSampling }, transport] =
-      await Promise.all([
+    const [{ createClient }, { answerElicitation }, { answerSampling }, opened] = await Promise.all(
+      [
         import('./client-setup.js'),
         import('./elicitation.js'),
         import('./sampling.js'),
-        this.transportFor(server),
-      ]);
+        openTransport({
+          name: this.name,
+          server,
+          sandboxLauncher: this.sandboxLauncher,
+          clean: (text) => this.clean(text),
+        }),
+      ],
+    );
+    const { transport } = opened;
     this.transport = transport;
+    this.auth = opened.auth;
+    this.stderrTail = opened.stderrTail;
+    if (opened.sandboxEnded) {
+      this.sandboxEnded?.();
+      this.sandboxEnded = opened.sandboxEnded;
+    }
     let live: Live | undefined;
     const owner = createClient({
       roots: () => this.roots,
@@ -655,80 +651,6 @@ export class ServerConnection {
     return live;
   }
 
-  private async transportFor(server: McpServerDeclaration): Promise<Live['transport']> {
-    if (server.transport === 'stdio') {
-      const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
-      const cwd = resolve(server.workspace, server.cwd ?? '.');
-      let command = server.command;
-      let args = server.args;
-      let env: Record<string, string> = server.env;
-      if (server.sandbox) {
-        const decision = this.sandboxLauncher?.(cwd, server.env) ?? {
-          kind: 'refused' as const,
-          message: 'no sandbox is available in this runtime',
-        };
-        if (decision.kind === 'refused') {
-          throw new McpStartFailure('error', `sandbox: true, but ${decision.message}`);
-        }
-        if (decision.kind === 'sandboxed') {
-          const [launcher = command, ...launcherArgs] = decision.launch.launcher;
-          command = launcher;
-          args = [...launcherArgs, server.command, ...server.args];
-          env = { ...server.env, TMPDIR: decision.launch.env.TMPDIR ?? '/tmp' };
-          this.sandboxEnded?.();
-          this.sandboxEnded = () => decision.launch.ended();
-        }
-      }
-      const transport = new StdioClientTransport({
-        command,
-        args,
-        env,
-        cwd,
-        stderr: 'pipe',
-      });
-      this.stderrTail = '';
-      transport.stderr?.on('data', (chunk: Buffer) => {
-        this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL);
-      });
-      return transport;
-    }
-    if (server.transport === 'invalid') throw new McpStartFailure('error', server.problem);
-    let url: URL;
-    try {
-      url = new URL(server.url);
-    } catch {
-      throw new McpStartFailure('error', this.clean(`its url ${server.url} is not a URL`));
-    }
-    if (url.username !== '' || url.password !== '') {
-      throw new McpStartFailure(
-        'error',
-        `its url ${urlWithoutCredentials(server.url)} must not embed credentials (user:password@); send them in a header such as Authorization: Bearer \${VARIABLE}`,
-      );
-    }
-    this.auth = connectionAuthProvider(this.name, server.url, server.headers);
-    const authProvider = this.auth ? { authProvider: this.auth } : {};
-    if (server.transport === 'sse') {
-      const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
-      return new SSEClientTransport(url, {
-        ...authProvider,
-        requestInit: { headers: server.headers },
-      });
-    }
-    const { StreamableHTTPClientTransport } = await import(
-      '@modelcontextprotocol/sdk/client/streamableHttp.js'
-    );
-    return new StreamableHTTPClientTransport(url, {
-      ...authProvider,
-      requestInit: { headers: server.headers },
-      reconnectionOptions: {
-        initialReconnectionDelay: 100,
-        maxReconnectionDelay: 1000,
-        reconnectionDelayGrowFactor: 2,
-        maxRetries: 0,
-      },
-    });
-  }
-
   private async drop(live: Live): Promise<void> {
     if (this.live === live) this.live = undefined;
     const wasLive = live.lost === undefined;
@@ -759,7 +681,7 @@ export class ServerConnection {
   }
 
   private stderrNote(): string {
-    const tail = this.stderrTail.trim();
+    const tail = this.stderrTail().trim();
     return tail === '' ? '' : `; its standard error ended with: ${tail}`;
   }
 
