@@ -13,6 +13,7 @@ import { DEFAULT_OUTPUT_LIMIT, type McpServerReport, mcpPromptCommand } from '..
 import { startServers } from '../mcp/install.js';
 import { type ServerCatalog, serverCatalog } from '../mcp/server-catalog.js';
 import { clientSettings, declaredServers } from '../mcp/server-list.js';
+import { configuredSandbox } from '../sandbox/install.js';
 import { configCredentials } from './config-credentials.js';
 import { redactOutputWith } from './output-redaction.js';
 import { plainTable } from './plain-table.js';
@@ -107,10 +108,13 @@ export async function mcpListCommand(options: McpListOptions): Promise<number> {
     }
     return 0;
   }
+  // A server marked `sandbox: true` starts confined, as in a run.
+  const sandbox = configuredSandbox(config.sandbox, loomHome());
   const results = await startServers(servers, {
     environment: process.env,
     outputLimit: config.mcp?.outputLimit ?? DEFAULT_OUTPUT_LIMIT,
     settings: clientSettings(config, cwd),
+    sandboxLauncher: (folder, env) => sandbox.launch(folder, env),
   });
   const reports: McpListReport[] = await Promise.all(
     results.map(async (result) =>
@@ -125,5 +129,6 @@ export async function mcpListCommand(options: McpListOptions): Promise<number> {
     process.stdout.write(formatServers(reports));
   }
   await Promise.all(results.map((result) => result.connection.close()));
+  await sandbox.dispose();
   return 0;
 }

@@ -57,16 +57,25 @@ export function sandboxDescription(settings: SandboxSettings): string | undefine
   );
 }
 
+/**
+ * The sandbox of `config` (its settings; `$LOOM_HOME` hidden): with `mode: off` still
+ * `workspace-write`, since an MCP server marked `sandbox: true` is confined even when commands
+ * are not. `loom mcp list` starts such servers in it, as a run does.
+ */
+export function configuredSandbox(config: SandboxConfig | undefined, loomHome: string): Sandbox {
+  const settings = sandboxSettings(config);
+  return new Sandbox({
+    settings: settings.mode === 'off' ? { ...settings, mode: 'workspace-write' } : settings,
+    loomHome,
+  });
+}
+
 export function installSandbox(
   runtime: AgentRuntime,
   options: { config: SandboxConfig | undefined; permissions: readonly PermissionRule[] },
 ): SandboxLayer {
   const settings = sandboxSettings(options.config);
-  const sandbox = new Sandbox({
-    // An MCP server marked `sandbox: true` is confined even when commands are not.
-    settings: settings.mode === 'off' ? { ...settings, mode: 'workspace-write' } : settings,
-    loomHome: runtime.home,
-  });
+  const sandbox = configuredSandbox(options.config, runtime.home);
   if (settings.mode === 'off') return { sandbox, dispose: () => {} };
   try {
     parseHostPatterns(settings.allowedHosts);
