@@ -29,6 +29,7 @@ async function firstProcess(): Promise<{ home: string; parentId: string; childId
     toolFilter: ['echo'],
     persona,
     instructions,
+    effort: 'high',
   });
   assert.equal((await run.result).output, 'ok: first task');
   await fixture.services.children.whenSettled(fixture.root);
@@ -67,6 +68,7 @@ test('after a restart, send_message from the parent cold-resumes the child from 
   assert.ok(header?.system.includes(instructions), 'the instructions are re-applied');
 
   const request = second.model.calls.find((item) => item.prompt === 'again');
+  assert.equal(request?.effort, 'high', 'the effort is re-applied');
   assert.deepEqual(request?.messages, [
     { role: 'user', content: 'first task' },
     { role: 'assistant', text: 'ok: first task', toolCalls: [] },
