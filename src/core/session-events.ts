@@ -78,9 +78,8 @@ export interface SessionEventMap {
   'prompt/blob': { hash: string; system: string; tools: ModelToolSpec[] };
   /**
    * The same, kept once in the prompt store beside the session file (core/prompt-store) instead
-   * of in the log: `file` is its path relative to the session file's folder.
+   * of in the log, as `prompts/<hash>.json` (older logs also name that path as `file`, unread).
    */
-  /** The prompt store's `prompts/<hash>.json` holds it (older logs also name that path as `file`). */
   'prompt/stored': { hash: string };
   /** Resolve what it sent with `requestPromptOf` (core/request-prompt), never by its fields. */
   'request/header': RequestHeader | InlineRequestHeader;

@@ -69,20 +69,15 @@ export function holdPlaceholder(loomHome: string, path: string, kind: Placeholde
     own.commands -= 1;
     if (own.commands > 0 || held.get(path) !== own) return;
     held.delete(path);
-    leave(own.registry, path, own);
+    leave(path, own);
   };
-}
-
-/** Whether this process holds `path` for a command of its own. */
-export function holdsPlaceholder(path: string): boolean {
-  return held.has(path);
 }
 
 /** At exit every hold goes (the commands die with Loom), the last ones first. */
 function leaveAll(): void {
   for (const [path, entry] of [...held].reverse()) {
     try {
-      leave(entry.registry, path, entry);
+      leave(path, entry);
     } catch {
       // The registry is unwritable at exit: the hold counts no more once this process is gone.
     }
@@ -110,7 +105,8 @@ function holdInRegistry(registry: string, path: string, kind: PlaceholderKind): 
   });
 }
 
-function leave(registry: string, path: string, entry: Held): void {
+function leave(path: string, entry: Held): void {
+  const { registry } = entry;
   const key = keyOf(path);
   underLock(registry, key, () => {
     entry.hold.release();
