@@ -31,6 +31,7 @@ import {
   type SandboxSettings,
   sandboxNetworkRequested,
 } from './contract.js';
+import { sharedHoldsFolder } from './holds-registry.js';
 import { type NetworkProxy, type ProxyReport, startNetworkProxy } from './network-proxy.js';
 import { holdPlaceholder } from './placeholders.js';
 import { DEFAULT_PROXY_PORT } from './sandbox-network.js';
@@ -40,6 +41,11 @@ export interface SandboxOptions {
   settings: SandboxSettings;
   /** `$LOOM_HOME`: hidden from every command. */
   loomHome: string;
+  /**
+   * The registry of placeholder holds shared with other Loom processes (hidden from every
+   * command); default this user's `sharedHoldsFolder()`.
+   */
+  holdsFolder?: string;
   /** Loom's environment (`HOME`, `PATH`); default `process.env`, read at each command. */
   environment?: NodeJS.ProcessEnv;
 }
@@ -48,12 +54,14 @@ export class Sandbox implements CommandSandbox {
   /** The arguments of calls the permission gate admitted with `outside_sandbox: true`. */
   readonly admittedOutside = new WeakSet<object>();
   private readonly options: SandboxOptions;
+  private readonly holdsFolder: string;
   /** The allow-list proxy, once a command needed it. */
   private proxy: NetworkProxy | undefined;
   private stopClosingAtExit: Disposer | undefined;
 
   constructor(options: SandboxOptions) {
     this.options = options;
+    this.holdsFolder = options.holdsFolder ?? sharedHoldsFolder();
   }
 
   get settings(): SandboxSettings {
@@ -112,6 +120,7 @@ export class Sandbox implements CommandSandbox {
         workspace: cwd,
         home,
         loomHome: this.options.loomHome,
+        holdsFolder: this.holdsFolder,
         network,
       });
       if (planned.kind === 'refused') {
@@ -120,7 +129,7 @@ export class Sandbox implements CommandSandbox {
       }
       const held: (() => void)[] = [];
       try {
-        holdProtectedPaths(planned, this.options.loomHome, held);
+        holdProtectedPaths(planned, this.holdsFolder, held);
         releases.push(() => releaseInReverse(held));
         outcome = planned;
       } catch (error) {
@@ -144,6 +153,7 @@ export class Sandbox implements CommandSandbox {
       ...outcome.plan.hiddenFiles,
       ...(home === undefined ? [] : HOME_SECRETS.map((name) => join(home, name))),
       this.options.loomHome,
+      this.holdsFolder,
       ...this.settings.hidden.map((path) => absoluteSandboxPath(path, cwd, home)),
     ];
     let ended = false;
@@ -207,11 +217,11 @@ const PLAN_ATTEMPTS = 3;
  */
 function holdProtectedPaths(
   outcome: PlannedCommand,
-  loomHome: string,
+  holdsFolder: string,
   releases: (() => void)[],
 ): void {
   for (const item of outcome.protected) {
-    releases.push(holdPlaceholder(loomHome, item.path, item.kind));
+    releases.push(holdPlaceholder(holdsFolder, item.path, item.kind));
   }
 }
 

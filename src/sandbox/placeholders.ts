@@ -9,8 +9,8 @@
  * Held across processes. A path a command binds is a mount point in the command's namespace,
  * and removing that path outside detaches the mount: if one Loom process removed a placeholder
  * while another's command bound it, that command could then make the protected path for real.
- * So each process holds every protected path its commands bind in a registry shared by the
- * processes of one `$LOOM_HOME` (`sandbox-holds/`; commands never see it): per path, a hold file
+ * So each process holds every protected path its commands bind in a registry shared by all Loom
+ * processes of the user, whatever their `$LOOM_HOME` (`holds-registry.ts`): per path, a hold file
  * for each process (a lock file holding its pid), and a `.made` marker while the path is a
  * placeholder, changed only under the path's lock. The last holder removes a made placeholder.
  * Holds of processes that died do not count; a process killed mid-command leaves an empty
@@ -20,13 +20,10 @@ import { createHash } from 'node:crypto';
 import { lstatSync, mkdirSync, readdirSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createCompleteFile } from '../core/complete-file.js';
-import { requireRealFolder } from '../core/safe-write.js';
 import { acquireLockFile, isLockFileHeld, type SessionLock } from '../core/session-lock.js';
+import { readyHoldsFolder } from './holds-registry.js';
 
 export type PlaceholderKind = 'folder' | 'file';
-
-/** The registry's folder under `$LOOM_HOME`. */
-export const HOLDS_FOLDER = 'sandbox-holds';
 
 /** How long a path's lock is waited for; another process keeps it for a few file operations. */
 const LOCK_WAIT_MS = 5000;
@@ -45,14 +42,14 @@ const held = new Map<string, Held>();
 let exitHooked = false;
 
 /**
- * Holds `path` (of `kind`) for one command: made, as a placeholder, when it does not exist, and
- * kept until the returned release is called (idempotent). Throws when it cannot be made (ENOENT
- * when its folder went missing meanwhile) or the registry cannot be written.
+ * Holds `path` (of `kind`) for one command, in the registry folder `registry`: made, as a
+ * placeholder, when it does not exist, and kept until the returned release is called
+ * (idempotent). Throws when it cannot be made (ENOENT when its folder went missing meanwhile) or
+ * the registry is refused or cannot be written.
  */
-export function holdPlaceholder(loomHome: string, path: string, kind: PlaceholderKind): () => void {
+export function holdPlaceholder(registry: string, path: string, kind: PlaceholderKind): () => void {
   let entry = held.get(path);
   if (entry === undefined) {
-    const registry = join(loomHome, HOLDS_FOLDER);
     entry = { kind, commands: 0, hold: holdInRegistry(registry, path, kind), registry };
     held.set(path, entry);
   }
@@ -91,8 +88,7 @@ function keyOf(path: string): string {
 }
 
 function holdInRegistry(registry: string, path: string, kind: PlaceholderKind): SessionLock {
-  mkdirSync(registry, { recursive: true });
-  requireRealFolder(registry);
+  readyHoldsFolder(registry);
   const key = keyOf(path);
   return underLock(registry, key, () => {
     if (lstatSync(path, { throwIfNoEntry: false }) === undefined && make(path, kind)) {

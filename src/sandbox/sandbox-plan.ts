@@ -2,7 +2,7 @@
  * One command's sandbox plan, read from the disk as it is now: the workspace and
  * `sandbox.writable` bound (read-only in `read-only` mode), the protected paths inside the
  * workspace bound read-only (an empty placeholder for one that does not exist yet), and the
- * secrets hidden (`$HOME`'s credentials, `$LOOM_HOME`, `sandbox.hidden`). A protected path that
+ * secrets hidden (`$HOME`'s credentials, `$LOOM_HOME`, the holds registry, `sandbox.hidden`). A protected path that
  * is a symbolic link is refused: a command could swap the link for a real folder. Must never
  * return a plan that leaves a protected path writable; when in doubt it refuses.
  */
@@ -28,6 +28,8 @@ export interface PlanRequest {
   home: string | undefined;
   /** `$LOOM_HOME`, hidden whole. */
   loomHome: string;
+  /** The registry of placeholder holds (`holds-registry.ts`), hidden whole. */
+  holdsFolder: string;
   network: SandboxNetwork;
 }
 
@@ -104,6 +106,7 @@ export function planCommand(request: PlanRequest): PlanOutcome {
     ...(home === undefined ? [] : HOME_SECRETS.map((name) => join(home, name))),
     ...SOCKET_FOLDERS,
     request.loomHome,
+    request.holdsFolder,
     ...settings.hidden.map((entry) => absoluteSandboxPath(entry, workspace, home)),
   ];
   for (const entry of hidden) {

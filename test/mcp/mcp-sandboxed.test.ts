@@ -11,6 +11,7 @@ import { test } from 'node:test';
 import { runLoom, runScripted, scriptedFolders } from '../cli/loom-process.js';
 import { callsThenReply } from '../helpers/scripted-turns.js';
 import { ndjsonLines } from '../helpers/session-files.js';
+import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { STDIO_SERVER } from './mcp-fixtures.js';
 
 /** The repository (the fixture and its node_modules), visible where it lies under /tmp too. */
@@ -35,7 +36,9 @@ test('loom run: a sandbox: true stdio server runs under bwrap and leaves no plac
   });
   const pidFile = join(folders.workspace, 'server.pid');
   sandboxedServer(folders.home, pidFile);
-  const run = await runScripted(folders, 'who', { json: true });
+  // A TMPDIR of its own: the sandbox's holds registry is there (shared whatever the LOOM_HOME).
+  const temporary = temporaryFolder('loom-mcp-sandboxed-tmp-');
+  const run = await runScripted(folders, 'who', { json: true, env: { TMPDIR: temporary } });
   assert.equal(run.code, 0, run.stderr);
   const result = ndjsonLines<{ type: string; data: { content?: string; isError?: boolean } }>(
     run.stdout,
@@ -45,7 +48,8 @@ test('loom run: a sandbox: true stdio server runs under bwrap and leaves no plac
   assert.equal(readFileSync(pidFile, 'utf8').trim(), String(pid), 'it wrote in the workspace');
   assert.ok(pid < 10, `pid ${pid}: the server has a pid namespace of its own`);
   assert.deepEqual(readdirSync(folders.workspace), ['server.pid'], 'no placeholder is left');
-  assert.deepEqual(readdirSync(join(folders.home, 'sandbox-holds')), []);
+  assert.deepEqual(readdirSync(join(temporary, `loom-sandbox-holds-${process.getuid?.()}`)), []);
+  assert.equal(existsSync(join(folders.home, 'sandbox-holds')), false);
 });
 
 test('loom mcp list: a sandbox: true server that cannot write LOOM_HOME fails, quoting its standard error', async () => {

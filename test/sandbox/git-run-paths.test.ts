@@ -25,6 +25,7 @@ function plan(workspace: string) {
     workspace,
     home: temporaryFolder('loom-git-run-home-'),
     loomHome: temporaryFolder('loom-git-run-loom-'),
+    holdsFolder: temporaryFolder('loom-git-run-holds-'),
     network: { kind: 'none' },
   });
 }

@@ -1,9 +1,10 @@
 /**
  * Two sandboxed commands that overlap share the placeholders of a workspace's missing protected
  * paths: the first one's end must not remove a placeholder the second one binds (bwrap would
- * then fail with "Can't bind mount … .loom"), nor may another Loom process's end (a mount's path
- * removed outside detaches the mount, and the command could then make the protected path for
- * real). The commands are only planned here; nothing runs.
+ * then fail with "Can't bind mount … .loom"), nor may another Loom process's end, whatever its
+ * LOOM_HOME (a mount's path removed outside detaches the mount, and the command could then make
+ * the protected path for real). The commands are only planned here, but one that runs.
+ * Every process of this file shares one TMPDIR, so the holds registry in it is this file's alone.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -13,7 +14,12 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { Sandbox } from '../../src/sandbox/command-sandbox.js';
 import { DEFAULT_SANDBOX_SETTINGS } from '../../src/sandbox/contract.js';
+import { sharedHoldsFolder } from '../../src/sandbox/holds-registry.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
+
+process.env.TMPDIR = temporaryFolder('loom-overlap-tmp-');
+/** The registry every process here uses by default: in TMPDIR, not in any LOOM_HOME. */
+const registry = sharedHoldsFolder();
 
 test('a command planned while another holds a placeholder keeps it until its own end', () => {
   const workspace = temporaryFolder('loom-overlap-');
@@ -97,11 +103,11 @@ async function commandInAnotherProcess(
   };
 }
 
-test("another Loom process's end does not remove a placeholder this process's command binds", async () => {
+test("another Loom process's end, with another LOOM_HOME, does not remove a placeholder this process's command binds", async () => {
   const workspace = temporaryFolder('loom-overlap-');
-  const loomHome = temporaryFolder('loom-home-');
-  const other = await commandInAnotherProcess(workspace, loomHome);
+  const other = await commandInAnotherProcess(workspace, temporaryFolder('loom-home-'));
   assert.ok(existsSync(join(workspace, '.loom')), 'the other process made the placeholders');
+  const loomHome = temporaryFolder('loom-home-');
   const sandbox = new Sandbox({ settings: DEFAULT_SANDBOX_SETTINGS, loomHome });
   const own = sandbox.launch(workspace, process.env);
   assert.equal(own.kind, 'sandboxed');
@@ -114,11 +120,8 @@ test("another Loom process's end does not remove a placeholder this process's co
   for (const name of ['.git', '.loom', '.claude', '.mcp.json']) {
     assert.equal(existsSync(join(workspace, name)), false, `${name} goes with the last holder`);
   }
-  assert.deepEqual(
-    readdirSync(join(loomHome, 'sandbox-holds')),
-    [],
-    'no hold, lock or marker left',
-  );
+  assert.deepEqual(readdirSync(registry), [], 'no hold, lock or marker left');
+  assert.equal(existsSync(join(loomHome, 'sandbox-holds')), false, 'nothing in LOOM_HOME');
 });
 
 test('a Loom process that exits mid-command lets go of its holds, and leaves nothing in the registry', async () => {
@@ -128,15 +131,15 @@ test('a Loom process that exits mid-command lets go of its holds, and leaves not
   assert.ok(existsSync(join(workspace, '.claude')));
   await other.end();
   assert.equal(existsSync(join(workspace, '.claude')), false, 'removed at its exit');
-  assert.deepEqual(readdirSync(join(loomHome, 'sandbox-holds')), []);
+  assert.deepEqual(readdirSync(registry), []);
 });
 
 test('the placeholders of a Loom process killed mid-command go with the next command that holds them', async () => {
   const workspace = temporaryFolder('loom-overlap-');
-  const loomHome = temporaryFolder('loom-home-');
-  const other = await commandInAnotherProcess(workspace, loomHome);
+  const other = await commandInAnotherProcess(workspace, temporaryFolder('loom-home-'));
   await other.kill();
   assert.ok(existsSync(join(workspace, '.claude')), 'the killed process left its placeholder');
+  const loomHome = temporaryFolder('loom-home-');
   const sandbox = new Sandbox({ settings: DEFAULT_SANDBOX_SETTINGS, loomHome });
   const own = sandbox.launch(workspace, process.env);
   assert.equal(own.kind, 'sandboxed');
@@ -144,13 +147,13 @@ test('the placeholders of a Loom process killed mid-command go with the next com
   own.launch.ended();
   assert.equal(existsSync(join(workspace, '.claude')), false, 'the dead holder does not count');
   // The killed process's lock anchor stays until another anchor is made there (session-lock.ts).
-  assert.deepEqual(readdirSync(join(loomHome, 'sandbox-holds')), ['.lock-anchors']);
+  assert.deepEqual(readdirSync(registry), ['.lock-anchors']);
 });
 
-test("a running command cannot make a protected path after another Loom process's command ends", async () => {
+test("a running command cannot make a protected path after another Loom process's command ends, whatever its LOOM_HOME", async () => {
   const workspace = temporaryFolder('loom-overlap-');
+  const other = await commandInAnotherProcess(workspace, temporaryFolder('loom-home-'));
   const loomHome = temporaryFolder('loom-home-');
-  const other = await commandInAnotherProcess(workspace, loomHome);
   const sandbox = new Sandbox({ settings: DEFAULT_SANDBOX_SETTINGS, loomHome });
   const own = sandbox.launch(workspace, process.env);
   assert.equal(own.kind, 'sandboxed');

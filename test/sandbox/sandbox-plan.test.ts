@@ -20,16 +20,16 @@ function folders() {
   mkdirSync(join(home, '.ssh'));
   writeFileSync(join(home, '.netrc'), 'machine x');
   mkdirSync(join(home, 'cache'));
-  return { home, workspace, loomHome };
+  return { home, workspace, loomHome, holdsFolder: temporaryFolder('loom-sandbox-holds-') };
 }
 
 /** The plan of a command in `workspace` with the default settings and no network. */
-function planDefault(request: { home: string; workspace: string; loomHome: string }) {
+function planDefault(request: ReturnType<typeof folders>) {
   return planCommand({ ...request, settings: DEFAULT_SANDBOX_SETTINGS, network: { kind: 'none' } });
 }
 
 test('a git workspace: hooks and config read-only, .loom, .claude and .mcp.json as placeholders', () => {
-  const { home, workspace, loomHome } = folders();
+  const { home, workspace, loomHome, holdsFolder } = folders();
   mkdirSync(join(workspace, '.git/hooks'), { recursive: true });
   writeFileSync(join(workspace, '.git/config'), '');
   const outcome = planCommand({
@@ -37,6 +37,7 @@ test('a git workspace: hooks and config read-only, .loom, .claude and .mcp.json 
     workspace,
     home,
     loomHome,
+    holdsFolder,
     network: { kind: 'none' },
   });
   assert.equal(outcome.kind, 'planned');
@@ -56,13 +57,13 @@ test('a git workspace: hooks and config read-only, .loom, .claude and .mcp.json 
     { path: join(workspace, '.claude'), kind: 'folder' },
     { path: join(workspace, '.mcp.json'), kind: 'file' },
   ]);
-  assert.deepEqual(outcome.plan.hiddenFolders, [join(home, '.ssh'), '/run', loomHome]);
+  assert.deepEqual(outcome.plan.hiddenFolders, [join(home, '.ssh'), '/run', loomHome, holdsFolder]);
   assert.deepEqual(outcome.plan.hiddenFiles, [join(home, '.netrc')]);
 });
 
 test('no .git: .git itself is protected; a worktree .git file is protected; read-only binds the workspace alone', () => {
-  const { home, workspace, loomHome } = folders();
-  const request = { home, loomHome, network: { kind: 'none' } as const };
+  const { home, workspace, loomHome, holdsFolder } = folders();
+  const request = { home, loomHome, holdsFolder, network: { kind: 'none' } as const };
   const bare = planCommand({ ...request, settings: DEFAULT_SANDBOX_SETTINGS, workspace });
   assert.ok(bare.kind === 'planned');
   assert.deepEqual(bare.placeholders[0], { path: join(workspace, '.git'), kind: 'folder' });
@@ -84,9 +85,10 @@ test('no .git: .git itself is protected; a worktree .git file is protected; read
 });
 
 test('an empty .git folder is no repository: all of it read-only, as without one', () => {
-  const { home, workspace, loomHome } = folders();
+  const request = folders();
+  const { workspace } = request;
   mkdirSync(join(workspace, '.git'));
-  const outcome = planDefault({ home, workspace, loomHome });
+  const outcome = planDefault(request);
   assert.ok(outcome.kind === 'planned');
   const git = outcome.plan.binds.filter((bind) => bind.path.startsWith(join(workspace, '.git')));
   assert.deepEqual(git, [{ path: join(workspace, '.git'), writable: false }]);
@@ -95,10 +97,11 @@ test('an empty .git folder is no repository: all of it read-only, as without one
 });
 
 test('a protected path that is a symbolic link is refused', () => {
-  const { home, workspace, loomHome } = folders();
+  const request = folders();
+  const { workspace } = request;
   mkdirSync(join(workspace, 'real'));
   symlinkSync(join(workspace, 'real'), join(workspace, '.claude'));
-  const outcome = planDefault({ home, workspace, loomHome });
+  const outcome = planDefault(request);
   assert.equal(outcome.kind, 'refused');
   assert.match(
     outcome.kind === 'refused' ? outcome.message : '',
@@ -108,22 +111,22 @@ test('a protected path that is a symbolic link is refused', () => {
 
 test('a placeholder is made once, held by every command, and removed after the last only while empty', () => {
   const workspace = temporaryFolder();
-  const loomHome = temporaryFolder();
+  const registry = temporaryFolder();
   const folder = join(workspace, '.claude');
-  const releaseFirst = holdPlaceholder(loomHome, folder, 'folder');
-  const releaseSecond = holdPlaceholder(loomHome, folder, 'folder');
+  const releaseFirst = holdPlaceholder(registry, folder, 'folder');
+  const releaseSecond = holdPlaceholder(registry, folder, 'folder');
   releaseFirst();
   releaseFirst();
   assert.ok(existsSync(folder), 'the second command still holds it');
   releaseSecond();
   assert.ok(!existsSync(folder));
   const file = join(workspace, '.mcp.json');
-  const release = holdPlaceholder(loomHome, file, 'file');
+  const release = holdPlaceholder(registry, file, 'file');
   writeFileSync(file, '{"mcpServers":{}}');
   release();
   assert.ok(existsSync(file), 'a placeholder written meanwhile is kept');
   const real = join(workspace, '.loom');
   mkdirSync(real);
-  holdPlaceholder(loomHome, real, 'folder')();
+  holdPlaceholder(registry, real, 'folder')();
   assert.ok(existsSync(real), 'an empty folder Loom did not make stays');
 });
