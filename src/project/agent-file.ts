@@ -3,12 +3,13 @@
  * optional `tools`, `model`, `effort`) and a body that is the agent's prompt. Claude Code's forms
  * are read as it writes them: `tools` as a list or a comma-separated string of its tool names,
  * `model: inherit` or one of its model names. Keys it does not know (`color`, say) are ignored.
- * Pure: it parses text it is given and never reads a file.
+ * The front matter is read by `markdown-front-matter.ts`, as skills and commands are, but as YAML
+ * only. Pure: it parses text it is given and never reads a file.
  */
-import { loadLibrary } from '../core/load-library.js';
 import type { ReasoningEffort } from '../llm/contract.js';
 import type { AgentType } from './agent-types-contract.js';
 import { loomToolName } from './claude-tool-names.js';
+import { parseFrontMatter } from './markdown-front-matter.js';
 
 /** A type's name: letters, digits, `-`, `_`, `.`; a plugin's prefix is added by its folder. */
 export const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -18,49 +19,9 @@ const EFFORTS: readonly ReasoningEffort[] = ['low', 'medium', 'high', 'max'];
 /** Claude Code's `model:` values that name no Loom model: the caller's model runs the agent. */
 const CALLERS_MODEL = new Set(['inherit', 'sonnet', 'opus', 'haiku']);
 
-/** More alias expansions than a front matter needs is a malformed (or hostile) file. */
-const MAX_ALIASES = 20;
-
 export type ParsedAgentFile =
   | { kind: 'valid'; type: Omit<AgentType, 'origin' | 'path'> }
   | { kind: 'invalid'; name: string; problem: string };
-
-/** The text between the opening and the closing `---` lines, and what follows them. */
-function splitFrontMatter(text: string): { yaml: string; body: string } | undefined {
-  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
-  if (lines[0]?.trim() !== '---') return undefined;
-  const end = lines.findIndex((line, index) => index > 0 && line.trim() === '---');
-  if (end < 0) return undefined;
-  return { yaml: lines.slice(1, end).join('\n'), body: lines.slice(end + 1).join('\n') };
-}
-
-let yaml: typeof import('yaml') | undefined;
-
-/** The `yaml` package, loaded at the first file: a workspace without agent files never loads it. */
-function yamlParser(): typeof import('yaml') {
-  yaml ??= loadLibrary('yaml');
-  return yaml;
-}
-
-function parseYaml(
-  library: typeof import('yaml'),
-  text: string,
-): { value: unknown } | { problem: string } {
-  const lineCounter = new library.LineCounter();
-  const document = library.parseDocument(text, { lineCounter });
-  const [error] = document.errors;
-  if (error) {
-    // Lines of the file: the front matter starts on its second.
-    const line = (error.linePos?.[0].line ?? 0) + 1;
-    const message = (error.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
-    return { problem: `front matter (line ${line}): ${message}` };
-  }
-  try {
-    return { value: document.toJS({ maxAliasCount: MAX_ALIASES }) };
-  } catch (error) {
-    return { problem: `front matter: ${error instanceof Error ? error.message : String(error)}` };
-  }
-}
 
 /** `tools:` as Loom's names, from a list or a comma-separated string; a problem for anything else. */
 function toolsOf(value: unknown): { tools: string[] } | { problem: string } {
@@ -99,8 +60,17 @@ function modelOf(value: unknown): { model: string | undefined } | { problem: str
 
 /** Parses `text` of a file called `stem`.md; every problem of the file is named, field by field. */
 export function parseAgentFile(text: string, stem: string): ParsedAgentFile {
-  const parts = splitFrontMatter(text);
-  if (!parts) {
+  // YAML only, as agent files have always been read: no `name: text` lines where YAML refuses.
+  const front = parseFrontMatter(text, `${stem}.md`, { yamlOnly: true });
+  if (front.kind === 'invalid') {
+    const { line, message } = front.problem;
+    return {
+      kind: 'invalid',
+      name: stem,
+      problem: line === undefined ? message : `line ${line}: ${message}`,
+    };
+  }
+  if (!front.present) {
     return {
       kind: 'invalid',
       name: stem,
@@ -108,17 +78,7 @@ export function parseAgentFile(text: string, stem: string): ParsedAgentFile {
         'no front matter: start the file with a --- line, then name: and description:, then a --- line and the prompt',
     };
   }
-  const parsed = parseYaml(yamlParser(), parts.yaml);
-  if ('problem' in parsed) return { kind: 'invalid', name: stem, problem: parsed.problem };
-  const fields = parsed.value;
-  if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) {
-    return {
-      kind: 'invalid',
-      name: stem,
-      problem: 'front matter: must be a mapping of fields (name: …, description: …)',
-    };
-  }
-  const record = fields as Record<string, unknown>;
+  const record = front.fields;
   const problems: string[] = [];
   let name = stem;
   if (record.name !== undefined) {
@@ -138,7 +98,11 @@ export function parseAgentFile(text: string, stem: string): ParsedAgentFile {
         : 'description: must be a non-empty text',
     );
   }
-  const type: Omit<AgentType, 'origin' | 'path'> = { name, description, prompt: parts.body.trim() };
+  const type: Omit<AgentType, 'origin' | 'path'> = {
+    name,
+    description,
+    prompt: front.body.replace(/\r\n/g, '\n').trim(),
+  };
   if (record.tools !== undefined && record.tools !== null) {
     const tools = toolsOf(record.tools);
     if ('problem' in tools) problems.push(tools.problem);

@@ -1,8 +1,8 @@
 /**
  * A Markdown file's YAML front matter (between a first line `---` and the next `---` line) and
- * its body, as skills and custom commands are written. A problem is data naming the file, the
- * line when known and the field: it never throws. The YAML parser is loaded only when a file
- * has front matter.
+ * its body, as skills, custom commands and agent types are written. A problem is data naming the
+ * file, the line when known and the field: it never throws. The YAML parser is loaded only when a
+ * file has front matter.
  */
 import { readFileSync } from 'node:fs';
 import { errorMessage } from '../base/errors.js';
@@ -31,6 +31,17 @@ export type FrontMatter =
 
 const OPENING = /^\uFEFF?---[ \t]*\r?\n/;
 const CLOSING = /^---[ \t]*$/m;
+
+/**
+ * More alias expansions (`*name`) than front matter needs is a malformed or hostile file: a few
+ * lines of nested aliases can expand to millions of values.
+ */
+const MAX_ALIASES = 20;
+
+export interface FrontMatterOptions {
+  /** Refuse front matter YAML refuses, rather than read it as `name: text` lines. */
+  yamlOnly?: boolean;
+}
 
 let yaml: typeof import('yaml') | undefined;
 
@@ -62,7 +73,11 @@ export function readFrontMatterFile(
   return undefined;
 }
 
-export function parseFrontMatter(text: string, file: string): FrontMatter {
+export function parseFrontMatter(
+  text: string,
+  file: string,
+  options: FrontMatterOptions = {},
+): FrontMatter {
   const opening = OPENING.exec(text);
   if (!opening) {
     return {
@@ -95,20 +110,32 @@ export function parseFrontMatter(text: string, file: string): FrontMatter {
   const [error] = document.errors;
   if (error) {
     // Claude Code reads `argument-hint: [pr] [priority]`, which is not YAML, as text.
-    const plain = plainFields(source);
+    const plain = options.yamlOnly ? undefined : plainFields(source);
     if (plain) return { kind: 'parsed', ...plain, body, present: true };
-    const line = error.linePos?.[0].line;
+    // Lines of the file: the front matter starts on its second. An error at the end of the text
+    // (an unclosed `[`) is shown on the front matter's last line, not on the closing `---`.
+    const lastLine = Math.max(2, source.split(/\r?\n/).length);
+    const line = error.linePos && Math.min(error.linePos[0].line + 1, lastLine);
     const message = (error.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
     return {
       kind: 'invalid',
       problem: {
         file,
-        ...(line !== undefined ? { line: line + 1 } : {}),
+        ...(line !== undefined ? { line } : {}),
         message: `front matter is not valid YAML: ${message}`,
       },
     };
   }
-  const value: unknown = document.toJS();
+  let value: unknown;
+  try {
+    value = document.toJS({ maxAliasCount: MAX_ALIASES });
+  } catch (error) {
+    // yaml throws here when the aliases expand past maxAliasCount.
+    const message = /alias/i.test(errorMessage(error))
+      ? `front matter expands YAML aliases (*name) more than ${MAX_ALIASES} times, more than a setup file needs: write the values out instead of repeating aliases`
+      : `front matter cannot be read as YAML: ${errorMessage(error)}`;
+    return { kind: 'invalid', problem: { file, message } };
+  }
   if (value === null || value === undefined) {
     return { kind: 'parsed', fields: {}, lines: {}, written: {}, body, present: true };
   }

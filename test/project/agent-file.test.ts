@@ -89,11 +89,24 @@ test('a file without front matter, with broken YAML, or with a bad name says so'
   assert.equal(broken.kind, 'invalid');
   if (broken.kind === 'invalid') {
     assert.equal(broken.name, 'reviewer');
-    assert.match(broken.problem, /^front matter \(line \d+\): /);
+    assert.equal(
+      broken.problem,
+      'line 2: front matter is not valid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]',
+    );
   }
   const list = parseAgentFile('---\n- a\n- b\n---\n', 'x');
   assert.equal(list.kind, 'invalid');
-  if (list.kind === 'invalid') assert.match(list.problem, /^front matter: must be a mapping/);
+  if (list.kind === 'invalid') {
+    assert.equal(list.problem, 'line 2: front matter must be a mapping of fields (name: value)');
+  }
+  const open = parseAgentFile('---\nname: reviewer\ndescription: d\nYou review diffs.\n', 'x');
+  assert.equal(open.kind, 'invalid');
+  if (open.kind === 'invalid') {
+    assert.equal(
+      open.problem,
+      'line 1: front matter opened with --- is never closed by a --- line',
+    );
+  }
   const name = parseAgentFile(file('name: a b\ndescription: d'), 'x');
   assert.equal(name.kind, 'invalid');
   if (name.kind === 'invalid') assert.match(name.problem, /^name: must be 1-64 letters/);
@@ -106,4 +119,27 @@ test('front matter with CRLF line endings and a byte-order mark is read', () => 
   );
   assert.equal(parsed.kind, 'valid');
   if (parsed.kind === 'valid') assert.equal(parsed.type.prompt, 'Prompt.');
+});
+
+test('front matter that expands YAML aliases past the limit is refused, naming the fix', () => {
+  const aliases = Array.from({ length: 25 }, () => '*a').join(', ');
+  const parsed = parseAgentFile(file(`description: d\nx: &a [1, 2]\ny: [${aliases}]`), 'hostile');
+  assert.equal(parsed.kind, 'invalid');
+  if (parsed.kind === 'invalid') {
+    assert.match(
+      parsed.problem,
+      /^front matter expands YAML aliases \(\*name\) more than 20 times/,
+    );
+  }
+});
+
+test("Claude Code's text lines that YAML refuses are no agent type: agent files are read as YAML only", () => {
+  const parsed = parseAgentFile(file('description: Use when: a diff is ready'), 'reviewer');
+  assert.equal(parsed.kind, 'invalid');
+  if (parsed.kind === 'invalid') {
+    assert.equal(
+      parsed.problem,
+      'line 2: front matter is not valid YAML: Nested mappings are not allowed in compact mappings',
+    );
+  }
 });

@@ -113,3 +113,23 @@ test('front matter YAML refuses is read as Claude Code reads it: name: text line
     'Use when: a bug report arrives; sort it by severity',
   );
 });
+
+test('a skill whose front matter expands YAML aliases past the limit is left out; the others load', () => {
+  const workspace = temporaryFolder();
+  const aliases = Array.from({ length: 25 }, () => '*a').join(', ');
+  writeTree(workspace, {
+    '.claude/skills/good/SKILL.md': skill('good', 'Works'),
+    '.claude/skills/hostile/SKILL.md': `---\nname: hostile\ndescription: d\nx: &a [1, 2]\ny: [${aliases}]\n---\nbody\n`,
+  });
+  const catalog = loadSkills({ workspace, home: temporaryFolder() });
+  assert.deepEqual(
+    catalog.list().map((entry) => entry.name),
+    ['good'],
+  );
+  assert.deepEqual(
+    catalog.problems.map((problem) => problemLine({ ...problem, file: 'SKILL.md' })),
+    [
+      'SKILL.md: front matter expands YAML aliases (*name) more than 20 times, more than a setup file needs: write the values out instead of repeating aliases; the skill is left out',
+    ],
+  );
+});
