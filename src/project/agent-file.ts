@@ -3,8 +3,7 @@
  * optional `tools`, `model`, `effort`) and a body that is the agent's prompt. Claude Code's forms
  * are read as it writes them: `tools` as a list or a comma-separated string of its tool names,
  * `model: inherit` or one of its model names. Keys it does not know (`color`, say) are ignored.
- * The front matter is read by `markdown-front-matter.ts`, as skills and commands are, but as YAML
- * only. Pure: it parses text it is given and never reads a file.
+ * The front matter is read by `markdown-front-matter.ts`, as skills and commands are. Pure: it parses text it is given and never reads a file.
  */
 import type { ReasoningEffort } from '../llm/contract.js';
 import type { AgentType } from './agent-types-contract.js';
@@ -60,8 +59,8 @@ function modelOf(value: unknown): { model: string | undefined } | { problem: str
 
 /** Parses `text` of a file called `stem`.md; every problem of the file is named, field by field. */
 export function parseAgentFile(text: string, stem: string): ParsedAgentFile {
-  // YAML only, as agent files have always been read: no `name: text` lines where YAML refuses.
-  const front = parseFrontMatter(text, `${stem}.md`, { yamlOnly: true });
+  // As Claude Code reads it: where YAML refuses (`description: Use when: …`), `name: text` lines.
+  const front = parseFrontMatter(text, `${stem}.md`);
   if (front.kind === 'invalid') {
     const { line, message } = front.problem;
     return {

@@ -38,11 +38,6 @@ const CLOSING = /^---[ \t]*$/m;
  */
 const MAX_ALIASES = 20;
 
-export interface FrontMatterOptions {
-  /** Refuse front matter YAML refuses, rather than read it as `name: text` lines. */
-  yamlOnly?: boolean;
-}
-
 let yaml: typeof import('yaml') | undefined;
 
 /**
@@ -73,11 +68,7 @@ export function readFrontMatterFile(
   return undefined;
 }
 
-export function parseFrontMatter(
-  text: string,
-  file: string,
-  options: FrontMatterOptions = {},
-): FrontMatter {
+export function parseFrontMatter(text: string, file: string): FrontMatter {
   const opening = OPENING.exec(text);
   if (!opening) {
     return {
@@ -110,7 +101,7 @@ export function parseFrontMatter(
   const [error] = document.errors;
   if (error) {
     // Claude Code reads `argument-hint: [pr] [priority]`, which is not YAML, as text.
-    const plain = options.yamlOnly ? undefined : plainFields(source);
+    const plain = plainFields(source);
     if (plain) return { kind: 'parsed', ...plain, body, present: true };
     // Lines of the file: the front matter starts on its second. An error at the end of the text
     // (an unclosed `[`) is shown on the front matter's last line, not on the closing `---`.

@@ -85,13 +85,14 @@ test('a file without front matter, with broken YAML, or with a bad name says so'
   assert.equal(none.kind, 'invalid');
   if (none.kind === 'invalid')
     assert.match(none.problem, /^no front matter: start the file with a --- line/);
-  const broken = parseAgentFile('---\ndescription: [unclosed\n---\nbody\n', 'reviewer');
+  // Not `name: text` lines either (the `- item`), so not read as Claude Code reads such lines.
+  const broken = parseAgentFile('---\ndescription: [unclosed\n- item\n---\nbody\n', 'reviewer');
   assert.equal(broken.kind, 'invalid');
   if (broken.kind === 'invalid') {
     assert.equal(broken.name, 'reviewer');
     assert.equal(
       broken.problem,
-      'line 2: front matter is not valid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]',
+      'line 3: front matter is not valid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]',
     );
   }
   const list = parseAgentFile('---\n- a\n- b\n---\n', 'x');
@@ -133,13 +134,14 @@ test('front matter that expands YAML aliases past the limit is refused, naming t
   }
 });
 
-test("Claude Code's text lines that YAML refuses are no agent type: agent files are read as YAML only", () => {
-  const parsed = parseAgentFile(file('description: Use when: a diff is ready'), 'reviewer');
-  assert.equal(parsed.kind, 'invalid');
-  if (parsed.kind === 'invalid') {
-    assert.equal(
-      parsed.problem,
-      'line 2: front matter is not valid YAML: Nested mappings are not allowed in compact mappings',
-    );
+test("Claude Code's text lines that YAML refuses are read as it reads them", () => {
+  const parsed = parseAgentFile(
+    file('description: Use when: a diff is ready\ntools: Read, Grep'),
+    'reviewer',
+  );
+  assert.equal(parsed.kind, 'valid');
+  if (parsed.kind === 'valid') {
+    assert.equal(parsed.type.description, 'Use when: a diff is ready');
+    assert.deepEqual(parsed.type.tools, ['read_file', 'grep']);
   }
 });
