@@ -10,6 +10,7 @@
 import { lstatSync, mkdirSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { errorMessage } from '../base/errors.js';
 
 /** The folder this user's Loom processes share; not made here. */
 export function sharedHoldsFolder(): string {
@@ -28,7 +29,13 @@ const checked = new Set<string>();
 /** Makes `folder` (0700) unless there, and throws unless it is a private real folder of this user. */
 export function readyHoldsFolder(folder: string): void {
   if (checked.has(folder)) return;
-  mkdirSync(folder, { recursive: true, mode: 0o700 });
+  try {
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw new Error(
+      `the sandbox's registry of placeholder holds ${folder} cannot be made (${errorMessage(error)}); set TMPDIR to a folder this user can write`,
+    );
+  }
   const status = lstatSync(folder);
   const problem = !status.isDirectory()
     ? 'is not a folder (a symbolic link?)'

@@ -5,7 +5,7 @@
  * command binds it.
  */
 import assert from 'node:assert/strict';
-import { chmodSync, lstatSync, mkdirSync, symlinkSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { readyHoldsFolder, sharedHoldsFolder } from '../../src/sandbox/holds-registry.js';
@@ -24,6 +24,15 @@ test("the registry is this user's folder in TMPDIR, made private", () => {
     if (before === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = before;
   }
+});
+
+test('a registry that cannot be made says to set TMPDIR', () => {
+  const file = join(temporaryFolder('loom-holds-'), 'not-a-folder');
+  writeFileSync(file, '');
+  assert.throws(
+    () => readyHoldsFolder(join(file, 'loom-sandbox-holds-0')),
+    /registry of placeholder holds .* cannot be made \(.*\); set TMPDIR to a folder this user can write/,
+  );
 });
 
 test('a registry others may write, or a link, is refused, saying to remove it', () => {
