@@ -3,13 +3,20 @@
  * wait on its output lines, never on time.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { writeTree } from '../helpers/file-tree.js';
 import { bashCall, callsThenReply } from '../helpers/scripted-turns.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 
 export const LOOM_BIN = resolve('bin/loom');
+
+/**
+ * A Loom a test starts dies with the test's process, even one the runner kills at its timeout
+ * (Linux's parent-death signal, set by util-linux's `setpriv`, which then becomes node): a Loom
+ * left behind, say spinning in a workflow script, would hold a core through every later test.
+ */
+const DIES_WITH_TEST = existsSync('/usr/bin/setpriv') ? ['--pdeathsig', 'KILL'] : undefined;
 
 export interface LoomRun {
   child: ChildProcessWithoutNullStreams;
@@ -42,7 +49,11 @@ export function startLoom(
     bin?: string;
   },
 ): LoomRun {
-  const child = spawn(process.execPath, [options.bin ?? LOOM_BIN, ...args], {
+  const command = [process.execPath, options.bin ?? LOOM_BIN, ...args];
+  const [file, ...rest] = DIES_WITH_TEST
+    ? ['/usr/bin/setpriv', ...DIES_WITH_TEST, ...command]
+    : command;
+  const child = spawn(file as string, rest, {
     env: { ...process.env, ...options.env, LOOM_HOME: options.home },
     stdio: 'pipe',
     ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
