@@ -17,7 +17,15 @@
  * folder or file, which every reader treats as absent, and the next holder removes it.
  */
 import { createHash } from 'node:crypto';
-import { lstatSync, mkdirSync, readdirSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { createCompleteFile } from '../core/complete-file.js';
 import { acquireLockFile, isLockFileHeld, type SessionLock } from '../core/session-lock.js';
@@ -89,6 +97,7 @@ function keyOf(path: string): string {
 
 function holdInRegistry(registry: string, path: string, kind: PlaceholderKind): SessionLock {
   readyHoldsFolder(registry);
+  sweepOnce(registry);
   const key = keyOf(path);
   return underLock(registry, key, () => {
     if (lstatSync(path, { throwIfNoEntry: false }) === undefined && make(path, kind)) {
@@ -112,6 +121,40 @@ function leave(path: string, entry: Held): void {
     removeIfEmpty(path, entry.kind);
     unlinkSync(made);
   });
+}
+
+/** Registries this process has swept. */
+const swept = new Set<string>();
+
+/**
+ * Once per process and registry, before its first hold there: what processes that died left for
+ * paths nobody holds now (a Loom killed mid-command, in any workspace) goes. Their hold files are
+ * removed, and a placeholder they made is removed while still empty, as its last holder would
+ * have; otherwise it would wait for the next command in that workspace, and in a workspace
+ * deleted meanwhile, forever. Best effort: a path whose lock another process keeps is skipped.
+ */
+function sweepOnce(registry: string): void {
+  if (swept.has(registry)) return;
+  swept.add(registry);
+  const keys = new Set<string>();
+  for (const name of readdirSync(registry)) {
+    const key = /^([0-9a-f]{32})\./.exec(name)?.[1];
+    if (key !== undefined) keys.add(key);
+  }
+  for (const key of keys) {
+    try {
+      underLock(registry, key, () => {
+        if (othersHold(registry, key)) return;
+        const made = join(registry, `${key}.made`);
+        const path = readFileSync(made, 'utf8').trimEnd();
+        const stat = lstatSync(path, { throwIfNoEntry: false });
+        if (stat !== undefined) removeIfEmpty(path, stat.isDirectory() ? 'folder' : 'file');
+        unlinkSync(made);
+      });
+    } catch {
+      // No marker (the path was real), or its lock is kept: the path's next holder sees to it.
+    }
+  }
 }
 
 /** Whether a live process still holds `key`; the hold files of dead ones are removed. */
