@@ -5,12 +5,11 @@
  * command in their own workspace, and, for a workspace deleted meanwhile, stay forever.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { holdPlaceholder } from '../../src/sandbox/placeholders.js';
+import { startScriptProcess } from '../helpers/script-process.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 
 const placeholdersUrl = new URL('../../src/sandbox/placeholders.ts', import.meta.url).href;
@@ -30,18 +29,7 @@ async function killedHolder(registry: string, paths: { path: string; kind: strin
       'process.stdin.resume();',
     ].join('\n'),
   );
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: 'pipe' });
-  const exited = once(child, 'exit');
-  let errors = '';
-  child.stderr.on('data', (chunk: Buffer) => {
-    errors += chunk.toString('utf8');
-  });
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      if (chunk.toString('utf8').includes('held')) resolve();
-    });
-    exited.then(() => reject(new Error(`the holder exited before holding: ${errors}`)));
-  });
+  const { child, exited } = await startScriptProcess(script, 'held');
   child.kill('SIGKILL');
   await exited;
 }

@@ -15,6 +15,7 @@ import { test } from 'node:test';
 import { Sandbox } from '../../src/sandbox/command-sandbox.js';
 import { DEFAULT_SANDBOX_SETTINGS } from '../../src/sandbox/contract.js';
 import { sharedHoldsFolder } from '../../src/sandbox/holds-registry.js';
+import { startScriptProcess } from '../helpers/script-process.js';
 import { temporaryFolder } from '../helpers/temporary-folder.js';
 
 process.env.TMPDIR = temporaryFolder('loom-overlap-tmp-');
@@ -76,21 +77,7 @@ async function commandInAnotherProcess(
         : `process.stdin.on('end', () => { decision.launch.ended(); process.stdin.pause(); });`,
     ].join('\n'),
   );
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: 'pipe' });
-  const exited = once(child, 'exit');
-  let errors = '';
-  child.stderr.on('data', (chunk: Buffer) => {
-    errors += chunk.toString('utf8');
-  });
-  let output = '';
-  child.stdout.setEncoding('utf8');
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (chunk: string) => {
-      output += chunk;
-      if (output.includes('planned\n')) resolve();
-    });
-    exited.then(() => reject(new Error(`the other process exited before planning: ${errors}`)));
-  });
+  const { child, exited } = await startScriptProcess(script, 'planned');
   return {
     async end() {
       child.stdin.end();
