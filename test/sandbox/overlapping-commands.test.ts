@@ -90,15 +90,22 @@ async function commandInAnotherProcess(
   };
 }
 
+/** A sandboxed command planned in `workspace` by this process, with a LOOM_HOME of its own. */
+function commandHere(workspace: string) {
+  const loomHome = temporaryFolder('loom-home-');
+  const sandbox = new Sandbox({ settings: DEFAULT_SANDBOX_SETTINGS, loomHome });
+  const decision = sandbox.launch(workspace, process.env);
+  if (decision.kind !== 'sandboxed') {
+    assert.fail(`not sandboxed: ${decision.kind === 'refused' ? decision.message : decision.kind}`);
+  }
+  return { loomHome, own: decision };
+}
+
 test("another Loom process's end, with another LOOM_HOME, does not remove a placeholder this process's command binds", async () => {
   const workspace = temporaryFolder('loom-overlap-');
   const other = await commandInAnotherProcess(workspace, temporaryFolder('loom-home-'));
   assert.ok(existsSync(join(workspace, '.loom')), 'the other process made the placeholders');
-  const loomHome = temporaryFolder('loom-home-');
-  const sandbox = new Sandbox({ settings: DEFAULT_SANDBOX_SETTINGS, loomHome });
-  const own = sandbox.launch(workspace, process.env);
-  assert.equal(own.kind, 'sandboxed');
-  if (own.kind !== 'sandboxed') return;
+  const { loomHome, own } = commandHere(workspace);
   await other.end();
   for (const name of ['.git', '.loom', '.claude', '.mcp.json']) {
     assert.ok(existsSync(join(workspace, name)), `${name} stays while this command binds it`);
@@ -126,11 +133,7 @@ test('the placeholders of a Loom process killed mid-command go with the next com
   const other = await commandInAnotherProcess(workspace, temporaryFolder('loom-home-'));
   await other.kill();
   assert.ok(existsSync(join(workspace, '.claude')), 'the killed process left its placeholder');
-  const loomHome = temporaryFolder('loom-home-');
-  const sandbox = new Sandbox({ settings: DEFAULT_SANDBOX_SETTINGS, loomHome });
-  const own = sandbox.launch(workspace, process.env);
-  assert.equal(own.kind, 'sandboxed');
-  if (own.kind !== 'sandboxed') return;
+  const { own } = commandHere(workspace);
   own.launch.ended();
   assert.equal(existsSync(join(workspace, '.claude')), false, 'the dead holder does not count');
   // The killed process's lock anchor stays until another anchor is made there (session-lock.ts).
@@ -140,11 +143,7 @@ test('the placeholders of a Loom process killed mid-command go with the next com
 test("a running command cannot make a protected path after another Loom process's command ends, whatever its LOOM_HOME", async () => {
   const workspace = temporaryFolder('loom-overlap-');
   const other = await commandInAnotherProcess(workspace, temporaryFolder('loom-home-'));
-  const loomHome = temporaryFolder('loom-home-');
-  const sandbox = new Sandbox({ settings: DEFAULT_SANDBOX_SETTINGS, loomHome });
-  const own = sandbox.launch(workspace, process.env);
-  assert.equal(own.kind, 'sandboxed');
-  if (own.kind !== 'sandboxed') return;
+  const { own } = commandHere(workspace);
   const [command, ...args] = own.launch.launcher;
   const script = 'echo mounted; read go; mkdir -p .claude/hooks .git/hooks; echo "made: $?"';
   const inside = spawn(command as string, [...args, 'sh', '-c', script], {
