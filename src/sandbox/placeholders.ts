@@ -14,7 +14,8 @@
  * for each process (a lock file holding its pid), and a `.made` marker while the path is a
  * placeholder, changed only under the path's lock. The last holder removes a made placeholder.
  * Holds of processes that died do not count; a process killed mid-command leaves an empty
- * folder or file, which every reader treats as absent, and the next holder removes it.
+ * folder or file, which every reader treats as absent, and the next holder of that path, or the
+ * next process to take its first hold, removes it.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -115,12 +116,30 @@ function leave(path: string, entry: Held): void {
   const key = keyOf(path);
   underLock(registry, key, () => {
     entry.hold.release();
-    if (othersHold(registry, key)) return;
-    const made = join(registry, `${key}.made`);
-    if (lstatSync(made, { throwIfNoEntry: false }) === undefined) return;
-    removeIfEmpty(path, entry.kind);
-    unlinkSync(made);
+    removeIfUnheld(registry, key, () => entry.kind);
   });
+}
+
+/**
+ * Under `key`'s lock: when no live process holds it and it is a placeholder Loom made, removes
+ * it while still empty (`kindOf` names what it was made as) and its marker.
+ */
+function removeIfUnheld(
+  registry: string,
+  key: string,
+  kindOf: (path: string) => PlaceholderKind,
+): void {
+  if (othersHold(registry, key)) return;
+  const made = join(registry, `${key}.made`);
+  if (lstatSync(made, { throwIfNoEntry: false }) === undefined) return;
+  const path = readFileSync(made, 'utf8').trimEnd();
+  removeIfEmpty(path, kindOf(path));
+  unlinkSync(made);
+}
+
+/** What a placeholder was made as is what it is now: `removeIfEmpty` removes nothing else. */
+function kindOnDisk(path: string): PlaceholderKind {
+  return lstatSync(path, { throwIfNoEntry: false })?.isDirectory() ? 'folder' : 'file';
 }
 
 /** Registries this process has swept. */
@@ -143,16 +162,9 @@ function sweepOnce(registry: string): void {
   }
   for (const key of keys) {
     try {
-      underLock(registry, key, () => {
-        if (othersHold(registry, key)) return;
-        const made = join(registry, `${key}.made`);
-        const path = readFileSync(made, 'utf8').trimEnd();
-        const stat = lstatSync(path, { throwIfNoEntry: false });
-        if (stat !== undefined) removeIfEmpty(path, stat.isDirectory() ? 'folder' : 'file');
-        unlinkSync(made);
-      });
+      underLock(registry, key, () => removeIfUnheld(registry, key, kindOnDisk));
     } catch {
-      // No marker (the path was real), or its lock is kept: the path's next holder sees to it.
+      // Its lock is kept, or its marker cannot be read: the path's next holder sees to it.
     }
   }
 }
